@@ -1,0 +1,43 @@
+"""The one small integer PRNG every game keeps inside its state.
+
+xorshift32 (Marsaglia 2003): three shifts and xors on a 32-bit word, so CPython and
+MicroPython produce the same sequence bit for bit. It is not cryptographic; it only has
+to be reproducible, cheap and good enough to shuffle cubes and cards. The state is a
+plain int (never 0), stored in the game's JSON so a saved game resumes the same draws.
+"""
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+_MASK = const(0xFFFFFFFF)
+
+
+def seed_state(seed):
+    """Turn any non-negative int seed into a valid (non-zero) generator state."""
+    if not isinstance(seed, int) or seed < 0:
+        raise ValueError("seed must be a non-negative integer, not %r" % (seed,))
+    x = (seed * 2654435761 + 0x9E3779B9) & _MASK
+    if x == 0:
+        x = 0x6D2B79F5
+    for _ in range(4):  # let neighbouring seeds drift apart before the first draw
+        x = step(x)
+    return x
+
+
+def step(x):
+    """The state after `x`."""
+    x ^= (x << 13) & _MASK
+    x ^= x >> 17
+    x ^= (x << 5) & _MASK
+    return x
+
+
+def below(x, n):
+    """Draw an int in [0, n) from state `x`; returns (value, new_state)."""
+    if n <= 0:
+        raise ValueError("cannot draw below %r" % (n,))
+    x = step(x)
+    return x % n, x

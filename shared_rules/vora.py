@@ -1,0 +1,1081 @@
+"""Vora: the complete rules, pure and small enough for the board.
+
+The rulebook is ../shared/rulebooks/vora.md; every choice it leaves open is listed in
+docs/rules-decisions.md and lives here as a named option or constant. The notation for
+moves and positions is documented in docs/vora-notation.md.
+
+Board geometry. The meadow's 25 cells are numbered 0..24 = rank * 5 + file, where file
+a..e is 0..4 from west to east and rank 1..5 is 0..4 from south to north (cell names as
+in chess: a1 is the south-west corner as seen by the player seated South). Players sit
+at the sides S, W, N, E. Grid values are cube type codes 0..8, or EMPTY for a gap.
+
+The turn is a small state machine so that every choice is a move:
+  ACTION  -> push / ability
+  COLLECT -> "take <cell>" a line group the player made, or "pass" to leave the rest
+  BONUS   -> after a line of 4 or 5+: "extra <cell>", "steal <player> <type>" or "pass"
+then gaps fall towards the active player, new lines are offered again, and the meadow is
+refilled from the box when nothing more can be collected.
+"""
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+try:
+    from typing import Any, Dict, List, Optional, Tuple  # noqa: F401  (type comments only)
+except ImportError:
+    pass
+
+from shared_rules import prng
+from shared_rules.errors import BadPosition, IllegalMove
+
+NAME = "vora"
+FORMAT_VERSION = const(1)
+
+# Cube types, in the fixed order used by every list of counts. Lowercase English names
+# in the API; one capital letter in position texts (W is the wolf, so water is A, "aqua").
+TYPES = ("pig", "crow", "wolf", "mole", "duck", "ladybug", "sheep", "water", "grass")
+LETTERS = "PCWMDLSAG"
+PIG = const(0)
+CROW = const(1)
+WOLF = const(2)
+MOLE = const(3)
+DUCK = const(4)
+LADYBUG = const(5)
+SHEEP = const(6)
+WATER = const(7)
+GRASS = const(8)
+N_TYPES = const(9)
+EMPTY = const(-1)
+
+
+def is_animal(t):
+    return 0 <= t <= SHEEP
+
+
+# House default: the box holds 12 of each type (108 cubes). The rulebook gives no count.
+DEFAULT_BOX = (12, 12, 12, 12, 12, 12, 12, 12, 12)
+# House safeguard: a game ends after this many turns even if the box never runs dry
+# (the rulebook has no limit; pushes alone never empty the box).
+DEFAULT_MAX_TURNS = const(400)
+# Where a cube goes when it is pushed out on a side where nobody sits.
+PUSHED_OUT_CHOICES = ("box", "pusher")
+DEFAULT_PUSHED_OUT = "box"
+
+# Seats, clockwise seen from above (North at the top). Player i sits at seats[i].
+SIDES = "SWNE"
+DEFAULT_SEATS = {2: "SN", 3: "SWN", 4: "SWNE"}
+OPPOSITE = {"S": "N", "N": "S", "W": "E", "E": "W"}
+
+PHASE_ACTION = const(0)
+PHASE_COLLECT = const(1)
+PHASE_BONUS = const(2)
+PHASE_OVER = const(3)
+
+FILES = "abcde"
+CELL_NAMES = tuple(FILES[i % 5] + str(i // 5 + 1) for i in range(25))
+_CELL_INDEX = {name: i for i, name in enumerate(CELL_NAMES)}
+
+
+def _build_edges():
+    # Each edge key pushes one line; its cells run from the entry cell to the exit cell.
+    names, cells, exits = [], [], []
+    for f in range(5):
+        names.append("S" + FILES[f])
+        cells.append(tuple(r * 5 + f for r in range(5)))
+        exits.append("N")
+        names.append("N" + FILES[f])
+        cells.append(tuple(r * 5 + f for r in range(4, -1, -1)))
+        exits.append("S")
+    for r in range(5):
+        names.append("W" + str(r + 1))
+        cells.append(tuple(r * 5 + f for f in range(5)))
+        exits.append("E")
+        names.append("E" + str(r + 1))
+        cells.append(tuple(r * 5 + f for f in range(4, -1, -1)))
+        exits.append("W")
+    return tuple(names), tuple(cells), tuple(exits)
+
+
+EDGE_NAMES, EDGE_CELLS, EDGE_EXIT = _build_edges()
+_EDGE_INDEX = {name: i for i, name in enumerate(EDGE_NAMES)}
+
+
+def _view(seat):
+    # Cells in reading order for the player at `seat`: the far rank first, each rank from
+    # that player's left to right. This is the refill order of the rulebook.
+    out = []
+    for vr in range(5):
+        for vc in range(5):
+            if seat == "S":
+                rank, file = 4 - vr, vc
+            elif seat == "N":
+                rank, file = vr, 4 - vc
+            elif seat == "W":
+                rank, file = 4 - vc, 4 - vr
+            else:
+                rank, file = vc, vr
+            out.append(rank * 5 + file)
+    return tuple(out)
+
+
+VIEW = {s: _view(s) for s in SIDES}
+# For gravity: per seat, 5 lines of cells ordered from the player's side outwards.
+GRAVITY = {
+    s: tuple(tuple(VIEW[s][vr * 5 + vc] for vr in range(4, -1, -1)) for vc in range(5))
+    for s in SIDES
+}
+LINES = tuple(tuple(r * 5 + f for f in range(5)) for r in range(5)) + tuple(
+    tuple(r * 5 + f for r in range(5)) for f in range(5)
+)
+
+
+def _neighbours(i, diagonal):
+    r, f = divmod(i, 5)
+    out = []
+    for dr in (-1, 0, 1):
+        for df in (-1, 0, 1):
+            if (dr or df) and (diagonal or not (dr and df)):
+                rr, ff = r + dr, f + df
+                if 0 <= rr < 5 and 0 <= ff < 5:
+                    out.append(rr * 5 + ff)
+    return tuple(out)
+
+
+ORTHOGONAL = tuple(_neighbours(i, False) for i in range(25))
+AROUND = tuple(_neighbours(i, True) for i in range(25))
+# Cells ordered by name (a1, a2, ..., e5): a group is named by its first cell in this order.
+_NAME_ORDER = tuple(sorted(range(25), key=lambda i: CELL_NAMES[i]))
+
+
+def cell_index(name):
+    """Index 0..24 of a cell name such as "c3"; raises KeyError for anything else."""
+    return _CELL_INDEX[name]
+
+
+def _first_cell(mask):
+    for i in _NAME_ORDER:
+        if mask >> i & 1:
+            return i
+    return -1
+
+
+def _cells_of(mask):
+    return [i for i in range(25) if mask >> i & 1]
+
+
+def _popcount(mask):
+    n = 0
+    while mask:
+        mask &= mask - 1
+        n += 1
+    return n
+
+
+def runs(grid):
+    """Masks of the maximal straight runs of 3 or more alike cubes (gaps break a run)."""
+    out = []
+    for line in LINES:
+        k = 0
+        while k < 5:
+            t = grid[line[k]]
+            j = k + 1
+            if t != EMPTY:
+                while j < 5 and grid[line[j]] == t:
+                    j += 1
+                if j - k >= 3:
+                    m = 0
+                    for q in range(k, j):
+                        m |= 1 << line[q]
+                    out.append(m)
+            k = j
+    return out
+
+
+def water_groups(grid):
+    """Masks of the orthogonally connected groups of 3 or more water cubes."""
+    seen = 0
+    out = []
+    for i in range(25):
+        if grid[i] != WATER or seen >> i & 1:
+            continue
+        mask = 0
+        todo = [i]
+        seen |= 1 << i
+        while todo:
+            c = todo.pop()
+            mask |= 1 << c
+            for n in ORTHOGONAL[c]:
+                if grid[n] == WATER and not seen >> n & 1:
+                    seen |= 1 << n
+                    todo.append(n)
+        if _popcount(mask) >= 3:
+            out.append(mask)
+    return out
+
+
+# ---------------------------------------------------------------- scoring
+
+def _type_score(n):
+    # Sets count 3 cubes as 1 unit: a unit scores 1, two units (a set of 6) 3, three units
+    # (a set of 9) 9. Sets of 9 are worth most per cube, so the best split of any count
+    # takes as many 9s as fit, then one 6 or 3; n % 3 cubes stay loose at -1 each.
+    units, loose = divmod(n, 3)
+    return 9 * (units // 3) + (0, 1, 3)[units % 3] - loose
+
+
+def _farm_summary(counts):
+    # (score, kinds of cube with a set, loose cubes) for a farm given as 9 counts.
+    score = kinds = loose = 0
+    for n in counts:
+        score += _type_score(n)
+        if n >= 3:
+            kinds += 1
+        loose += n % 3
+    return score, kinds, loose
+
+
+def score_farm(counts):
+    """Score one farm given as a dict {cube type name: count}.
+
+    >>> score_farm({"crow": 8, "sheep": 5})
+    0
+    """
+    total = 0
+    for name in counts:
+        if name not in TYPES:
+            raise ValueError("unknown cube type %r (expected one of %s)" % (name, ", ".join(TYPES)))
+        n = counts[name]
+        if not isinstance(n, int) or n < 0:
+            raise ValueError("count of %s must be a non-negative integer, not %r" % (name, n))
+        total += _type_score(n)
+    return total
+
+
+# ---------------------------------------------------------------- the state
+
+class VoraState:
+    """One game of Vora. Build it with new_game(), from_position() or from_json()."""
+
+    def __init__(self):
+        self.players = 2
+        self.seats = "SN"
+        self.pushed_out = DEFAULT_PUSHED_OUT
+        self.max_turns = DEFAULT_MAX_TURNS
+        self.grid = [EMPTY] * 25
+        self.farms = []
+        self.box = [0] * N_TYPES
+        self.eaten = [0] * N_TYPES  # animals eaten by wolves: out of the game
+        self.rng = 1
+        self.turn = 0  # turns completed
+        self.active = 0
+        self.phase = PHASE_ACTION
+        # The current step's reference: the meadow before the step began, and the cells a
+        # cube moved into during it. A line is the active player's when it holds a touched
+        # cell or differs from every line of `before`; lines left from a refill are nobody's.
+        self.before = []
+        self.touched = 0
+        self.bonus = 0  # 1: extra cube; 2: extra cube or steal
+        self.pinned = -1  # cell of a wolf that has eaten this turn: it does not fall
+        self.end = ""  # why the game ended: "box" or "turns"
+
+    # ---- the interface shared by every game
+
+    def to_act(self):
+        """The player (0-based) who chooses the next move, or None when the game is over."""
+        return None if self.phase == PHASE_OVER else self.active
+
+    def is_over(self):
+        return self.phase == PHASE_OVER
+
+    def scores(self):
+        """Each player's current farm score (final once the game is over)."""
+        return [_farm_summary(f)[0] for f in self.farms]
+
+    def ranking_key(self, player):
+        """(score, -kinds of sets, -loose cubes): higher wins, in the rulebook's tie order."""
+        s, k, l = _farm_summary(self.farms[player])
+        return (s, -k, -l)
+
+    def winner(self):
+        """The winning player, or None while the game goes on or when it is a draw."""
+        if self.phase != PHASE_OVER:
+            return None
+        keys = [self.ranking_key(p) for p in range(self.players)]
+        best = max(keys)
+        return keys.index(best) if keys.count(best) == 1 else None
+
+    def legal_moves(self):
+        """Every move the player to act may play now, as sorted notation strings."""
+        phase = self.phase
+        if phase == PHASE_ACTION:
+            moves = self._action_moves()
+        elif phase == PHASE_COLLECT:
+            moves = ["take " + CELL_NAMES[_first_cell(m)] for m in self._groups()]
+            moves.append("pass")
+        elif phase == PHASE_BONUS:
+            moves = ["extra " + CELL_NAMES[i] for i in range(25) if self.grid[i] != EMPTY]
+            if self.bonus == 2:
+                for p in range(self.players):
+                    farm = self.farms[p]
+                    if p != self.active and sum(farm) >= 2:
+                        for t in range(N_TYPES):
+                            if farm[t]:
+                                moves.append("steal %d %s" % (p, TYPES[t]))
+            moves.append("pass")
+        else:
+            return []
+        moves.sort()
+        return moves
+
+    def play(self, move):
+        """Apply one move in notation; raise IllegalMove (state unchanged) if it cannot be played."""
+        if self.phase == PHASE_OVER:
+            raise IllegalMove(move, "the game is over")
+        if not isinstance(move, str):
+            raise IllegalMove(move, "a move is a notation string such as 'push crow Sc'")
+        words = move.split(" ")
+        verb = words[0]
+        handler = _HANDLERS.get(verb)
+        if handler is None:
+            raise IllegalMove(move, "unknown move word %r; moves start with one of: %s"
+                              % (verb, ", ".join(sorted(_HANDLERS))))
+        phases, arity, method = handler
+        if self.phase not in phases:
+            raise IllegalMove(move, "now is the time to %s" % _PHASE_HINT[self.phase])
+        if len(words) != arity + 1:
+            raise IllegalMove(move, "%r takes %d argument%s separated by single spaces"
+                              % (verb, arity, "" if arity == 1 else "s"))
+        # Each handler checks everything before it changes anything, so a refusal leaves
+        # the state exactly as it was.
+        method(self, move, words[1:])
+
+    def clone(self):
+        s = VoraState()
+        s.players = self.players
+        s.seats = self.seats
+        s.pushed_out = self.pushed_out
+        s.max_turns = self.max_turns
+        s.grid = self.grid[:]
+        s.farms = [f[:] for f in self.farms]
+        s.box = self.box[:]
+        s.eaten = self.eaten[:]
+        s.rng = self.rng
+        s.turn = self.turn
+        s.active = self.active
+        s.phase = self.phase
+        s.before = self.before[:]
+        s.touched = self.touched
+        s.bonus = self.bonus
+        s.pinned = self.pinned
+        s.end = self.end
+        return s
+
+    def to_json(self):
+        """The whole state as canonical JSON text (fixed key order, no spaces)."""
+        parts = []
+        for key, value in (
+            ("game", NAME), ("format", FORMAT_VERSION), ("players", self.players),
+            ("seats", self.seats), ("pushed_out", self.pushed_out),
+            ("max_turns", self.max_turns), ("grid", self.grid), ("farms", self.farms),
+            ("box", self.box), ("eaten", self.eaten), ("rng", self.rng),
+            ("turn", self.turn), ("active", self.active), ("phase", self.phase),
+            ("before", self.before), ("touched", self.touched), ("bonus", self.bonus),
+            ("pinned", self.pinned), ("end", self.end),
+        ):
+            parts.append('"%s":%s' % (key, _encode(value)))
+        return "{" + ",".join(parts) + "}"
+
+    def digest(self):
+        """16 hex digits of SHA-256 over to_json(): equal on CPython and MicroPython."""
+        import hashlib
+        import binascii
+        h = hashlib.sha256(self.to_json().encode()).digest()
+        return binascii.hexlify(h[:8]).decode()
+
+    def __eq__(self, other):
+        return isinstance(other, VoraState) and self.to_json() == other.to_json()
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __hash__(self):
+        return hash(self.to_json())
+
+    def __repr__(self):
+        if self.phase == PHASE_ACTION:
+            return "vora.from_position(%r)" % self.position()
+        return "vora.from_json(%r)" % self.to_json()
+
+    # ---- notation of positions
+
+    def position(self):
+        """The position as text: meadow ranks 5..1, seats, player to act, farms, box,
+        eaten cubes, turns completed, PRNG state. See docs/vora-notation.md."""
+        ranks = []
+        for r in range(4, -1, -1):
+            ranks.append("".join("." if t == EMPTY else LETTERS[t]
+                                 for t in self.grid[r * 5:r * 5 + 5]))
+        return " ".join((
+            "/".join(ranks), self.seats, str(self.active),
+            "/".join(_counts_letters(f) for f in self.farms),
+            _counts_numbers(self.box), _counts_numbers(self.eaten),
+            str(self.turn), str(self.rng),
+        ))
+
+    def farm(self, player):
+        """A player's farm as a dict {type name: count} (types they have none of left out)."""
+        f = self.farms[player]
+        return {TYPES[t]: f[t] for t in range(N_TYPES) if f[t]}
+
+    def meadow(self):
+        """The meadow as 5 strings of letters, rank 5 (north) first; '.' is a gap."""
+        return self.position().split(" ")[0].split("/")
+
+    def collectable_groups(self):
+        """In the COLLECT phase, {first cell name: [cell names]} of the groups on offer."""
+        if self.phase != PHASE_COLLECT:
+            return {}
+        out = {}
+        for m in self._groups():
+            out[CELL_NAMES[_first_cell(m)]] = [CELL_NAMES[i] for i in _cells_of(m)]
+        return out
+
+    # ---- move generation
+
+    def _seat_gain(self, exit_side):
+        # Which player takes a cube pushed out on `exit_side` (-1: back to the box).
+        p = self.seats.find(exit_side)
+        if p < 0 and self.pushed_out == "pusher":
+            p = self.active
+        return p
+
+    def _keeps_a_cube(self, out_count, exit_side):
+        # No action may leave a player with zero cubes: pushing spends one cube of the
+        # active player's farm, and the cubes pushed out may come back to them.
+        gained = out_count if self._seat_gain(exit_side) == self.active else 0
+        return sum(self.farms[self.active]) - 1 + gained >= 1
+
+    def _action_moves(self):
+        g = self.grid
+        farm = self.farms[self.active]
+        moves = []
+        for e in range(20):
+            edge = EDGE_NAMES[e]
+            if self._keeps_a_cube(1, EDGE_EXIT[e]):
+                for t in range(N_TYPES):
+                    if farm[t]:
+                        moves.append("push %s %s" % (TYPES[t], edge))
+                if farm[WOLF] and is_animal(g[EDGE_CELLS[e][0]]):
+                    moves.append("wolf " + edge)
+            if farm[PIG] and self._keeps_a_cube(2, EDGE_EXIT[e]):
+                moves.append("pig " + edge)
+        for i in range(25):
+            t = g[i]
+            name = CELL_NAMES[i]
+            if farm[CROW] and is_animal(t) and t != CROW:
+                moves.append("crow " + name)
+            if t == MOLE:
+                for n in AROUND[i]:
+                    if g[n] != MOLE:
+                        moves.append("mole %s %s" % (name, CELL_NAMES[n]))
+            elif t == DUCK:
+                for n in range(25):
+                    if g[n] == WATER or g[n] == GRASS:
+                        moves.append("duck %s %s" % (name, CELL_NAMES[n]))
+            elif t == LADYBUG:
+                moves.append("ladybug " + name)
+        for m in water_groups(g):
+            moves.append("water " + CELL_NAMES[_first_cell(m)])
+        return moves
+
+    def _groups(self):
+        # Line groups the active player may collect now: maximal runs of 3+ that this step
+        # touched or reshaped, joined with every run they cross (an L or T is one group).
+        mine = []
+        old = runs(self.before) if self.before else []
+        all_runs = runs(self.grid)
+        for m in all_runs:
+            if m & self.touched or m not in old:
+                mine.append(m)
+        groups = []
+        for m in mine:
+            merged = m
+            changed = True
+            while changed:
+                changed = False
+                for other in all_runs:
+                    if other & merged and other | merged != merged:
+                        merged |= other
+                        changed = True
+            if merged not in groups:
+                groups.append(merged)
+        return groups
+
+    # ---- move handlers: check everything first, then change the state
+
+    def _arg_type(self, move, word):
+        if word not in TYPES:
+            raise IllegalMove(move, "%r is not a cube type (one of %s)" % (word, ", ".join(TYPES)))
+        return TYPES.index(word)
+
+    def _arg_cell(self, move, word):
+        i = _CELL_INDEX.get(word)
+        if i is None:
+            raise IllegalMove(move, "%r is not a meadow cell (a1 to e5)" % (word,))
+        return i
+
+    def _arg_edge(self, move, word):
+        e = _EDGE_INDEX.get(word)
+        if e is None:
+            raise IllegalMove(move, "%r is not an edge (Sa..Se, Na..Ne, W1..W5, E1..E5)" % (word,))
+        return e
+
+    def _need_in_farm(self, move, t):
+        if not self.farms[self.active][t]:
+            raise IllegalMove(move, "player %d has no %s in their farm" % (self.active, TYPES[t]))
+
+    def _do_push(self, move, args):
+        t = self._arg_type(move, args[0])
+        e = self._arg_edge(move, args[1])
+        self._need_in_farm(move, t)
+        self._push(move, t, e, 1)
+
+    def _do_pig(self, move, args):
+        e = self._arg_edge(move, args[0])
+        self._need_in_farm(move, PIG)
+        self._push(move, PIG, e, 2)
+
+    def _do_wolf(self, move, args):
+        e = self._arg_edge(move, args[0])
+        self._need_in_farm(move, WOLF)
+        first = self.grid[EDGE_CELLS[e][0]]
+        if not is_animal(first):
+            raise IllegalMove(move, "the wolf only enters where the first cube is an animal; "
+                                    "%s holds %s (push it instead)" % (
+                                        CELL_NAMES[EDGE_CELLS[e][0]], TYPES[first]))
+        self._push(move, WOLF, e, 0)
+
+    def _push(self, move, t, e, dist):
+        # dist 1: a plain push; 2: the pig's double push; 0: the wolf, which eats the first
+        # animal, stays in its place, and makes the rest of the line flee one step.
+        out_count = 2 if dist == 2 else 1
+        if not self._keeps_a_cube(out_count, EDGE_EXIT[e]):
+            raise IllegalMove(move, "it would leave player %d with no cube" % self.active)
+        self._start_step()
+        g = self.grid
+        cells = EDGE_CELLS[e]
+        self.farms[self.active][t] -= 1
+        outs = [g[cells[4]]]
+        if dist == 2:
+            outs.append(g[cells[3]])
+            for k in (4, 3, 2):
+                g[cells[k]] = g[cells[k - 2]]
+            g[cells[1]] = PIG
+            g[cells[0]] = EMPTY
+        else:
+            for k in (4, 3, 2):
+                g[cells[k]] = g[cells[k - 1]]
+            if dist == 1:
+                g[cells[1]] = g[cells[0]]
+                g[cells[0]] = t
+            else:
+                self.eaten[g[cells[0]]] += 1
+                g[cells[1]] = EMPTY
+                g[cells[0]] = WOLF
+                self.pinned = cells[0]
+        for c in cells:
+            if g[c] != EMPTY:
+                self.touched |= 1 << c
+        receiver = self._seat_gain(EDGE_EXIT[e])
+        for o in outs:
+            if receiver < 0:
+                self.box[o] += 1
+            else:
+                self.farms[receiver][o] += 1
+        self._settle()
+
+    def _do_crow(self, move, args):
+        i = self._arg_cell(move, args[0])
+        self._need_in_farm(move, CROW)
+        t = self.grid[i]
+        if not is_animal(t) or t == CROW:
+            raise IllegalMove(move, "the crow swaps only with an animal other than a crow; "
+                                    "%s holds %s" % (args[0], TYPES[t]))
+        self._start_step()
+        farm = self.farms[self.active]
+        farm[CROW] -= 1
+        farm[t] += 1
+        self.grid[i] = CROW
+        self.touched |= 1 << i
+        self._settle()
+
+    def _do_mole(self, move, args):
+        i = self._arg_cell(move, args[0])
+        j = self._arg_cell(move, args[1])
+        if self.grid[i] != MOLE:
+            raise IllegalMove(move, "there is no mole on %s" % args[0])
+        if j not in AROUND[i]:
+            raise IllegalMove(move, "%s is not next to %s (orthogonally or diagonally)"
+                              % (args[1], args[0]))
+        if self.grid[j] == MOLE:
+            raise IllegalMove(move, "swapping two moles changes nothing")
+        self._swap(i, j)
+
+    def _do_duck(self, move, args):
+        i = self._arg_cell(move, args[0])
+        j = self._arg_cell(move, args[1])
+        if self.grid[i] != DUCK:
+            raise IllegalMove(move, "there is no duck on %s" % args[0])
+        if self.grid[j] != WATER and self.grid[j] != GRASS:
+            raise IllegalMove(move, "the duck swaps only with grass or water; %s holds %s"
+                              % (args[1], TYPES[self.grid[j]]))
+        self._swap(i, j)
+
+    def _swap(self, i, j):
+        self._start_step()
+        g = self.grid
+        g[i], g[j] = g[j], g[i]
+        self.touched |= (1 << i) | (1 << j)
+        self._settle()
+
+    def _do_ladybug(self, move, args):
+        i = self._arg_cell(move, args[0])
+        if self.grid[i] != LADYBUG:
+            raise IllegalMove(move, "there is no ladybug on %s" % args[0])
+        self._start_step()
+        self._take_cell(i)
+        # "Your turn ends": the gap falls and the meadow is refilled, but nothing is
+        # collected; lines the fall made belong to nobody (docs/rules-decisions.md).
+        self._fall()
+        self._end_turn()
+
+    def _do_water(self, move, args):
+        i = self._arg_cell(move, args[0])
+        for m in water_groups(self.grid):
+            if _first_cell(m) == i:
+                break
+        else:
+            if self.grid[i] == WATER:
+                raise IllegalMove(move, "the water on %s is not a group of 3 or more connected "
+                                        "water cubes named by its first cell" % args[0])
+            raise IllegalMove(move, "there is no water on %s" % args[0])
+        self._start_step()
+        for c in _cells_of(m):
+            self._take_cell(c)
+        self._settle()
+
+    def _do_take(self, move, args):
+        i = self._arg_cell(move, args[0])
+        for m in self._groups():
+            if _first_cell(m) == i:
+                break
+        else:
+            raise IllegalMove(move, "no line group that you may collect starts at %s "
+                                    "(groups are named by their first cell: %s)"
+                              % (args[0], ", ".join(sorted(self.collectable_groups())) or "none"))
+        g = self.grid
+        line_type = g[i]
+        cells = _cells_of(m)
+        extra = []
+        if line_type == SHEEP:
+            # Sheep bring along every grass cube orthogonally next to them.
+            for c in cells:
+                for n in ORTHOGONAL[c]:
+                    if g[n] == GRASS and n not in extra:
+                        extra.append(n)
+        for c in cells + extra:
+            self._take_cell(c)
+        size = len(cells)
+        if size >= 5:
+            self.bonus = 2
+        elif size == 4:
+            self.bonus = 1
+        if self.bonus:
+            self.phase = PHASE_BONUS
+        else:
+            self._after_collect()
+
+    def _do_pass(self, move, args):
+        if self.phase == PHASE_BONUS:
+            self.bonus = 0
+            self._after_collect()
+        else:
+            self._cascade()
+
+    def _do_extra(self, move, args):
+        i = self._arg_cell(move, args[0])
+        if self.grid[i] == EMPTY:
+            raise IllegalMove(move, "%s is empty" % args[0])
+        self._take_cell(i)
+        self.bonus = 0
+        self._after_collect()
+
+    def _do_steal(self, move, args):
+        if self.bonus != 2:
+            raise IllegalMove(move, "only a line of 5 or more lets you steal")
+        word = args[0]
+        p = int(word) if word.isdigit() and len(word) == 1 else -1
+        if not 0 <= p < self.players:
+            raise IllegalMove(move, "%r is not a player (0 to %d)" % (word, self.players - 1))
+        if p == self.active:
+            raise IllegalMove(move, "you cannot steal from your own farm")
+        t = self._arg_type(move, args[1])
+        victim = self.farms[p]
+        if not victim[t]:
+            raise IllegalMove(move, "player %d has no %s" % (p, args[1]))
+        if sum(victim) < 2:
+            raise IllegalMove(move, "it would leave player %d with no cube" % p)
+        victim[t] -= 1
+        self.farms[self.active][t] += 1
+        self.bonus = 0
+        self._after_collect()
+
+    # ---- the flow of a turn
+
+    def _start_step(self):
+        self.before = self.grid[:]
+        self.touched = 0
+
+    def _take_cell(self, i):
+        self.farms[self.active][self.grid[i]] += 1
+        self.grid[i] = EMPTY
+        if i == self.pinned:
+            self.pinned = -1
+
+    def _fall(self):
+        # Gaps close towards the active player: along each line that points at them,
+        # cubes slide towards their side. A wolf that has eaten stays where it is.
+        g = self.grid
+        pinned = self.pinned
+        for line in GRAVITY[self.seats[self.active]]:
+            w = 0
+            for r in range(5):
+                c = line[r]
+                v = g[c]
+                if c == pinned:
+                    w = r + 1
+                elif v != EMPTY:
+                    if w != r:
+                        d = line[w]
+                        g[d] = v
+                        g[c] = EMPTY
+                        self.touched |= 1 << d
+                    w += 1
+
+    def _settle(self):
+        # After an action: gaps fall, then any line the player made is on offer.
+        self._fall()
+        self._offer()
+
+    def _offer(self):
+        self.phase = PHASE_COLLECT if self._groups() else PHASE_ACTION
+        if self.phase == PHASE_ACTION:
+            self._end_turn()
+
+    def _after_collect(self):
+        # More groups of this step may still be collected before the fall.
+        if self._groups():
+            self.phase = PHASE_COLLECT
+        else:
+            self._cascade()
+
+    def _cascade(self):
+        # The player stops collecting: cubes fall into the gaps, and lines the fall makes
+        # are a new step of the chain. Nothing removed means nothing falls: the turn ends.
+        if EMPTY in self.grid:
+            self._start_step()
+            self._settle()
+        else:
+            self._end_turn()
+
+    def _end_turn(self):
+        self.pinned = -1
+        self.before = []
+        self.touched = 0
+        self.bonus = 0
+        gaps = self.grid.count(EMPTY)
+        if gaps > sum(self.box):
+            self.phase = PHASE_OVER
+            self.end = "box"
+            return
+        for i in VIEW[self.seats[self.active]]:
+            if self.grid[i] == EMPTY:
+                self.grid[i] = self._draw()
+        self.turn += 1
+        self.active = (self.active + 1) % self.players
+        self.phase = PHASE_ACTION
+        if self.turn >= self.max_turns:
+            self.phase = PHASE_OVER
+            self.end = "turns"
+
+    def _draw(self):
+        k, self.rng = prng.below(self.rng, sum(self.box))
+        for t in range(N_TYPES):
+            k -= self.box[t]
+            if k < 0:
+                self.box[t] -= 1
+                return t
+        raise AssertionError("box count out of step")  # unreachable: k < sum(box)
+
+
+_ACT = (PHASE_ACTION,)
+# move word -> (phases it is played in, number of arguments, handler)
+_HANDLERS = {
+    "push": (_ACT, 2, VoraState._do_push),
+    "pig": (_ACT, 1, VoraState._do_pig),
+    "wolf": (_ACT, 1, VoraState._do_wolf),
+    "crow": (_ACT, 1, VoraState._do_crow),
+    "mole": (_ACT, 2, VoraState._do_mole),
+    "duck": (_ACT, 2, VoraState._do_duck),
+    "ladybug": (_ACT, 1, VoraState._do_ladybug),
+    "water": (_ACT, 1, VoraState._do_water),
+    "take": ((PHASE_COLLECT,), 1, VoraState._do_take),
+    "extra": ((PHASE_BONUS,), 1, VoraState._do_extra),
+    "steal": ((PHASE_BONUS,), 2, VoraState._do_steal),
+    "pass": ((PHASE_COLLECT, PHASE_BONUS), 0, VoraState._do_pass),
+}
+_PHASE_HINT = (
+    "act: push or use an ability",
+    "collect: 'take <cell>' a line group or 'pass'",
+    "claim the bonus: 'extra <cell>', 'steal <player> <type>' or 'pass'",
+    "stop: the game is over",
+)
+
+
+# ---------------------------------------------------------------- building states
+
+def _encode(v):
+    # Canonical JSON for the few shapes a state holds (ints, ASCII strings, nested lists),
+    # written by hand so the text, and so the digest, is the same on every runtime.
+    if isinstance(v, str):
+        return '"' + v + '"'
+    if isinstance(v, list):
+        return "[" + ",".join(_encode(x) for x in v) + "]"
+    return str(v)
+
+
+def _counts_letters(counts):
+    s = "".join(LETTERS[t] * counts[t] for t in range(N_TYPES))
+    return s or "-"
+
+
+def _counts_numbers(counts):
+    s = "".join(LETTERS[t] + str(counts[t]) for t in range(N_TYPES) if counts[t])
+    return s or "-"
+
+
+def _parse_letters(text, what):
+    counts = [0] * N_TYPES
+    if text == "-":
+        return counts
+    for ch in text:
+        t = LETTERS.find(ch)
+        if t < 0:
+            raise BadPosition("%s: %r is not a cube letter (%s)" % (what, ch, LETTERS))
+        counts[t] += 1
+    return counts
+
+
+def _parse_numbers(text, what):
+    counts = [0] * N_TYPES
+    if text == "-":
+        return counts
+    k = 0
+    while k < len(text):
+        t = LETTERS.find(text[k])
+        if t < 0:
+            raise BadPosition("%s: %r is not a cube letter (%s)" % (what, text[k], LETTERS))
+        j = k + 1
+        while j < len(text) and text[j].isdigit():
+            j += 1
+        if j == k + 1:
+            raise BadPosition("%s: the letter %s needs a count after it" % (what, text[k]))
+        counts[t] += int(text[k + 1:j])
+        k = j
+    return counts
+
+
+def _check_options(players, seats, pushed_out, max_turns):
+    if players not in DEFAULT_SEATS:
+        raise BadPosition("Vora is played by 2, 3 or 4 players, not %r" % (players,))
+    if seats is None:
+        seats = DEFAULT_SEATS[players]
+    if not isinstance(seats, str) or len(seats) != players:
+        raise BadPosition("seats must name one side per player (e.g. %r), not %r"
+                          % (DEFAULT_SEATS[players], seats))
+    for s in seats:
+        if s not in SIDES or seats.count(s) > 1:
+            raise BadPosition("seats %r: each player sits at a different side among S, W, N, E"
+                              % seats)
+    if pushed_out not in PUSHED_OUT_CHOICES:
+        raise BadPosition("pushed_out must be one of %s, not %r"
+                          % (", ".join(PUSHED_OUT_CHOICES), pushed_out))
+    if not isinstance(max_turns, int) or max_turns < 1:
+        raise BadPosition("max_turns must be a positive integer, not %r" % (max_turns,))
+    return seats
+
+
+def _box_counts(box):
+    if box is None:
+        return list(DEFAULT_BOX)
+    if not isinstance(box, dict):
+        raise BadPosition("box must be a dict {cube type: count}, not %r" % (box,))
+    counts = [0] * N_TYPES
+    for name in box:
+        if name not in TYPES:
+            raise BadPosition("box: unknown cube type %r (expected one of %s)"
+                              % (name, ", ".join(TYPES)))
+        n = box[name]
+        if not isinstance(n, int) or not 0 <= n <= 999:
+            raise BadPosition("box: the count of %s must be an integer from 0 to 999, not %r"
+                              % (name, n))
+        counts[TYPES.index(name)] = n
+    return counts
+
+
+def new_game(players=2, seed=0, box=None, seats=None, pushed_out=DEFAULT_PUSHED_OUT,
+             max_turns=DEFAULT_MAX_TURNS):
+    """A new game: the meadow dealt from the box, 2 cubes to player 0, 1 to the others.
+
+    Options: box ({type: count}, default 12 of each), seats (e.g. "SE"; default opposite
+    for 2, "SWN" for 3, "SWNE" for 4), pushed_out ("box" or "pusher": where a cube goes
+    when pushed out on an empty side), max_turns (safeguard against endless games).
+    """
+    s = VoraState()
+    s.seats = _check_options(players, seats, pushed_out, max_turns)
+    s.players = players
+    s.pushed_out = pushed_out
+    s.max_turns = max_turns
+    s.box = _box_counts(box)
+    need = 25 + players + 1
+    if sum(s.box) < need:
+        raise BadPosition("the box holds %d cubes; %d players need at least %d"
+                          % (sum(s.box), players, need))
+    s.rng = prng.seed_state(seed)
+    for i in VIEW[s.seats[0]]:
+        s.grid[i] = s._draw()
+    s.farms = [[0] * N_TYPES for _ in range(players)]
+    for p in range(players):
+        for _ in range(2 if p == 0 else 1):
+            s.farms[p][s._draw()] += 1
+    return s
+
+
+def from_position(text, pushed_out=DEFAULT_PUSHED_OUT, max_turns=DEFAULT_MAX_TURNS):
+    """Set up any position at the start of a turn (see docs/vora-notation.md).
+
+    The last three fields (eaten cubes, turns completed, PRNG state) may be left out.
+    """
+    if not isinstance(text, str):
+        raise BadPosition("a position is a text, not %r" % (text,))
+    fields = text.split()
+    if not 5 <= len(fields) <= 8:
+        raise BadPosition("a position has 5 to 8 fields separated by spaces "
+                          "(meadow seats to-act farms box [eaten turn rng]), got %d" % len(fields))
+    fields += ["-", "0", str(prng.seed_state(0))][len(fields) - 5:]
+    meadow, seats, active, farms, box, eaten, turn, rng = fields
+    ranks = meadow.split("/")
+    if len(ranks) != 5 or any(len(r) != 5 for r in ranks):
+        raise BadPosition("the meadow is 5 ranks of 5 letters separated by '/', rank 5 first")
+    s = VoraState()
+    s.seats = _check_options(len(seats), seats, pushed_out, max_turns)
+    s.players = len(seats)
+    s.pushed_out = pushed_out
+    s.max_turns = max_turns
+    for k in range(5):
+        for f in range(5):
+            ch = ranks[k][f]
+            t = LETTERS.find(ch)
+            if t < 0:
+                raise BadPosition("meadow %s: %r is not a cube letter (%s); a position at the "
+                                  "start of a turn has no gaps" % (CELL_NAMES[(4 - k) * 5 + f],
+                                                                   ch, LETTERS))
+            s.grid[(4 - k) * 5 + f] = t
+    if not active.isdigit() or int(active) >= s.players:
+        raise BadPosition("player to act must be 0 to %d, not %r" % (s.players - 1, active))
+    s.active = int(active)
+    farm_texts = farms.split("/")
+    if len(farm_texts) != s.players:
+        raise BadPosition("%d farms given for %d players" % (len(farm_texts), s.players))
+    s.farms = [_parse_letters(f, "farm of player %d" % p) for p, f in enumerate(farm_texts)]
+    for p in range(s.players):
+        if not sum(s.farms[p]):
+            raise BadPosition("farm of player %d is empty; no player may ever have zero cubes" % p)
+    s.box = _parse_numbers(box, "box")
+    s.eaten = _parse_numbers(eaten, "eaten")
+    if not turn.isdigit():
+        raise BadPosition("turns completed must be a number, not %r" % turn)
+    s.turn = int(turn)
+    if not rng.isdigit() or not 0 < int(rng) <= 0xFFFFFFFF:
+        raise BadPosition("the PRNG state must be a number from 1 to 4294967295, not %r" % rng)
+    s.rng = int(rng)
+    return s
+
+
+def from_json(text):
+    """Rebuild a state from to_json() text, checking every field."""
+    import json
+    try:
+        d = json.loads(text)
+    except (ValueError, TypeError) as exc:
+        raise BadPosition("not JSON text: %s" % (exc,))
+    if not isinstance(d, dict):
+        raise BadPosition("a Vora state is a JSON object")
+    if d.get("game") != NAME or d.get("format") != FORMAT_VERSION:
+        raise BadPosition("not a Vora state of format %d (game=%r, format=%r)"
+                          % (FORMAT_VERSION, d.get("game"), d.get("format")))
+
+    def field(key, kind):
+        if key not in d:
+            raise BadPosition("field %r is missing" % key)
+        v = d[key]
+        if not isinstance(v, kind) or isinstance(v, bool):
+            raise BadPosition("field %r has the wrong type: %r" % (key, v))
+        return v
+
+    def ints(key, n, lo, hi, v=None):
+        if v is None:
+            v = field(key, list)
+        if not isinstance(v, list) or len(v) != n or any(not isinstance(x, int) or not lo <= x <= hi for x in v):
+            raise BadPosition("field %r must be %d integers from %d to %d" % (key, n, lo, hi))
+        return v
+
+    s = VoraState()
+    s.players = field("players", int)
+    s.seats = _check_options(s.players, field("seats", str), field("pushed_out", str),
+                             field("max_turns", int))
+    s.pushed_out = d["pushed_out"]
+    s.max_turns = d["max_turns"]
+    s.grid = ints("grid", 25, EMPTY, N_TYPES - 1)
+    farms = field("farms", list)
+    if len(farms) != s.players:
+        raise BadPosition("field 'farms' must hold %d farms" % s.players)
+    for p in range(s.players):
+        s.farms.append(ints("farms[%d]" % p, N_TYPES, 0, 9999, farms[p]))
+    s.box = ints("box", N_TYPES, 0, 9999)
+    s.eaten = ints("eaten", N_TYPES, 0, 9999)
+    s.rng = field("rng", int)
+    if not 0 < s.rng <= 0xFFFFFFFF:
+        raise BadPosition("field 'rng' must be from 1 to 4294967295")
+    s.turn = field("turn", int)
+    s.active = field("active", int)
+    if not 0 <= s.active < s.players:
+        raise BadPosition("field 'active' must be a player from 0 to %d" % (s.players - 1))
+    s.phase = field("phase", int)
+    if not PHASE_ACTION <= s.phase <= PHASE_OVER:
+        raise BadPosition("field 'phase' must be 0 to 3")
+    before = field("before", list)
+    s.before = ints("before", 25, EMPTY, N_TYPES - 1) if before else []
+    s.touched = field("touched", int)
+    s.bonus = field("bonus", int)
+    s.pinned = field("pinned", int)
+    s.end = field("end", str)
+    if not 0 <= s.touched < 1 << 25 or not 0 <= s.bonus <= 2 or not -1 <= s.pinned < 25 \
+            or s.end not in ("", "box", "turns"):
+        raise BadPosition("fields 'touched', 'bonus', 'pinned' or 'end' are out of range")
+    if (s.phase in (PHASE_COLLECT, PHASE_BONUS)) != bool(s.before):
+        raise BadPosition("field 'before' must be given exactly while lines are being collected")
+    return s

@@ -1,0 +1,168 @@
+"""One conformance test for every game module (after OpenSpiel's basic API tests).
+
+Random playouts from many seeds check, at every step: legal moves are sorted, unique and
+all playable; moves outside them raise and change nothing; clones and JSON round-trips are
+equal and give the same digest; to_act/is_over/scores/winner agree; the game ends within
+its bound; and the game's own invariant holds (Vora: no cube created or lost). A record of
+the playout replays to the same digest after every move.
+"""
+
+import random
+
+import pytest
+
+from shared_rules import games, vora
+from shared_rules.errors import IllegalMove
+
+
+class VoraAdapter:
+    module = vora
+    player_counts = (2, 3, 4)
+    # A random game mostly runs into the max_turns safeguard: each turn is a few moves.
+    max_moves = vora.DEFAULT_MAX_TURNS * 40
+
+    @staticmethod
+    def move_universe():
+        # Every syntactically valid Vora move, to probe what legal_moves() leaves out.
+        cells, edges, types = vora.CELL_NAMES, vora.EDGE_NAMES, vora.TYPES
+        out = ["push %s %s" % (t, e) for t in types for e in edges]
+        out += ["pig " + e for e in edges] + ["wolf " + e for e in edges]
+        for verb in ("crow", "ladybug", "water", "take", "extra"):
+            out += [verb + " " + c for c in cells]
+        out += ["mole %s %s" % (a, b) for a in cells for b in cells]
+        out += ["duck %s %s" % (a, b) for a in cells for b in cells]
+        out += ["steal %d %s" % (p, t) for p in range(4) for t in types]
+        out += ["pass", "push", "take", "", "push crow sc", "PASS"]
+        return out
+
+    @staticmethod
+    def invariant(state):
+        total = sum(state.box) + sum(state.eaten) + sum(sum(f) for f in state.farms)
+        total += sum(1 for c in state.grid if c != vora.EMPTY)
+        return total
+
+    @staticmethod
+    def check_state(state):
+        assert all(sum(f) >= 1 for f in state.farms), "a player has no cube"
+        if state.phase == vora.PHASE_ACTION:
+            assert vora.EMPTY not in state.grid, "a turn starts with a gap in the meadow"
+
+
+ADAPTERS = {"vora": VoraAdapter}
+SEEDS = range(30)
+
+
+def playout(adapter, players, seed, probe_every=7):
+    module = adapter.module
+    universe = adapter.move_universe()
+    rnd = random.Random(seed * 1000 + players)
+    state = module.new_game(players, seed=seed)
+    start_json = state.to_json()
+    conserved = adapter.invariant(state)
+    record = {"game": module.NAME, "players": players, "seed": seed, "options": {},
+              "moves": []}
+    digests = []
+    steps = 0
+    while not state.is_over():
+        moves = state.legal_moves()
+        assert moves, "no legal move while the game goes on"
+        assert moves == sorted(set(moves)), "legal moves must be sorted and unique"
+        assert state.to_act() in range(players)
+        assert len(state.scores()) == players and state.winner() is None
+
+        text = state.to_json()
+        copy = state.clone()
+        assert copy == state and copy.digest() == state.digest()
+        again = module.from_json(text)
+        assert again == state and again.to_json() == text
+        assert again.legal_moves() == moves
+
+        if steps % probe_every == 0:
+            # Every legal move plays on a clone; a sample of the rest is refused cleanly.
+            for m in moves:
+                c = state.clone()
+                c.play(m)
+                assert adapter.invariant(c) == conserved
+            legal = set(moves)
+            for m in rnd.sample(universe, 40):
+                if m in legal:
+                    continue
+                with pytest.raises(IllegalMove):
+                    state.play(m)
+                assert state.to_json() == text, "a refused move changed the state: %r" % m
+        move = rnd.choice(moves)
+        state.play(move)
+        assert copy.to_json() == text, "playing on the state changed its clone"
+        record["moves"].append(move)
+        digests.append(state.digest())
+        assert adapter.invariant(state) == conserved, "cubes created or lost by %r" % move
+        adapter.check_state(state)
+        steps += 1
+        assert steps <= adapter.max_moves, "the game did not end"
+
+    assert state.legal_moves() == [] and state.to_act() is None
+    w = state.winner()
+    assert w is None or w in range(players)
+    if w is not None:
+        keys = [state.ranking_key(p) for p in range(players)]
+        assert keys[w] == max(keys) and keys.count(max(keys)) == 1
+    with pytest.raises(IllegalMove):
+        state.play(moves[0])
+    assert module.from_json(start_json).to_json() == start_json
+    replayed = games.replay(record, digests)
+    assert replayed == state
+    return state, steps
+
+
+@pytest.mark.parametrize("name", sorted(ADAPTERS))
+@pytest.mark.parametrize("seed", SEEDS)
+def test_random_playouts(name, seed):
+    adapter = ADAPTERS[name]
+    players = adapter.player_counts[seed % len(adapter.player_counts)]
+    playout(adapter, players, seed)
+
+
+def collecting_move(state, rnd):
+    # A player who wants lines: take every line, and act where a line forms.
+    moves = state.legal_moves()
+    if state.phase != vora.PHASE_ACTION:
+        return ([m for m in moves if m != "pass"] or moves)[0]
+    good = []
+    for m in moves:
+        c = state.clone()
+        c.play(m)
+        if c.phase == vora.PHASE_COLLECT:
+            good.append(m)
+    return rnd.choice(good or moves)
+
+
+def test_collecting_players_empty_the_box():
+    # "The game ends when the box runs out of cubes to completely refill the meadow."
+    for seed in range(4):
+        s = vora.new_game(2 + seed % 3, seed=seed)
+        rnd = random.Random(seed)
+        while not s.is_over():
+            s.play(collecting_move(s, rnd))
+        assert s.end == "box" and s.turn < vora.DEFAULT_MAX_TURNS
+        assert s.grid.count(vora.EMPTY) > sum(s.box)
+
+
+def test_the_turn_limit_ends_a_game_that_never_collects():
+    s = vora.new_game(2, seed=1, max_turns=10)
+    while not s.is_over():
+        s.play(s.legal_moves()[-1] if s.phase != vora.PHASE_ACTION else
+               [m for m in s.legal_moves() if m.startswith("push")][0])
+    assert s.end == "turns" and s.turn == 10
+
+
+def test_replay_reports_the_move_that_fails():
+    record = {"game": "vora", "players": 2, "seed": 5, "options": {}, "moves": []}
+    state = games.start(record)
+    record["moves"] = [state.legal_moves()[0], "push crow Zz"]
+    with pytest.raises(IllegalMove, match="move 2 of the record"):
+        games.replay(record)
+    record["moves"] = record["moves"][:1]
+    with pytest.raises(Exception, match="digest mismatch after move 1"):
+        games.replay(record, ["0" * 16])
+    with pytest.raises(Exception, match="unknown game 'chess'"):
+        games.replay({"game": "chess"})
