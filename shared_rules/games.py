@@ -28,7 +28,12 @@ def start(record):
     options = record.get("options") or {}
     if not isinstance(options, dict):
         raise BadPosition("the record's options must be a dict, not %r" % (options,))
-    return module.new_game(record.get("players", 2), record.get("seed", 0), **options)
+    try:
+        return module.new_game(record.get("players", 2), record.get("seed", 0), **options)
+    except BadPosition:
+        raise
+    except (TypeError, ValueError) as exc:  # an unknown option, a negative seed
+        raise BadPosition("the record cannot start a game: %s" % (exc,))
 
 
 def replay(record, digests=None):

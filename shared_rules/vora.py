@@ -155,7 +155,8 @@ def cell_index(name):
     return _CELL_INDEX[name]
 
 
-def _first_cell(mask):
+def first_cell(mask):
+    """Index of the first cell of a mask in name order: the cell that names a group."""
     for i in _NAME_ORDER:
         if mask >> i & 1:
             return i
@@ -313,7 +314,7 @@ class VoraState:
         if phase == PHASE_ACTION:
             moves = self._action_moves()
         elif phase == PHASE_COLLECT:
-            moves = ["take " + CELL_NAMES[_first_cell(m)] for m in self._groups()]
+            moves = ["take " + CELL_NAMES[first_cell(m)] for m in self._groups()]
             moves.append("pass")
         elif phase == PHASE_BONUS:
             moves = ["extra " + CELL_NAMES[i] for i in range(25) if self.grid[i] != EMPTY]
@@ -440,7 +441,7 @@ class VoraState:
             return {}
         out = {}
         for m in self._groups():
-            out[CELL_NAMES[_first_cell(m)]] = [CELL_NAMES[i] for i in _cells_of(m)]
+            out[CELL_NAMES[first_cell(m)]] = [CELL_NAMES[i] for i in _cells_of(m)]
         return out
 
     # ---- move generation
@@ -488,7 +489,7 @@ class VoraState:
             elif t == LADYBUG:
                 moves.append("ladybug " + name)
         for m in water_groups(g):
-            moves.append("water " + CELL_NAMES[_first_cell(m)])
+            moves.append("water " + CELL_NAMES[first_cell(m)])
         return moves
 
     def _groups(self):
@@ -655,7 +656,7 @@ class VoraState:
     def _do_water(self, move, args):
         i = self._arg_cell(move, args[0])
         for m in water_groups(self.grid):
-            if _first_cell(m) == i:
+            if first_cell(m) == i:
                 break
         else:
             if self.grid[i] == WATER:
@@ -670,7 +671,7 @@ class VoraState:
     def _do_take(self, move, args):
         i = self._arg_cell(move, args[0])
         for m in self._groups():
-            if _first_cell(m) == i:
+            if first_cell(m) == i:
                 break
         else:
             raise IllegalMove(move, "no line group that you may collect starts at %s "

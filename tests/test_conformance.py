@@ -166,3 +166,11 @@ def test_replay_reports_the_move_that_fails():
         games.replay(record, ["0" * 16])
     with pytest.raises(Exception, match="unknown game 'chess'"):
         games.replay({"game": "chess"})
+
+
+def test_a_record_with_bad_options_or_seed_is_refused_clearly():
+    from shared_rules.errors import BadPosition
+    with pytest.raises(BadPosition, match="cannot start a game"):
+        games.start({"game": "vora", "players": 2, "seed": 0, "options": {"colour": "red"}})
+    with pytest.raises(BadPosition, match="cannot start a game"):
+        games.start({"game": "vora", "players": 2, "seed": -1, "options": {}})
