@@ -148,6 +148,11 @@ ORTHOGONAL = tuple(_neighbours(i, False) for i in range(25))
 AROUND = tuple(_neighbours(i, True) for i in range(25))
 # Cells ordered by name (a1, a2, ..., e5): a group is named by its first cell in this order.
 _NAME_ORDER = tuple(sorted(range(25), key=lambda i: CELL_NAMES[i]))
+# Orders that let legal_moves() build its list already sorted.
+_AROUND_BY_NAME = tuple(tuple(sorted(AROUND[i], key=lambda n: CELL_NAMES[n])) for i in range(25))
+_EDGES_BY_NAME = tuple(sorted(range(20), key=lambda e: EDGE_NAMES[e]))
+_TYPES_BY_NAME = tuple(sorted(range(N_TYPES), key=lambda t: TYPES[t]))
+_PUSH_PREFIX = tuple("push " + name + " " for name in TYPES)
 
 
 def cell_index(name):
@@ -312,24 +317,22 @@ class VoraState:
         """Every move the player to act may play now, as sorted notation strings."""
         phase = self.phase
         if phase == PHASE_ACTION:
-            moves = self._action_moves()
-        elif phase == PHASE_COLLECT:
-            moves = ["take " + CELL_NAMES[first_cell(m)] for m in self._groups()]
+            return self._action_moves()
+        if phase == PHASE_COLLECT:
+            firsts = [first_cell(m) for m in self._groups()]
+            return ["pass"] + ["take " + CELL_NAMES[i] for i in _NAME_ORDER if i in firsts]
+        if phase == PHASE_BONUS:
+            moves = ["extra " + CELL_NAMES[i] for i in _NAME_ORDER if self.grid[i] != EMPTY]
             moves.append("pass")
-        elif phase == PHASE_BONUS:
-            moves = ["extra " + CELL_NAMES[i] for i in range(25) if self.grid[i] != EMPTY]
             if self.bonus == 2:
                 for p in range(self.players):
                     farm = self.farms[p]
                     if p != self.active and sum(farm) >= 2:
-                        for t in range(N_TYPES):
+                        for t in _TYPES_BY_NAME:
                             if farm[t]:
                                 moves.append("steal %d %s" % (p, TYPES[t]))
-            moves.append("pass")
-        else:
-            return []
-        moves.sort()
-        return moves
+            return moves
+        return []
 
     def play(self, move):
         """Apply one move in notation; raise IllegalMove (state unchanged) if it cannot be played."""
@@ -460,36 +463,51 @@ class VoraState:
         return sum(self.farms[self.active]) - 1 + gained >= 1
 
     def _action_moves(self):
+        # Built directly in sorted order (verbs, then names, alphabetically), so no sort is
+        # needed: on the board, sorting a few hundred strings costs more than making them.
         g = self.grid
         farm = self.farms[self.active]
         moves = []
-        for e in range(20):
-            edge = EDGE_NAMES[e]
-            if self._keeps_a_cube(1, EDGE_EXIT[e]):
-                for t in range(N_TYPES):
-                    if farm[t]:
-                        moves.append("push %s %s" % (TYPES[t], edge))
-                if farm[WOLF] and is_animal(g[EDGE_CELLS[e][0]]):
-                    moves.append("wolf " + edge)
-            if farm[PIG] and self._keeps_a_cube(2, EDGE_EXIT[e]):
-                moves.append("pig " + edge)
-        for i in range(25):
-            t = g[i]
-            name = CELL_NAMES[i]
-            if farm[CROW] and is_animal(t) and t != CROW:
-                moves.append("crow " + name)
-            if t == MOLE:
-                for n in AROUND[i]:
-                    if g[n] != MOLE:
-                        moves.append("mole %s %s" % (name, CELL_NAMES[n]))
-            elif t == DUCK:
-                for n in range(25):
+        # Where a push's cube goes out decides whether it leaves the pusher a cube.
+        ok1 = [self._keeps_a_cube(1, EDGE_EXIT[e]) for e in range(20)]
+        if farm[CROW]:
+            for i in _NAME_ORDER:
+                if is_animal(g[i]) and g[i] != CROW:
+                    moves.append("crow " + CELL_NAMES[i])
+        for i in _NAME_ORDER:
+            if g[i] == DUCK:
+                prefix = "duck " + CELL_NAMES[i] + " "
+                for n in _NAME_ORDER:
                     if g[n] == WATER or g[n] == GRASS:
-                        moves.append("duck %s %s" % (name, CELL_NAMES[n]))
-            elif t == LADYBUG:
-                moves.append("ladybug " + name)
-        for m in water_groups(g):
-            moves.append("water " + CELL_NAMES[first_cell(m)])
+                        moves.append(prefix + CELL_NAMES[n])
+        for i in _NAME_ORDER:
+            if g[i] == LADYBUG:
+                moves.append("ladybug " + CELL_NAMES[i])
+        for i in _NAME_ORDER:
+            if g[i] == MOLE:
+                prefix = "mole " + CELL_NAMES[i] + " "
+                for n in _AROUND_BY_NAME[i]:
+                    if g[n] != MOLE:
+                        moves.append(prefix + CELL_NAMES[n])
+        if farm[PIG]:
+            for e in _EDGES_BY_NAME:
+                if self._keeps_a_cube(2, EDGE_EXIT[e]):
+                    moves.append("pig " + EDGE_NAMES[e])
+        for t in _TYPES_BY_NAME:
+            if farm[t]:
+                prefix = _PUSH_PREFIX[t]
+                for e in _EDGES_BY_NAME:
+                    if ok1[e]:
+                        moves.append(prefix + EDGE_NAMES[e])
+        groups = water_groups(g)
+        for i in _NAME_ORDER:
+            for m in groups:
+                if first_cell(m) == i:
+                    moves.append("water " + CELL_NAMES[i])
+        if farm[WOLF]:
+            for e in _EDGES_BY_NAME:
+                if ok1[e] and is_animal(g[EDGE_CELLS[e][0]]):
+                    moves.append("wolf " + EDGE_NAMES[e])
         return moves
 
     def _groups(self):

@@ -44,7 +44,7 @@ except ImportError:
 try:
     from binascii import crc32 as _crc32_lib
 except ImportError:  # a port built without binascii (or without its crc32)
-    _crc32_lib = None
+    _crc32_lib = None  # type: ignore[assignment]
 
 JSON = "game.json"
 NEW = "game.new"

@@ -1,0 +1,54 @@
+"""Vora Board firmware entry point (copied to the board as /main.py).
+
+Reads the pin map (/pinmap.json, a copy of one of hardware/pinmap-*.json), starts the
+hardware layer, and runs the Vora application. Holding any corner key at power-up starts
+safe mode: the application does not run and the REPL stays free for mpremote.
+"""
+
+import json
+import sys
+
+from vora_fw import VERSION
+from vora_fw.layout import CORNER_OF_SEAT
+
+PINMAP_FILE = "/pinmap.json"
+SAVE_DIR = "/save"
+
+
+def load_pinmap():
+    with open(PINMAP_FILE) as f:
+        return json.load(f)
+
+
+def make_hardware(pinmap):
+    if sys.implementation.name == "circuitpython":
+        from vora_fw import hal_circuitpython as hal
+    else:
+        from vora_fw import hal_rp2 as hal
+    return hal.Hardware(pinmap)
+
+
+def safe_mode_requested(hw):
+    for k in CORNER_OF_SEAT.values():
+        if hw.held_at_boot(k):
+            return True
+    return False
+
+
+def main():
+    pinmap = load_pinmap()
+    hw = make_hardware(pinmap)
+    if safe_mode_requested(hw):
+        print("Vora Board %s: safe mode (a corner key was held); the game does not start." % VERSION)
+        return
+    import asyncio
+    from vora_fw.app import App
+    from vora_fw.link import LineLink
+    from vora_fw.store import Store
+
+    out = sys.stdout.buffer if hasattr(sys.stdout, "buffer") else sys.stdout
+    app = App(hw, pinmap, Store(SAVE_DIR), LineLink(out.write))
+    asyncio.run(app.run())
+
+
+main()

@@ -1,0 +1,96 @@
+"""The board application: asyncio tasks that scan keys, draw frames and serve the link.
+
+Everything is driven by two synchronous steps, scan_once() and render_once(), so the
+virtual board and the tests run the very same code with a simulated clock; run() only
+schedules them. Scanning never waits for a frame: an animation is a function of time
+drawn by render_once(), not a sleep.
+"""
+
+try:
+    import asyncio
+except ImportError:  # a MicroPython build without asyncio
+    asyncio = None  # type: ignore[assignment]
+
+from vora_fw.clock import ticks_diff, ticks_ms
+from vora_fw.keyscan import KeyScanner
+from vora_fw.pixels import PixelOutput
+from vora_fw.vora_ui import VoraUI
+
+FRAME_MS = 33  # about 30 frames a second for blinks and fades
+
+
+class App:
+    def __init__(self, hw, pinmap, store=None, link=None, seed_fn=None, now=0):
+        self.hw = hw
+        self.scan_ms = pinmap.get("scan_period_ms", 5)
+        self.scanner = KeyScanner(pinmap.get("debounce_ms", 20))
+        self.output = PixelOutput(pinmap, hw.pixels)
+        self.frame = bytearray(147)
+        self.rows = bytearray(7)  # one scan, a byte per row: ints over 30 bits would allocate
+        self.link = link
+        self.ui = VoraUI(store, seed_fn or (lambda: ticks_ms()), self._on_event, now)
+        self.last_frame = now
+        self.dirty = True
+        if link is not None:
+            link.attach(self.ui)
+
+    def _on_event(self, event, state, detail):
+        if self.link is not None:
+            self.link.game_event(event, state, detail)
+
+    def scan_once(self, now):
+        """Read the matrix, debounce, hand key events to the game. Returns the events."""
+        events = self.scanner.update_rows(self.hw.read_rows(self.rows), now)
+        for k, pressed in events:
+            self.ui.key(k, pressed, now)
+            self.dirty = True
+        self.ui.tick(now)
+        return events
+
+    def render_once(self, now, force=False):
+        """Draw and show a frame when something changed or a frame period has passed."""
+        if force or self.dirty or ticks_diff(now, self.last_frame) >= FRAME_MS:
+            self.ui.render(self.frame, now)
+            self.output.show(self.frame)
+            self.last_frame = now
+            self.dirty = False
+            return True
+        return False
+
+    def step(self, now):
+        """One scan and, after a key event, the new frame at once (the latency path)."""
+        events = self.scan_once(now)
+        if self.link is not None:
+            self.link.poll(now)
+        return self.render_once(now, force=bool(events))
+
+    async def _scan_loop(self):
+        while True:
+            now = ticks_ms()
+            if self.scan_once(now):
+                self.render_once(now, force=True)
+            await _sleep_ms(self.scan_ms)
+
+    async def _render_loop(self):
+        while True:
+            self.render_once(ticks_ms())
+            await _sleep_ms(FRAME_MS)
+
+    async def _link_loop(self):
+        while True:
+            self.link.poll(ticks_ms())
+            await _sleep_ms(10)
+
+    async def run(self):
+        tasks = [asyncio.create_task(self._scan_loop()), asyncio.create_task(self._render_loop())]
+        if self.link is not None:
+            tasks.append(asyncio.create_task(self._link_loop()))
+        await asyncio.gather(*tasks)
+
+
+def _sleep_ms(ms):
+    # MicroPython has asyncio.sleep_ms; CPython (the virtual board) only asyncio.sleep.
+    sleep_ms = getattr(asyncio, "sleep_ms", None)
+    if sleep_ms is not None:
+        return sleep_ms(ms)
+    return asyncio.sleep(ms / 1000)

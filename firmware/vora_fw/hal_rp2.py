@@ -1,0 +1,146 @@
+"""Hardware layer for MicroPython on the rp2 (Raspberry Pi Pico) and esp32 (ESP32-S3) ports.
+
+Both ports have machine.Pin and the neopixel module, so one thin layer serves both; every
+board detail comes from the pin map (hardware/pinmap-*.json). The interface, shared with
+hal_sim.SimHardware and hal_circuitpython.Hardware:
+
+    hw = Hardware(pinmap)          # a dict (the loaded JSON) or the JSON file's path
+    hw.read_keys() -> int          # one full matrix scan, bit k = logical key k closed
+    hw.read_rows(buf) -> buf       # the same into bytearray(7), buf[y] bit x; no allocation
+    hw.pixels.write(buf)           # send chain bytes (PixelOutput builds them)
+    hw.held_at_boot(key_index)     # is that key held right now (a few scans agree)?
+
+Matrix scan. With diode_direction "col2row" (the reference wiring: diode band towards the
+row wire) the row pins are driven and the column pins read: columns are inputs with the
+internal pull-ups; each row in turn is pulled LOW, the columns settle a few microseconds
+and are read, and a column reading 0 means the key at (that column, that row) is closed;
+then the row is released. "row2col" swaps the roles. The driven pins are open-drain
+outputs: value 1 is high impedance (exactly like an input), value 0 pulls low, so at most
+one line is ever driven and only to LOW; two keys pressed on one column can never short
+two driven outputs together. Wired cells are mapped to logical keys through the pin map's
+rotation. read_keys() allocates only when a key at index >= 30 is down (the mask is then a
+long int on MicroPython); read_rows() never allocates.
+"""
+
+import json
+import time
+
+import machine
+import neopixel
+
+from vora_fw.pixels import logical_cell
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):  # type: ignore[misc]
+        return x
+
+_W = const(7)
+SETTLE_US = const(5)
+
+
+def load_pinmap(pinmap):
+    """The pin map as a dict: given as one, or read from a JSON file path."""
+    if isinstance(pinmap, str):
+        with open(pinmap) as f:
+            return json.load(f)
+    return pinmap
+
+
+class NeoPixelDriver:
+    """The pixel chain through MicroPython's neopixel module (machine.bitstream)."""
+
+    def __init__(self, pin, count, bpp=3):
+        self.np = neopixel.NeoPixel(machine.Pin(pin, machine.Pin.OUT), count, bpp=bpp)
+        self._buf = self.np.buf
+        self.frames_written = 0
+
+    def write(self, buf):
+        """Copy the chain bytes into the NeoPixel's own buffer (no allocation) and send them."""
+        if len(buf) != len(self._buf):
+            raise ValueError("pixel buffer of %d bytes, the chain takes %d" % (len(buf), len(self._buf)))
+        self._buf[:] = buf
+        self.np.write()
+        self.frames_written += 1
+
+
+class Hardware:
+    """The board's keys and pixels on a MicroPython port with machine.Pin and neopixel."""
+
+    def __init__(self, pinmap, settle_us=SETTLE_US):
+        pinmap = load_pinmap(pinmap)
+        self.pinmap = pinmap
+        self.settle_us = settle_us
+        rows = pinmap["row_pins"]
+        cols = pinmap["col_pins"]
+        direction = pinmap.get("diode_direction", "col2row")
+        if direction == "col2row":
+            drive, sense = rows, cols
+        elif direction == "row2col":
+            drive, sense = cols, rows
+        else:
+            raise ValueError("diode_direction must be col2row or row2col, not %r" % (direction,))
+        Pin = machine.Pin
+        # Sense lines first, so nothing is driven before the inputs are in place.
+        self._sense = [Pin(p, Pin.IN, Pin.PULL_UP) for p in sense]
+        self._drive = [Pin(p, Pin.OPEN_DRAIN, value=1) for p in drive]
+        rotation = pinmap.get("rotation", 0)
+        ns = len(sense)
+        # (drive i, sense j) -> logical key: its row in buf and its bit there
+        self._krow = bytearray(len(drive) * ns)
+        self._kbit = bytearray(len(drive) * ns)
+        for i in range(len(drive)):
+            for j in range(ns):
+                wx, wy = (j, i) if direction == "col2row" else (i, j)
+                x, y = logical_cell(wx, wy, rotation)
+                self._krow[i * ns + j] = y
+                self._kbit[i * ns + j] = 1 << x
+        self._rows = bytearray(_W)
+        self.pixels = NeoPixelDriver(pinmap["pixel_pin"], pinmap.get("pixel_count", 49))
+
+    def read_rows(self, buf):
+        """One full scan into buf (bytearray(7)): buf[y] bit x = logical key y*7+x closed."""
+        drive = self._drive
+        sense = self._sense
+        krow = self._krow
+        kbit = self._kbit
+        settle = self.settle_us
+        ns = len(sense)
+        for y in range(_W):
+            buf[y] = 0
+        try:
+            for i in range(len(drive)):
+                line = drive[i]
+                line.value(0)
+                time.sleep_us(settle)
+                base = i * ns
+                for j in range(ns):
+                    if not sense[j].value():
+                        buf[krow[base + j]] |= kbit[base + j]
+                line.value(1)
+        except BaseException:  # a KeyboardInterrupt mid-scan must not leave a line driven
+            for i in range(len(drive)):
+                drive[i].value(1)
+            raise
+        return buf
+
+    def read_keys(self):
+        """One full scan: an int with bit k set when logical key k is closed."""
+        rows = self.read_rows(self._rows)
+        mask = 0
+        for y in range(_W - 1, -1, -1):
+            mask = (mask << _W) | rows[y]
+        return mask
+
+    def held_at_boot(self, key_index, samples=3, interval_ms=10):
+        """True when key_index reads closed in `samples` scans interval_ms apart."""
+        rows = self._rows
+        y = key_index // _W
+        bit = 1 << (key_index % _W)
+        for n in range(samples):
+            if n:
+                time.sleep_ms(interval_ms)
+            if not self.read_rows(rows)[y] & bit:
+                return False
+        return True

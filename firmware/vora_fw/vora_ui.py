@@ -1,0 +1,627 @@
+"""Vora on the board: key presses in, moves to the rules core, frames out.
+
+Pure logic: no machine, no clock (every call is given `now` in ms ticks), so it runs the
+same on the board, in the virtual board and under tests. The player's guide is the
+"Playing on the board" section of docs/firmware.md; in short:
+
+- Setup: the corners of the seats in play glow; press a corner to add or remove that seat
+  (2 to 4 players); press the green centre key (c3) to start.
+- Your turn: your corner pulses. Press it to see your farm on the meadow (one light per
+  cube), press a cube to pick it, then an edge key to push with it: the line is previewed;
+  press the same edge again to switch to the pig's double push or the wolf's bite where
+  they are possible; press your corner to confirm. A crow picked from the farm goes onto
+  a meadow animal instead. Press a mole or a duck in the meadow, then the cube to swap it
+  with; press a ladybug, or a water cube of a group of three or more, to take it. Every
+  move is previewed and confirmed with your corner; a key that leads nowhere flashes red
+  and nothing changes.
+- Lines you made blink: press one to preview it, your corner to collect it. Your corner
+  with nothing previewed proposes "pass" (the corner blinks red): press it again to pass.
+- After a line of 4 or more: press any meadow cube for the extra cube, or (5 or more)
+  another player's corner, then one of their cubes to steal it; your corner passes.
+- Any player's corner, pressed when it is not their turn, shows their farm for 3 seconds.
+- Holding your corner for 2 seconds opens the menu: the green key goes back to the game,
+  the red key ends it and starts a new setup.
+- At the end the scores scroll across the meadow in each seat's colour, and the winner's
+  corner pulses; press the centre key for a new game.
+"""
+
+try:
+    from micropython import const
+except ImportError:
+    def const(x):  # type: ignore[misc]
+        return x
+
+try:
+    from typing import Any  # noqa: F401  (type comments only)
+except ImportError:
+    pass
+
+from shared_rules import vora
+from shared_rules.errors import RulesError
+from vora_fw import layout, palette
+from vora_fw.clock import ticks_diff
+
+MODE_SETUP = const(0)
+MODE_PLAY = const(1)
+MODE_MENU = const(2)
+MODE_OVER = const(3)
+
+HOLD_MS = const(2000)  # corner held this long opens the menu
+PEEK_MS = const(3000)  # another player's farm stays on view this long
+REFUSE_MS = const(450)
+ANIM_MS = const(350)  # cubes that changed fade in from white over this time
+SCROLL_MS = const(160)  # one column of scrolling text
+
+CENTRE_KEY = const(24)  # c3
+MENU_BACK_KEY = const(17)  # c2: green, back to the game
+MENU_END_KEY = const(31)  # c4: red, end the game
+
+# 3x5 digits for the scores; each glyph is 3 columns, bit 0 the top row.
+_FONT = {
+    "0": (0x1F, 0x11, 0x1F), "1": (0x12, 0x1F, 0x10), "2": (0x1D, 0x15, 0x17),
+    "3": (0x15, 0x15, 0x1F), "4": (0x07, 0x04, 0x1F), "5": (0x17, 0x15, 0x1D),
+    "6": (0x1F, 0x15, 0x1D), "7": (0x01, 0x01, 0x1F), "8": (0x1F, 0x15, 0x1F),
+    "9": (0x17, 0x15, 0x1F), "-": (0x04, 0x04, 0x04), " ": (0, 0, 0),
+}
+
+
+class VoraUI:
+    """The board's Vora application. Feed it key events and ask it for frames."""
+
+    def __init__(self, store=None, seed_fn=None, listener=None, now=0):
+        self.store = store
+        self.seed_fn = seed_fn or (lambda: 0)
+        # listener(event, state, detail): "move" after each move, "new" at a new game,
+        # "over" at the end. The serial link uses it to mirror the board on the PC.
+        self.listener = listener
+        self.state = None  # type: Any
+        self.mode = MODE_SETUP
+        self.chosen_seats = "SN"
+        self.legal = []
+        self.sel_type = -1  # cube type picked from the farm
+        self.sel_cell = -1  # a mole or duck waiting for its target
+        self.sel_edge = -1
+        self.variants = []  # moves of the edge last pressed (push / pig / wolf)
+        self.variant = 0
+        self.preview = None  # type: Any  # the move that the corner confirms
+        self.view_farm = -1  # player whose farm is on the meadow
+        self.view_for = ""  # "pick" (own farm), "steal" or "peek"
+        self.view_until = 0
+        self.refused_key = -1
+        self.refused_at = 0
+        self.held_key = -1
+        self.held_since = 0
+        self.changed = 0  # mask of meadow cells that changed with the last move
+        self.changed_at = 0
+        self.scroll = None  # type: Any
+        self.scroll_at = 0
+        self.error = ""
+        self.moves_played = 0
+        self.now = now
+        self._resume()
+
+    # ---- game life cycle
+
+    def _resume(self):
+        if self.store is None:
+            return
+        text = self.store.load()
+        if not text:
+            return
+        try:
+            state = vora.from_json(text)
+        except RulesError as exc:
+            self.error = "save ignored: %s" % exc  # a save from another version
+            return
+        self._enter_game(state)
+
+    def _enter_game(self, state):
+        self.state = state
+        self._reset_selection()
+        self.legal = state.legal_moves()
+        self.mode = MODE_OVER if state.is_over() else MODE_PLAY
+        if self.mode == MODE_OVER:
+            self._prepare_scores()
+
+    def new_game(self, seats, seed):
+        order = "".join(s for s in vora.SIDES if s in seats)
+        state = vora.new_game(len(order), seed=seed, seats=order)
+        self._enter_game(state)
+        self.moves_played = 0
+        self._save()
+        self._tell("new", None)
+
+    def play(self, move, now):
+        """Play a move from the keys (or from the host); RulesError leaves everything alone."""
+        before = self.state.grid[:]
+        self.state.play(move)
+        self.moves_played += 1
+        changed = 0
+        for i in range(25):
+            if self.state.grid[i] != before[i]:
+                changed |= 1 << i
+        self.changed = changed
+        self.changed_at = now
+        self._reset_selection()
+        self.legal = self.state.legal_moves()
+        self._save()
+        self._tell("move", move)
+        if self.state.is_over():
+            self.mode = MODE_OVER
+            self._prepare_scores()
+            self._tell("over", None)
+
+    def _save(self):
+        if self.store is not None:
+            self.store.save(self.state.to_json())
+
+    def _tell(self, event, detail):
+        if self.listener is not None:
+            self.listener(event, self.state, detail)
+
+    def _reset_selection(self):
+        self.sel_type = -1
+        self.sel_cell = -1
+        self.sel_edge = -1
+        self.variants = []
+        self.variant = 0
+        self.preview = None
+        self.view_farm = -1
+        self.view_for = ""
+
+    # ---- input
+
+    def key(self, k, pressed, now):
+        """A debounced key event: key index 0..48, pressed or released."""
+        self.now = now
+        if not pressed:
+            if k == self.held_key:
+                self.held_key = -1
+            return
+        self.held_key = k
+        self.held_since = now
+        if self.mode == MODE_SETUP:
+            self._key_setup(k, now)
+        elif self.mode == MODE_MENU:
+            self._key_menu(k, now)
+        elif self.mode == MODE_OVER:
+            self._key_over(k, now)
+        else:
+            self._key_play(k, now)
+
+    def tick(self, now):
+        """Time passing: long presses and views that expire."""
+        self.now = now
+        if self.held_key >= 0 and ticks_diff(now, self.held_since) >= HOLD_MS:
+            k = self.held_key
+            self.held_key = -1
+            if self.mode == MODE_PLAY and k == self._my_corner():
+                self._reset_selection()
+                self.mode = MODE_MENU
+        if self.view_for == "peek" and ticks_diff(now, self.view_until) >= 0:
+            self.view_farm = -1
+            self.view_for = ""
+
+    def refuse(self, k, now):
+        self.refused_key = k
+        self.refused_at = now
+
+    def _key_setup(self, k, now):
+        seat = layout.SEAT_OF_CORNER.get(k)
+        if seat is not None:
+            if seat in self.chosen_seats:
+                self.chosen_seats = self.chosen_seats.replace(seat, "")
+            else:
+                self.chosen_seats += seat
+        elif k == CENTRE_KEY and len(self.chosen_seats) >= 2:
+            self.new_game(self.chosen_seats, self.seed_fn())
+        else:
+            self.refuse(k, now)
+
+    def _key_menu(self, k, now):
+        if k == MENU_BACK_KEY:
+            self.mode = MODE_PLAY
+        elif k == MENU_END_KEY:
+            self._tell("abandon", None)
+            if self.store is not None:
+                self.store.clear()
+            self.state = None
+            self.mode = MODE_SETUP
+        else:
+            self.refuse(k, now)
+
+    def _key_over(self, k, now):
+        seat = layout.SEAT_OF_CORNER.get(k)
+        if k == CENTRE_KEY:
+            if self.store is not None:
+                self.store.clear()
+            self.state = None
+            self.mode = MODE_SETUP
+        elif seat is not None and seat in self.state.seats:
+            self._peek(self.state.seats.index(seat), now)
+        else:
+            self.refuse(k, now)
+
+    def _my_corner(self):
+        return layout.CORNER_OF_SEAT[self.state.seats[self.state.active]]
+
+    def _peek(self, player, now):
+        self.view_farm = player
+        self.view_for = "peek"
+        self.view_until = now + PEEK_MS
+
+    def _key_play(self, k, now):
+        st = self.state
+        mine = self._my_corner()
+        seat = layout.SEAT_OF_CORNER.get(k)
+        cell = layout.key_cell(k)
+        if self.view_for == "peek":
+            self.view_farm = -1
+            self.view_for = ""
+        if k == mine:
+            self._own_corner(now)
+        elif seat is not None:
+            if seat not in st.seats:
+                self.refuse(k, now)
+                return
+            p = st.seats.index(seat)
+            if st.phase == vora.PHASE_BONUS and any(m.startswith("steal %d " % p) for m in self.legal):
+                self._reset_selection()
+                self.view_farm = p
+                self.view_for = "steal"
+            else:
+                self._peek(p, now)
+        elif self.view_for in ("pick", "steal"):
+            self._farm_pick(k, cell, now)
+        elif cell >= 0:
+            self._cell(k, cell, now)
+        else:
+            self._edge(k, now)
+
+    def _own_corner(self, now):
+        st = self.state
+        if self.preview is not None:
+            move = self.preview
+            try:
+                self.play(move, now)
+            except RulesError:
+                self.refuse(self._my_corner(), now)
+            return
+        if self.view_for == "pick":
+            self._reset_selection()  # a second press closes the farm
+        elif st.phase == vora.PHASE_ACTION:
+            self._reset_selection()
+            self.view_farm = st.active
+            self.view_for = "pick"
+        else:
+            self._reset_selection()
+            self.preview = "pass"
+
+    def _farm_pick(self, k, cell, now):
+        t = self._farm_type_at(self.view_farm, cell) if cell >= 0 else -1
+        if t < 0:
+            self.refuse(k, now)
+            return
+        if self.view_for == "steal":
+            move = "steal %d %s" % (self.view_farm, vora.TYPES[t])
+            if move in self.legal:
+                self.preview = move
+                self.view_farm = -1
+                self.view_for = ""
+            else:
+                self.refuse(k, now)
+            return
+        self.view_farm = -1
+        self.view_for = ""
+        self.sel_type = t
+
+    def _cell(self, k, cell, now):
+        st = self.state
+        name = vora.CELL_NAMES[cell]
+        if st.phase == vora.PHASE_COLLECT:
+            for first, cells in st.collectable_groups().items():
+                if name in cells:
+                    self._reset_selection()
+                    self.preview = "take " + first
+                    return
+            self.refuse(k, now)
+            return
+        if st.phase == vora.PHASE_BONUS:
+            move = "extra " + name
+            if move in self.legal:
+                self._reset_selection()
+                self.preview = move
+            else:
+                self.refuse(k, now)
+            return
+        # The action phase.
+        if self.sel_type == vora.CROW and ("crow " + name) in self.legal:
+            self.sel_edge = -1
+            self.preview = "crow " + name
+            return
+        if self.sel_cell >= 0:
+            source = vora.CELL_NAMES[self.sel_cell]
+            word = vora.TYPES[st.grid[self.sel_cell]]
+            move = "%s %s %s" % (word, source, name)
+            if move in self.legal:
+                self.preview = move
+                return
+            if cell == self.sel_cell:
+                self._reset_selection()
+                return
+        # A cube whose ability starts here; anything else is refused and the current
+        # selection stays, so a stray press costs nothing.
+        t = st.grid[cell]
+        if t == vora.MOLE or t == vora.DUCK:
+            prefix = "%s %s " % (vora.TYPES[t], name)
+            if any(m.startswith(prefix) for m in self.legal):
+                self._reset_selection()
+                self.sel_cell = cell
+                return
+        elif t == vora.LADYBUG and ("ladybug " + name) in self.legal:
+            self._reset_selection()
+            self.preview = "ladybug " + name
+            return
+        elif t == vora.WATER:
+            for m in vora.water_groups(st.grid):
+                if m >> cell & 1:
+                    self._reset_selection()
+                    self.preview = "water " + vora.CELL_NAMES[vora.first_cell(m)]
+                    return
+        self.refuse(k, now)
+
+    def _edge(self, k, now):
+        st = self.state
+        edge = _edge_name(k)
+        if st.phase != vora.PHASE_ACTION or self.sel_type < 0:
+            self.refuse(k, now)
+            return
+        if k == self.sel_edge and len(self.variants) > 1:
+            self.variant = (self.variant + 1) % len(self.variants)
+            self.preview = self.variants[self.variant]
+            return
+        t = vora.TYPES[self.sel_type]
+        candidates = ["push %s %s" % (t, edge)]
+        if self.sel_type == vora.PIG or self.sel_type == vora.WOLF:
+            candidates.append("%s %s" % (t, edge))  # the ability on the same edge
+        options = [m for m in candidates if m in self.legal]
+        if not options:
+            self.refuse(k, now)
+            return
+        self.sel_edge = k
+        self.variants = options
+        self.variant = 0
+        self.preview = options[0]
+
+    # ---- farms on the meadow
+
+    def farm_cells(self, player):
+        """Type code shown on each meadow cell (or -1) when `player`'s farm is on view.
+
+        One light per cube, types in order, laid out in reading order of the player who
+        looks. More than 25 cubes: each type keeps at least one light and the rest are
+        shared in proportion (the counts are then approximate; the host shows exact ones).
+        """
+        counts = self.state.farms[player]
+        total = sum(counts)
+        shown = list(counts)
+        if total > 25:
+            kinds = sum(1 for n in counts if n)
+            spare = 25 - kinds
+            rest = total - kinds
+            for t in range(vora.N_TYPES):
+                if counts[t]:
+                    shown[t] = 1 + (counts[t] - 1) * spare // rest
+        viewer = self.state.active if self.view_for != "peek" else player
+        order = vora.VIEW[self.state.seats[viewer]]
+        out = [-1] * 25
+        k = 0
+        for t in range(vora.N_TYPES):
+            for _ in range(shown[t]):
+                out[order[k]] = t
+                k += 1
+        return out
+
+    def _farm_type_at(self, player, cell):
+        return self.farm_cells(player)[cell]
+
+    # ---- output
+
+    def render(self, frame, now):
+        """Draw the whole board into `frame` (bytearray of 49 x RGB, key index order)."""
+        self.now = now
+        for i in range(147):
+            frame[i] = 0
+        if self.mode == MODE_SETUP:
+            self._render_setup(frame, now)
+        elif self.mode == MODE_MENU:
+            self._render_menu(frame, now)
+        elif self.mode == MODE_OVER:
+            self._render_over(frame, now)
+        else:
+            self._render_play(frame, now)
+        if self.refused_key >= 0:
+            age = ticks_diff(now, self.refused_at)
+            if 0 <= age < REFUSE_MS:
+                if (age // 110) % 2 == 0:
+                    _put(frame, self.refused_key, palette.REFUSE, 256)
+            else:
+                self.refused_key = -1
+
+    def _render_setup(self, frame, now):
+        for seat in vora.SIDES:
+            k = layout.CORNER_OF_SEAT[seat]
+            if seat in self.chosen_seats:
+                _put(frame, k, palette.SEAT_RGB[seat], 256)
+            else:
+                _put(frame, k, palette.DIM, 256)
+        n = len(self.chosen_seats)
+        # The number of players as lit cells of rank 1, and the start key.
+        for i in range(n):
+            _put(frame, layout.meadow_key(i), palette.WHITE, 96)
+        _put(frame, CENTRE_KEY, palette.GO if n >= 2 else palette.STOP, palette.pulse(now))
+
+    def _render_menu(self, frame, now):
+        self._render_meadow(frame, now, 40)
+        _put(frame, MENU_BACK_KEY, palette.GO, 256)
+        _put(frame, MENU_END_KEY, palette.STOP, palette.pulse(now))
+
+    def _render_play(self, frame, now):
+        st = self.state
+        if self.view_farm >= 0:
+            cells = self.farm_cells(self.view_farm)
+            for c in range(25):
+                t = cells[c]
+                if t >= 0:
+                    _put(frame, layout.meadow_key(c), palette.CUBE_RGB[t],
+                         palette.level(palette.CUBE_PATTERN[t], now))
+            self._render_corners(frame, now)
+            seat = st.seats[self.view_farm]
+            _put(frame, layout.CORNER_OF_SEAT[seat], palette.SEAT_RGB[seat], 256)
+            return
+        self._render_meadow(frame, now, 256)
+        self._render_corners(frame, now)
+        blink = 256 if now % 500 < 330 else 48
+        if st.phase == vora.PHASE_COLLECT:
+            for first, cells in st.collectable_groups().items():
+                lit = self.preview == "take " + first
+                for name in cells:
+                    _mix_white(frame, layout.meadow_key(vora.cell_index(name)),
+                               160 if lit else (blink >> 2))
+        if st.phase == vora.PHASE_ACTION and self.sel_type >= 0 and self.preview is None:
+            # Where the picked cube may go: edges (and animals, for a crow).
+            t = vora.TYPES[self.sel_type]
+            for m in self.legal:
+                words = m.split(" ")
+                if words[0] == "push" and words[1] == t:
+                    _put(frame, layout.edge_key(words[2]), palette.CUBE_RGB[self.sel_type], blink)
+                elif words[0] == "crow" and self.sel_type == vora.CROW:
+                    _mix_white(frame, layout.meadow_key(vora.cell_index(words[1])), blink >> 2)
+        if self.sel_cell >= 0 and self.preview is None:
+            prefix = "%s %s " % (vora.TYPES[st.grid[self.sel_cell]], vora.CELL_NAMES[self.sel_cell])
+            _mix_white(frame, layout.meadow_key(self.sel_cell), 128)
+            for m in self.legal:
+                if m.startswith(prefix):
+                    _mix_white(frame, layout.meadow_key(vora.cell_index(m.split(" ")[2])),
+                               blink >> 2)
+        if self.preview is not None:
+            self._render_preview(frame, now, blink)
+        if self.changed:
+            age = ticks_diff(now, self.changed_at)
+            if 0 <= age < ANIM_MS:
+                fade = 200 - age * 200 // ANIM_MS
+                for c in range(25):
+                    if self.changed >> c & 1:
+                        _mix_white(frame, layout.meadow_key(c), fade)
+            else:
+                self.changed = 0
+
+    def _render_preview(self, frame, now, blink):
+        words = self.preview.split(" ")
+        verb = words[0]
+        mine = self._my_corner()
+        # The corner that confirms blinks in the seat colour (red for "pass").
+        if verb == "pass":
+            _put(frame, mine, palette.STOP, blink)
+            return
+        _put(frame, mine, palette.SEAT_RGB[self.state.seats[self.state.active]], blink)
+        if verb in ("push", "pig", "wolf"):
+            edge = words[-1]
+            e = vora.EDGE_NAMES.index(edge)
+            t = vora.PIG if verb == "pig" else vora.WOLF if verb == "wolf" else self.sel_type
+            _put(frame, layout.edge_key(edge), palette.CUBE_RGB[t], 256)
+            strength = 200 if verb != "push" else 110
+            for c in vora.EDGE_CELLS[e][:3 if verb == "pig" else 5]:
+                _mix_white(frame, layout.meadow_key(c), strength if blink > 100 else 0)
+        elif verb == "take":
+            pass  # drawn with the groups
+        elif verb == "steal":
+            p = int(words[1])
+            _put(frame, layout.CORNER_OF_SEAT[self.state.seats[p]],
+                 palette.CUBE_RGB[vora.TYPES.index(words[2])], blink)
+        else:
+            for w in words[1:]:
+                if w in vora.CELL_NAMES:
+                    _mix_white(frame, layout.meadow_key(vora.cell_index(w)), 150 if blink > 100 else 0)
+            if verb == "water":
+                for m in vora.water_groups(self.state.grid):
+                    if vora.first_cell(m) == vora.cell_index(words[1]):
+                        for c in range(25):
+                            if m >> c & 1:
+                                _mix_white(frame, layout.meadow_key(c), 150 if blink > 100 else 0)
+
+    def _render_meadow(self, frame, now, scale):
+        g = self.state.grid if self.state is not None else ()
+        for c in range(len(g)):
+            t = g[c]
+            if t >= 0:
+                _put(frame, layout.meadow_key(c), palette.CUBE_RGB[t],
+                     palette.level(palette.CUBE_PATTERN[t], now) * scale >> 8)
+
+    def _render_corners(self, frame, now):
+        st = self.state
+        for p in range(st.players):
+            seat = st.seats[p]
+            k = layout.CORNER_OF_SEAT[seat]
+            if p == st.active and st.phase != vora.PHASE_OVER:
+                _put(frame, k, palette.SEAT_RGB[seat], palette.pulse(now))
+            else:
+                _put(frame, k, palette.SEAT_RGB[seat], 40)
+
+    # ---- the end
+
+    def _prepare_scores(self):
+        # Scrolling text: for each player in turn, their score in their seat's colour.
+        cols = []  # (column bits, seat)
+        scores = self.state.scores()
+        for p in range(self.state.players):
+            seat = self.state.seats[p]
+            for ch in "%d " % scores[p]:
+                for bits in _FONT[ch]:
+                    cols.append((bits, seat))
+                cols.append((0, seat))
+        self.scroll = cols
+
+    def _render_over(self, frame, now):
+        st = self.state
+        w = st.winner()
+        for p in range(st.players):
+            seat = st.seats[p]
+            level = palette.pulse(now, 600) if p == w else 40
+            _put(frame, layout.CORNER_OF_SEAT[seat], palette.SEAT_RGB[seat], level)
+        if self.view_farm >= 0:
+            cells = self.farm_cells(self.view_farm)
+            for c in range(25):
+                if cells[c] >= 0:
+                    _put(frame, layout.meadow_key(c), palette.CUBE_RGB[cells[c]], 256)
+            if ticks_diff(now, self.view_until) >= 0:
+                self.view_farm = -1
+            return
+        cols = self.scroll
+        n = len(cols)
+        start = (now // SCROLL_MS) % n
+        for x in range(5):
+            bits, seat = cols[(start + x) % n]
+            for y in range(5):
+                if bits >> y & 1:
+                    # bit 0 is the top row: rank 5
+                    _put(frame, (5 - y) * 7 + x + 1, palette.SEAT_RGB[seat], 256)
+
+
+def _edge_name(k):
+    return layout.KEY_NAMES[k]
+
+
+def _put(frame, k, rgb, level):
+    i = k * 3
+    frame[i] = rgb[0] * level >> 8
+    frame[i + 1] = rgb[1] * level >> 8
+    frame[i + 2] = rgb[2] * level >> 8
+
+
+def _mix_white(frame, k, amount):
+    # Blend the key's colour towards white by amount/256: highlights keep the cube's hue.
+    i = k * 3
+    for j in range(i, i + 3):
+        v = frame[j]
+        frame[j] = v + ((255 - v) * amount >> 8)
