@@ -438,6 +438,10 @@ class VoraState:
         """The meadow as 5 strings of letters, rank 5 (north) first; '.' is a gap."""
         return self.position().split(" ")[0].split("/")
 
+    def group_masks(self):
+        """In the COLLECT phase, the groups on offer as 25-bit cell masks (else [])."""
+        return self._groups() if self.phase == PHASE_COLLECT else []
+
     def collectable_groups(self):
         """In the COLLECT phase, {first cell name: [cell names]} of the groups on offer."""
         if self.phase != PHASE_COLLECT:

@@ -20,33 +20,40 @@ def farm_key(ui, player, type_name):
     return vora.CELL_NAMES[cells.index(t)]
 
 
-def enter_move(ui, move, press):
-    """Press the keys that play `move`, ending with the confirming corner."""
+def move_keys(ui, move):
+    """The key names that play `move`, one at a time: each is worked out after the
+    previous one was pressed, from what the board then shows. The last one confirms."""
     state = ui.state
     me = corner_of(state, state.active)
     words = move.split(" ")
     verb = words[0]
     if verb in ("push", "pig", "wolf", "crow"):
         type_name = words[1] if verb == "push" else verb
-        press(me)  # the farm on view
+        yield me  # the farm on view
         assert ui.view_for == "pick", "the corner did not open the farm"
-        press(farm_key(ui, state.active, type_name))
+        yield farm_key(ui, state.active, type_name)
         target = words[-1]
-        press(target)
+        yield target
         if verb in ("pig", "wolf") and ui.preview != move:
-            press(target)  # the same edge again: the ability
+            yield target  # the same edge again: the ability
     elif verb in ("mole", "duck"):
-        press(words[1])
-        press(words[2])
+        yield words[1]
+        yield words[2]
     elif verb in ("ladybug", "water", "take", "extra"):
-        press(words[1])
+        yield words[1]
     elif verb == "steal":
-        press(corner_of(state, int(words[1])))
-        press(farm_key(ui, int(words[1]), words[2]))
+        yield corner_of(state, int(words[1]))
+        yield farm_key(ui, int(words[1]), words[2])
     elif verb == "pass":
-        press(me)
+        yield me
     assert ui.preview == move, "the board previews %r, not %r" % (ui.preview, move)
-    press(me)  # confirm
+    yield me  # confirm
+
+
+def enter_move(ui, move, press):
+    """Press the keys that play `move`, ending with the confirming corner."""
+    for name in move_keys(ui, move):
+        press(name)
 
 
 def key_presser(ui, clock):

@@ -52,6 +52,17 @@ REFUSE_MS = const(450)
 ANIM_MS = const(350)  # cubes that changed fade in from white over this time
 SCROLL_MS = const(160)  # one column of scrolling text
 
+# What the selection adds to a key (VoraUI.overlay holds one per key).
+OV_NONE = const(0)
+OV_CANDIDATE = const(1)  # may be chosen next: blinks white
+OV_SELECTED = const(2)  # chosen and waiting for its target
+OV_STRONG = const(3)  # the line group previewed for collecting
+OV_PREVIEW = const(4)  # cells the previewed move changes: flash white
+OV_EDGE_OPTION = const(5)  # an edge (or corner) that may be chosen: blinks in the cube's colour
+OV_EDGE_CHOSEN = const(6)  # the edge of the previewed push
+OV_CONFIRM = const(7)  # the corner that confirms: blinks in the seat's colour
+OV_PASS = const(8)  # the corner that confirms a pass: blinks red
+
 CENTRE_KEY = const(24)  # c3
 MENU_BACK_KEY = const(17)  # c2: green, back to the game
 MENU_END_KEY = const(31)  # c4: red, end the game
@@ -94,9 +105,13 @@ class VoraUI:
         self.changed = 0  # mask of meadow cells that changed with the last move
         self.changed_at = 0
         self.scroll = None  # type: Any
+        self.winner_player = None  # type: Any
         self.scroll_at = 0
         self.error = ""
         self.moves_played = 0
+        self.overlay = bytearray(49)
+        self.view_cells = None  # type: Any
+        self.pick_rgb = palette.OFF
         self.now = now
         self._resume()
 
@@ -122,6 +137,7 @@ class VoraUI:
         self.mode = MODE_OVER if state.is_over() else MODE_PLAY
         if self.mode == MODE_OVER:
             self._prepare_scores()
+        self._refresh()
 
     def new_game(self, seats, seed):
         order = "".join(s for s in vora.SIDES if s in seats)
@@ -150,6 +166,7 @@ class VoraUI:
             self.mode = MODE_OVER
             self._prepare_scores()
             self._tell("over", None)
+        self._refresh()
 
     def _save(self):
         if self.store is not None:
@@ -188,6 +205,7 @@ class VoraUI:
             self._key_over(k, now)
         else:
             self._key_play(k, now)
+        self._refresh()
 
     def tick(self, now):
         """Time passing: long presses and views that expire."""
@@ -198,9 +216,11 @@ class VoraUI:
             if self.mode == MODE_PLAY and k == self._my_corner():
                 self._reset_selection()
                 self.mode = MODE_MENU
+                self._refresh()
         if self.view_for == "peek" and ticks_diff(now, self.view_until) >= 0:
             self.view_farm = -1
             self.view_for = ""
+            self._refresh()
 
     def refuse(self, k, now):
         self.refused_key = k
@@ -427,6 +447,70 @@ class VoraUI:
 
     # ---- output
 
+    def _refresh(self):
+        # What the selection adds to the meadow, worked out once per key press and kept in
+        # a byte per key, so drawing a frame (30 times a second) allocates nothing.
+        ov = self.overlay
+        for k in range(49):
+            ov[k] = OV_NONE
+        self.view_cells = None
+        st = self.state
+        if st is None or self.mode not in (MODE_PLAY, MODE_OVER):
+            return
+        if self.view_farm >= 0:
+            self.view_cells = self.farm_cells(self.view_farm)
+            return
+        if self.mode == MODE_OVER:
+            return
+        for m in st.group_masks():
+            lit = self.preview == "take " + vora.CELL_NAMES[vora.first_cell(m)]
+            for c in range(25):
+                if m >> c & 1:
+                    ov[layout.meadow_key(c)] = OV_STRONG if lit else OV_CANDIDATE
+        if self.preview is None:
+            # Matching by prefix and slicing only the matches keeps this to a few small
+            # strings, where splitting every legal move would allocate kilobytes per key.
+            if st.phase == vora.PHASE_ACTION and self.sel_type >= 0:
+                self.pick_rgb = palette.CUBE_RGB[self.sel_type]
+                prefix = "push " + vora.TYPES[self.sel_type] + " "
+                for m in self.legal:
+                    if m.startswith(prefix):
+                        ov[layout.edge_key(m[len(prefix):])] = OV_EDGE_OPTION
+                    elif self.sel_type == vora.CROW and m.startswith("crow "):
+                        ov[layout.meadow_key(vora.cell_index(m[5:]))] = OV_CANDIDATE
+            if self.sel_cell >= 0:
+                prefix = "%s %s " % (vora.TYPES[st.grid[self.sel_cell]],
+                                     vora.CELL_NAMES[self.sel_cell])
+                ov[layout.meadow_key(self.sel_cell)] = OV_SELECTED
+                for m in self.legal:
+                    if m.startswith(prefix):
+                        ov[layout.meadow_key(vora.cell_index(m[len(prefix):]))] = OV_CANDIDATE
+            return
+        words = self.preview.split(" ")
+        verb = words[0]
+        mine = self._my_corner()
+        ov[mine] = OV_PASS if verb == "pass" else OV_CONFIRM
+        if verb in ("push", "pig", "wolf"):
+            e = vora.EDGE_NAMES.index(words[-1])
+            t = vora.PIG if verb == "pig" else vora.WOLF if verb == "wolf" else self.sel_type
+            self.pick_rgb = palette.CUBE_RGB[t]
+            ov[layout.edge_key(words[-1])] = OV_EDGE_CHOSEN
+            for c in vora.EDGE_CELLS[e][:3 if verb == "pig" else 5]:
+                ov[layout.meadow_key(c)] = OV_PREVIEW
+        elif verb == "steal":
+            self.pick_rgb = palette.CUBE_RGB[vora.TYPES.index(words[2])]
+            ov[layout.CORNER_OF_SEAT[st.seats[int(words[1])]]] = OV_EDGE_OPTION
+        elif verb == "water":
+            for m in vora.water_groups(st.grid):
+                if vora.first_cell(m) == vora.cell_index(words[1]):
+                    for c in range(25):
+                        if m >> c & 1:
+                            ov[layout.meadow_key(c)] = OV_PREVIEW
+        elif verb != "take" and verb != "pass":
+            for w in words[1:]:
+                if w in vora.CELL_NAMES:
+                    ov[layout.meadow_key(vora.cell_index(w))] = OV_PREVIEW
+
     def render(self, frame, now):
         """Draw the whole board into `frame` (bytearray of 49 x RGB, key index order)."""
         self.now = now
@@ -466,46 +550,47 @@ class VoraUI:
         _put(frame, MENU_BACK_KEY, palette.GO, 256)
         _put(frame, MENU_END_KEY, palette.STOP, palette.pulse(now))
 
+    def _render_farm(self, frame, now):
+        cells = self.view_cells
+        for c in range(25):
+            t = cells[c]
+            if t >= 0:
+                _put(frame, layout.meadow_key(c), palette.CUBE_RGB[t],
+                     palette.level(palette.CUBE_PATTERN[t], now))
+
     def _render_play(self, frame, now):
         st = self.state
-        if self.view_farm >= 0:
-            cells = self.farm_cells(self.view_farm)
-            for c in range(25):
-                t = cells[c]
-                if t >= 0:
-                    _put(frame, layout.meadow_key(c), palette.CUBE_RGB[t],
-                         palette.level(palette.CUBE_PATTERN[t], now))
+        if self.view_cells is not None:
+            self._render_farm(frame, now)
             self._render_corners(frame, now)
             seat = st.seats[self.view_farm]
             _put(frame, layout.CORNER_OF_SEAT[seat], palette.SEAT_RGB[seat], 256)
             return
         self._render_meadow(frame, now, 256)
         self._render_corners(frame, now)
-        blink = 256 if now % 500 < 330 else 48
-        if st.phase == vora.PHASE_COLLECT:
-            for first, cells in st.collectable_groups().items():
-                lit = self.preview == "take " + first
-                for name in cells:
-                    _mix_white(frame, layout.meadow_key(vora.cell_index(name)),
-                               160 if lit else (blink >> 2))
-        if st.phase == vora.PHASE_ACTION and self.sel_type >= 0 and self.preview is None:
-            # Where the picked cube may go: edges (and animals, for a crow).
-            t = vora.TYPES[self.sel_type]
-            for m in self.legal:
-                words = m.split(" ")
-                if words[0] == "push" and words[1] == t:
-                    _put(frame, layout.edge_key(words[2]), palette.CUBE_RGB[self.sel_type], blink)
-                elif words[0] == "crow" and self.sel_type == vora.CROW:
-                    _mix_white(frame, layout.meadow_key(vora.cell_index(words[1])), blink >> 2)
-        if self.sel_cell >= 0 and self.preview is None:
-            prefix = "%s %s " % (vora.TYPES[st.grid[self.sel_cell]], vora.CELL_NAMES[self.sel_cell])
-            _mix_white(frame, layout.meadow_key(self.sel_cell), 128)
-            for m in self.legal:
-                if m.startswith(prefix):
-                    _mix_white(frame, layout.meadow_key(vora.cell_index(m.split(" ")[2])),
-                               blink >> 2)
-        if self.preview is not None:
-            self._render_preview(frame, now, blink)
+        blink = now % 500 < 330
+        ov = self.overlay
+        seat_rgb = palette.SEAT_RGB[st.seats[st.active]]
+        for k in range(49):
+            o = ov[k]
+            if o == OV_NONE:
+                continue
+            if o == OV_CANDIDATE:
+                _mix_white(frame, k, 64 if blink else 12)
+            elif o == OV_SELECTED:
+                _mix_white(frame, k, 128)
+            elif o == OV_STRONG:
+                _mix_white(frame, k, 160)
+            elif o == OV_PREVIEW:
+                _mix_white(frame, k, 150 if blink else 0)
+            elif o == OV_EDGE_OPTION:
+                _put(frame, k, self.pick_rgb, 256 if blink else 48)
+            elif o == OV_EDGE_CHOSEN:
+                _put(frame, k, self.pick_rgb, 256)
+            elif o == OV_CONFIRM:
+                _put(frame, k, seat_rgb, 256 if blink else 48)
+            elif o == OV_PASS:
+                _put(frame, k, palette.STOP, 256 if blink else 48)
         if self.changed:
             age = ticks_diff(now, self.changed_at)
             if 0 <= age < ANIM_MS:
@@ -515,40 +600,6 @@ class VoraUI:
                         _mix_white(frame, layout.meadow_key(c), fade)
             else:
                 self.changed = 0
-
-    def _render_preview(self, frame, now, blink):
-        words = self.preview.split(" ")
-        verb = words[0]
-        mine = self._my_corner()
-        # The corner that confirms blinks in the seat colour (red for "pass").
-        if verb == "pass":
-            _put(frame, mine, palette.STOP, blink)
-            return
-        _put(frame, mine, palette.SEAT_RGB[self.state.seats[self.state.active]], blink)
-        if verb in ("push", "pig", "wolf"):
-            edge = words[-1]
-            e = vora.EDGE_NAMES.index(edge)
-            t = vora.PIG if verb == "pig" else vora.WOLF if verb == "wolf" else self.sel_type
-            _put(frame, layout.edge_key(edge), palette.CUBE_RGB[t], 256)
-            strength = 200 if verb != "push" else 110
-            for c in vora.EDGE_CELLS[e][:3 if verb == "pig" else 5]:
-                _mix_white(frame, layout.meadow_key(c), strength if blink > 100 else 0)
-        elif verb == "take":
-            pass  # drawn with the groups
-        elif verb == "steal":
-            p = int(words[1])
-            _put(frame, layout.CORNER_OF_SEAT[self.state.seats[p]],
-                 palette.CUBE_RGB[vora.TYPES.index(words[2])], blink)
-        else:
-            for w in words[1:]:
-                if w in vora.CELL_NAMES:
-                    _mix_white(frame, layout.meadow_key(vora.cell_index(w)), 150 if blink > 100 else 0)
-            if verb == "water":
-                for m in vora.water_groups(self.state.grid):
-                    if vora.first_cell(m) == vora.cell_index(words[1]):
-                        for c in range(25):
-                            if m >> c & 1:
-                                _mix_white(frame, layout.meadow_key(c), 150 if blink > 100 else 0)
 
     def _render_meadow(self, frame, now, scale):
         g = self.state.grid if self.state is not None else ()
@@ -581,21 +632,16 @@ class VoraUI:
                     cols.append((bits, seat))
                 cols.append((0, seat))
         self.scroll = cols
+        self.winner_player = self.state.winner()
 
     def _render_over(self, frame, now):
         st = self.state
-        w = st.winner()
         for p in range(st.players):
             seat = st.seats[p]
-            level = palette.pulse(now, 600) if p == w else 40
+            level = palette.pulse(now, 600) if p == self.winner_player else 40
             _put(frame, layout.CORNER_OF_SEAT[seat], palette.SEAT_RGB[seat], level)
-        if self.view_farm >= 0:
-            cells = self.farm_cells(self.view_farm)
-            for c in range(25):
-                if cells[c] >= 0:
-                    _put(frame, layout.meadow_key(c), palette.CUBE_RGB[cells[c]], 256)
-            if ticks_diff(now, self.view_until) >= 0:
-                self.view_farm = -1
+        if self.view_cells is not None:
+            self._render_farm(frame, now)
             return
         cols = self.scroll
         n = len(cols)

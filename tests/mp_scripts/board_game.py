@@ -1,0 +1,145 @@
+"""The firmware application on the simulated hardware layer, a whole game by key presses.
+
+Runs on CPython and, with `--steps step`, under real MicroPython (tools/mpy_run.mjs), so
+the two can be compared move by move: each step() enters one move by pressing keys on the
+simulated matrix (held 60 ms, released 60 ms, scanned every 5 ms through the debouncer)
+and prints "move <n> <digest> <move>". At the end it prints the measures:
+- key_to_frame_us: the longest scan step that delivered a key event, from reading the
+  matrix to handing the new frame to the pixel driver (the latency a player feels);
+- peak_bytes: heap in use during a move (the collector held off: an upper bound), with the
+  state, the application and its buffers, less the code of the modules;
+- code_bytes: the modules' code on the heap (compiled from .py source here).
+Usage: board_game.py SEED PLAYERS [MAX_MOVES]
+"""
+
+import gc
+import sys
+import time
+
+try:
+    import js
+
+    def now_us():
+        return int(js.performance.now() * 1000)
+except ImportError:
+    try:
+        now_us = time.ticks_us  # MicroPython on a board
+    except AttributeError:
+        def now_us():
+            return int(time.perf_counter() * 1000000)
+
+MICRO = sys.implementation.name == "micropython"
+
+
+def collect():
+    gc.collect()
+    return gc.mem_alloc() if MICRO else 0
+
+
+BASE = collect()
+_ROOT = __file__.rsplit("/", 3)[0]
+sys.path.append(_ROOT + "/tests")  # board_player
+sys.path.append(_ROOT + "/firmware")  # vora_fw, as the board has it at its root
+from shared_rules import prng  # noqa: E402
+from vora_fw import layout  # noqa: E402
+from vora_fw.app import App  # noqa: E402
+from vora_fw.hal_sim import SimHardware, default_pinmap  # noqa: E402
+import board_player  # noqa: E402
+
+SEED = int(sys.argv[1])
+PLAYERS = int(sys.argv[2])
+MAX_MOVES = int(sys.argv[3]) if len(sys.argv) > 3 else 100000
+
+
+class Run:
+    pass
+
+
+R = Run()
+R.code = 0
+R.started = False
+
+
+def scan(ms):
+    end = R.now + ms
+    while R.now < end:
+        R.now += 5
+        t0 = now_us()
+        shown = R.app.step(R.now)
+        dt = now_us() - t0
+        if shown and R.app.scanner.settling is False and dt > R.worst_us and R.pressing:
+            R.worst_us = dt
+
+
+def press(name):
+    k = layout.key_index(name)
+    R.pressing = True
+    R.hw.press(k)
+    scan(60)
+    R.pressing = False
+    R.hw.release(k)
+    scan(60)
+
+
+R.pressing = False
+
+
+def setup(code):
+    R.code = code
+    R.now = 0
+    R.hw = SimHardware()
+    R.app = App(R.hw, default_pinmap(), seed_fn=lambda: SEED)
+    R.chooser = prng.seed_state(SEED + 99)
+    R.moves = 0
+    R.worst_us = 0
+    R.peak = 0
+    R.keys = None  # the keys of the move being entered
+
+
+def step():
+    live = collect()
+    if not R.code:
+        # The first step: imports done and (under --steps) really collected: that is code.
+        setup(live)
+        return True
+    if MICRO:
+        gc.disable()
+    ui = R.app.ui
+    if not R.started:
+        for seat in "SWNE"[:PLAYERS]:
+            if seat not in "SN":
+                press("c" + seat)
+        press("c3")
+        R.started = True
+        print("start", ui.state.digest())
+    elif R.keys is None and (ui.state.is_over() or R.moves >= MAX_MOVES):
+        if MICRO:
+            gc.enable()
+        print("key_to_frame_us", R.worst_us)
+        print("peak_bytes", R.peak)
+        print("code_bytes", R.code - BASE)
+        return False
+    else:
+        # One key press per step, so the heap is measured around each key event.
+        if R.keys is None:
+            moves = ui.legal
+            i, R.chooser = prng.below(R.chooser, len(moves))
+            R.move = moves[i]
+            R.keys = board_player.move_keys(ui, R.move)
+            R.played = ui.moves_played
+        press(next(R.keys))
+        if ui.moves_played > R.played:  # that was the confirming key
+            R.keys = None
+            R.moves += 1
+            print("move", R.moves, ui.state.digest(), R.move)
+    if MICRO:
+        used = gc.mem_alloc()
+        gc.enable()
+        R.peak = max(R.peak, used - R.code)
+    return True
+
+
+if not MICRO:
+    setup(-1)  # no heap figures on CPython
+    while step():
+        pass

@@ -1,0 +1,29 @@
+"""Seeded random Vora games, the same on CPython and MicroPython.
+
+Moves are chosen with the rules' own PRNG (shared_rules.prng), so both runtimes pick the
+same moves; every move prints "<seed> <players> <number> <digest> <move>".
+Usage: random_games.py FIRST_SEED COUNT [MAX_MOVES]
+"""
+
+import sys
+
+from shared_rules import prng, vora
+
+
+def main(first, count, max_moves):
+    for seed in range(first, first + count):
+        players = 2 + seed % 3
+        state = vora.new_game(players, seed=seed)
+        print("%d %d 0 %s start" % (seed, players, state.digest()))
+        chooser = prng.seed_state(seed + 7919)
+        k = 0
+        while not state.is_over() and k < max_moves:
+            moves = state.legal_moves()
+            i, chooser = prng.below(chooser, len(moves))
+            state.play(moves[i])
+            k += 1
+            print("%d %d %d %s %s" % (seed, players, k, state.digest(), moves[i]))
+
+
+args = sys.argv[1:]
+main(int(args[0]), int(args[1]), int(args[2]) if len(args) > 2 else 100000)

@@ -1,0 +1,58 @@
+"""Rules checks that must hold on MicroPython too (run by tests/test_micropython_rules.py):
+JSON and position round trips, refusals that change nothing, scoring, records replay.
+Prints "ok <n>" after n checks; any failure raises."""
+
+from shared_rules import games, prng, vora
+from shared_rules.errors import BadPosition, IllegalMove
+
+checks = 0
+
+
+def check(cond, what):
+    global checks
+    if not cond:
+        raise AssertionError(what)
+    checks += 1
+
+
+check(vora.score_farm({"crow": 8, "sheep": 5}) == 0, "the rulebook's example scores 0")
+check(vora.score_farm({"crow": 12}) == 10, "12 alike score 9 + 1")
+
+s = vora.from_position("PWMDL/DLPWM/WMDLP/LPWMD/MDLPW SN 0 CC/D G30")
+s.play("push crow Sc")
+check(s.meadow() == ["PWPDL", "DLDWM", "WMWLP", "LPLMD", "MDCPW"], "a push moves the file")
+check(s.farm(1) == {"duck": 1, "mole": 1}, "the cube pushed out goes North")
+
+for seed in range(3):
+    state = vora.new_game(2 + seed, seed=seed)
+    chooser = prng.seed_state(seed)
+    record = {"game": "vora", "players": 2 + seed, "seed": seed, "options": {}, "moves": []}
+    for _ in range(120):
+        if state.is_over():
+            break
+        text = state.to_json()
+        check(vora.from_json(text).to_json() == text, "JSON round trip")
+        check(state.clone() == state, "clone")
+        if state.phase == vora.PHASE_ACTION:
+            check(vora.from_position(state.position()).position() == state.position(),
+                  "position round trip")
+        try:
+            state.play("push cow Sc")
+            check(False, "an illegal move was accepted")
+        except IllegalMove as exc:
+            check(exc.move == "push cow Sc" and exc.reason, "the refusal names the move and why")
+        check(state.to_json() == text, "a refusal changes nothing")
+        moves = state.legal_moves()
+        check(moves == sorted(moves), "legal moves are sorted")
+        i, chooser = prng.below(chooser, len(moves))
+        state.play(moves[i])
+        record["moves"].append(moves[i])
+    check(games.replay(record) == state, "the record replays")
+
+try:
+    vora.from_json("{")
+    check(False, "bad JSON accepted")
+except BadPosition:
+    check(True, "")
+
+print("ok", checks)
