@@ -15,8 +15,8 @@ PINMAP_FILE = "/pinmap.json"
 SAVE_DIR = "/save"
 
 
-def load_pinmap():
-    with open(PINMAP_FILE) as f:
+def load_pinmap(path=PINMAP_FILE):
+    with open(path) as f:
         return json.load(f)
 
 
@@ -35,20 +35,22 @@ def safe_mode_requested(hw):
     return False
 
 
-def main():
-    pinmap = load_pinmap()
+def main(pinmap_file=PINMAP_FILE, save_dir=SAVE_DIR):
+    """Start the board; returns "safe" in safe mode (the REPL stays free), else runs forever."""
+    pinmap = load_pinmap(pinmap_file)
     hw = make_hardware(pinmap)
     if safe_mode_requested(hw):
         print("Vora Board %s: safe mode (a corner key was held); the game does not start." % VERSION)
-        return
+        return "safe"
     import asyncio
     from vora_fw.app import App
     from vora_fw.link import LineLink
     from vora_fw.store import Store
 
     out = sys.stdout.buffer if hasattr(sys.stdout, "buffer") else sys.stdout
-    app = App(hw, pinmap, Store(SAVE_DIR), LineLink(out.write))
+    app = App(hw, pinmap, Store(save_dir), LineLink(out.write))
     asyncio.run(app.run())
 
 
-main()
+if __name__ == "__main__":  # MicroPython runs /main.py as __main__ at boot
+    main()
