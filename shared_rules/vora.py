@@ -1039,12 +1039,16 @@ def from_position(text, pushed_out=DEFAULT_PUSHED_OUT, max_turns=DEFAULT_MAX_TUR
 
 
 def from_json(text):
-    """Rebuild a state from to_json() text, checking every field."""
-    import json
-    try:
-        d = json.loads(text)
-    except (ValueError, TypeError) as exc:
-        raise BadPosition("not JSON text: %s" % (exc,))
+    """Rebuild a state from to_json() text (or that text already parsed into a dict),
+    checking every field."""
+    if isinstance(text, dict):
+        d = text
+    else:
+        import json
+        try:
+            d = json.loads(text)
+        except (ValueError, TypeError) as exc:
+            raise BadPosition("not JSON text: %s" % (exc,))
     if not isinstance(d, dict):
         raise BadPosition("a Vora state is a JSON object")
     if d.get("game") != NAME or d.get("format") != FORMAT_VERSION:

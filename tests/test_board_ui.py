@@ -188,14 +188,18 @@ def test_the_game_is_saved_after_every_move_and_resumed():
     for _ in range(12):
         enter_move(ui, rnd.choice(ui.legal), press)
     assert store.saves == 13  # the new game, then every move
-    again = VoraUI(store=store)
+    resumed = []
+    again = VoraUI(store=store, listener=lambda e, s, d: resumed.append((e, s.digest())))
+    again.resume()
     assert again.mode == MODE_PLAY and again.state == ui.state
+    assert again.moves_played == 12 and resumed == [("resume", ui.state.digest())]
 
 
 def test_a_save_from_elsewhere_is_ignored_with_a_reason():
     store = MemoryStore()
     store.text = '{"game": "chess"}'
     ui = VoraUI(store=store)
+    ui.resume()
     assert ui.mode == MODE_SETUP and "save ignored" in ui.error
 
 
@@ -236,3 +240,31 @@ def test_frames_show_each_cube_in_its_colour():
         if palette.CUBE_PATTERN[t] == palette.STEADY:
             k = layout.meadow_key(c) * 3
             assert tuple(frame[k:k + 3]) == palette.CUBE_RGB[t]
+
+
+def test_a_push_sweeps_along_its_line_then_the_rest_follows():
+    ui = VoraUI()
+    ui._enter_game(vora.from_position(BASE + " SN 0 CP/D G30"))
+    press = key_presser(ui, [0])
+    enter_move(ui, "push crow Sc", press)
+    t0 = ui.changed_at
+    keys = [layout.key_index("c%d" % r) for r in range(1, 6)]  # the pushed file, from South
+
+    def whiteness(dt):
+        # how far each cell of file c is mixed towards white, 0..256, by the animation
+        lit, plain = bytearray(147), bytearray(147)
+        ui.render(lit, t0 + dt)
+        changed, ui.changed = ui.changed, 0
+        ui.render(plain, t0 + dt)
+        ui.changed = changed
+        out = []
+        for k in keys:
+            room = 765 - sum(plain[3 * k:3 * k + 3])
+            out.append((sum(lit[3 * k:3 * k + 3]) - sum(plain[3 * k:3 * k + 3])) * 256 // room)
+        return out
+
+    start = whiteness(150)
+    assert start[0] < start[2] < start[4]  # c1 has been fading longest, c5 not yet begun
+    assert whiteness(900) == [0, 0, 0, 0, 0]
+    ui.render(bytearray(147), t0 + 900)
+    assert ui.changed == 0  # the animation is over

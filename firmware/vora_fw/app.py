@@ -33,6 +33,7 @@ class App:
         self.dirty = True
         if link is not None:
             link.attach(self.ui)
+        self.ui.resume()  # after the link, so that it hears of the resumed game
 
     def _on_event(self, event, state, detail):
         if self.link is not None:

@@ -3,6 +3,7 @@
 It writes one text line per game event to the serial stream so a PC can follow the game:
     VORA hello <firmware version> vora
     VORA new <seats> <digest>
+    VORA resume <seats> <moves played> <digest>   (a saved game resumed at power-up)
     VORA move <number> <move> <digest>
     VORA over <scores, comma separated> <winner or ->
 Nothing is read back yet; the host parses these lines as data only.
@@ -37,6 +38,8 @@ class LineLink:
             w = state.winner()
             self._line("over %s %s" % (",".join(str(s) for s in state.scores()),
                                        "-" if w is None else w))
+        elif event == "resume":
+            self._line("resume %s %d %s" % (state.seats, self.ui.moves_played, state.digest()))
         elif event == "abandon":
             self._line("abandon")
 

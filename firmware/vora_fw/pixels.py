@@ -114,6 +114,9 @@ def channel_sum_cap(pinmap):
     return max(0, int(budget) * 255 // per_channel)
 
 
+RELEASE = const(1)
+
+
 class PixelOutput:
     """Send key-indexed RGB frames to the pixel chain within the brightness and current caps."""
 
@@ -134,6 +137,12 @@ class PixelOutput:
         self.last_sum = 0  # channel sum of the last frame before the current cap
         self.frames = 0
         self.frames_limited = 0  # frames the current cap scaled down
+        # The current cap's scale, in 1/1024: it drops at once to what a frame needs, and
+        # comes back up only slowly (RELEASE per frame, about 7 s from 80 % to 100 % at 30
+        # frames a second). Following each frame instead would make steady cubes swell and
+        # fade with every blink elsewhere on the board, and steadiness is one of the cues
+        # that tell colours apart (palette.py).
+        self.scale = 1024
 
     def set_brightness(self, level):
         """User brightness 0..255 (255 = up to brightness_cap)."""
@@ -157,9 +166,13 @@ class PixelOutput:
             s += v
         self.last_sum = s
         cap = self.max_channel_sum
-        if s > cap:
+        need = cap * 1024 // s if s > cap else 1024
+        scale = self.scale
+        scale = need if need < scale else min(need, scale + RELEASE)
+        self.scale = scale
+        if scale < 1024:
             for j in range(n):
-                out[j] = out[j] * cap // s
+                out[j] = out[j] * scale >> 10
             self.frames_limited += 1
         self.frames += 1
         self.driver.write(out)

@@ -36,6 +36,8 @@ try:
 except ImportError:
     pass
 
+import json
+
 from shared_rules import vora
 from shared_rules.errors import RulesError
 from vora_fw import layout, palette
@@ -49,7 +51,9 @@ MODE_OVER = const(3)
 HOLD_MS = const(2000)  # corner held this long opens the menu
 PEEK_MS = const(3000)  # another player's farm stays on view this long
 REFUSE_MS = const(450)
-ANIM_MS = const(350)  # cubes that changed fade in from white over this time
+ANIM_MS = const(350)  # a cube that changed fades in from white over this time
+SWEEP_MS = const(45)  # a push sweeps along its line, one cell after the other
+FALL_DELAY_MS = const(260)  # then the cubes that fell or were refilled
 SCROLL_MS = const(160)  # one column of scrolling text
 
 # What the selection adds to a key (VoraUI.overlay holds one per key).
@@ -104,6 +108,7 @@ class VoraUI:
         self.held_since = 0
         self.changed = 0  # mask of meadow cells that changed with the last move
         self.changed_at = 0
+        self.delay = bytearray(25)  # per cell: when its fade starts, in 10 ms
         self.scroll = None  # type: Any
         self.winner_player = None  # type: Any
         self.scroll_at = 0
@@ -113,22 +118,26 @@ class VoraUI:
         self.view_cells = None  # type: Any
         self.pick_rgb = palette.OFF
         self.now = now
-        self._resume()
 
     # ---- game life cycle
 
-    def _resume(self):
+    def resume(self):
+        """Resume the saved game, if any (at power-up, once the link is listening)."""
         if self.store is None:
             return
         text = self.store.load()
         if not text:
             return
         try:
-            state = vora.from_json(text)
-        except RulesError as exc:
+            saved = json.loads(text)
+            state = vora.from_json(saved["state"])
+            moves = saved["moves"]
+        except (ValueError, KeyError, TypeError) as exc:  # RulesError is a ValueError
             self.error = "save ignored: %s" % exc  # a save from another version
             return
         self._enter_game(state)
+        self.moves_played = moves
+        self._tell("resume", None)
 
     def _enter_game(self, state):
         self.state = state
@@ -158,6 +167,7 @@ class VoraUI:
                 changed |= 1 << i
         self.changed = changed
         self.changed_at = now
+        self._plan_animation(move)
         self._reset_selection()
         self.legal = self.state.legal_moves()
         self._save()
@@ -169,8 +179,9 @@ class VoraUI:
         self._refresh()
 
     def _save(self):
+        # The state and how many moves led to it (the link numbers moves for the PC).
         if self.store is not None:
-            self.store.save(self.state.to_json())
+            self.store.save('{"moves":%d,"state":%s}' % (self.moves_played, self.state.to_json()))
 
     def _tell(self, event, detail):
         if self.listener is not None:
@@ -416,31 +427,10 @@ class VoraUI:
     # ---- farms on the meadow
 
     def farm_cells(self, player):
-        """Type code shown on each meadow cell (or -1) when `player`'s farm is on view.
-
-        One light per cube, types in order, laid out in reading order of the player who
-        looks. More than 25 cubes: each type keeps at least one light and the rest are
-        shared in proportion (the counts are then approximate; the host shows exact ones).
-        """
-        counts = self.state.farms[player]
-        total = sum(counts)
-        shown = list(counts)
-        if total > 25:
-            kinds = sum(1 for n in counts if n)
-            spare = 25 - kinds
-            rest = total - kinds
-            for t in range(vora.N_TYPES):
-                if counts[t]:
-                    shown[t] = 1 + (counts[t] - 1) * spare // rest
+        """Type code shown on each meadow cell (or -1) while `player`'s farm is on view:
+        laid out for the player who looks (the owner when peeking, else the active one)."""
         viewer = self.state.active if self.view_for != "peek" else player
-        order = vora.VIEW[self.state.seats[viewer]]
-        out = [-1] * 25
-        k = 0
-        for t in range(vora.N_TYPES):
-            for _ in range(shown[t]):
-                out[order[k]] = t
-                k += 1
-        return out
+        return farm_layout(self.state.farms[player], self.state.seats[viewer])
 
     def _farm_type_at(self, player, cell):
         return self.farm_cells(player)[cell]
@@ -593,13 +583,34 @@ class VoraUI:
                 _put(frame, k, palette.STOP, 256 if blink else 48)
         if self.changed:
             age = ticks_diff(now, self.changed_at)
-            if 0 <= age < ANIM_MS:
-                fade = 200 - age * 200 // ANIM_MS
-                for c in range(25):
-                    if self.changed >> c & 1:
-                        _mix_white(frame, layout.meadow_key(c), fade)
-            else:
+            running = False
+            for c in range(25):
+                if self.changed >> c & 1:
+                    a = age - self.delay[c] * 10
+                    if a < ANIM_MS:
+                        running = True
+                        # white until its turn comes, then fading to the cube's colour
+                        _mix_white(frame, layout.meadow_key(c),
+                                   200 if a < 0 else 200 - a * 200 // ANIM_MS)
+            if not running:
                 self.changed = 0
+
+    def _plan_animation(self, move):
+        # A push sweeps from its edge along the line; the cells a move names (collected,
+        # swapped, taken) flash first; what fell or was refilled follows.
+        words = move.split(" ")
+        delay = self.delay
+        rest = FALL_DELAY_MS // 10
+        for c in range(25):
+            delay[c] = rest
+        if words[0] in ("push", "pig", "wolf"):
+            cells = vora.EDGE_CELLS[vora.EDGE_NAMES.index(words[-1])]
+            for k in range(5):
+                delay[cells[k]] = k * SWEEP_MS // 10
+        else:
+            for w in words[1:]:
+                if w in vora.CELL_NAMES:
+                    delay[vora.cell_index(w)] = 0
 
     def _render_meadow(self, frame, now, scale):
         g = self.state.grid if self.state is not None else ()
@@ -652,6 +663,32 @@ class VoraUI:
                 if bits >> y & 1:
                     # bit 0 is the top row: rank 5
                     _put(frame, (5 - y) * 7 + x + 1, palette.SEAT_RGB[seat], 256)
+
+
+def farm_layout(counts, seat):
+    """A farm on the meadow: the type code shown on each of the 25 cells, or -1.
+
+    One light per cube, types in order, laid out in the reading order of the player seated
+    at `seat`. More than 25 cubes: each type keeps at least one light and the rest are
+    shared in proportion (the counts are then approximate; the PC shows exact ones).
+    """
+    total = sum(counts)
+    shown = list(counts)
+    if total > 25:
+        kinds = sum(1 for n in counts if n)
+        spare = 25 - kinds
+        rest = total - kinds
+        for t in range(vora.N_TYPES):
+            if counts[t]:
+                shown[t] = 1 + (counts[t] - 1) * spare // rest
+    order = vora.VIEW[seat]
+    out = [-1] * 25
+    k = 0
+    for t in range(vora.N_TYPES):
+        for _ in range(shown[t]):
+            out[order[k]] = t
+            k += 1
+    return out
 
 
 def _edge_name(k):

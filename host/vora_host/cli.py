@@ -3,6 +3,7 @@
     vora play      play Vora in the terminal against bots, or watch bots play
     vora replay    replay a recorded game, checking it move by move
     vora rules     where the rules are, and the move notation on one screen
+    vora sim       the virtual board: the firmware on the PC, with a serial port (a pty)
 
 `main(argv)` returns the exit status instead of exiting, so tests can call it directly.
 Exit status: 0 done, 1 a failure the command reports (a record that does not replay, a
@@ -160,6 +161,34 @@ def build_parser():
     sub.add_parser("rules", help="where the rules are, and the move notation",
                    description="Show where the rulebook and the notation documents are, "
                                "and summarise the move notation.")
+
+    sim = sub.add_parser(
+        "sim", help="the virtual board: the firmware on the PC, with a serial port",
+        description="Run the board's firmware on the PC with simulated keys and lights. "
+                    "The first line printed is the serial device (a pty) that serial "
+                    "programs open like the board's USB port. At a terminal the board is "
+                    "drawn in colour: type a key name and Enter (c3, Sc, cS), 'hold cS' "
+                    "for the menu, move with the arrows and press with Space, or click a "
+                    "key; q quits. Otherwise (or with --headless) it reads commands from "
+                    "stdin, one per line: press KEY [ms], hold KEY [ms], wait MS, frame, "
+                    "state, help, quit; each answers ok or error.")
+    sim.add_argument("--save-dir", metavar="DIR", default=None,
+                     help="where the board saves the game in progress (default "
+                          "$XDG_DATA_HOME/vora/sim-save, i.e. ~/.local/share/vora/sim-save)")
+    sim.add_argument("--fresh", action="store_true",
+                     help="forget the saved game first: the board starts in setup")
+    sim.add_argument("--seed", type=_non_negative_int, default=None,
+                     help="seed of every game dealt (default: the board's clock)")
+    sim.add_argument("--headless", action="store_true",
+                     help="draw nothing; read commands from stdin (the default when the "
+                          "output is not a terminal)")
+    sim.add_argument("--script", metavar="FILE", default=None,
+                     help="run the commands in FILE first, then go on as usual (end the "
+                          "file with quit to stop there)")
+    sim.add_argument("--pinmap", metavar="FILE", default=None,
+                     help="another pin map (default hardware/pinmap-rp2-pico.json)")
+    sim.add_argument("--ghosting", action="store_true",
+                     help="simulate a key matrix without diodes (ghost keys)")
     return parser
 
 
@@ -175,6 +204,8 @@ def main(argv=None):
             return cmd_replay(args, console)
         if args.command == "rules":
             return cmd_rules(console)
+        if args.command == "sim":
+            return cmd_sim(args)
         parser.print_help()
         return 2
     except KeyboardInterrupt:
@@ -323,6 +354,16 @@ def cmd_replay(args, console):
                       % (escape(str(stopped)),
                          ", ".join("P%d %+d" % (p, s) for p, s in enumerate(state.scores()))))
     return 0
+
+
+# ---------------------------------------------------------------- vora sim
+
+def cmd_sim(args):
+    # Imported here: the firmware package is only needed by this command.
+    from vora_host import sim
+    return sim.run(save_dir=args.save_dir, fresh=args.fresh, seed=args.seed,
+                   headless=args.headless, script=args.script, pinmap_file=args.pinmap,
+                   ghosting=args.ghosting)
 
 
 # ---------------------------------------------------------------- vora rules

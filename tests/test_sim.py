@@ -1,0 +1,413 @@
+"""The virtual board, `vora sim`: the unchanged firmware behind a real serial device (a pty).
+
+The program runs as a subprocess, as a person or a host program would start it: commands
+go in on stdin, answers come back on stdout, and the game events come out of the serial
+device named on its first line, read with pyserial like a USB board. A whole turn is
+entered with the board's keys (docs/firmware.md, "Playing on the board") and checked
+against the rules core digest by digest; quitting and starting again resumes the game.
+"""
+
+import os
+import queue
+import re
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import serial
+
+from shared_rules import vora
+from vora_fw import layout
+from vora_fw.vora_ui import VoraUI
+from vora_host import sim
+
+ROOT = Path(__file__).resolve().parents[1]
+SEED = 3
+TIMEOUT = 15  # seconds for anything the board should do at once
+
+
+class SimProcess:
+    """`python -m vora_host sim --headless ...` with line-wise stdin and stdout."""
+
+    def __init__(self, *args):
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "vora_host", "sim", "--headless", *args],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True, bufsize=1, cwd=str(ROOT), env=env)
+        self.lines = queue.Queue()
+        self.stderr = []
+        threading.Thread(target=self._pump, args=(self.proc.stdout, self.lines),
+                         daemon=True).start()
+        threading.Thread(target=self._collect, daemon=True).start()
+        self.path = self.line()
+
+    @staticmethod
+    def _pump(stream, q):
+        for line in stream:
+            q.put(line.rstrip("\n"))
+        q.put(None)
+
+    def _collect(self):
+        for line in self.proc.stderr:
+            self.stderr.append(line)
+
+    def line(self, timeout=TIMEOUT):
+        try:
+            line = self.lines.get(timeout=timeout)
+        except queue.Empty:
+            raise AssertionError("vora sim said nothing for %ss (stderr: %s)"
+                                 % (timeout, "".join(self.stderr)))
+        if line is None:
+            self.proc.wait(timeout=TIMEOUT)
+            raise AssertionError("vora sim ended (status %s): %s"
+                                 % (self.proc.returncode, "".join(self.stderr)))
+        return line
+
+    def cmd(self, command, timeout=TIMEOUT):
+        """Send one command; its output lines before the final `ok` (an error fails)."""
+        self.proc.stdin.write(command + "\n")
+        self.proc.stdin.flush()
+        out = []
+        while True:
+            line = self.line(timeout)
+            if line == "ok":
+                return out
+            assert not line.startswith("error"), "%s -> %s" % (command, line)
+            out.append(line)
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=TIMEOUT)
+        for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            try:
+                f.close()
+            except (OSError, ValueError):
+                pass
+
+
+def serial_lines(port, want, timeout=TIMEOUT):
+    """Read serial lines until one matches the regex `want`; returns that match."""
+    end = time.monotonic() + timeout
+    seen = []
+    while time.monotonic() < end:
+        raw = port.readline()
+        if not raw:
+            continue
+        text = raw.decode("utf-8", "replace").strip()
+        seen.append(text)
+        m = re.fullmatch(want, text)
+        if m:
+            return m
+    raise AssertionError("no serial line like %r; read %r" % (want, seen))
+
+
+def farm_key(state, player, type_name):
+    """The meadow key that shows a cube of `type_name` while the player's own farm is on
+    view: the firmware's farm layout (VoraUI.farm_cells) on this position."""
+    ui = VoraUI()
+    ui.state = state
+    ui.view_for = "pick"
+    cells = ui.farm_cells(player)
+    return vora.CELL_NAMES[cells.index(vora.TYPES.index(type_name))]
+
+
+def choose_push(state):
+    """A push from the farm that ends the turn (no line to collect): the simplest turn."""
+    pushes = [m for m in state.legal_moves() if m.startswith("push ")]
+    assert pushes, "no push in %s" % state.position()
+    for move in pushes:
+        after = state.clone()
+        after.play(move)
+        if after.phase == vora.PHASE_ACTION and after.active != state.active:
+            return move
+    return pushes[0]
+
+
+def frame_of(line):
+    triples = line.split(" ")
+    assert len(triples) == 49 and all(re.fullmatch("[0-9a-f]{6}", t) for t in triples), line
+    return [bytes.fromhex(t) for t in triples]
+
+
+@pytest.fixture
+def save_dir(tmp_path):
+    return tmp_path / "save"
+
+
+def test_a_turn_through_the_keys_reaches_the_serial_port_and_resumes(save_dir):
+    start = vora.new_game(2, seed=SEED)
+    board = SimProcess("--fresh", "--save-dir", str(save_dir), "--seed", str(SEED))
+    port = None
+    try:
+        # The first line: a serial device that exists and is a terminal.
+        path = board.path
+        assert path.startswith("/dev/"), path
+        assert os.path.exists(path)
+        port = serial.Serial(path, timeout=0.2)
+        assert os.isatty(port.fileno())
+        serial_lines(port, r"VORA hello \S+ vora")
+        assert board.cmd("state") == ["none"]
+
+        # Setup: South and North are chosen; the centre key deals.
+        board.cmd("press c3")
+        m = serial_lines(port, r"VORA new (\S+) ([0-9a-f]{16})")
+        assert m.groups() == ("SN", start.digest())
+        position = board.cmd("state")[0]
+        assert position == start.position()
+
+        # South's turn: corner (farm on the meadow), a cube, an edge, corner to confirm.
+        state = vora.from_position(position)
+        move = choose_push(state)
+        _, type_name, edge = move.split(" ")
+        cube = farm_key(state, state.active, type_name)
+        corner = "c" + state.seats[state.active]
+        board.cmd("press " + corner)
+        frame = frame_of(board.cmd("frame")[0])
+        assert any(frame[layout.key_index(cube)]), "the farm cube %s is not lit" % cube
+        board.cmd("press " + cube)
+        board.cmd("press " + edge)
+        board.cmd("press " + corner)
+        expected = start.clone()
+        expected.play(move)
+        m = serial_lines(port, r"VORA move (\d+) (.+) ([0-9a-f]{16})")
+        assert m.groups() == ("1", move, expected.digest())
+        before_quit = board.cmd("state")[0]
+        assert before_quit == expected.position()
+
+        # A host may send bytes: the board takes them without a fuss.
+        port.write(b"VORA ping\n")
+        port.flush()
+        assert board.cmd("state") == [before_quit]
+
+        # Quit: exit status 0, the serial device hangs up, one clean save is left.
+        board.proc.stdin.write("quit\n")
+        board.proc.stdin.flush()
+        assert board.line() == "ok"
+        assert board.proc.wait(timeout=TIMEOUT) == 0
+        with pytest.raises(serial.SerialException):
+            for _ in range(20):  # a hung-up tty reads as "ready, but no data"
+                port.read(1)
+        port.close()
+        port = None
+        assert sorted(p.name for p in save_dir.iterdir()) == ["game.json"]
+    finally:
+        if port is not None:
+            port.close()
+        board.kill()
+
+    # Power up again on the same save folder: the game resumes where it was.
+    again = SimProcess("--save-dir", str(save_dir), "--seed", str(SEED))
+    try:
+        port = serial.Serial(again.path, timeout=0.2)
+        try:
+            serial_lines(port, r"VORA hello \S+ vora")
+            # The board says which game it resumed, and how many moves it had seen.
+            m = serial_lines(port, r"VORA resume (\S+) (\d+) ([0-9a-f]{16})")
+            assert m.groups() == ("SN", "1", expected.digest())
+        finally:
+            port.close()
+        assert again.cmd("state") == [before_quit]
+        again.proc.stdin.write("quit\n")
+        again.proc.stdin.flush()
+        assert again.line() == "ok"
+        assert again.proc.wait(timeout=TIMEOUT) == 0
+    finally:
+        again.kill()
+
+
+def test_the_serial_port_survives_a_host_closing_and_reopening(save_dir):
+    board = SimProcess("--fresh", "--save-dir", str(save_dir), "--seed", "5")
+    try:
+        with serial.Serial(board.path, timeout=0.2) as port:
+            serial_lines(port, r"VORA hello \S+ vora")
+        # Nobody has the device open now; the board goes on and its lines wait.
+        board.cmd("wait 500")  # several retries of the closed side
+        board.cmd("press c3")
+        with serial.Serial(board.path, timeout=0.2) as port:
+            m = serial_lines(port, r"VORA new SN ([0-9a-f]{16})")
+            assert m.group(1) == vora.new_game(2, seed=5).digest()
+            port.write(b"\x03\x01hello\r\n")  # what a REPL tool would send first
+        board.cmd("wait 300")
+        assert board.cmd("state") == [vora.new_game(2, seed=5).position()]
+    finally:
+        board.kill()
+
+
+def test_hold_opens_the_menu_and_the_red_key_ends_the_game(save_dir):
+    board = SimProcess("--fresh", "--save-dir", str(save_dir), "--seed", "7")
+    try:
+        board.cmd("press c3")
+        assert board.cmd("state") != ["none"]
+        board.cmd("hold cS")  # South's corner, 2.5 s: the menu
+        frame = frame_of(board.cmd("frame")[0])
+        assert frame[layout.key_index("c2")][1] > 0  # green: back to the game
+        board.cmd("press c4")  # red: end it
+        assert board.cmd("state") == ["none"]
+        assert not (save_dir / "game.json").exists()
+    finally:
+        board.kill()
+
+
+def test_a_script_runs_first_and_answers_each_command(save_dir, tmp_path):
+    script = tmp_path / "turn.txt"
+    script.write_text("# deal a game\npress c3\n\nstate\nbogus\nquit\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "vora_host", "sim", "--fresh", "--save-dir", str(save_dir),
+         "--seed", "3", "--script", str(script)],
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60, cwd=str(ROOT))
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("/dev/")
+    assert lines[1:] == ["ok", vora.new_game(2, seed=3).position(), "ok",
+                         "error 'bogus' is neither a command nor a key (help lists them)",
+                         "ok"]
+
+
+def test_a_missing_pin_map_is_a_clear_error(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "vora_host", "sim", "--headless", "--save-dir",
+         str(tmp_path), "--pinmap", str(tmp_path / "nowhere.json")],
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60, cwd=str(ROOT))
+    assert proc.returncode == 1
+    assert proc.stdout == ""
+    assert "nowhere.json does not exist" in proc.stderr
+
+
+def test_the_default_pin_map_sits_in_the_hardware_folder():
+    assert sim.default_pinmap_path() == ROOT / "hardware" / "pinmap-rp2-pico.json"
+    assert sim.load_pinmap()["pixel_count"] == 49
+
+
+def test_the_default_save_folder_follows_xdg(tmp_path):
+    assert sim.default_save_dir({"XDG_DATA_HOME": str(tmp_path)}) == tmp_path / "vora" / "sim-save"
+    assert sim.default_save_dir({}) == Path.home() / ".local" / "share" / "vora" / "sim-save"
+    assert sim.default_save_dir({"XDG_DATA_HOME": "relative"}) == \
+        Path.home() / ".local" / "share" / "vora" / "sim-save"
+
+
+@pytest.mark.parametrize("name,key", [("c3", 24), ("Sc", 3), ("sc", 3), ("cS", 0), ("cs", 0),
+                                      ("cN", 48), ("e1", 12), ("E1", 13), ("W5", 35),
+                                      ("Na", 43)])
+def test_key_names(name, key):
+    assert sim.parse_key(name) == key
+    assert layout.KEY_NAMES[key].lower() == name.lower()
+
+
+def test_unknown_key_names_are_refused():
+    for name in ("f1", "a6", "S", "cX", ""):
+        with pytest.raises(KeyError):
+            sim.parse_key(name)
+
+
+def test_the_terminal_board_takes_typed_keys_arrows_and_clicks_and_restores_the_terminal(
+        save_dir):
+    """`vora sim` at a (pseudo) terminal of 120x40: a whole turn entered with a mouse
+    click, a typed key name, the arrows and Space; q restores the terminal."""
+    import fcntl
+    import pty
+    import select
+    import struct
+    import termios
+
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: a terminal of 120 columns and 40 lines
+        try:
+            fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+            os.chdir(str(ROOT))
+            os.execv(sys.executable, [sys.executable, "-m", "vora_host", "sim", "--fresh",
+                                      "--save-dir", str(save_dir), "--seed", str(SEED)])
+        finally:
+            os._exit(127)
+    out = bytearray()
+
+    def read_until(marker, timeout=TIMEOUT):
+        end = time.monotonic() + timeout
+        while marker not in out:
+            left = end - time.monotonic()
+            assert left > 0, "no %r on the screen; got %r" % (marker, bytes(out[-300:]))
+            r, _, _ = select.select([fd], [], [], min(left, 0.2))
+            if r:
+                try:
+                    data = os.read(fd, 65536)
+                except OSError:  # EIO: the program has gone
+                    data = b""
+                if not data:
+                    assert marker in out, "the program ended without %r" % marker
+                out.extend(data)
+
+    def drain(seconds):
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            r, _, _ = select.select([fd], [], [], 0.05)
+            if r:
+                try:
+                    out.extend(os.read(fd, 65536))
+                except OSError:
+                    return
+
+    def click(name):
+        # the board's geometry at 40 lines: keys 6 wide plus 1, 3 lines high, from (3, 3)
+        k = layout.key_index(name)
+        col = sim.LEFT + (k % 7) * (sim.CELL_W + 1) + 2
+        row = sim.TOP + (6 - k // 7) * 3 + 1
+        os.write(fd, b"\x1b[<0;%d;%dM" % (col, row))
+        time.sleep(0.02)
+        os.write(fd, b"\x1b[<0;%d;%dm" % (col, row))
+        drain(0.4)
+
+    port = None
+    try:
+        read_until(b"\n")
+        path = bytes(out).split(b"\r\n")[0].split(b"\n")[0].decode()
+        assert path.startswith("/dev/"), path
+        read_until(b"\x1b[?1000h\x1b[?1006h")  # mouse reporting on
+        port = serial.Serial(path, timeout=0.2)
+        serial_lines(port, r"VORA hello \S+ vora")
+
+        os.write(fd, b"c3\r")  # a key name and Enter
+        start = vora.new_game(2, seed=SEED)
+        assert serial_lines(port, r"VORA new SN (\S+)").group(1) == start.digest()
+        drain(0.3)
+
+        move = choose_push(start)
+        _, type_name, edge = move.split(" ")
+        cube = farm_key(start, start.active, type_name)
+        click("cS")  # South's farm on the meadow
+        os.write(fd, cube.encode() + b"\r")  # the cube, typed: the cursor goes there
+        drain(0.4)
+        k, e = layout.key_index(cube), layout.key_index(edge)
+        dx, dy = e % 7 - k % 7, e // 7 - k // 7
+        arrows = (b"\x1b[C" if dx > 0 else b"\x1b[D") * abs(dx) + \
+            (b"\x1b[A" if dy > 0 else b"\x1b[B") * abs(dy)
+        os.write(fd, arrows + b" ")  # the cursor to the edge, Space presses it
+        drain(0.4)
+        click("cS")  # confirm
+        expected = start.clone()
+        expected.play(move)
+        m = serial_lines(port, r"VORA move (\d+) (.+) ([0-9a-f]{16})")
+        assert m.groups() == ("1", move, expected.digest())
+
+        os.write(fd, b"q")
+        read_until(b"\x1b[?1049l")  # back from the alternate screen
+        _, status = os.waitpid(pid, 0)
+        pid = 0
+        assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+        tail = bytes(out).rsplit(b"\x1b[?1049h", 1)[-1]
+        assert b"\x1b[?1006l\x1b[?1000l" in tail and b"\x1b[?25h" in tail
+        lflag = termios.tcgetattr(fd)[3]
+        assert lflag & termios.ECHO and lflag & termios.ICANON  # cooked mode again
+    finally:
+        if port is not None:
+            port.close()
+        if pid:
+            try:
+                os.kill(pid, 9)
+                os.waitpid(pid, 0)
+            except OSError:
+                pass
+        os.close(fd)
