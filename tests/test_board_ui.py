@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from shared_rules import vora
+from shared_rules import games, vora
 from vora_fw import layout, palette
 from vora_fw.vora_ui import (MODE_MENU, MODE_OVER, MODE_PLAY, MODE_SETUP, VoraUI)
 
@@ -70,6 +70,8 @@ def test_a_full_game_through_the_keys_matches_the_rules_core(seats, seed):
     assert events[-1][0] == "over"
     assert {"push", "take", "pass"} <= kinds
     assert len([e for e in events if e[0] == "move"]) == ui.moves_played
+    # The board keeps the game's record: the PC can replay it to the same state.
+    assert games.replay(ui.record()) == ui.state
 
 
 def test_keys_that_lead_nowhere_are_refused_and_change_nothing():

@@ -83,9 +83,12 @@ _FONT = {
 class VoraUI:
     """The board's Vora application. Feed it key events and ask it for frames."""
 
-    def __init__(self, store=None, seed_fn=None, listener=None, now=0):
+    def __init__(self, store=None, seed_fn=None, listener=None, now=0, id_fn=None):
         self.store = store
         self.seed_fn = seed_fn or (lambda: 0)
+        # A number that names each game the board deals, so the PC can tell a game it
+        # logged from a new one after a reconnect (App gives a random one on the board).
+        self.id_fn = id_fn or self.seed_fn
         # listener(event, state, detail): "move" after each move, "new" at a new game,
         # "over" at the end. The serial link uses it to mirror the board on the PC.
         self.listener = listener
@@ -113,7 +116,10 @@ class VoraUI:
         self.winner_player = None  # type: Any
         self.scroll_at = 0
         self.error = ""
-        self.moves_played = 0
+        # The game's record: what the PC needs to replay it and fetch moves it missed.
+        self.game_id = 0
+        self.seed = 0
+        self.moves = []  # every move played, in order
         self.overlay = bytearray(49)
         self.view_cells = None  # type: Any
         self.pick_rgb = palette.OFF
@@ -132,12 +138,27 @@ class VoraUI:
             saved = json.loads(text)
             state = vora.from_json(saved["state"])
             moves = saved["moves"]
+            game_id = saved["game_id"]
+            seed = saved["seed"]
+            if not isinstance(moves, list) or not isinstance(game_id, int):
+                raise TypeError("moves or game_id of the wrong type")
         except (ValueError, KeyError, TypeError) as exc:  # RulesError is a ValueError
             self.error = "save ignored: %s" % exc  # a save from another version
             return
         self._enter_game(state)
-        self.moves_played = moves
+        self.moves = moves
+        self.game_id = game_id
+        self.seed = seed
         self._tell("resume", None)
+
+    @property
+    def moves_played(self):
+        return len(self.moves)
+
+    def record(self):
+        """The game record: replaying it from the seed gives the board's state."""
+        return {"game": vora.NAME, "players": self.state.players, "seed": self.seed,
+                "options": {"seats": self.state.seats}, "moves": self.moves}
 
     def _enter_game(self, state):
         self.state = state
@@ -152,7 +173,9 @@ class VoraUI:
         order = "".join(s for s in vora.SIDES if s in seats)
         state = vora.new_game(len(order), seed=seed, seats=order)
         self._enter_game(state)
-        self.moves_played = 0
+        self.moves = []
+        self.seed = seed
+        self.game_id = self.id_fn() & 0xFFFFFFFF
         self._save()
         self._tell("new", None)
 
@@ -160,7 +183,7 @@ class VoraUI:
         """Play a move from the keys (or from the host); RulesError leaves everything alone."""
         before = self.state.grid[:]
         self.state.play(move)
-        self.moves_played += 1
+        self.moves.append(move)
         changed = 0
         for i in range(25):
             if self.state.grid[i] != before[i]:
@@ -179,9 +202,10 @@ class VoraUI:
         self._refresh()
 
     def _save(self):
-        # The state and how many moves led to it (the link numbers moves for the PC).
+        # The state with the record that led to it: the PC may ask for any move it missed.
         if self.store is not None:
-            self.store.save('{"moves":%d,"state":%s}' % (self.moves_played, self.state.to_json()))
+            self.store.save('{"game_id":%d,"seed":%d,"moves":%s,"state":%s}' % (
+                self.game_id, self.seed, json.dumps(self.moves), self.state.to_json()))
 
     def _tell(self, event, detail):
         if self.listener is not None:
