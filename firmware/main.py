@@ -36,7 +36,8 @@ def safe_mode_requested(hw):
 
 
 def main(pinmap_file=PINMAP_FILE, save_dir=SAVE_DIR):
-    """Start the board; returns "safe" in safe mode (the REPL stays free), else runs forever."""
+    """Start the board; returns "safe" in safe mode (the REPL stays free) and "repl" when the
+    PC asked for the REPL; runs forever otherwise."""
     pinmap = load_pinmap(pinmap_file)
     hw = make_hardware(pinmap)
     if safe_mode_requested(hw):
@@ -44,12 +45,25 @@ def main(pinmap_file=PINMAP_FILE, save_dir=SAVE_DIR):
         return "safe"
     import asyncio
     from vora_fw.app import App
-    from vora_fw.link import LineLink
+    from vora_fw.link import BoardLink, StdioPort
     from vora_fw.store import Store
 
-    out = sys.stdout.buffer if hasattr(sys.stdout, "buffer") else sys.stdout
-    app = App(hw, pinmap, Store(save_dir), LineLink(out.write))
-    asyncio.run(app.run())
+    port = StdioPort()  # the keyboard interrupt is off while the link runs
+    link = BoardLink(port.write, port.read, board=pinmap.get("board", ""))
+    app = App(hw, pinmap, Store(save_dir), link, id_fn=_random_id)
+    try:
+        asyncio.run(app.run())
+    finally:
+        port.close()  # Ctrl-C works again
+    print("Vora Board %s: stopped for the REPL (the PC asked); reset to play again." % VERSION)
+    return "repl"
+
+
+def _random_id():
+    # Names a dealt game for the PC; not part of the rules, so real randomness is fine here.
+    import os
+    b = os.urandom(4)
+    return b[0] << 24 | b[1] << 16 | b[2] << 8 | b[3]
 
 
 if __name__ == "__main__":  # MicroPython runs /main.py as __main__ at boot

@@ -89,10 +89,56 @@ def test_main_starts_the_application_otherwise(fake_rp2, tmp_path, monkeypatch):
         coroutine.close()
 
     import asyncio
+    from vora_fw import link
+
+    closed = []
+
+    class FakePort:  # the USB serial port; its close() gives Ctrl-C back
+        def read(self):
+            return b""
+
+        def write(self, data):
+            pass
+
+        def close(self):
+            closed.append(True)
+
     monkeypatch.setattr(asyncio, "run", fake_run)
+    monkeypatch.setattr(link, "StdioPort", FakePort)
     main = load_main()["main"]
-    assert main(str(pinmap_file), str(tmp_path / "save")) is None
-    assert started == ["App.run"]
+    assert main(str(pinmap_file), str(tmp_path / "save")) == "repl"
+    assert started == ["App.run"] and closed == [True]
+
+
+def test_the_usb_port_turns_ctrl_c_off_and_back_on(monkeypatch):
+    # A 0x03 in a frame must be data: the port disables the keyboard interrupt while open.
+    import os
+    import types
+    from vora_fw.link import StdioPort
+
+    calls = []
+    fake = types.ModuleType("micropython")
+    fake.kbd_intr = calls.append
+    monkeypatch.setitem(sys.modules, "micropython", fake)
+    r, w = os.pipe()
+    reader = os.fdopen(r, "rb", buffering=0)
+    writer = os.fdopen(w, "wb", buffering=0)
+    stdin = types.SimpleNamespace(buffer=reader, fileno=reader.fileno)
+    out = []
+    stdout = types.SimpleNamespace(buffer=types.SimpleNamespace(write=out.append))
+    monkeypatch.setattr(sys, "stdin", stdin)
+    monkeypatch.setattr(sys, "stdout", stdout)
+    port = StdioPort()
+    assert calls == [-1]
+    assert port.read() == b""  # nothing waiting: no blocking
+    writer.write(b"\x03\x00ab")
+    assert port.read() == b"\x03\x00ab"
+    port.write(b"frame")
+    assert out == [b"frame"]
+    port.close()
+    assert calls == [-1, 3]
+    reader.close()
+    writer.close()
 
 
 def test_build_board_command_line(tmp_path):

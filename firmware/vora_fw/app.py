@@ -12,6 +12,8 @@ except ImportError:  # a MicroPython build without asyncio
     asyncio = None  # type: ignore[assignment]
 
 from vora_fw.clock import ticks_diff, ticks_ms
+
+TERMINAL = 1  # shared_rules.wire.MODE_TERMINAL
 from vora_fw.keyscan import KeyScanner
 from vora_fw.pixels import PixelOutput
 from vora_fw.vora_ui import VoraUI
@@ -20,7 +22,7 @@ FRAME_MS = 33  # about 30 frames a second for blinks and fades
 
 
 class App:
-    def __init__(self, hw, pinmap, store=None, link=None, seed_fn=None, now=0):
+    def __init__(self, hw, pinmap, store=None, link=None, seed_fn=None, now=0, id_fn=None):
         self.hw = hw
         self.scan_ms = pinmap.get("scan_period_ms", 5)
         self.scanner = KeyScanner(pinmap.get("debounce_ms", 20))
@@ -28,7 +30,7 @@ class App:
         self.frame = bytearray(147)
         self.rows = bytearray(7)  # one scan, a byte per row: ints over 30 bits would allocate
         self.link = link
-        self.ui = VoraUI(store, seed_fn or (lambda: ticks_ms()), self._on_event, now)
+        self.ui = VoraUI(store, seed_fn or (lambda: ticks_ms()), self._on_event, now, id_fn)
         self.last_frame = now
         self.dirty = True
         if link is not None:
@@ -39,17 +41,33 @@ class App:
         if self.link is not None:
             self.link.game_event(event, state, detail)
 
+    def terminal(self):
+        """True while the PC drives the pixels and takes the keys (terminal mode)."""
+        return self.link is not None and self.link.mode == TERMINAL
+
     def scan_once(self, now):
-        """Read the matrix, debounce, hand key events to the game. Returns the events."""
+        """Read the matrix, debounce, hand key events to the game (or, in terminal mode,
+        to the PC only). Returns the events."""
         events = self.scanner.update_rows(self.hw.read_rows(self.rows), now)
+        terminal = self.terminal()
         for k, pressed in events:
-            self.ui.key(k, pressed, now)
+            if self.link is not None:
+                self.link.key_event(k, pressed)
+            if not terminal:
+                self.ui.key(k, pressed, now)
             self.dirty = True
         self.ui.tick(now)
         return events
 
     def render_once(self, now, force=False):
         """Draw and show a frame when something changed or a frame period has passed."""
+        if self.terminal():
+            if force or self.link.frame_changed:
+                self.link.frame_changed = False
+                self.output.show(self.link.frame)
+                self.last_frame = now
+                return True
+            return False
         if force or self.dirty or ticks_diff(now, self.last_frame) >= FRAME_MS:
             self.ui.render(self.frame, now)
             self.output.show(self.frame)
@@ -65,28 +83,34 @@ class App:
             self.link.poll(now)
         return self.render_once(now, force=bool(events))
 
+    def stopping(self):
+        """True when the PC asked for the REPL: run() returns."""
+        return self.link is not None and self.link.repl_requested
+
     async def _scan_loop(self):
-        while True:
+        while not self.stopping():
             now = ticks_ms()
             if self.scan_once(now):
                 self.render_once(now, force=True)
             await _sleep_ms(self.scan_ms)
 
     async def _render_loop(self):
-        while True:
+        while not self.stopping():
             self.render_once(ticks_ms())
             await _sleep_ms(FRAME_MS)
 
     async def _link_loop(self):
-        while True:
+        while not self.stopping():
             self.link.poll(ticks_ms())
-            await _sleep_ms(10)
+            await _sleep_ms(5)
 
     async def run(self):
+        """Run until the PC asks for the REPL (forever otherwise)."""
         tasks = [asyncio.create_task(self._scan_loop()), asyncio.create_task(self._render_loop())]
         if self.link is not None:
             tasks.append(asyncio.create_task(self._link_loop()))
         await asyncio.gather(*tasks)
+        self.output.off()
 
 
 def _sleep_ms(ms):

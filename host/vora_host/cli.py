@@ -22,6 +22,7 @@ from shared_rules import vora
 from shared_rules.errors import BadPosition
 
 from vora_host import __version__, bots, render
+from vora_host import games_cli
 from vora_host.record import RecordError, game_options, load_record, new_record, replay, \
     write_record
 from vora_host.terminal import EOF, INTERRUPTED, OVER, QUIT, Human, TerminalGame
@@ -189,6 +190,8 @@ def build_parser():
                      help="another pin map (default hardware/pinmap-rp2-pico.json)")
     sim.add_argument("--ghosting", action="store_true",
                      help="simulate a key matrix without diodes (ghost keys)")
+
+    games_cli.add_parser(sub)  # vora games: the game log (games_cli.py)
     return parser
 
 
@@ -206,6 +209,8 @@ def main(argv=None):
             return cmd_rules(console)
         if args.command == "sim":
             return cmd_sim(args)
+        if args.command == "games":
+            return games_cli.run(args, console)
         parser.print_help()
         return 2
     except KeyboardInterrupt:

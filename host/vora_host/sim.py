@@ -3,8 +3,8 @@
 What runs is the board's own application, `vora_fw.app.App`, on CPython's asyncio, with
 the simulated hardware layer (`vora_fw.hal_sim.SimHardware`) in place of the key matrix and
 the NeoPixels, the pin map of the reference build (hardware/pinmap-rp2-pico.json), the save
-store in a folder of the PC, and the serial endpoint (`vora_fw.link.LineLink`) writing to a
-pseudo-terminal. Any serial program opens that pty like the board's USB port.
+store in a folder of the PC, and the serial endpoint (`vora_fw.link.BoardLink`, the framed
+protocol of docs/protocol.md) on a pseudo-terminal. Any serial program opens that pty like the board's USB port.
 
 Three ways to press keys, all through the simulated switches (so every press goes through
 the firmware's debouncer like a finger on the board):
@@ -42,7 +42,6 @@ import shutil
 import signal
 import sys
 import termios
-from collections import deque
 from pathlib import Path
 
 import vora_fw
@@ -51,7 +50,7 @@ from vora_fw import layout, vora_ui
 from vora_fw.app import App
 from vora_fw.clock import ticks_ms
 from vora_fw.hal_sim import SimHardware
-from vora_fw.link import LineLink
+from vora_fw.link import BoardLink
 from vora_fw.store import Store
 
 __all__ = ["SimError", "VirtualBoard", "PtyPort", "default_save_dir", "default_pinmap_path",
@@ -273,10 +272,8 @@ class VirtualBoard:
         self.save_dir = Path(save_dir)
         self.hw = SimHardware(pinmap, ghosting=ghosting)
         self.store = Store(str(self.save_dir))
-        self.sent_lines = deque(maxlen=4)  # the last lines the link wrote, for the screen
-        self._partial = b""
-        self.ignored_bytes = 0
-        self.link = LineLink(self._link_write)
+        self.bytes_out = 0
+        self.link = BoardLink(self._link_write, board="virtual board (%s)" % pinmap.get("board", ""))
         seed_fn = (lambda: seed) if seed is not None else None
         self.app = App(self.hw, pinmap, store=self.store, link=self.link, seed_fn=seed_fn,
                        now=ticks_ms())
@@ -287,19 +284,23 @@ class VirtualBoard:
         return self.app.ui
 
     def _link_write(self, data):
+        self.bytes_out += len(data)
         self.port.write(data)
-        text = self._partial + bytes(data)
-        *lines, self._partial = text.split(b"\n")
-        for line in lines:
-            self.sent_lines.append(line.decode("utf-8", "replace"))
 
     def receive(self, data):
-        """Bytes from the serial program: to the link if it reads, else counted."""
-        receive = getattr(self.link, "receive", None)
-        if callable(receive):
-            receive(data)
-        else:
-            self.ignored_bytes += len(data)
+        """Bytes from the serial program: to the board's link endpoint."""
+        self.link.receive(data, ticks_ms())
+
+    def link_status(self):
+        """One line about the link for the screen."""
+        link = self.link
+        stats = link.session.stats()
+        if not link.connected:
+            return "link: waiting for a host's HELLO"
+        mode = "terminal mode (the PC drives the pixels)" if link.mode else "standalone"
+        return "link: host connected, %s; frames out %d, resent %d, bad in %d" % (
+            mode, stats["frames_sent"], stats["frames_resent"],
+            sum(v for k, v in stats.items() if k.startswith("bad_")))
 
     # ---- switches
 
@@ -564,8 +565,7 @@ class Screen:
                 port.path, "host connected" if port.connected else "no host"),
             b.status(),
         ]
-        for text in list(b.sent_lines)[-3:]:
-            lines.append("\x1b[2mserial>\x1b[0m " + text)
+        lines.append("\x1b[2m%s\x1b[0m" % b.link_status())
         while len(lines) < 5:
             lines.append("")
         lines.append("> " + self.entry + "\x1b[7m \x1b[0m")

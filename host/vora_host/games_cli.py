@@ -1,0 +1,477 @@
+"""`vora games`: the game log on the command line.
+
+    vora games list [--status S] [--limit N]     the logged games, newest first
+    vora games show ID                           moves, final position, scores, winner
+    vora games replay ID [--step] [--delay S]    move by move, every digest checked
+    vora games export ID [--format json|text] [-o FILE]
+    vora games import FILE [--force]             a JSON or text export, as a new game
+
+The database is --db PATH, else $VORA_DB, else games.sqlite3 in the user's data folder
+(see vora_host.gamelog.default_db_path). `add_parser(sub)` registers the group on the
+`vora` parser; `run(args, console)` runs it and returns the exit status: 0 done, 1 a
+failure reported on stderr (no such game, a database that cannot be used, a game that does
+not replay, a file that cannot be read or written), 2 a usage error.
+"""
+
+import argparse
+import os
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from shared_rules import games
+from shared_rules.errors import BadPosition
+
+from vora_host import gamelog, render
+from vora_host.gamelog import GameLog, GameLogError, NoSuchGame
+
+__all__ = ["add_parser", "run", "LOCK_TIMEOUT", "MAX_IMPORT_BYTES"]
+
+# Seconds to wait for another program's lock on the database before giving up.
+LOCK_TIMEOUT = 5.0
+# A game record is a few kilobytes; anything far larger is not one.
+MAX_IMPORT_BYTES = 16 * 1024 * 1024
+
+
+def _game_id(text):
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r is not a game id (a whole number, see "
+                                         "'vora games list')" % text)
+    if n < 1:
+        raise argparse.ArgumentTypeError("game ids start at 1")
+    return n
+
+
+def _positive_int(text):
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r is not a whole number" % text)
+    if n < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return n
+
+
+def _seconds(text):
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r is not a number of seconds" % text)
+    if not 0 <= x <= 60:
+        raise argparse.ArgumentTypeError("the delay must be between 0 and 60 seconds")
+    return x
+
+
+DB_HELP = ("the game log to use (default: $%s if set, else %s)"
+           % (gamelog.DB_ENV, "games.sqlite3 in the user's data folder"))
+
+
+def add_parser(sub):
+    """Register `vora games` and its actions on the `vora` subparsers `sub`."""
+    games = sub.add_parser(
+        "games", help="the game log: list, show, replay, export and import logged games",
+        description="The games the host has logged, in an SQLite file: %s. Choose another "
+                    "with --db PATH or the environment variable %s."
+                    % (gamelog.default_db_path(), gamelog.DB_ENV),
+        epilog="Run 'vora games ACTION --help' for the options of an action.")
+    games.add_argument("--db", metavar="PATH", default=None, help=DB_HELP)
+    games.set_defaults(games_parser=games)
+    # --db is accepted after the action too ('vora games list --db x'); SUPPRESS keeps an
+    # action without it from hiding the one given before the action.
+    db = argparse.ArgumentParser(add_help=False)
+    db.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS, help=DB_HELP)
+    actions = games.add_subparsers(dest="games_command", metavar="ACTION")
+
+    ls = actions.add_parser("list", parents=[db], help="list the logged games, newest first",
+                            description="List the logged games, newest first: id, start, "
+                                        "players and seats, moves, status, result, source.")
+    ls.add_argument("--status", choices=gamelog.STATUSES, default=None,
+                    help="only the games with this status")
+    ls.add_argument("--limit", type=_positive_int, default=None, metavar="N",
+                    help="only the N newest games")
+
+    show = actions.add_parser("show", parents=[db], help="the moves and the end of one game",
+                              description="Show a logged game: its moves with their numbers "
+                                          "and players, the final position, the scores and "
+                                          "the winner. The game is replayed and every digest "
+                                          "checked; a mismatch is shown and exits with 1.")
+    show.add_argument("id", type=_game_id, metavar="ID", help="the game's id (see list)")
+
+    rep = actions.add_parser("replay", parents=[db], help="replay a game move by move, "
+                                                          "checking every digest",
+                             description="Replay a logged game, drawing the board after "
+                                         "every move and checking each digest against the "
+                                         "log. Exits with 1, naming the move, at the first "
+                                         "mismatch or illegal move.")
+    rep.add_argument("id", type=_game_id, metavar="ID", help="the game's id (see list)")
+    rep.add_argument("--step", action="store_true",
+                     help="wait for Enter before each move (q and Enter stops)")
+    rep.add_argument("--delay", type=_seconds, default=0.0, metavar="SECONDS",
+                     help="pause between moves (default 0)")
+
+    exp = actions.add_parser("export", parents=[db], help="write a game as JSON or text",
+                             description="Write a logged game: JSON (the game record with "
+                                         "its digests and the log's metadata, which 'vora "
+                                         "replay' also reads) or text (tag pairs, then one "
+                                         "move per line with its number, player and "
+                                         "digest). 'vora games import' reads both back.")
+    exp.add_argument("id", type=_game_id, metavar="ID", help="the game's id (see list)")
+    exp.add_argument("--format", choices=("json", "text"), default="json",
+                     help="json (default) or text")
+    exp.add_argument("-o", "--output", metavar="FILE", default=None,
+                     help="write to FILE (replaced atomically) instead of the standard output")
+
+    imp = actions.add_parser("import", parents=[db], help="add a game from a JSON or text file",
+                             description="Read a game written by 'vora games export' (JSON or "
+                                         "text, told apart by the content) or by 'vora play "
+                                         "--record' and add it to the log as a new game. The "
+                                         "file is checked field by field and replayed; a game "
+                                         "that does not replay cleanly is refused unless "
+                                         "--force.")
+    imp.add_argument("file", metavar="FILE", help="the file to read ('-' for the standard input)")
+    imp.add_argument("--force", action="store_true",
+                     help="import a game even if a move is illegal, a digest differs from the "
+                          "replay or the result disagrees (the problem is still reported)")
+    return games
+
+
+def run(args, console):
+    """Run `vora games ...`; returns the exit status."""
+    action = args.games_command
+    if action is None:
+        args.games_parser.print_help()
+        return 2
+    err = Console(stderr=True, highlight=False)
+    path = gamelog.resolve_db_path(getattr(args, "db", None))
+    context = _Context(console, err, path, "vora games %s" % action)
+    try:
+        return ACTIONS[action](args, context)
+    except NoSuchGame as exc:
+        return context.fail(_no_such_game(exc, context))
+    except (GameLogError, ValueError) as exc:
+        return context.fail(str(exc))
+    finally:
+        if context.log is not None:
+            context.log.close()
+
+
+class _Context:
+    def __init__(self, out, err, path, name):
+        self.out, self.err, self.path, self.name = out, err, path, name
+        self.log = None
+
+    def open(self, create=False):
+        self.log = GameLog(self.path, create=create, timeout=LOCK_TIMEOUT)
+        return self.log
+
+    def fail(self, message):
+        self.err.print("[red]%s: %s[/red]" % (self.name, escape(message)))
+        return 1
+
+    def warn(self, message):
+        self.err.print("[yellow]%s: %s[/yellow]" % (self.name, escape(message)))
+
+
+def _no_such_game(exc, context):
+    try:
+        span = context.log.id_range() if context.log is not None else None
+    except GameLogError:
+        span = None
+    where = "(the log is empty)" if span is None else "(the log has games %d to %d)" % span
+    return "no game %s in %s %s" % (exc.game_id, context.path, where)
+
+
+# ---------------------------------------------------------------- helpers
+
+def _when(stamp):
+    """An ISO time as local 'YYYY-MM-DD HH:MM', or the text as it is if it is not one."""
+    if not stamp:
+        return "-"
+    try:
+        moment = datetime.fromisoformat(stamp)
+    except ValueError:
+        return stamp
+    if moment.tzinfo is not None:
+        moment = moment.astimezone()
+    return moment.strftime("%Y-%m-%d %H:%M")
+
+
+def _result_text(result):
+    if not result:
+        return "-"
+    scores = " ".join("%+d" % s for s in result["scores"])
+    if not result["over"]:
+        return "not over (%s): %s" % (result["end"], scores)
+    if result["winner"] is None:
+        return "draw: %s" % scores
+    return "P%d wins: %s" % (result["winner"], scores)
+
+
+def _seats(info):
+    seats = (info["options"] or {}).get("seats")
+    return "%d %s" % (info["players"], seats) if seats else str(info["players"])
+
+
+def _palette(console):
+    return render.palette_for(console)
+
+
+# ---------------------------------------------------------------- list
+
+def cmd_list(args, ctx):
+    try:
+        log = ctx.open()
+    except gamelog.DatabaseError:
+        if not ctx.path.exists():
+            ctx.out.print("No games logged yet (there is no game log at %s)."
+                          % escape(str(ctx.path)))
+            return 0
+        raise
+    rows = log.games(limit=args.limit, status=args.status)
+    if not rows:
+        ctx.out.print("No %sgames in %s." % ("%s " % args.status if args.status else "",
+                                             escape(str(ctx.path))))
+        return 0
+    table = Table(title=None, box=None, header_style="bold", pad_edge=False)
+    for name, justify in (("ID", "right"), ("Started", "left"), ("Players", "left"),
+                          ("Moves", "right"), ("Status", "left"), ("Result", "left"),
+                          ("Source", "left")):
+        table.add_column(name, justify=justify, no_wrap=name != "Source")
+    for info in rows:
+        table.add_row(str(info["id"]), _when(info["started_at"]), _seats(info),
+                      str(info["move_count"]), info["status"],
+                      escape(_result_text(info["result"])),
+                      escape(info["source"]) + (" (imported)" if info["imported_at"] else ""))
+    ctx.out.print(table)
+    ctx.out.print("[dim]%d game%s shown from %s[/dim]"
+                  % (len(rows), "" if len(rows) == 1 else "s", escape(str(ctx.path))))
+    return 0
+
+
+# ---------------------------------------------------------------- show
+
+def _header(ctx, info):
+    out = ctx.out
+    seats = (info["options"] or {}).get("seats") or ""
+    names = ", ".join("P%d %s" % (p, render.SEAT_NAMES.get(s, s)) for p, s in enumerate(seats))
+    out.print("[bold]Game %d[/bold]: %s, %d players (%s), seed %d"
+              % (info["id"], info["game"], info["players"], names, info["seed"]))
+    source = info["source"]
+    if info["board_game_id"] is not None:
+        source += " (board game id %d)" % info["board_game_id"]
+    out.print("  source %s; started %s; ended %s; status [bold]%s[/bold]"
+              % (escape(source), _when(info["started_at"]), _when(info["ended_at"]),
+                 info["status"]))
+    if info["imported_at"]:
+        out.print("  imported into this log %s" % _when(info["imported_at"]))
+    opts = info["options"] or {}
+    if "box" in opts:
+        out.print("  box %s (%d cubes), pushed out to %s, at most %s turns"
+                  % (gamelog.box_text(opts["box"]), sum(opts["box"].values()),
+                     opts.get("pushed_out"), opts.get("max_turns")))
+
+
+def _print_end(ctx, state, info, upto=None):
+    out = ctx.out
+    scores = ", ".join("P%d %+d" % (p, s) for p, s in enumerate(state.scores()))
+    if upto is not None:
+        out.print("Scores after move %d: %s" % (upto, scores))
+        return
+    out.print("Scores: %s" % scores)
+    if state.is_over():
+        out.print("Game over: %s." % render.end_reason(state))
+        for line in render.result_lines(state):
+            out.print(line, style="bold")
+    else:
+        out.print("The game is not over (status %s)." % info["status"])
+
+
+def cmd_show(args, ctx):
+    log = ctx.open()
+    info = log.game(args.id)
+    report = log.verify(args.id)
+    _header(ctx, info)
+    ctx.out.print()
+    ctx.out.print("[bold]Moves[/bold] (%d)" % len(info["moves"]))
+    players = report.players + [None] * (len(info["moves"]) - len(report.players))
+    for m, player in zip(info["moves"], players):
+        ctx.out.print("%5d. %s %s" % (m["number"], gamelog.player_label(player), escape(m["move"])))
+    if report.state is not None:
+        # (player, move) as render shows them; a move logged after the end has no player.
+        history = [(p, m["move"]) for m, p in
+                   list(zip(info["moves"], players))[:report.number or None] if p is not None]
+        ctx.out.print()
+        ctx.out.print("[bold]%s[/bold]" % ("Final position" if report.number is None else
+                                           "Position after move %d" % report.number))
+        ctx.out.print(render.render_game(report.state, {}, history, width=ctx.out.width,
+                                         palette=_palette(ctx.out)))
+        ctx.out.print()
+        _print_end(ctx, report.state, info, report.number)
+    if not report.ok:
+        return ctx.fail("game %d does not replay: %s" % (args.id, report.message))
+    ctx.out.print("[green]Every digest matches the replay (%d moves).[/green]"
+                  % len(info["moves"]))
+    return 0
+
+
+# ---------------------------------------------------------------- replay
+
+def cmd_replay(args, ctx):
+    log = ctx.open()
+    info = log.game(args.id)
+    record, digests = log.record(args.id)
+    _header(ctx, info)
+    out = ctx.out
+    palette = _palette(out)
+    try:
+        state = games.start(record)
+    except BadPosition as exc:
+        return ctx.fail("game %d cannot be set up: %s" % (args.id, exc))
+    out.print()
+    out.print(render.render_game(state, {}, [], width=out.width, palette=palette))
+    stepping = args.step
+    history = []
+    steps = gamelog.replay_steps(record, digests)
+    for k in range(1, len(record["moves"]) + 1):
+        if stepping:
+            try:
+                answer = out.input("[dim]Enter: move %d of %d; q: stop[/dim] "
+                                   % (k, len(record["moves"])))
+            except EOFError:
+                stepping = False  # no more input: play the rest without waiting
+                answer = ""
+            if answer.strip().lower() in ("q", "quit"):
+                out.print("Stopped before move %d; the moves so far match the log." % k)
+                return 0
+        elif args.delay and k > 1:
+            time.sleep(args.delay)
+        step = next(steps)
+        if step.player is not None:
+            history.append((step.player, step.move))
+        out.print()
+        out.print("[bold]%d. %s %s[/bold]" % (step.number, gamelog.player_label(step.player),
+                                              escape(step.move)))
+        if step.illegal is not None:
+            return ctx.fail("move %d (%s): the logged move %r is illegal: %s"
+                            % (step.number, gamelog.player_label(step.player), step.move,
+                               step.illegal))
+        state = step.state
+        out.print(render.render_game(state, {}, history, width=out.width, palette=palette))
+        if step.logged_digest != step.replayed_digest:
+            return ctx.fail("move %d (%s %s): digest mismatch: the log has %s, the replay gives "
+                            "%s" % (step.number, gamelog.player_label(step.player), step.move,
+                                    step.logged_digest, step.replayed_digest))
+        out.print("[green]digest %s matches the log[/green]" % step.replayed_digest)
+    out.print()
+    diff = gamelog.result_difference(info["result"], state)
+    out.print("[green]All %d moves replayed; every digest matches the log.[/green]"
+              % len(record["moves"]))
+    _print_end(ctx, state, info)
+    if diff:
+        return ctx.fail("game %d: the logged result differs from the replay: %s"
+                        % (args.id, diff))
+    return 0
+
+
+# ---------------------------------------------------------------- export and import
+
+def _write_atomically(path, text):
+    tmp = "%s.tmp%d" % (path, os.getpid())
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def cmd_export(args, ctx):
+    log = ctx.open()
+    report = log.verify(args.id)
+    if args.format == "json":
+        text = gamelog.export_json(log, args.id)
+    else:
+        text = gamelog.export_text(log, args.id)
+    if not report.ok:
+        ctx.warn("game %d does not replay cleanly (exported as logged): %s"
+                 % (args.id, report.message))
+    if args.output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return 0
+    target = Path(args.output)
+    if target.is_dir():
+        return ctx.fail("%s is a folder" % args.output)
+    try:
+        _write_atomically(target, text)
+    except OSError as exc:
+        return ctx.fail("cannot write %s: %s" % (args.output, exc.strerror or exc))
+    ctx.err.print("Game %d written to %s (%s, %d moves)."
+                  % (args.id, escape(args.output), args.format, report.moves))
+    return 0
+
+
+def _read_import(name):
+    if name == "-":
+        data = sys.stdin.buffer.read(MAX_IMPORT_BYTES + 1) if hasattr(sys.stdin, "buffer") \
+            else sys.stdin.read(MAX_IMPORT_BYTES + 1).encode("utf-8")
+    else:
+        path = Path(name)
+        if path.is_dir():
+            raise GameLogError("%s is a folder, not a game file" % name)
+        try:
+            with open(path, "rb") as f:
+                data = f.read(MAX_IMPORT_BYTES + 1)
+        except FileNotFoundError:
+            raise GameLogError("no such file: %s" % name)
+        except OSError as exc:
+            raise GameLogError("cannot read %s: %s" % (name, exc.strerror or exc))
+    if len(data) > MAX_IMPORT_BYTES:
+        raise GameLogError("%s is larger than %d MB: not a game record"
+                           % (name, MAX_IMPORT_BYTES // (1024 * 1024)))
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise GameLogError("%s line %d: not UTF-8 text" % (name, line))
+
+
+def cmd_import(args, ctx):
+    text = _read_import(args.file)
+    kind = "json" if text.lstrip().startswith("{") else "text"
+    log = ctx.open(create=True)
+    try:
+        if kind == "json":
+            gid, report = gamelog.import_json(log, text, force=args.force)
+        else:
+            gid, report = gamelog.import_text(log, text, force=args.force)
+    except gamelog.BadImport as exc:
+        return ctx.fail("%s: %s" % (args.file, exc))
+    info = log.game(gid)
+    if not report.ok:
+        ctx.warn("imported although it does not replay cleanly (--force): %s" % report.message)
+    ctx.out.print("Imported %s (%s) as game [bold]%d[/bold]: %d moves, status %s."
+                  % (escape(args.file), kind, gid, info["move_count"], info["status"]))
+    return 0
+
+
+ACTIONS = {
+    "list": cmd_list,
+    "show": cmd_show,
+    "replay": cmd_replay,
+    "export": cmd_export,
+    "import": cmd_import,
+}

@@ -1,0 +1,664 @@
+"""The frame codec of the board-host link: COBS frames, CRC-16, message types and payloads.
+
+On the wire every frame is `cobs(body) + b"\\x00"`, and a body is
+
+    type (u8) | seq (u8) | ack (u8) | payload (0..MAX_PAYLOAD bytes) | crc16 (u16, big-endian)
+
+with CRC-16/CCITT-FALSE over type..payload. docs/protocol.md is the specification; this
+module is its one implementation, shared by the board (MicroPython) and the host (CPython).
+
+Why by hand: the `cobs` package on PyPI is CPython-only (a C extension plus a Python
+fallback that uses CPython-only features), and MicroPython has no CRC-16, so both are
+written here in the subset of Python the two runtimes share. The tests check this codec
+against the `cobs` package byte for byte.
+
+Memory: a FrameReader preallocates two buffers of MAX_FRAME bytes and never grows them;
+decoding a frame allocates the payload it returns, the result list and a few small
+memoryview slices (and an error object for a bad frame). Encoding allocates the body, a
+work buffer and the encoded frame. No function raises on bad
+input from the wire: errors come back as WireError values naming what was wrong.
+"""
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):  # type: ignore[misc]
+        return x
+
+import binascii
+import json
+from array import array
+
+PROTOCOL_VERSION = const(1)  # the major version: both ends must speak the same one
+PROTOCOL_MINOR = const(0)  # additions a peer may ignore (new JSON fields)
+
+MAX_PAYLOAD = const(1024)
+HEADER_SIZE = const(3)  # type, seq, ack
+CRC_SIZE = const(2)
+MIN_BODY = const(5)  # HEADER_SIZE + CRC_SIZE: an empty payload
+MAX_BODY = const(1029)  # MIN_BODY + MAX_PAYLOAD
+# Encoded bytes of one frame, without its delimiter. COBS adds one byte per 254 bytes of
+# body (at most 5 for MAX_BODY), so a valid frame needs at most 1034: the margin keeps a
+# newer peer's slightly larger frame from being cut while still bounding the buffer.
+MAX_FRAME = const(1200)
+
+# Message types. Bare ACK frames are produced and consumed by the session layer only.
+HELLO = const(0x01)  # JSON: versions, nonce, capabilities; always seq 0
+HELLO_OK = const(0x02)  # JSON; always seq 0
+REFUSE = const(0x03)  # UTF-8 reason; always seq 0
+ACK = const(0x04)  # empty: carries only the ack field
+PING = const(0x05)  # any bytes, echoed by PONG; seq 0
+PONG = const(0x06)
+GAME = const(0x10)  # JSON game event
+MOVE = const(0x11)  # binary: see pack_move
+STATE_REQ = const(0x12)  # empty
+STATE = const(0x13)  # JSON
+MOVES_REQ = const(0x14)  # binary: see pack_moves_req
+MOVES = const(0x15)  # binary: see pack_moves
+KEY = const(0x16)  # binary: see pack_key
+MODE = const(0x20)  # u8: MODE_STANDALONE or MODE_TERMINAL
+PIXELS = const(0x21)  # 147 bytes: r, g, b for keys 0..48
+PIXELS_DIFF = const(0x22)  # repeated [key, r, g, b]
+REPL = const(0x30)  # empty: the board leaves the app for the MicroPython REPL
+LOG = const(0x31)  # UTF-8 text
+
+TYPE_NAMES = {
+    HELLO: "HELLO", HELLO_OK: "HELLO_OK", REFUSE: "REFUSE", ACK: "ACK", PING: "PING",
+    PONG: "PONG", GAME: "GAME", MOVE: "MOVE", STATE_REQ: "STATE_REQ", STATE: "STATE",
+    MOVES_REQ: "MOVES_REQ", MOVES: "MOVES", KEY: "KEY", MODE: "MODE", PIXELS: "PIXELS",
+    PIXELS_DIFF: "PIXELS_DIFF", REPL: "REPL", LOG: "LOG",
+}
+
+MODE_STANDALONE = const(0)
+MODE_TERMINAL = const(1)
+KEYS = const(49)  # the 7x7 keys, indexed 0..48 as in the firmware's layout
+PIXELS_SIZE = const(147)  # KEYS * 3
+DIGEST_SIZE = const(8)  # raw bytes of a state digest (16 hex digits)
+U32_MAX = const(0xFFFFFFFF)
+
+
+# --- errors -------------------------------------------------------------------------
+
+class WireError(ValueError):
+    """Something on the wire (or a payload) that is not what the protocol allows.
+
+    FrameReader and decode_body RETURN these as values (input from the wire never makes
+    them raise); encode_frame and the payload helpers RAISE them. `kind` is a short fixed
+    word for counters ("cobs", "crc", "short", "long", "type", "payload"); str(error) says
+    what exactly was wrong.
+    """
+
+    kind = "wire"
+
+    def __init__(self, message):
+        super().__init__(message)
+        self.message = message
+
+
+class BadCobs(WireError):
+    """The bytes between two delimiters are not a valid COBS encoding."""
+    kind = "cobs"
+
+
+class BadCrc(WireError):
+    """The frame decoded, but its CRC does not match its contents."""
+    kind = "crc"
+
+
+class TooShort(WireError):
+    """A body shorter than type + seq + ack + CRC."""
+    kind = "short"
+
+
+class TooLong(WireError):
+    """A frame over MAX_FRAME (discarded up to the next delimiter) or a payload over MAX_PAYLOAD."""
+    kind = "long"
+
+
+class UnknownType(WireError):
+    """A frame with a good CRC whose type this side does not know."""
+    kind = "type"
+
+
+class BadPayload(WireError):
+    """A payload that does not have the layout its message type requires."""
+    kind = "payload"
+
+
+ERROR_KINDS = ("cobs", "crc", "short", "long", "type", "payload")
+
+
+def type_name(t):
+    """The name of a message type for logs: "MOVE", or "0x7f" for an unknown one."""
+    name = TYPE_NAMES.get(t)
+    return name if name is not None else "0x%02x" % t
+
+
+# --- CRC-16/CCITT-FALSE ---------------------------------------------------------------
+# poly 0x1021, init 0xFFFF, no reflection, xorout 0; check value 0x29B1 for b"123456789".
+# No final xor means a valid body followed by 0x00 bytes is valid too (the register is 0
+# after a message and its CRC, and zeros keep it 0). In a COBS stream that is an extra
+# 0x01 right before a delimiter: an insertion, never a single substituted byte as long as
+# no sender writes two delimiters in a row (this module never does). docs/protocol.md,
+# "What the CRC does not catch".
+# A 256-entry table costs 512 bytes (array 'H') and one lookup per byte; the bitwise form
+# needs no table but runs 8 shift/xor steps per byte, about 8x slower under MicroPython
+# (measured in tests/mp_scripts/wire_vectors.py bench). The table is built once, here.
+
+def _crc_table():
+    table = array("H", range(256))
+    for i in range(256):
+        c = i << 8
+        for _ in range(8):
+            c = (((c << 1) ^ 0x1021) if c & 0x8000 else (c << 1)) & 0xFFFF
+        table[i] = c
+    return table
+
+
+_CRC_TABLE = _crc_table()
+
+
+def crc16(data, crc=0xFFFF):
+    """CRC-16/CCITT-FALSE of a bytes-like `data`; pass a previous result as `crc` to continue."""
+    table = _CRC_TABLE
+    for b in data:
+        crc = ((crc << 8) & 0xFFFF) ^ table[(crc >> 8) ^ b]
+    return crc
+
+
+def crc16_bitwise(data, crc=0xFFFF):
+    """The same CRC without a table (reference for the tests and the measurement)."""
+    for b in data:
+        crc ^= b << 8
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x1021) & 0xFFFF if crc & 0x8000 else (crc << 1) & 0xFFFF
+    return crc
+
+
+# --- COBS -------------------------------------------------------------------------------
+# Consistent Overhead Byte Stuffing (Cheshire and Baker, 1999): every zero of the data is
+# replaced by a code byte giving the distance to the next zero, so 0x00 never appears in a
+# frame and can delimit frames; a receiver resynchronises at the next 0x00 after any noise.
+# Runs of 254 non-zero bytes get code 0xFF (no zero follows). The last block drops its
+# implicit trailing zero, and a final run of exactly 254 bytes gets no extra 0x01 block:
+# the same choices as the `cobs` package and the Wikipedia examples.
+# The loops work block by block with bytes.find and slice copies (done in C on both
+# runtimes), not byte by byte in Python.
+
+def _cobs_encode_into(data, n, out, o):
+    """Encode data[:n] (bytes or bytearray) at out[o:]; returns the end index."""
+    mv = memoryview(data)
+    i = 0
+    while True:
+        z = data.find(b"\x00", i, n)
+        end = n if z < 0 else z
+        # Full 254-byte blocks. Before a zero even an exact 254 takes a full block, and the
+        # zero then needs its own 0x01 block; at the very end the last block may be full.
+        while end - i > 254 or (z >= 0 and end - i == 254):
+            out[o] = 0xFF
+            out[o + 1:o + 255] = mv[i:i + 254]
+            o += 255
+            i += 254
+        k = end - i
+        out[o] = k + 1
+        if k:
+            out[o + 1:o + 1 + k] = mv[i:end]
+        o += k + 1
+        if z < 0:
+            return o
+        i = z + 1
+
+
+def cobs_encode(data):
+    """COBS encoding of a bytes-like `data` (no delimiter): bytes without any 0x00."""
+    if not isinstance(data, (bytes, bytearray)):
+        data = bytes(data)
+    n = len(data)
+    out = bytearray(n + n // 254 + 1)  # the most COBS can need: one code per 254 bytes
+    o = _cobs_encode_into(data, n, out, 0)
+    return bytes(memoryview(out)[:o])
+
+
+def _cobs_decode_into(src, n, dst):
+    """Decode src[:n] (no zeros in it) into dst; returns the length or a BadCobs error."""
+    mv = memoryview(src)
+    i = 0
+    o = 0
+    while i < n:
+        c = src[i]
+        j = i + c
+        if j > n:
+            return BadCobs("bad COBS: the block at byte %d says %d bytes follow, only %d do"
+                           % (i, c - 1, n - i - 1))
+        k = c - 1
+        if k:
+            dst[o:o + k] = mv[i + 1:j]
+            o += k
+        i = j
+        if c != 0xFF and i < n:  # a block under 254 bytes stood for data + one zero
+            dst[o] = 0
+            o += 1
+    return o
+
+
+def cobs_decode(data):
+    """Decode one COBS-encoded block of bytes (no delimiter). Returns bytes or a BadCobs."""
+    if not isinstance(data, (bytes, bytearray)):
+        data = bytes(data)
+    n = len(data)
+    z = data.find(b"\x00")
+    if z >= 0:
+        return BadCobs("bad COBS: a zero byte inside the frame at byte %d" % z)
+    out = bytearray(n)
+    m = _cobs_decode_into(data, n, out)
+    if isinstance(m, WireError):
+        return m
+    return bytes(memoryview(out)[:m])
+
+
+# --- frames -----------------------------------------------------------------------------
+
+def encode_frame(type, seq, ack, payload=b""):
+    """The bytes to write for one frame: cobs(body) + b"\\x00". Raises WireError or ValueError
+    for a payload over MAX_PAYLOAD, an unknown type, or seq/ack outside 0..255."""
+    n = len(payload)
+    if n > MAX_PAYLOAD:
+        raise TooLong("payload of %d bytes: at most %d fit in a frame" % (n, MAX_PAYLOAD))
+    if type not in TYPE_NAMES:
+        raise UnknownType("cannot send unknown message type %d" % type)
+    if not (0 <= seq <= 255 and 0 <= ack <= 255):
+        raise ValueError("seq and ack are bytes, not %r and %r" % (seq, ack))
+    body = bytearray(n + MIN_BODY)
+    body[0] = type
+    body[1] = seq
+    body[2] = ack
+    if n:
+        body[3:3 + n] = payload
+    crc = crc16(memoryview(body)[:3 + n])
+    body[3 + n] = crc >> 8
+    body[4 + n] = crc & 0xFF
+    size = n + MIN_BODY
+    # Room for the worst case (one code byte per 254 bytes, plus the delimiter), then one
+    # copy of what was used into the bytes returned. bytearray() starts zeroed, so the
+    # byte after the encoding is already the delimiter.
+    out = bytearray(size + size // 254 + 2)
+    o = _cobs_encode_into(body, size, out, 0)
+    return bytes(memoryview(out)[:o + 1])
+
+
+def _decode_body(body, n):
+    """Check and split body[:n]: (type, seq, ack, payload bytes) or a WireError."""
+    if n < MIN_BODY:
+        return TooShort("frame too short: %d bytes, a frame has at least %d" % (n, MIN_BODY))
+    mv = memoryview(body)
+    got = (body[n - 2] << 8) | body[n - 1]
+    want = crc16(mv[:n - 2])
+    if got != want:
+        return BadCrc("bad CRC: frame of %d bytes says %04x, contents give %04x" % (n, got, want))
+    t = body[0]
+    if t not in TYPE_NAMES:
+        return UnknownType("unknown message type 0x%02x (seq %d, %d bytes of payload)"
+                           % (t, body[1], n - MIN_BODY))
+    if n > MAX_BODY:
+        return TooLong("payload of %d bytes: at most %d are allowed" % (n - MIN_BODY, MAX_PAYLOAD))
+    return (t, body[1], body[2], bytes(mv[3:n - 2]))
+
+
+def decode_body(body):
+    """Check a COBS-decoded body: (type, seq, ack, payload) or a WireError value (never raises)."""
+    return _decode_body(body, len(body))
+
+
+def decode_frame(frame):
+    """Decode one whole frame (with or without its trailing delimiter): a tuple or a WireError."""
+    if len(frame) and frame[-1] == 0:
+        frame = frame[:-1]
+    body = cobs_decode(frame)
+    if isinstance(body, WireError):
+        return body
+    return decode_body(body)
+
+
+class FrameReader:
+    """Cuts a byte stream into frames and checks them.
+
+    feed(data) takes any chunk of bytes (a frame may arrive split anywhere, several frames
+    may arrive at once) and returns a list, in stream order, of the frames completed by
+    this chunk: each a tuple (type, seq, ack, payload) or a WireError value. It never
+    raises on any input and does a bounded amount of work per byte.
+
+    - Empty frames (two delimiters in a row) are ignored, so a host that opens the port may
+      write a lone 0x00 first to end whatever partial frame noise left in the board. Never
+      right after a frame, though: see the note on the CRC above.
+    - Bytes before the first delimiter after power-up or noise form one bad frame, reported
+      like any other; the next delimiter resynchronises.
+    - A frame growing past max_frame bytes is reported once as TooLong as soon as it
+      overflows, and every byte up to the next delimiter is discarded.
+    """
+
+    def __init__(self, max_frame=MAX_FRAME):
+        self._raw = bytearray(max_frame)  # encoded bytes of the frame being received
+        self._body = bytearray(max_frame)  # its COBS-decoded body (never longer)
+        self._n = 0
+        self._skip = False  # discarding an oversize frame up to the next delimiter
+
+    def reset(self):
+        """Forget a partial frame (not needed at a session reset: framing is independent)."""
+        self._n = 0
+        self._skip = False
+
+    @property
+    def partial(self):
+        """Bytes of an unfinished frame held in the buffer."""
+        return self._n
+
+    def feed(self, data):
+        out = []
+        if not isinstance(data, (bytes, bytearray)):
+            data = bytes(data)  # memoryview and other buffers: find() needs bytes
+        n = len(data)
+        mv = memoryview(data)
+        raw = self._raw
+        cap = len(raw)
+        i = 0
+        while i < n:
+            z = data.find(b"\x00", i)
+            end = n if z < 0 else z
+            k = end - i
+            if k and not self._skip:
+                if self._n + k > cap:
+                    out.append(TooLong("frame longer than %d bytes: discarded up to the next"
+                                       " delimiter" % cap))
+                    self._skip = True
+                    self._n = 0
+                else:
+                    raw[self._n:self._n + k] = mv[i:end]
+                    self._n += k
+            if z < 0:
+                break
+            if self._skip:
+                self._skip = False
+            elif self._n:
+                out.append(self._finish())
+            self._n = 0
+            i = z + 1
+        return out
+
+    def _finish(self):
+        m = _cobs_decode_into(self._raw, self._n, self._body)
+        if isinstance(m, WireError):
+            return m
+        return _decode_body(self._body, m)
+
+
+# --- payloads -------------------------------------------------------------------------
+# Helpers raise BadPayload (a WireError) with a message naming the message type and the
+# problem. Integers are big-endian. Move texts are printable ASCII (0x20..0x7E), so they
+# can never contain the b"\n" that separates them in MOVES.
+
+def _u16(b, i):
+    return (b[i] << 8) | b[i + 1]
+
+
+def _u32(b, i):
+    return (b[i] << 24) | (b[i + 1] << 16) | (b[i + 2] << 8) | b[i + 3]
+
+
+def _put_u16(out, i, v):
+    out[i] = (v >> 8) & 0xFF
+    out[i + 1] = v & 0xFF
+
+
+def _put_u32(out, i, v):
+    out[i] = (v >> 24) & 0xFF
+    out[i + 1] = (v >> 16) & 0xFF
+    out[i + 2] = (v >> 8) & 0xFF
+    out[i + 3] = v & 0xFF
+
+
+def _check_int(what, name, v, lo, hi):
+    if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
+        raise BadPayload("%s: %s must be an integer in %d..%d, not %r" % (what, name, lo, hi, v))
+
+
+def _check_len(what, payload, least):
+    if len(payload) < least:
+        raise BadPayload("%s payload too short: %d bytes, at least %d" % (what, len(payload), least))
+
+
+def _move_bytes(what, move):
+    """A move text as ASCII bytes, or BadPayload."""
+    if not isinstance(move, str):
+        raise BadPayload("%s: a move is a str, not %r" % (what, move))
+    b = move.encode()
+    if not b or len(b) != len(move):  # UTF-8 of non-ASCII text is longer than the text
+        raise BadPayload("%s: a move is non-empty ASCII text, not %r" % (what, move))
+    _check_move_text(what, b)
+    return b
+
+
+def _check_move_text(what, b):
+    for c in b:
+        if c < 0x20 or c > 0x7E:
+            raise BadPayload("%s: byte 0x%02x in a move text (printable ASCII only)" % (what, c))
+
+
+def pack_move(game, n, digest_hex, move):
+    """MOVE payload: u32 game id, u16 move number (1-based), 8 digest bytes, move text."""
+    _check_int("MOVE", "game", game, 0, U32_MAX)
+    _check_int("MOVE", "move number", n, 1, 0xFFFF)
+    if not isinstance(digest_hex, str) or len(digest_hex) != 2 * DIGEST_SIZE:
+        raise BadPayload("MOVE: the digest is %d hex digits, not %r" % (2 * DIGEST_SIZE, digest_hex))
+    try:
+        digest = binascii.unhexlify(digest_hex)
+    except Exception:  # ValueError on CPython, ValueError/TypeError on MicroPython
+        raise BadPayload("MOVE: the digest %r is not hexadecimal" % (digest_hex,))
+    text = _move_bytes("MOVE", move)
+    size = 6 + DIGEST_SIZE + len(text)
+    if size > MAX_PAYLOAD:
+        raise BadPayload("MOVE: move text of %d bytes is too long" % len(text))
+    out = bytearray(size)
+    _put_u32(out, 0, game)
+    _put_u16(out, 4, n)
+    out[6:6 + DIGEST_SIZE] = digest
+    out[6 + DIGEST_SIZE:] = text
+    return bytes(out)
+
+
+def unpack_move(payload):
+    """(game, n, digest_hex, move) from a MOVE payload, or BadPayload."""
+    _check_len("MOVE", payload, 6 + DIGEST_SIZE + 1)
+    n = _u16(payload, 4)
+    if n == 0:
+        raise BadPayload("MOVE: move numbers start at 1, got 0")
+    text = bytes(payload[6 + DIGEST_SIZE:])
+    _check_move_text("MOVE", text)
+    digest = binascii.hexlify(bytes(payload[6:6 + DIGEST_SIZE])).decode()
+    return _u32(payload, 0), n, digest, text.decode()
+
+
+def pack_moves_req(game, first):
+    """MOVES_REQ payload: u32 game id, u16 first move number wanted (1-based)."""
+    _check_int("MOVES_REQ", "game", game, 0, U32_MAX)
+    _check_int("MOVES_REQ", "first move number", first, 1, 0xFFFF)
+    out = bytearray(6)
+    _put_u32(out, 0, game)
+    _put_u16(out, 4, first)
+    return bytes(out)
+
+
+def unpack_moves_req(payload):
+    """(game, first) from a MOVES_REQ payload, or BadPayload."""
+    if len(payload) != 6:
+        raise BadPayload("MOVES_REQ payload is 6 bytes, not %d" % len(payload))
+    first = _u16(payload, 4)
+    if first == 0:
+        raise BadPayload("MOVES_REQ: move numbers start at 1, got 0")
+    return _u32(payload, 0), first
+
+
+def pack_moves(game, first, moves, limit=MAX_PAYLOAD):
+    """Pack as many of `moves` (numbered from `first`) as fit in `limit` bytes.
+
+    Returns (payload, count): the MOVES payload (u32 game, u16 first, then the move texts
+    joined by b"\\n") and how many moves it holds. The sender loops, asking again from
+    first + count with moves[count:], until count covers the list; an empty list packs a
+    MOVES with no moves (the answer "nothing from `first` on"). At least one move always
+    fits in MAX_PAYLOAD, so count > 0 whenever moves is not empty.
+    """
+    _check_int("MOVES", "game", game, 0, U32_MAX)
+    _check_int("MOVES", "first move number", first, 1, 0xFFFF)
+    size = 6
+    count = 0
+    for move in moves:
+        b = _move_bytes("MOVES", move)
+        extra = len(b) + (1 if count else 0)
+        if size + extra > limit or first + count > 0xFFFF:
+            break
+        size += extra
+        count += 1
+    if moves and not count:
+        raise BadPayload("MOVES: move %r does not fit in %d bytes" % (moves[0], limit))
+    out = bytearray(size)
+    _put_u32(out, 0, game)
+    _put_u16(out, 4, first)
+    i = 6
+    for k in range(count):
+        if k:
+            out[i] = 0x0A
+            i += 1
+        b = moves[k].encode()
+        out[i:i + len(b)] = b
+        i += len(b)
+    return bytes(out), count
+
+
+def unpack_moves(payload):
+    """(game, first, [move, ...]) from a MOVES payload, or BadPayload."""
+    _check_len("MOVES", payload, 6)
+    first = _u16(payload, 4)
+    if first == 0:
+        raise BadPayload("MOVES: move numbers start at 1, got 0")
+    moves = []
+    text = bytes(payload[6:])
+    if text:
+        for part in text.split(b"\n"):
+            if not part:
+                raise BadPayload("MOVES: an empty move text (two separators in a row or at an end)")
+            _check_move_text("MOVES", part)
+            moves.append(part.decode())
+    return _u32(payload, 0), first, moves
+
+
+def pack_key(key, pressed):
+    """KEY payload: u8 key index 0..48, u8 1 pressed / 0 released."""
+    _check_int("KEY", "key", key, 0, KEYS - 1)
+    return bytes((key, 1 if pressed else 0))
+
+
+def unpack_key(payload):
+    """(key, pressed: bool) from a KEY payload, or BadPayload."""
+    if len(payload) != 2:
+        raise BadPayload("KEY payload is 2 bytes, not %d" % len(payload))
+    key = payload[0]
+    if key >= KEYS:
+        raise BadPayload("KEY: key index %d, the board has keys 0..%d" % (key, KEYS - 1))
+    if payload[1] > 1:
+        raise BadPayload("KEY: pressed is 0 or 1, not %d" % payload[1])
+    return key, payload[1] == 1
+
+
+def pack_mode(mode):
+    _check_int("MODE", "mode", mode, MODE_STANDALONE, MODE_TERMINAL)
+    return bytes((mode,))
+
+
+def unpack_mode(payload):
+    """MODE_STANDALONE or MODE_TERMINAL from a MODE payload, or BadPayload."""
+    if len(payload) != 1 or payload[0] > MODE_TERMINAL:
+        raise BadPayload("MODE payload is one byte 0 (standalone) or 1 (terminal)")
+    return payload[0]
+
+
+def check_pixels(payload):
+    """A PIXELS payload is exactly 147 bytes (r, g, b of keys 0..48); returns it or BadPayload."""
+    if len(payload) != PIXELS_SIZE:
+        raise BadPayload("PIXELS payload is %d bytes, not %d" % (PIXELS_SIZE, len(payload)))
+    return payload
+
+
+def pack_pixels_diff(changes):
+    """PIXELS_DIFF payload from (key, r, g, b) tuples: 4 bytes each, at most 49 of them."""
+    changes = list(changes)
+    if len(changes) > KEYS:
+        raise BadPayload("PIXELS_DIFF: %d changes, at most %d" % (len(changes), KEYS))
+    out = bytearray(4 * len(changes))
+    i = 0
+    for change in changes:
+        if len(change) != 4:
+            raise BadPayload("PIXELS_DIFF: a change is (key, r, g, b), not %r" % (change,))
+        _check_int("PIXELS_DIFF", "key", change[0], 0, KEYS - 1)
+        for v in change[1:]:
+            _check_int("PIXELS_DIFF", "colour", v, 0, 255)
+        out[i:i + 4] = bytes(change)
+        i += 4
+    return bytes(out)
+
+
+def unpack_pixels_diff(payload):
+    """[(key, r, g, b), ...] from a PIXELS_DIFF payload, or BadPayload.
+
+    The firmware may instead walk the payload in steps of 4 after this check passed on it
+    once; the list is for the host and the tests."""
+    if len(payload) % 4 or len(payload) > 4 * KEYS:
+        raise BadPayload("PIXELS_DIFF payload is 4 bytes per key, at most %d: got %d bytes"
+                         % (4 * KEYS, len(payload)))
+    changes = []
+    for i in range(0, len(payload), 4):
+        if payload[i] >= KEYS:
+            raise BadPayload("PIXELS_DIFF: key index %d, the board has keys 0..%d"
+                             % (payload[i], KEYS - 1))
+        changes.append((payload[i], payload[i + 1], payload[i + 2], payload[i + 3]))
+    return changes
+
+
+def pack_json(obj):
+    """Compact JSON as UTF-8 (HELLO, HELLO_OK, GAME, STATE). Key order is not defined."""
+    b = json.dumps(obj, separators=(",", ":")).encode()
+    if len(b) > MAX_PAYLOAD:
+        raise BadPayload("JSON payload of %d bytes: at most %d" % (len(b), MAX_PAYLOAD))
+    return b
+
+
+def unpack_json(payload):
+    """The JSON object (a dict) of a HELLO, HELLO_OK, GAME or STATE payload, or BadPayload."""
+    try:
+        obj = json.loads(bytes(payload).decode())
+    except Exception:  # UnicodeError, ValueError; MicroPython may raise others on garbage
+        raise BadPayload("payload is not UTF-8 JSON (%d bytes)" % len(payload))
+    if not isinstance(obj, dict):
+        raise BadPayload("payload is JSON but not an object")
+    return obj
+
+
+def pack_text(text):
+    """UTF-8 text (REFUSE, LOG)."""
+    b = text.encode()
+    if len(b) > MAX_PAYLOAD:
+        raise BadPayload("text of %d bytes: at most %d" % (len(b), MAX_PAYLOAD))
+    return b
+
+
+def unpack_text(payload):
+    try:
+        return bytes(payload).decode()
+    except Exception:
+        raise BadPayload("text payload is not UTF-8 (%d bytes)" % len(payload))
+
+
+def version_refusal(peer_version):
+    """None if a peer speaking major version `peer_version` can talk to us, else the REFUSE reason."""
+    if peer_version == PROTOCOL_VERSION:
+        return None
+    return "protocol version %r not supported: this side speaks version %d" % (
+        peer_version, PROTOCOL_VERSION)

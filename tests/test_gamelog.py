@@ -1,0 +1,835 @@
+"""vora_host.gamelog and `vora games`: the SQLite game log.
+
+Every move is durable once add_move() returns (a second connection sees it), repeats are
+no-ops, conflicts and gaps raise, verify() finds the first bad digest or illegal move,
+both export formats round-trip through import, the CLI reports bad ids and bad files
+clearly without touching them, and a process killed while writing leaves every logged
+move whole.
+"""
+
+import hashlib
+import io
+import json
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from shared_rules import games, vora
+from shared_rules.errors import BadPosition, IllegalMove
+from vora_host import gamelog, games_cli
+from vora_host.bots import make_bot
+from vora_host.cli import main
+from vora_host.gamelog import (BadImport, DatabaseError, DatabaseLocked, GameClosed, GameLog,
+                               MoveConflict, MoveGap, NoSuchGame)
+from vora_host.record import load_record, result_of
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def wide_console(monkeypatch):
+    # rich wraps at the terminal width (80 when captured): keep each message on one line.
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.delenv(gamelog.DB_ENV, raising=False)
+
+
+@pytest.fixture
+def db(tmp_path):
+    return tmp_path / "games.sqlite3"
+
+
+@pytest.fixture
+def log(db):
+    with GameLog(db) as the_log:
+        yield the_log
+
+
+def play(seed, players=2, max_moves=None, bot="random", **options):
+    """A bot game: (moves, digests, final state)."""
+    state = vora.new_game(players, seed, **options)
+    bots = [make_bot(bot, seed * 10 + p) for p in range(players)]
+    moves, digests = [], []
+    while not state.is_over() and (max_moves is None or len(moves) < max_moves):
+        move = bots[state.to_act()](state)
+        state.play(move)
+        moves.append(move)
+        digests.append(state.digest())
+    return moves, digests, state
+
+
+def log_game(log, seed, players=2, max_moves=None, end=True, **start):
+    moves, digests, state = play(seed, players, max_moves)
+    start.setdefault("source", "terminal")
+    gid = log.start_game(players=players, seed=seed, **start)
+    for k, (m, d) in enumerate(zip(moves, digests), 1):
+        assert log.add_move(gid, k, m, d) is True
+    if end:
+        if state.is_over():
+            log.end_game(gid, "over", result_of(state))
+        else:
+            log.end_game(gid, "abandoned", result_of(state, "quit"))
+    return gid, moves, digests, state
+
+
+def raw(db):
+    """A connection of its own, as another program would open the file."""
+    return sqlite3.connect(str(db), isolation_level=None)
+
+
+def corrupt_digest(db, gid, number):
+    with raw(db) as conn:
+        conn.execute("UPDATE moves SET digest = '00000000deadbeef' WHERE game_id = ? AND "
+                     "number = ?", (gid, number))
+
+
+def sidecars(path):
+    return [p for p in (Path(str(path) + "-wal"), Path(str(path) + "-shm"),
+                        Path(str(path) + "-journal")) if p.exists()]
+
+
+# ---------------------------------------------------------------- where the file is
+
+def test_db_path_option_then_env_then_user_data_folder(monkeypatch, tmp_path):
+    import platformdirs
+    assert gamelog.resolve_db_path("x.sqlite3", env={"VORA_DB": "/e.sqlite3"}) == \
+        Path("x.sqlite3")
+    assert gamelog.resolve_db_path(None, env={"VORA_DB": "/e.sqlite3"}) == Path("/e.sqlite3")
+    assert gamelog.resolve_db_path(None, env={}) == \
+        Path(platformdirs.user_data_dir("vora", appauthor=False)) / "games.sqlite3"
+    # Without platformdirs: the XDG rule itself.
+    monkeypatch.setitem(sys.modules, "platformdirs", None)
+    assert gamelog.default_db_path({"XDG_DATA_HOME": str(tmp_path)}) == \
+        tmp_path / "vora" / "games.sqlite3"
+    assert gamelog.default_db_path({}) == \
+        Path(os.path.expanduser("~")) / ".local" / "share" / "vora" / "games.sqlite3"
+
+
+def test_schema_version_wal_full_sync_and_unique_moves(log, db):
+    gid = log.start_game(players=2, seed=1, source="virtual board")
+    log.add_move(gid, 1, "pass", "0123456789abcdef")
+    conn = log._conn
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == gamelog.SCHEMA_VERSION
+    assert conn.execute("PRAGMA application_id").fetchone()[0] == gamelog.APPLICATION_ID
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    with raw(db) as other, pytest.raises(sqlite3.IntegrityError):
+        other.execute("INSERT INTO moves (game_id, number, move, digest, logged_at) "
+                      "VALUES (?, 1, 'pass', '0123456789abcdef', 'now')", (gid,))
+    columns = {r[1] for r in conn.execute("PRAGMA table_info(games)")}
+    assert columns == {"id", "board_game_id", "game", "players", "seed", "options", "source",
+                       "started_at", "ended_at", "result", "status", "imported_at"}
+
+
+def test_migration_hook_runs_missing_steps_and_refuses_newer_files(db, monkeypatch):
+    calls = []
+
+    def to_2(conn):
+        calls.append(2)
+        conn.execute("ALTER TABLE games ADD COLUMN note TEXT")
+
+    GameLog(db).close()
+    monkeypatch.setattr(gamelog, "SCHEMA_VERSION", 2)
+    monkeypatch.setitem(gamelog.MIGRATIONS, 2, to_2)
+    with GameLog(db) as log:
+        assert log.schema_version == 2 and calls == [2]
+    with GameLog(db):
+        assert calls == [2]  # nothing left to migrate
+    monkeypatch.setattr(gamelog, "SCHEMA_VERSION", 1)
+    with pytest.raises(DatabaseError, match="newer vora"):
+        GameLog(db)
+
+
+def test_failed_migration_leaves_the_file_at_its_version(db, monkeypatch):
+    GameLog(db).close()
+
+    def broken(conn):
+        conn.execute("ALTER TABLE games ADD COLUMN note TEXT")
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(gamelog, "SCHEMA_VERSION", 2)
+    monkeypatch.setitem(gamelog.MIGRATIONS, 2, broken)
+    with pytest.raises(RuntimeError):
+        GameLog(db)
+    with raw(db) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+        assert "note" not in {r[1] for r in conn.execute("PRAGMA table_info(games)")}
+
+
+# ---------------------------------------------------------------- writing moves
+
+def test_every_move_is_durable_when_add_move_returns(log, db):
+    moves, digests, _ = play(3, max_moves=25)
+    gid = log.start_game(players=2, seed=3, source="board /dev/ttyACM0", board_game_id=77)
+    for k, (m, d) in enumerate(zip(moves, digests), 1):
+        assert log.add_move(gid, k, m, d) is True
+        # Another connection, opened afresh, already sees the move: it is committed.
+        with raw(db) as other:
+            rows = other.execute("SELECT number, move, digest FROM moves WHERE game_id = ? "
+                                 "ORDER BY number", (gid,)).fetchall()
+        assert rows == [(i, mm, dd) for i, (mm, dd) in enumerate(zip(moves[:k], digests[:k]), 1)]
+        with GameLog(db, create=False) as second:
+            assert second.game(gid)["move_count"] == k
+
+
+def test_a_repeated_move_is_logged_once(log):
+    gid = log.start_game(players=2, seed=1, source="terminal")
+    moves, digests, _ = play(1, max_moves=3)
+    for k in range(3):
+        assert log.add_move(gid, k + 1, moves[k], digests[k])
+    # A reconnect re-sends moves 2 and 3: nothing changes.
+    assert log.add_move(gid, 2, moves[1], digests[1]) is False
+    assert log.add_move(gid, 3, moves[2], digests[2]) is False
+    assert [m["move"] for m in log.game(gid)["moves"]] == moves[:3]
+
+
+def test_conflicting_move_or_digest_raises_naming_both(log):
+    gid = log.start_game(players=2, seed=1, source="terminal")
+    log.add_move(gid, 1, "push crow Sc", "0123456789abcdef")
+    with pytest.raises(MoveConflict) as info:
+        log.add_move(gid, 1, "push pig Sc", "0123456789abcdef")
+    exc = info.value
+    assert (exc.number, exc.logged_move, exc.move) == (1, "push crow Sc", "push pig Sc")
+    assert "push crow Sc" in str(exc) and "push pig Sc" in str(exc)
+    with pytest.raises(MoveConflict) as info:
+        log.add_move(gid, 1, "push crow Sc", "fedcba9876543210")
+    assert "0123456789abcdef" in str(info.value) and "fedcba9876543210" in str(info.value)
+    assert log.game(gid)["moves"][0]["move"] == "push crow Sc"
+
+
+def test_a_gap_raises_with_the_number_needed_next(log):
+    gid = log.start_game(players=2, seed=1, source="terminal")
+    log.add_move(gid, 1, "pass", "0123456789abcdef")
+    with pytest.raises(MoveGap) as info:
+        log.add_move(gid, 4, "pass", "0123456789abcdef")
+    assert info.value.expected == 2 and info.value.number == 4
+    assert "2 to 3 are missing" in str(info.value)
+    with pytest.raises(MoveGap):
+        log.add_move(log.start_game(players=2, seed=2, source="terminal"), 2, "pass",
+                     "0123456789abcdef")
+    assert log.game(gid)["move_count"] == 1
+
+
+def test_bad_arguments_and_unknown_games(log):
+    gid = log.start_game(players=2, seed=1, source="terminal")
+    for number, move, digest in ((0, "pass", "0123456789abcdef"),
+                                 (True, "pass", "0123456789abcdef"),
+                                 (1, "", "0123456789abcdef"), (1, "pass; drop", "0" * 16),
+                                 (1, "pass\n", "0" * 16), (1, "pass", "0123"),
+                                 (1, "pass", "0123456789ABCDEF")):
+        with pytest.raises(ValueError):
+            log.add_move(gid, number, move, digest)
+    with pytest.raises(NoSuchGame):
+        log.add_move(gid + 1, 1, "pass", "0123456789abcdef")
+    with pytest.raises(NoSuchGame):
+        log.game(99)
+    with pytest.raises(ValueError, match="cannot be set up"):
+        log.start_game(players=5, seed=1, source="terminal")
+    with pytest.raises(ValueError, match="unknown option"):
+        log.start_game(players=2, seed=1, source="terminal", options={"colour": "red"})
+    with pytest.raises(ValueError, match="source"):
+        log.start_game(players=2, seed=1, source="my laptop")
+    with pytest.raises(ValueError, match="u32"):
+        log.start_game(players=2, seed=1, source="board x", board_game_id=1 << 32)
+    with pytest.raises(ValueError):
+        log.end_game(gid, "over", {"over": True})
+    with pytest.raises(ValueError):
+        log.end_game(gid, "playing")
+
+
+def test_options_are_stored_with_every_default(log):
+    gid = log.start_game(players=3, seed=4, source="terminal", options={"box": {"water": 20,
+                                                                                "grass": 20}})
+    options = log.game(gid)["options"]
+    assert options["seats"] == "SWN" and options["pushed_out"] == "box"
+    assert options["max_turns"] == vora.DEFAULT_MAX_TURNS
+    assert options["box"]["water"] == 20 and options["box"]["pig"] == 0
+    record, digests = log.record(gid)
+    assert games.start(record) == vora.new_game(3, 4, box={"water": 20, "grass": 20})
+
+
+def test_end_resume_and_find_after_reconnect(log):
+    moves, digests, state = play(5, max_moves=6)
+    gid = log.start_game(players=2, seed=5, source="board /dev/ttyACM0", board_game_id=4242)
+    for k in range(4):
+        log.add_move(gid, k + 1, moves[k], digests[k])
+    assert log.end_game(gid, "interrupted") is True
+    assert log.end_game(gid, "interrupted") is False  # the same end again: nothing changes
+    found = log.find_game(4242, 5)
+    assert found["id"] == gid and found["move_count"] == 4 and found["status"] == "interrupted"
+    assert log.find_game(4242, 6) is None and log.find_game(1, 5) is None
+    # The board is back: the next move continues the game.
+    assert log.add_move(gid, 5, moves[4], digests[4])
+    assert log.game(gid)["status"] == "playing" and log.game(gid)["ended_at"] is None
+    log.end_game(gid, "abandoned", result_of(state, "quit"))
+    with pytest.raises(GameClosed):
+        log.add_move(gid, 6, moves[5], digests[5])
+    assert log.add_move(gid, 5, moves[4], digests[4]) is False  # a repeat is still fine
+    assert [g["id"] for g in log.games(status="abandoned")] == [gid]
+    assert log.games(status="over") == []
+
+
+def test_an_imported_copy_is_never_continued_by_a_reconnect(log):
+    gid, moves, digests, _ = log_game(log, 6, max_moves=4, end=False,
+                                      source="board /dev/ttyACM0", board_game_id=5)
+    copy, _ = gamelog.import_json(log, gamelog.export_json(log, gid))
+    assert log.game(copy)["imported_at"] is not None and log.game(gid)["imported_at"] is None
+    assert log.find_game(5, 6)["id"] == gid
+
+
+def test_games_lists_newest_first_with_limit(log):
+    ids = [log.start_game(players=2, seed=s, source="terminal") for s in range(5)]
+    assert [g["id"] for g in log.games()] == ids[::-1]
+    assert [g["id"] for g in log.games(limit=2)] == ids[:-3:-1]
+    with pytest.raises(ValueError):
+        log.games(status="won")
+
+
+# ---------------------------------------------------------------- replay and verify
+
+def test_record_replays_with_shared_rules_and_verifies(log):
+    gid, moves, digests, state = log_game(log, 11)
+    record, logged = log.record(gid)
+    assert record["moves"] == moves and logged == digests
+    assert games.replay(record, logged) == state
+    report = log.verify(gid)
+    assert report.ok and report.moves == len(moves) and report.state == state
+    assert "every digest matches" in report.message
+
+
+@pytest.mark.parametrize("number", [1, 7, 30])
+def test_verify_reports_the_first_corrupted_digest(log, db, number):
+    gid, moves, digests, _ = log_game(log, 12, max_moves=40)
+    corrupt_digest(db, gid, number)
+    corrupt_digest(db, gid, number + 3)  # only the first one is reported
+    report = log.verify(gid)
+    assert not report.ok and report.problem == "mismatch" and report.number == number
+    assert report.logged_digest == "00000000deadbeef"
+    assert report.replayed_digest == digests[number - 1]
+    assert "move %d" % number in report.message
+    # shared_rules.games.replay agrees on the move number.
+    record, logged = log.record(gid)
+    with pytest.raises(BadPosition, match="after move %d " % number):
+        games.replay(record, logged)
+
+
+def test_verify_reports_an_illegal_logged_move(log):
+    moves, digests, _ = play(13, max_moves=12)
+    moves[8] = "push pig Zz"  # well-formed text, no such edge
+    gid = log.start_game(players=2, seed=13, source="terminal")
+    for k, (m, d) in enumerate(zip(moves, digests), 1):
+        log.add_move(gid, k, m, d)
+    report = log.verify(gid)
+    assert report.problem == "illegal" and report.number == 9 and report.move == "push pig Zz"
+    assert "illegal" in report.message and "move 9" in report.message
+    record, logged = log.record(gid)
+    with pytest.raises(IllegalMove, match="move 9 of the record"):
+        games.replay(record, logged)
+
+
+def test_verify_reports_a_result_the_replay_disagrees_with(log):
+    gid, _, _, state = log_game(log, 14, end=False)
+    wrong = result_of(state)
+    wrong["scores"] = [s + 1 for s in wrong["scores"]]
+    log.end_game(gid, "over", wrong)
+    report = log.verify(gid)
+    assert report.problem == "result" and "scores" in report.message
+
+
+# ---------------------------------------------------------------- export and import
+
+def comparable(info, times=True):
+    out = dict(info)
+    out.pop("id")
+    out.pop("imported_at")
+    out["moves"] = [dict(m) for m in info["moves"]]
+    if not times:
+        out.pop("started_at")
+        out.pop("ended_at")
+        for m in out["moves"]:
+            m.pop("logged_at")
+    return out
+
+
+def test_json_export_round_trips_and_is_a_record_vora_replay_reads(log, tmp_path):
+    gid, moves, digests, _ = log_game(log, 21, board_game_id=99, source="board usb-1")
+    text = gamelog.export_json(log, gid)
+    new, report = gamelog.import_json(log, text)
+    assert report.ok and new != gid
+    assert comparable(log.game(new)) == comparable(log.game(gid))
+    path = tmp_path / "game.json"
+    path.write_text(text)
+    record = load_record(str(path))  # what `vora replay` reads
+    assert record["moves"] == moves and record["digests"] == digests
+
+
+def test_text_export_looks_like_tag_pairs_and_round_trips(log):
+    gid, moves, digests, state = log_game(log, 22, players=3)
+    text = gamelog.export_text(log, gid)
+    assert '[Game "vora"]' in text and '[Seed "22"]' in text and '[Players "3"]' in text
+    assert '[Seats "SWN"]' in text
+    assert ('[Result "P%d wins"]' % state.winner() if state.winner() is not None
+            else '[Result "draw"]') in text
+    assert "\n1. P0 %s ; %s\n" % (moves[0], digests[0]) in text
+    new, report = gamelog.import_text(log, text)
+    assert report.ok
+    # Text keeps the start and end times, not the time of each move.
+    assert comparable(log.game(new), times=False) == comparable(log.game(gid), times=False)
+    assert log.game(new)["started_at"] == log.game(gid)["started_at"]
+
+
+sources = st.one_of(
+    st.sampled_from(["terminal", "virtual board"]),
+    st.text(st.characters(min_codepoint=32, max_codepoint=0x2FF, blacklist_characters="\x7f"),
+            min_size=1, max_size=20).filter(str.strip).map(lambda s: "board " + s))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2 ** 32), players=st.sampled_from([2, 3, 4]),
+       max_moves=st.one_of(st.none(), st.integers(0, 30)), source=sources,
+       board_game_id=st.one_of(st.none(), st.integers(0, 2 ** 32 - 1)),
+       ending=st.sampled_from(["end", "interrupted", "playing"]),
+       pushed_out=st.sampled_from(vora.PUSHED_OUT_CHOICES))
+def test_both_formats_round_trip_any_game(seed, players, max_moves, source, board_game_id,
+                                          ending, pushed_out):
+    seed %= 1000
+    with tempfile.TemporaryDirectory() as folder, GameLog(Path(folder) / "g.sqlite3") as log:
+        moves, digests, state = play(seed, players, max_moves, pushed_out=pushed_out)
+        gid = log.start_game(players=players, seed=seed, source=source,
+                             board_game_id=board_game_id, options={"pushed_out": pushed_out})
+        for k, (m, d) in enumerate(zip(moves, digests), 1):
+            log.add_move(gid, k, m, d)
+        if ending == "end":
+            log.end_game(gid, "over" if state.is_over() else "abandoned",
+                         result_of(state, "quit"))
+        elif ending == "interrupted" and not state.is_over():
+            log.end_game(gid, "interrupted",
+                         result_of(state, "link lost") if len(moves) % 2 else None)
+        original = log.game(gid)
+        via_json, report = gamelog.import_json(log, gamelog.export_json(log, gid))
+        assert report.ok
+        assert comparable(log.game(via_json)) == comparable(original)
+        via_text, report = gamelog.import_text(log, gamelog.export_text(log, gid))
+        assert report.ok
+        assert comparable(log.game(via_text), times=False) == comparable(original, times=False)
+        # And the text of the copy is the text of the original (but for the header comment).
+        assert gamelog.export_text(log, via_text).split("\n", 1)[1] == \
+            gamelog.export_text(log, gid).split("\n", 1)[1]
+
+
+def test_a_vora_play_record_imports(tmp_path, db):
+    path = tmp_path / "game.json"
+    assert main(["play", "--bots-only", "--quiet", "--seed", "8", "--record", str(path)]) == 0
+    assert main(["games", "--db", str(db), "import", str(path)]) == 0
+    with GameLog(db) as log:
+        (info,) = log.games()
+        assert info["status"] == "over" and info["source"] == "terminal"
+        assert info["move_count"] == len(json.loads(path.read_text())["moves"])
+        assert log.verify(info["id"]).ok
+
+
+TEXT = """\
+# a hand-written game
+[Game "vora"]
+[Seed "7"]
+[Players "2"]
+[Seats "SN"]
+[Result "*"]
+
+1. P0 {m1} ; {d1}
+2. P0 {m2} ; {d2}
+"""
+
+
+def sample_text():
+    """TEXT with two moves that player 0 plays (an action, then a take)."""
+    for seed in range(7, 200):
+        state = vora.new_game(2, seed)
+        moves, digests = [], []
+        bot = make_bot("greedy", seed)
+        for _ in range(2):
+            if state.to_act() != 0:
+                break
+            move = bot(state)
+            state.play(move)
+            moves.append(move)
+            digests.append(state.digest())
+        if len(moves) == 2:
+            text = TEXT.replace('[Seed "7"]', '[Seed "%d"]' % seed)
+            return (text.format(m1=moves[0], d1=digests[0], m2=moves[1], d2=digests[1]),
+                    moves, digests)
+    raise AssertionError("no seed gives player 0 two moves")
+
+
+def test_text_import_accepts_a_minimal_file(log):
+    text, moves, digests = sample_text()
+    gid, report = gamelog.import_text(log, text)
+    info = log.game(gid)
+    assert report.ok and info["status"] == "abandoned" and info["result"] is None
+    assert [m["move"] for m in info["moves"]] == moves
+    # Without digests, the replay's are logged.
+    stripped = "\n".join(line.split(" ;")[0] for line in text.splitlines())
+    gid, report = gamelog.import_text(log, stripped)
+    assert [m["digest"] for m in log.game(gid)["moves"]] == digests
+
+
+@pytest.mark.parametrize("edit, line, words", [
+    (lambda t: re.sub(r'\[Seed "\d+"\]', '[Seed "seven"]', t), 3, "Seed"),
+    (lambda t: re.sub(r'\[Seed "\d+"\]', "[Seed 7]", t), 3, "tag is written"),
+    (lambda t: t.replace('[Players "2"]', '[Players "5"]'), 4, "Players"),
+    (lambda t: t.replace('[Seats "SN"]', '[Seats "SS"]'), 5, "Seats"),
+    (lambda t: t.replace('[Result "*"]', '[Colour "red"]'), 6, "unknown tag"),
+    (lambda t: t.replace('[Result "*"]', '[Result "P0 rules"]'), 6, "Result"),
+    (lambda t: t.replace("2. P0", "3. P0"), 9, "move 3 where move 2 was expected"),
+    (lambda t: t.replace("2. P0", "2. P1"), 9, "marked P1 but P0 was to act"),
+    (lambda t: t.replace("2. P0", "2.P0"), 9, "a move line"),
+    (lambda t: t.replace("1. P0 ", "1. P0 __import__('os').system('x') #"), 8, "illegal"),
+    (lambda t: t.rstrip("\n")[:-3] + "zzz\n", 9, "digest"),
+    (lambda t: t + '[Seed "7"]\n', 10, "after the moves"),
+])
+def test_a_bad_text_file_names_its_line(log, edit, line, words):
+    text, _, _ = sample_text()
+    with pytest.raises(BadImport) as info:
+        gamelog.import_text(log, edit(text))
+    assert info.value.line == line and "line %d" % line in str(info.value)
+    assert words in str(info.value)
+    assert log.games() == []  # nothing half imported
+
+
+def test_a_digest_that_differs_from_the_replay_is_refused_unless_forced(log):
+    text, _, digests = sample_text()
+    bad = text.replace(digests[1], "00000000deadbeef")
+    with pytest.raises(BadImport, match="line 9: move 2 .*digest mismatch.*--force"):
+        gamelog.import_text(log, bad)
+    gid, report = gamelog.import_text(log, bad, force=True)
+    assert report.problem == "mismatch" and report.number == 2
+    assert log.verify(gid).number == 2  # the log keeps it, and verify still reports it
+
+
+@pytest.mark.parametrize("edit, words", [
+    (lambda r: r.update(players=9), "players"),
+    (lambda r: r.update(seed=-1), "seed"),
+    (lambda r: r.update(moves=["pass", 3]), "moves"),
+    (lambda r: r.update(digests=r["digests"][:-1]), "digest"),
+    (lambda r: r.update(colour="red"), "unknown field"),
+    (lambda r: r["log"].update(status="won"), "status"),
+    (lambda r: r["log"].update(source="my laptop"), "source"),
+    (lambda r: r["log"].update(board_game_id=-1), "u32"),
+    (lambda r: r["log"].update(logged_at=["yesterday"]), "logged_at"),
+    (lambda r: r.update(result={"over": "yes"}), "result"),
+])
+def test_a_bad_json_file_is_refused_clearly(log, edit, words):
+    gid, _, _, _ = log_game(log, 31, max_moves=5)
+    record = json.loads(gamelog.export_json(log, gid))
+    edit(record)
+    with pytest.raises(BadImport, match=words):
+        gamelog.import_json(log, json.dumps(record))
+    assert len(log.games()) == 1
+
+
+def test_json_import_parses_json_only(log):
+    for text in ('{"game": "vora", "seed": NaN}', '{"a": 1, "a": 2}', "[1, 2]",
+                 "__import__('os')", '{"game": "vora",\n "seed": }'):
+        with pytest.raises(BadImport):
+            gamelog.import_json(log, text)
+    with pytest.raises(BadImport) as info:
+        gamelog.import_json(log, '{"game": "vora",\n "seed": }')
+    assert info.value.line == 2
+
+
+# ---------------------------------------------------------------- the command line
+
+def vora_games(db, *args):
+    return main(["games", "--db", str(db), *args])
+
+
+def test_cli_list_show_replay_export_import(db, tmp_path, capsys):
+    with GameLog(db) as log:
+        gid, moves, digests, state = log_game(log, 41, board_game_id=7,
+                                              source="board /dev/ttyACM0")
+        other, _, _, _ = log_game(log, 42, max_moves=6)
+    assert vora_games(db, "list") == 0
+    out = capsys.readouterr().out
+    assert "ID" in out and "Started" in out and "board /dev/ttyACM0" in out
+    assert "2 SN" in out and str(len(moves)) in out and "abandoned" in out
+    assert vora_games(db, "list", "--status", "abandoned", "--limit", "5") == 0
+    out = capsys.readouterr().out
+    assert "ttyACM0" not in out and "abandoned" in out
+
+    assert vora_games(db, "show", str(gid)) == 0
+    out = capsys.readouterr().out
+    assert "%5d. P0 %s" % (1, moves[0]) in out and "%d. " % len(moves) in out
+    assert "Scores: " + ", ".join("P%d %+d" % (p, s) for p, s in enumerate(state.scores())) in out
+    assert "Final position" in out and "Every digest matches" in out
+    if state.winner() is not None:
+        assert "P%d wins" % state.winner() in out
+
+    assert vora_games(db, "replay", str(gid)) == 0
+    out = capsys.readouterr().out
+    assert out.count("matches the log") == len(moves) + 1  # each move, and the summary
+
+    for fmt in ("json", "text"):
+        path = tmp_path / ("game." + fmt)
+        assert vora_games(db, "export", str(gid), "--format", fmt, "-o", str(path)) == 0
+        assert vora_games(db, "import", str(path)) == 0
+        assert "as game" in capsys.readouterr().out
+    assert vora_games(db, "export", str(gid), "--format", "text") == 0
+    assert capsys.readouterr().out == (tmp_path / "game.text").read_text()
+    with GameLog(db) as log:
+        copies = log.games(limit=2)
+        assert all(log.verify(g["id"]).ok for g in copies)
+        assert [g["move_count"] for g in copies] == [len(moves)] * 2
+
+
+def test_cli_db_from_the_environment_and_after_the_action(db, monkeypatch, capsys):
+    with GameLog(db) as log:
+        log_game(log, 43, max_moves=3)
+    monkeypatch.setenv("VORA_DB", str(db))
+    assert main(["games", "list"]) == 0
+    assert "1 game shown from %s" % db in capsys.readouterr().out
+    monkeypatch.delenv("VORA_DB")
+    assert main(["games", "list", "--db", str(db)]) == 0
+    assert "1 game shown" in capsys.readouterr().out
+
+
+def test_cli_no_such_game(db, capsys):
+    with GameLog(db) as log:
+        log_game(log, 44, max_moves=3)
+    for action in (["show", "9"], ["replay", "9"], ["export", "9", "--format", "text"]):
+        assert vora_games(db, *action) == 1
+        err = capsys.readouterr().err
+        assert "no game 9 in %s (the log has games 1 to 1)" % db in err
+    with pytest.raises(SystemExit) as exit_info:
+        vora_games(db, "show", "x")
+    assert exit_info.value.code == 2
+    assert "not a game id" in capsys.readouterr().err
+
+
+def test_cli_missing_database_is_not_created_by_reading(tmp_path, capsys):
+    db = tmp_path / "none" / "games.sqlite3"
+    assert vora_games(db, "list") == 0
+    assert "No games logged yet" in capsys.readouterr().out
+    assert vora_games(db, "show", "1") == 1
+    assert "no game log at" in capsys.readouterr().err
+    assert not db.exists() and not db.parent.exists()
+
+
+@pytest.mark.parametrize("content", [
+    os.urandom(4096),
+    b"this is not a database\n" * 100,
+    b"SQLite format 3\x00" + bytes(range(256)) * 16,
+])
+def test_cli_corrupt_database_is_reported_and_left_untouched(tmp_path, capsys, content):
+    db = tmp_path / "games.sqlite3"
+    db.write_bytes(content)
+    before = db.stat().st_mtime_ns
+    for action in (["list"], ["show", "1"], ["replay", "1"], ["export", "1"]):
+        assert vora_games(db, *action) == 1
+        err = capsys.readouterr().err
+        assert str(db) in err and "Traceback" not in err
+        assert "not a Vora game log" in err or "cannot be used as a game log" in err
+    json_file = tmp_path / "g.json"
+    json_file.write_text('{"game": "vora", "players": 2, "seed": 1, "moves": []}')
+    assert vora_games(db, "import", str(json_file)) == 1
+    assert db.read_bytes() == content and db.stat().st_mtime_ns == before
+    assert sidecars(db) == []
+
+
+def test_cli_another_sqlite_database_is_not_taken_over(tmp_path, capsys):
+    db = tmp_path / "other.sqlite3"
+    with raw(db) as conn:
+        conn.execute("CREATE TABLE notes (text TEXT)")
+    content = db.read_bytes()
+    assert vora_games(db, "list") == 1
+    assert "an SQLite database but not a Vora game log" in capsys.readouterr().err
+    assert db.read_bytes() == content
+
+
+def test_cli_locked_database(db, monkeypatch, capsys):
+    with GameLog(db) as log:
+        log_game(log, 45, max_moves=3)
+    monkeypatch.setattr(games_cli, "LOCK_TIMEOUT", 0.1)
+    holder = raw(db)
+    holder.execute("PRAGMA locking_mode = EXCLUSIVE")
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        assert vora_games(db, "list") == 1
+        err = capsys.readouterr().err
+        assert "locked by another program" in err and str(db) in err
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert vora_games(db, "list") == 0
+
+
+def test_api_write_while_locked_raises_locked(db):
+    with GameLog(db) as log:
+        gid = log.start_game(players=2, seed=1, source="terminal")
+    holder = raw(db)
+    holder.execute("BEGIN IMMEDIATE")  # another writer
+    try:
+        with GameLog(db, timeout=0.1) as log:
+            assert log.games()  # readers still read in WAL mode
+            with pytest.raises(DatabaseLocked):
+                log.add_move(gid, 1, "pass", "0123456789abcdef")
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+
+
+def test_cli_replay_stops_at_a_corrupted_digest(db, capsys):
+    with GameLog(db) as log:
+        gid, moves, digests, _ = log_game(log, 46, max_moves=20)
+    corrupt_digest(db, gid, 13)
+    assert vora_games(db, "replay", str(gid)) == 1
+    captured = capsys.readouterr()
+    assert "move 13 (P" in captured.err and "digest mismatch" in captured.err
+    assert "00000000deadbeef" in captured.err and digests[12] in captured.err
+    assert captured.out.count("matches the log") == 12
+    assert vora_games(db, "show", str(gid)) == 1
+    assert "move 13" in capsys.readouterr().err
+    assert vora_games(db, "export", str(gid)) == 0  # exported as logged, with a warning
+    assert "does not replay cleanly" in capsys.readouterr().err
+
+
+def test_cli_replay_reports_an_illegal_move(db, capsys):
+    moves, digests, _ = play(47, max_moves=6)
+    moves[3] = "wolf Q9"
+    with GameLog(db) as log:
+        gid = log.start_game(players=2, seed=47, source="terminal")
+        for k, (m, d) in enumerate(zip(moves, digests), 1):
+            log.add_move(gid, k, m, d)
+    assert vora_games(db, "replay", str(gid)) == 1
+    assert "move 4" in capsys.readouterr().err
+
+
+def test_cli_replay_step_waits_for_enter(db, monkeypatch, capsys):
+    with GameLog(db) as log:
+        gid, moves, _, _ = log_game(log, 48, max_moves=10)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\n\n\nq\n"))
+    assert vora_games(db, "replay", str(gid), "--step") == 0
+    out = capsys.readouterr().out
+    assert "Stopped before move 4" in out and out.count("matches the log") == 3
+    # At the end of the input, the rest plays without waiting.
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\n"))
+    assert vora_games(db, "replay", str(gid), "--step", "--delay", "0") == 0
+    assert "All 10 moves replayed" in capsys.readouterr().out
+
+
+def test_cli_import_errors(db, tmp_path, capsys):
+    path = tmp_path / "bad.txt"
+    path.write_text('[Game "vora"]\n[Seed "1"]\n[Players "2"]\n\n'
+                    '1. P0 fly away ; 0123456789abcdef\n')
+    assert vora_games(db, "import", str(path)) == 1
+    err = capsys.readouterr().err
+    assert "bad.txt: line 5: move 1" in err and "illegal" in err
+    assert vora_games(db, "import", str(tmp_path / "none.txt")) == 1
+    assert "no such file" in capsys.readouterr().err
+    path.write_bytes(b'[Game "vora"]\n\xff\xfe\n')
+    assert vora_games(db, "import", str(path)) == 1
+    assert "line 2: not UTF-8" in capsys.readouterr().err
+
+
+def test_games_without_an_action_prints_help(capsys):
+    assert main(["games"]) == 2
+    assert "list" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- crashes
+
+WRITER = r"""
+import hashlib, sys
+from vora_host.gamelog import GameLog
+
+def move(n):
+    return "m%d x%s" % (n, "x" * (n % 97))
+
+def digest(n):
+    return hashlib.sha256(str(n).encode()).hexdigest()[:16]
+
+log = GameLog(sys.argv[1])
+found = log.find_game(7, 7)
+gid = found["id"] if found else log.start_game(players=2, seed=7, source="board crash",
+                                              board_game_id=7)
+n = found["move_count"] if found else 0
+while True:
+    n += 1
+    log.add_move(gid, n, move(n), digest(n))
+    print(n, flush=True)  # only once committed
+"""
+
+
+def expected_move(n):
+    return "m%d x%s" % (n, "x" * (n % 97)), hashlib.sha256(str(n).encode()).hexdigest()[:16]
+
+
+def test_a_writer_killed_at_any_instant_leaves_every_move_whole(db):
+    acknowledged = 0
+    for round_ in range(5):
+        proc = subprocess.Popen([sys.executable, "-c", WRITER, str(db)], stdout=subprocess.PIPE,
+                                text=True, cwd=ROOT)
+        try:
+            target = acknowledged + 15
+            while True:
+                line = proc.stdout.readline()
+                assert line, "the writer stopped by itself"
+                acknowledged = int(line)
+                if acknowledged >= target:
+                    break
+            time.sleep(0.003 * round_)  # land the kill at different points of a write
+            proc.send_signal(signal.SIGKILL)
+            rest = proc.stdout.read()
+            acknowledged = max([acknowledged] + [int(x) for x in rest.split()])
+        finally:
+            proc.kill()
+            proc.wait()
+        assert proc.returncode == -signal.SIGKILL
+        # The file opens, is intact, and holds every acknowledged move, each whole.
+        with raw(db) as conn:
+            assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        with GameLog(db) as log:
+            (info,) = log.games()
+            moves = log.game(info["id"])["moves"]
+        assert len(moves) >= acknowledged
+        for k, m in enumerate(moves, 1):
+            assert m["number"] == k
+            assert (m["move"], m["digest"]) == expected_move(k)
+    assert acknowledged >= 75
+
+
+HALF = r"""
+import sqlite3, sys, time
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("PRAGMA synchronous = FULL")
+conn.execute("BEGIN IMMEDIATE")
+conn.execute("INSERT INTO moves (game_id, number, move, digest, logged_at) "
+             "VALUES (1, 2, 'half written', '0123456789abcdef', 'now')")
+print("inserted", flush=True)
+time.sleep(60)
+"""
+
+
+def test_a_transaction_killed_before_its_commit_leaves_nothing(db):
+    with GameLog(db) as log:
+        gid = log.start_game(players=2, seed=1, source="terminal")
+        log.add_move(gid, 1, "pass", "0123456789abcdef")
+    proc = subprocess.Popen([sys.executable, "-c", HALF, str(db)], stdout=subprocess.PIPE,
+                            text=True)
+    try:
+        assert proc.stdout.readline().strip() == "inserted"
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.kill()
+        proc.wait()
+    with GameLog(db, timeout=1) as log:
+        assert [m["move"] for m in log.game(gid)["moves"]] == ["pass"]
+        assert log.add_move(gid, 2, "pass", "fedcba9876543210")  # the lock died with it
