@@ -22,7 +22,8 @@ import serial
 from shared_rules import vora
 from vora_fw import layout
 from vora_fw.vora_ui import VoraUI
-from vora_host import sim
+from vora_host import bridge, sim
+from vora_host.bridge import BoardClient
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = 3
@@ -90,20 +91,36 @@ class SimProcess:
                 pass
 
 
-def serial_lines(port, want, timeout=TIMEOUT):
-    """Read serial lines until one matches the regex `want`; returns that match."""
-    end = time.monotonic() + timeout
-    seen = []
-    while time.monotonic() < end:
-        raw = port.readline()
-        if not raw:
-            continue
-        text = raw.decode("utf-8", "replace").strip()
-        seen.append(text)
-        m = re.fullmatch(want, text)
-        if m:
-            return m
-    raise AssertionError("no serial line like %r; read %r" % (want, seen))
+class Host:
+    """The PC's end of the link (vora_host.bridge.BoardClient) on a serial device."""
+
+    def __init__(self, path):
+        self.port = serial.Serial(path, timeout=0)
+        self.client = BoardClient(self.port.write)
+
+    def until(self, check, what, timeout=TIMEOUT):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            data = self.port.read(4096)
+            now = bridge.ticks_ms()
+            if data:
+                self.client.feed(data, now)
+            self.client.poll(now)
+            if check(self.client):
+                return self.client
+            time.sleep(0.005)
+        raise AssertionError("the host did not see %s (%s; problems %r)" % (
+            what, self.client.status_line(), self.client.problems))
+
+    def connected(self):
+        return self.until(lambda c: c.connected, "a HELLO_OK")
+
+    def game(self, moves=0):
+        return self.until(lambda c: c.state is not None and len(c.moves) == moves,
+                          "the game with %d moves" % moves)
+
+    def close(self):
+        self.port.close()
 
 
 def farm_key(state, player, type_name):
@@ -148,15 +165,17 @@ def test_a_turn_through_the_keys_reaches_the_serial_port_and_resumes(save_dir):
         path = board.path
         assert path.startswith("/dev/"), path
         assert os.path.exists(path)
-        port = serial.Serial(path, timeout=0.2)
+        host = Host(path)
+        port = host.port
         assert os.isatty(port.fileno())
-        serial_lines(port, r"VORA hello \S+ vora")
+        info = host.connected().board
+        assert info["game"] is None and info["board"].startswith("virtual board")
         assert board.cmd("state") == ["none"]
 
         # Setup: South and North are chosen; the centre key deals.
         board.cmd("press c3")
-        m = serial_lines(port, r"VORA new (\S+) ([0-9a-f]{16})")
-        assert m.groups() == ("SN", start.digest())
+        c = host.game(0)
+        assert (c.state.seats, c.state.digest()) == ("SN", start.digest())
         position = board.cmd("state")[0]
         assert position == start.position()
 
@@ -174,13 +193,14 @@ def test_a_turn_through_the_keys_reaches_the_serial_port_and_resumes(save_dir):
         board.cmd("press " + corner)
         expected = start.clone()
         expected.play(move)
-        m = serial_lines(port, r"VORA move (\d+) (.+) ([0-9a-f]{16})")
-        assert m.groups() == ("1", move, expected.digest())
+        c = host.game(1)
+        assert c.moves == [move] and c.state.digest() == expected.digest()
+        assert c.problems == []
         before_quit = board.cmd("state")[0]
         assert before_quit == expected.position()
 
         # A host may send bytes: the board takes them without a fuss.
-        port.write(b"VORA ping\n")
+        port.write(b"VORA ping\n")  # not a frame: counted as noise and dropped
         port.flush()
         assert board.cmd("state") == [before_quit]
 
@@ -203,14 +223,15 @@ def test_a_turn_through_the_keys_reaches_the_serial_port_and_resumes(save_dir):
     # Power up again on the same save folder: the game resumes where it was.
     again = SimProcess("--save-dir", str(save_dir), "--seed", str(SEED))
     try:
-        port = serial.Serial(again.path, timeout=0.2)
+        host = Host(again.path)
         try:
-            serial_lines(port, r"VORA hello \S+ vora")
             # The board says which game it resumed, and how many moves it had seen.
-            m = serial_lines(port, r"VORA resume (\S+) (\d+) ([0-9a-f]{16})")
-            assert m.groups() == ("SN", "1", expected.digest())
+            info = host.connected().board
+            assert (info["seats"], info["moves"], info["digest"]) == (
+                "SN", 1, expected.digest())
+            assert host.game(1).moves == [move]
         finally:
-            port.close()
+            host.close()
         assert again.cmd("state") == [before_quit]
         again.proc.stdin.write("quit\n")
         again.proc.stdin.flush()
@@ -223,15 +244,20 @@ def test_a_turn_through_the_keys_reaches_the_serial_port_and_resumes(save_dir):
 def test_the_serial_port_survives_a_host_closing_and_reopening(save_dir):
     board = SimProcess("--fresh", "--save-dir", str(save_dir), "--seed", "5")
     try:
-        with serial.Serial(board.path, timeout=0.2) as port:
-            serial_lines(port, r"VORA hello \S+ vora")
-        # Nobody has the device open now; the board goes on and its lines wait.
+        host = Host(board.path)
+        host.connected()
+        host.close()
+        # Nobody has the device open now; the board goes on alone.
         board.cmd("wait 500")  # several retries of the closed side
         board.cmd("press c3")
-        with serial.Serial(board.path, timeout=0.2) as port:
-            m = serial_lines(port, r"VORA new SN ([0-9a-f]{16})")
-            assert m.group(1) == vora.new_game(2, seed=5).digest()
-            port.write(b"\x03\x01hello\r\n")  # what a REPL tool would send first
+        host = Host(board.path)
+        try:
+            c = host.connected()
+            c = host.game(0)
+            assert c.state.digest() == vora.new_game(2, seed=5).digest()
+            host.port.write(b"\x03\x01hello\r\n")  # what a REPL tool would send first
+        finally:
+            host.close()
         board.cmd("wait 300")
         assert board.cmd("state") == [vora.new_game(2, seed=5).position()]
     finally:
@@ -366,12 +392,13 @@ def test_the_terminal_board_takes_typed_keys_arrows_and_clicks_and_restores_the_
         path = bytes(out).split(b"\r\n")[0].split(b"\n")[0].decode()
         assert path.startswith("/dev/"), path
         read_until(b"\x1b[?1000h\x1b[?1006h")  # mouse reporting on
-        port = serial.Serial(path, timeout=0.2)
-        serial_lines(port, r"VORA hello \S+ vora")
+        host = Host(path)
+        port = host.port
+        host.connected()
 
         os.write(fd, b"c3\r")  # a key name and Enter
         start = vora.new_game(2, seed=SEED)
-        assert serial_lines(port, r"VORA new SN (\S+)").group(1) == start.digest()
+        assert host.game(0).state.digest() == start.digest()
         drain(0.3)
 
         move = choose_push(start)
@@ -389,8 +416,8 @@ def test_the_terminal_board_takes_typed_keys_arrows_and_clicks_and_restores_the_
         click("cS")  # confirm
         expected = start.clone()
         expected.play(move)
-        m = serial_lines(port, r"VORA move (\d+) (.+) ([0-9a-f]{16})")
-        assert m.groups() == ("1", move, expected.digest())
+        c = host.game(1)
+        assert c.moves == [move] and c.state.digest() == expected.digest()
 
         os.write(fd, b"q")
         read_until(b"\x1b[?1049l")  # back from the alternate screen

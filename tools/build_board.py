@@ -16,7 +16,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = (("shared_rules", ROOT / "shared_rules"), ("vora_fw", ROOT / "firmware" / "vora_fw"))
-BOARD_RULES = ("__init__", "errors", "prng", "vora", "games")  # the rules the board needs
+BOARD_RULES = ("__init__", "errors", "prng", "vora", "games", "wire", "session")  # what the board needs
 
 
 def mpy_cross():

@@ -22,6 +22,7 @@ from shared_rules.errors import RulesError
 from shared_rules.session import FAILED, Session
 
 from vora_host import __version__
+from vora_host.gamelog import GameLogError
 
 HELLO_INTERVAL_MS = 500
 HELLO_ATTEMPTS = 10
@@ -60,7 +61,7 @@ class BoardClient:
         self.board_digest = None
         self.board_moves = 0
         self.asked_from = None  # a MOVES_REQ in flight
-        self.history = collections.deque(maxlen=8)  # (number, move) for the mirror
+        self.history = collections.deque(maxlen=8)  # (player, move) for the mirror
         self.keys = collections.deque(maxlen=8)
         self.problems = []  # mismatches and refused moves, in words
         self.last_heard = None
@@ -231,13 +232,14 @@ class BoardClient:
         self.on_change("game")
 
     def _play_known(self, n, move):
+        player = self.state.to_act()
         try:
             self.state.play(move)
         except RulesError as exc:
             self._problem("logged move %d %r does not replay: %s" % (n, move, exc))
             return
         self.moves.append(move)
-        self.history.append((n, move))
+        self.history.append((player, move))
 
     def _move(self, n, move, digest):
         have = len(self.moves)
@@ -252,6 +254,7 @@ class BoardClient:
                 self.asked_from = have + 1
                 self.send(wire.MOVES_REQ, wire.pack_moves_req(self.game_id, have + 1))
             return
+        player = self.state.to_act()
         try:
             self.state.play(move)
         except RulesError as exc:
@@ -263,9 +266,12 @@ class BoardClient:
             self._problem("move %d %r: the board's digest %s, replayed here %s" % (
                 n, move, digest, mine))
         self.moves.append(move)
-        self.history.append((n, move))
+        self.history.append((player, move))
         if self.log is not None and self.log_id is not None:
-            self.log.add_move(self.log_id, n, move, digest or mine)
+            try:
+                self.log.add_move(self.log_id, n, move, digest or mine)
+            except GameLogError as exc:  # a conflict with what was logged: say it, go on
+                self._problem("the log refused move %d: %s" % (n, exc))
         if self.state.is_over():
             self._end("over")
         self.on_change("move")
