@@ -212,3 +212,17 @@ def test_a_digest_that_differs_is_reported_not_hidden(log):
     rig.run(300)
     assert len(rig.client.problems) == 1
     assert "the board's digest 0123456789abcdef" in rig.client.problems[0]
+
+
+def test_state_requests_before_any_game_and_bad_messages_do_not_stop_the_board():
+    rig = Rig()
+    rig.run(300)
+    assert rig.client.request_state()  # no game dealt yet
+    rig.client.send(wire.MODE, b"\x07")  # a mode that does not exist
+    rig.client.send(wire.MOVES_REQ, b"\x01")  # a malformed payload
+    rig.run(300)
+    assert any("refused MODE" in p for p in rig.client.problems)
+    assert any("refused MOVES_REQ" in p for p in rig.client.problems)
+    rig.deal()  # the board plays on
+    rig.run(200)
+    assert rig.client.state is not None and rig.client.connected

@@ -75,10 +75,13 @@ class BoardLink:
     # ---- messages from the host
 
     def _deliver(self, type, payload):
+        # Whatever a host sends, the board goes on playing: a message it cannot handle is
+        # answered with a LOG saying why, and dropped.
         try:
             self._handle(type, payload)
-        except wire.WireError as exc:  # a malformed payload: say so, change nothing
-            self._send(wire.LOG, wire.pack_text("refused %s: %s" % (wire.type_name(type), exc)))
+        except Exception as exc:  # noqa: BLE001  (the firmware must not stop on a message)
+            self._send(wire.LOG, wire.pack_text("refused %s: %s" % (
+                wire.type_name(type), str(exc)[:200])))
 
     def _handle(self, type, payload):
         if type == wire.HELLO:
@@ -88,7 +91,9 @@ class BoardLink:
         elif not self.connected:
             return  # anything else needs a HELLO first
         elif type == wire.STATE_REQ:
-            self._send(wire.STATE, wire.pack_json(self._game_summary(full=True)))
+            summary = self._game_summary(full=True) if self._has_game() else {
+                "game": None, "mode": self.mode}
+            self._send(wire.STATE, wire.pack_json(summary))
         elif type == wire.MOVES_REQ:
             self._moves(*wire.unpack_moves_req(payload))
         elif type == wire.MODE:

@@ -112,10 +112,27 @@ def build_parser():
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     play = sub.add_parser(
-        "play", help="play Vora in the terminal (humans and bots)",
-        description="Play Vora in the terminal. By default player 0 is you and the others "
-                    "are greedy bots. Type ? during the game for help.")
+        "play", help="play Vora: on the board (mirrored here), or typed in the terminal",
+        description="Play Vora on the board, mirrored and logged on the PC. With a board "
+                    "on USB (or --port), the PC follows it; with none, the virtual board "
+                    "starts here and you press its keys (mouse, arrows and Space, or key "
+                    "names), with the mirror beside it. --typed (or --bots-only, --human) "
+                    "plays in the terminal instead: moves typed, bots at the other seats; "
+                    "type ? there for help.")
     play.set_defaults(subparser=play)  # so that errors found later say "vora play: error"
+    board = play.add_argument_group("on the board (the default)")
+    board.add_argument("--port", default=None, metavar="DEVICE",
+                       help="the board's serial device, or 'sim' for the virtual board "
+                            "(default: the board found on USB, else the virtual board)")
+    board.add_argument("--db", metavar="PATH", default=None,
+                       help="the game log (default $VORA_DB, else games.sqlite3 in the "
+                            "user's data folder)")
+    board.add_argument("--save-dir", metavar="DIR", default=None,
+                       help="the virtual board's save folder (as vora sim)")
+    board.add_argument("--fresh", action="store_true",
+                       help="the virtual board forgets its saved game first")
+    play.add_argument("--typed", action="store_true",
+                      help="play in the terminal, typing moves, with bots (no board)")
     play.add_argument("--players", type=int, choices=(2, 3, 4), default=2,
                       help="number of players (default 2)")
     play.add_argument("--seed", type=_non_negative_int, default=None,
@@ -191,6 +208,27 @@ def build_parser():
     sim.add_argument("--ghosting", action="store_true",
                      help="simulate a key matrix without diodes (ghost keys)")
 
+    mirror = sub.add_parser(
+        "mirror", help="follow a board: show its game live and log every move",
+        description="Follow the board's game over its serial link: the meadow, whose turn, "
+                    "farms, scores and the last moves, live; every move is logged (vora "
+                    "games). Reconnects by itself after an unplug. Ctrl-C stops.")
+    mirror.add_argument("--port", default=None, metavar="DEVICE",
+                        help="the serial device (default: the board found on USB); the "
+                             "path printed by 'vora sim' follows the virtual board")
+    mirror.add_argument("--db", metavar="PATH", default=None, help="the game log (as vora play)")
+    mirror.add_argument("--plain", action="store_true",
+                        help="print one line per event instead of drawing (the default "
+                             "when the output is not a terminal)")
+
+    repl = sub.add_parser(
+        "repl", help="stop the board's application so that mpremote reaches its REPL",
+        description="Ask the board (over the link) to leave its application for the "
+                    "MicroPython REPL, then use mpremote. Another way: hold a corner key "
+                    "while plugging the board in (safe mode). Reset the board to play again.")
+    repl.add_argument("--port", default=None, metavar="DEVICE",
+                      help="the serial device (default: the board found on USB)")
+
     games_cli.add_parser(sub)  # vora games: the game log (games_cli.py)
     return parser
 
@@ -202,7 +240,13 @@ def main(argv=None):
     console = Console(highlight=False)
     try:
         if args.command == "play":
-            return cmd_play(args, console, args.subparser)
+            if args.typed or args.bots_only or args.human is not None:
+                return cmd_play(args, console, args.subparser)
+            return cmd_play_board(args, console)
+        if args.command == "mirror":
+            return cmd_mirror(args, console)
+        if args.command == "repl":
+            return cmd_repl(args, console)
         if args.command == "replay":
             return cmd_replay(args, console)
         if args.command == "rules":
@@ -221,7 +265,77 @@ def main(argv=None):
         return 1
 
 
-# ---------------------------------------------------------------- vora play
+# ---------------------------------------------------------------- vora play (board), mirror, repl
+
+def _open_log(console, db):
+    from vora_host.gamelog import GameLog, GameLogError, resolve_db_path
+    path = resolve_db_path(db)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return GameLog(path)
+    except (GameLogError, OSError) as exc:
+        console.print("[red]Cannot open the game log %s: %s[/red]" % (
+            escape(str(path)), escape(str(exc))))
+        return None
+
+
+def cmd_play_board(args, console):
+    from vora_host import ports, sim
+    from vora_host.mirror import VirtualCompanion, run_mirror
+    log = _open_log(console, args.db)
+    if log is None:
+        return 1
+    try:
+        device = None
+        if args.port not in ports.VIRTUAL:
+            try:
+                device = ports.choose_port(args.port)
+            except ports.NoBoard as exc:
+                if args.port:
+                    console.print("[red]%s[/red]" % escape(str(exc)))
+                    return 1
+                # stderr: the first line on stdout is the virtual board's serial device
+                Console(stderr=True).print("No board on USB: starting the virtual board.",
+                                           style="dim")
+        if device is not None:
+            return run_mirror(device, log)
+        plain = not (sys.stdout.isatty() and sys.stdin.isatty())
+        companion = VirtualCompanion(log, sys.stdout, plain)
+        return sim.run(save_dir=args.save_dir, fresh=args.fresh, seed=args.seed,
+                       headless=plain, companion=companion)
+    finally:
+        log.close()
+
+
+def cmd_mirror(args, console):
+    from vora_host import ports
+    from vora_host.mirror import run_mirror
+    try:
+        device = ports.choose_port(args.port)
+    except ports.NoBoard as exc:
+        console.print("[red]%s[/red]" % escape(str(exc)))
+        return 1
+    log = _open_log(console, args.db)
+    if log is None:
+        return 1
+    try:
+        return run_mirror(device, log, plain=True if args.plain else None)
+    finally:
+        log.close()
+
+
+def cmd_repl(args, console):
+    from vora_host import ports
+    from vora_host.mirror import send_repl
+    try:
+        device = ports.choose_port(args.port)
+    except ports.NoBoard as exc:
+        console.print("[red]%s[/red]" % escape(str(exc)))
+        return 1
+    ok, text = send_repl(device)
+    console.print(text, style=None if ok else "red")
+    return 0 if ok else 1
+
 
 def _make_agents(args, players, seats, seed, parser):
     # Which seats are human, and a bot for every other seat. Bot seeds derive from the

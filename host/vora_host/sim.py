@@ -518,9 +518,10 @@ class Screen:
     """The 7x7 board in true colour, the cursor, and a few status lines, drawn with ANSI
     sequences on the alternate screen; only what changed is redrawn."""
 
-    def __init__(self, board, out=None):
+    def __init__(self, board, out=None, companion=None):
         self.board = board
         self.out = out or sys.stdout
+        self.companion = companion
         cap = board.pinmap.get("brightness_cap", 255) or 255
         self.scale = 255 / max(1, min(255, cap))  # show LEDs at full scale, not capped
         self.cursor = layout.key_index("c3")
@@ -608,6 +609,7 @@ class Screen:
             for i in range(self.cell_h):
                 text = label if i == mid else " " * CELL_W
                 out.append("\x1b[%d;%dH%s%s\x1b[0m" % (row0 + i, col, style, text))
+        self._draw_side(out)
         base = TOP + 7 * self.cell_h + 1
         for i, line in enumerate(self._status_lines()):
             if self._lines.get(i) != line:
@@ -620,6 +622,24 @@ class Screen:
             self.out.write("".join(out))
             self.out.flush()
             self.frames_drawn += 1
+
+
+    def _draw_side(self, out):
+        # The companion's panel (vora play's mirror) right of the board, when it fits.
+        if self.companion is None:
+            return
+        col = LEFT + 7 * (CELL_W + 1) + 3
+        width = self.cols - col
+        if width < 40:
+            return
+        lines = self.companion.side_lines(width)
+        rows = max(0, TOP + 7 * self.cell_h - TOP)
+        for i in range(rows):
+            line = lines[i] if i < len(lines) else ""
+            key = ("side", i)
+            if self._lines.get(key) != line:
+                self._lines[key] = line
+                out.append("\x1b[%d;%dH\x1b[0K%s\x1b[0m" % (TOP + i, col, line))
 
 
 class KeyboardInput:
@@ -809,8 +829,11 @@ def _read_script(path):
 
 
 def run(save_dir=None, fresh=False, seed=None, headless=False, script=None, pinmap_file=None,
-        ghosting=False, stdin=None, stdout=None, stderr=None):
-    """Run the virtual board until quit; returns the exit status."""
+        ghosting=False, stdin=None, stdout=None, stderr=None, companion=None):
+    """Run the virtual board until quit; returns the exit status.
+
+    `companion` (vora play's mirror) runs in the same event loop: companion.start(board)
+    returns its tasks, and companion.side_lines(width) what to draw beside the board."""
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
@@ -836,7 +859,8 @@ def run(save_dir=None, fresh=False, seed=None, headless=False, script=None, pinm
         board = VirtualBoard(folder, pinmap, port, seed=seed, ghosting=ghosting)
         draw = not headless and _isatty(stdout)
         keyboard = draw and _isatty(stdin)
-        return asyncio.run(_main(board, lines, draw, keyboard, stdin, stdout, stderr))
+        return asyncio.run(_main(board, lines, draw, keyboard, stdin, stdout, stderr,
+                                 companion))
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     finally:
@@ -857,7 +881,7 @@ def _fileno(f):
         return None
 
 
-async def _main(board, script_lines, draw, keyboard, stdin, stdout, stderr):
+async def _main(board, script_lines, draw, keyboard, stdin, stdout, stderr, companion=None):
     loop = asyncio.get_running_loop()
     done = loop.create_future()
 
@@ -872,7 +896,7 @@ async def _main(board, script_lines, draw, keyboard, stdin, stdout, stderr):
         except (ValueError, RuntimeError, NotImplementedError):
             pass
 
-    screen = Screen(board, stdout) if draw else None
+    screen = Screen(board, stdout, companion) if draw else None
     terminal = _Terminal(_fileno(stdin) if keyboard else None, stdout) if draw else None
 
     def emit(text):
@@ -962,6 +986,8 @@ async def _main(board, script_lines, draw, keyboard, stdin, stdout, stderr):
 
     board.port.start(loop, board.receive)
     tasks = [asyncio.create_task(board.app.run())]
+    if companion is not None:
+        tasks += companion.start(board)
     worker_task = asyncio.create_task(worker())
     tasks.append(worker_task)
     if keyboard:

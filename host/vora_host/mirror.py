@@ -1,0 +1,258 @@
+"""Mirroring a board on the PC: `vora mirror`, and `vora play` with the virtual board.
+
+A BoardClient (vora_host.bridge) follows the board over a serial device opened with
+pyserial and read by the asyncio loop; when the device goes away (an unplug, a reset) the
+follower closes it and opens it again as soon as it is back, and the client catches up
+with the moves it missed. Every move is logged as it arrives (vora_host.gamelog).
+
+At a terminal the mirror is drawn with rich: the meadow in colour, whose turn, the farms
+and scores, the last moves, the link's state and any mismatch. Without a terminal it
+prints one plain line per event, for logs and scripts.
+"""
+
+import asyncio
+import io
+import sys
+
+import serial
+from rich.console import Console, Group
+from rich.text import Text
+
+from vora_host import render
+from vora_host.bridge import BoardClient, ticks_ms
+
+REOPEN_S = 1.0  # how often a missing device is looked for again
+POLL_S = 0.01
+
+
+class SerialPort:
+    """A serial device for the event loop: non-blocking reads, whole-frame writes."""
+
+    def __init__(self, path):
+        self.path = path
+        self.ser = serial.Serial(path, baudrate=115200, timeout=0, write_timeout=2)
+        self.broken = None
+
+    def fileno(self):
+        return self.ser.fileno()
+
+    def read(self):
+        try:
+            data = self.ser.read(4096)
+        except (serial.SerialException, OSError) as exc:
+            self.broken = exc
+            return b""
+        return data
+
+    def write(self, data):
+        if self.broken is not None:
+            return
+        try:
+            self.ser.write(data)
+        except (serial.SerialException, OSError) as exc:
+            self.broken = exc
+
+    def close(self):
+        try:
+            self.ser.close()
+        except (serial.SerialException, OSError):
+            pass
+
+
+class Follower:
+    """Keeps a BoardClient connected to a device path, reopening it after an unplug."""
+
+    def __init__(self, path, log=None, source=None, on_event=None):
+        self.path = path
+        self.port = None
+        self.status = "opening %s" % path
+        self.on_event = on_event or (lambda what, text: None)
+        self.client = BoardClient(self._write, log=log, source=source or "board %s" % path,
+                                  on_change=self._changed)
+        self.reported = 0  # moves already announced by on_event
+        self.problems_seen = 0
+
+    def _write(self, data):
+        if self.port is not None:
+            self.port.write(data)
+
+    def _changed(self, what):
+        c = self.client
+        if what == "link":
+            self.on_event("link", c.status_line())
+        elif what == "refused":
+            self.on_event("refused", c.refusal)
+        elif what == "game" and c.state is not None and not c.moves:
+            self.on_event("game", "game %s: seed %s, seats %s" % (
+                c.game_id, c.seed, c.state.seats))
+        elif what == "move":
+            while self.reported < len(c.moves):
+                self.reported += 1
+                self.on_event("move", "move %d %s" % (self.reported, c.moves[self.reported - 1]))
+            if c.state.is_over():
+                self.on_event("over", "game over: " + "; ".join(render.result_lines(c.state)))
+        elif what == "problem":
+            while self.problems_seen < len(c.problems):
+                self.on_event("problem", c.problems[self.problems_seen])
+                self.problems_seen += 1
+        if what == "game":
+            self.reported = len(c.moves)
+
+    async def run(self):
+        loop = asyncio.get_running_loop()
+        while True:
+            try:
+                self.port = SerialPort(self.path)
+            except (serial.SerialException, OSError) as exc:
+                self.status = "waiting for the board at %s (%s)" % (
+                    self.path, getattr(exc, "strerror", None) or exc)
+                await asyncio.sleep(REOPEN_S)
+                continue
+            self.status = "open"
+            self.client.hello(ticks_ms())
+            fd = self.port.fileno()
+            loop.add_reader(fd, self._readable)
+            try:
+                while self.port.broken is None:
+                    self.client.poll(ticks_ms())
+                    await asyncio.sleep(POLL_S)
+            finally:
+                loop.remove_reader(fd)
+                self.port.close()
+            self.on_event("link", "the board went away (%s); waiting for it" % self.port.broken)
+            self.port = None
+            self.client._session_failed()
+            await asyncio.sleep(REOPEN_S)
+
+    def _readable(self):
+        data = self.port.read()
+        if data:
+            self.client.feed(data, ticks_ms())
+
+
+def mirror_renderable(follower, width=100, meadow=True):
+    """What the mirror shows: the game (the meadow too unless `meadow` is False: beside
+    the virtual board it is already on screen), the link, the problems."""
+    c = follower.client
+    parts = []
+    head = Text()
+    head.append("Vora mirror", style="bold")
+    head.append("  %s  %s" % (follower.path, c.status_line()))
+    if follower.status != "open":
+        head.append("  [%s]" % follower.status, style="yellow")
+    parts.append(head)
+    if c.state is None:
+        parts.append(Text("no game on the board yet: deal one (the centre key)"))
+    else:
+        parts.append(Text("game %s, seed %s, %d moves, logged as game %s" % (
+            c.game_id, c.seed, len(c.moves), c.log_id if c.log_id is not None else "-"),
+            style="dim"))
+        if meadow:
+            parts.append(render.render_game(c.state, history=list(c.history), width=width))
+        else:
+            parts.append(render.render_status(c.state, history=list(c.history)))
+        if c.state.is_over():
+            for line in render.result_lines(c.state):
+                parts.append(Text(line, style="bold"))
+    for p in c.problems[-3:]:
+        parts.append(Text("mismatch: " + p, style="bold red"))
+    return Group(*parts)
+
+
+def ansi_lines(renderable, width):
+    """A rich renderable as lines of ANSI text (for the virtual board's screen)."""
+    buf = io.StringIO()
+    console = Console(file=buf, force_terminal=True, color_system="truecolor", width=width)
+    console.print(renderable)
+    return buf.getvalue().rstrip("\n").split("\n")
+
+
+def plain_printer(out):
+    def emit(what, text):
+        out.write("mirror %s: %s\n" % (what, text))
+        out.flush()
+    return emit
+
+
+async def _mirror_main(follower, live):
+    task = asyncio.create_task(follower.run())
+    try:
+        while True:
+            if live is not None:
+                live.update(mirror_renderable(follower, live.console.width))
+            await asyncio.sleep(0.1)
+    finally:
+        task.cancel()
+
+
+def run_mirror(path, log, out=None, plain=None):
+    """Follow the board at `path` until Ctrl-C. Returns the exit status."""
+    out = out or sys.stdout
+    plain = (not out.isatty()) if plain is None else plain
+    follower = Follower(path, log=log, on_event=plain_printer(out) if plain else None)
+    try:
+        if plain:
+            asyncio.run(_mirror_main(follower, None))
+        else:
+            from rich.live import Live
+            console = Console(file=out)
+            with Live(mirror_renderable(follower, console.width), console=console,
+                      refresh_per_second=10, screen=False) as live:
+                asyncio.run(_mirror_main(follower, live))
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+class VirtualCompanion:
+    """The mirror next to the virtual board (`vora play` without a board): a follower on
+    the virtual board's own serial device, drawn beside the board or printed as lines."""
+
+    def __init__(self, log, out, plain):
+        self.log = log
+        self.out = out
+        self.plain = plain
+        self.follower = None
+
+    def start(self, board):
+        self.follower = Follower(board.port.path, log=self.log, source="virtual board",
+                                 on_event=plain_printer(self.out) if self.plain else None)
+        return [asyncio.create_task(self.follower.run())]
+
+    def side_lines(self, width):
+        if self.follower is None:
+            return []
+        return ansi_lines(mirror_renderable(self.follower, width, meadow=False), width)
+
+
+
+def send_repl(path, timeout=5.0):
+    """Ask the board at `path` to leave its application for the REPL.
+    Returns (ok, message for the user)."""
+    import time
+    try:
+        port = SerialPort(path)
+    except (serial.SerialException, OSError) as exc:
+        return False, "cannot open %s: %s" % (path, getattr(exc, "strerror", None) or exc)
+    try:
+        client = BoardClient(port.write)
+        end = time.monotonic() + timeout
+        asked = False
+        while time.monotonic() < end and port.broken is None:
+            data = port.read()
+            now = ticks_ms()
+            if data:
+                client.feed(data, now)
+            client.poll(now)
+            if client.refusal:
+                return False, "the board refused the link: %s" % client.refusal
+            if client.connected and not asked:
+                asked = client.ask_repl()
+            if asked and client.session.idle:
+                return True, ("The board left its application: `mpremote connect %s repl` "
+                              "reaches the REPL now. Reset the board to play again." % path)
+            time.sleep(0.005)
+        return False, ("no answer from a Vora Board at %s: hold a corner key while plugging "
+                       "it in (safe mode) to reach the REPL" % path)
+    finally:
+        port.close()
