@@ -152,7 +152,7 @@ def test_a_human_game_from_piped_input_shows_the_reason_and_quits(tmp_path):
     with pytest.raises(IllegalMove) as refused:
         state.clone().play("push unicorn Sc")
     path = tmp_path / "quit.json"
-    done = run_vora("play", "--seed", "1", "--record", str(path),
+    done = run_vora("play", "--typed", "--seed", "1", "--record", str(path),
                     stdin="push unicorn Sc\n9999\nq\ny\n")
     assert done.returncode == 0, done.stderr
     assert refused.value.reason in done.stdout
@@ -165,7 +165,7 @@ def test_a_human_game_from_piped_input_shows_the_reason_and_quits(tmp_path):
 
 def test_end_of_input_stops_the_game_cleanly_and_keeps_the_record(tmp_path):
     path = tmp_path / "eof.json"
-    done = run_vora("play", "--seed", "1", "--record", str(path), stdin="1\n")
+    done = run_vora("play", "--typed", "--seed", "1", "--record", str(path), stdin="1\n")
     assert done.returncode == 0, done.stderr
     assert "Input ended" in done.stdout
     record = load_record(str(path))
@@ -179,7 +179,7 @@ def test_ctrl_c_stops_the_game_and_still_writes_the_record(tmp_path, monkeypatch
 
     monkeypatch.setattr("builtins.input", interrupted)
     path = tmp_path / "int.json"
-    assert main(["play", "--seed", "1", "--record", str(path)]) == 130
+    assert main(["play", "--typed", "--seed", "1", "--record", str(path)]) == 130
     assert "Interrupted" in capsys.readouterr().out
     assert load_record(str(path))["result"]["end"] == "interrupted"
 

@@ -127,7 +127,7 @@ class BoardLink:
         self.session.reset()
         self.connected = True
         self.mode = wire.MODE_STANDALONE
-        answer = {"game": None}
+        answer = {"game": None}  # type: dict
         if self._has_game():
             answer = self._game_summary()  # game, seed, players, seats, moves, digest, over
         answer.update({"proto": wire.PROTOCOL_VERSION, "minor": wire.PROTOCOL_MINOR,

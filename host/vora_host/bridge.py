@@ -66,6 +66,7 @@ class BoardClient:
         self.problems = []  # mismatches and refused moves, in words
         self.last_heard = None
         self.mode = wire.MODE_STANDALONE
+        self.pongs = collections.deque(maxlen=16)  # PONG payloads, for ping()
 
     # ---- the session
 
@@ -131,6 +132,8 @@ class BoardClient:
         elif type == wire.REFUSE:
             self.refusal = wire.unpack_text(payload)
             self.on_change("refused")
+        elif type == wire.PONG:
+            self.pongs.append(bytes(payload))
         elif not self.connected:
             return
         elif type == wire.MOVE:
