@@ -29,3 +29,21 @@ def test_a_game_by_key_presses_matches_cpython_move_by_move(seed, players):
     assert len(mpy_moves) == len(cpy_moves)
     measures = dict(line.split() for line in mpy if not line.startswith(("start", "move")))
     assert 0 < int(measures["peak_bytes"]) < HEAP_BUDGET
+
+
+def test_the_board_link_speaks_the_same_under_micropython():
+    # HELLO, a game by keys with every MOVE and KEY reported, STATE_REQ, MOVES_REQ,
+    # terminal mode, a malformed MODE and a HELLO of another version: byte for byte the
+    # same answers on both runtimes.
+    script = SCRIPT.with_name("board_link.py")
+    cpy = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         cwd=REPO_ROOT, check=True).stdout
+    mpy = run_micropython(script, check=True, timeout=300).stdout
+    assert mpy == cpy
+    lines = cpy.splitlines()
+    assert lines[0].startswith("HELLO_OK 0") and sum(l.startswith("MOVE ") for l in lines) == 6
+    assert any(l.startswith("MOVES ") for l in lines) and any(l.startswith("STATE ") for l in lines)
+    assert "pixel True" in lines
+    assert any(l.startswith("LOG") and "refused MODE" in l for l in lines)
+    assert any(l.startswith("REFUSE 0") and "protocol version 3" in l for l in lines)
+    assert lines[-1] == "moves 6 connected True mode 1"

@@ -192,6 +192,7 @@ class VoraUI:
         self.changed_at = now
         self._plan_animation(move)
         self._reset_selection()
+        self.legal = []  # the old list may go before the new one is built (heap peak)
         self.legal = self.state.legal_moves()
         self._save()
         self._tell("move", move)

@@ -40,10 +40,11 @@ BASE = collect()
 _ROOT = __file__.rsplit("/", 3)[0]
 sys.path.append(_ROOT + "/tests")  # board_player
 sys.path.append(_ROOT + "/firmware")  # vora_fw, as the board has it at its root
-from shared_rules import prng  # noqa: E402
+from shared_rules import prng, wire  # noqa: E402
 from vora_fw import layout  # noqa: E402
 from vora_fw.app import App  # noqa: E402
 from vora_fw.hal_sim import SimHardware, default_pinmap  # noqa: E402
+from vora_fw.link import BoardLink  # noqa: E402
 import board_player  # noqa: E402
 
 SEED = int(sys.argv[1])
@@ -67,6 +68,13 @@ def scan(ms):
         t0 = now_us()
         shown = R.app.step(R.now)
         dt = now_us() - t0
+        if R.out:
+            for chunk in R.out:
+                for item in R.reader.feed(chunk):
+                    if not isinstance(item, wire.WireError) and item[1]:
+                        R.last_in = item[1]
+            del R.out[:]
+            R.link.receive(wire.encode_frame(wire.ACK, 0, R.last_in), R.now)
         if shown and R.app.scanner.settling is False and dt > R.worst_us and R.pressing:
             R.worst_us = dt
 
@@ -88,7 +96,14 @@ def setup(code):
     R.code = code
     R.now = 0
     R.hw = SimHardware()
-    R.app = App(R.hw, default_pinmap(), seed_fn=lambda: SEED)
+    # The link as on the board, with a host that says HELLO and acknowledges every frame
+    # (its few allocations count in the figures too: they are an upper bound).
+    R.out = []
+    R.link = BoardLink(R.out.append, board="script")
+    R.reader = wire.FrameReader()
+    R.last_in = 0
+    R.app = App(R.hw, default_pinmap(), link=R.link, seed_fn=lambda: SEED)
+    R.link.receive(wire.encode_frame(wire.HELLO, 0, 0, wire.pack_json({"proto": 1})), 0)
     R.chooser = prng.seed_state(SEED + 99)
     R.moves = 0
     R.worst_us = 0
@@ -117,6 +132,9 @@ def step():
             gc.enable()
         print("key_to_frame_us", R.worst_us)
         print("peak_bytes", R.peak)
+        if MICRO:
+            print("live_bytes", R.live)
+            print("transient_bytes", R.transient)
         print("code_bytes", R.code - BASE)
         return False
     else:
@@ -136,6 +154,8 @@ def step():
         used = gc.mem_alloc()
         gc.enable()
         R.peak = max(R.peak, used - R.code)
+        R.live = max(getattr(R, "live", 0), live - R.code)
+        R.transient = max(getattr(R, "transient", 0), used - live)
     return True
 
 
