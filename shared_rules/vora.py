@@ -23,11 +23,6 @@ except ImportError:  # CPython
     def const(x):
         return x
 
-try:
-    from typing import Any, Dict, List, Optional, Tuple  # noqa: F401  (type comments only)
-except ImportError:
-    pass
-
 from shared_rules import prng
 from shared_rules.errors import BadPosition, IllegalMove
 

@@ -10,14 +10,13 @@ import sys
 import threading
 import time
 
-import pytest
-
-from shared_rules import games, vora
+from shared_rules import games
 from vora_fw import layout
 from vora_fw.vora_ui import VoraUI
 from vora_host.gamelog import GameLog
 
 from board_player import move_keys
+from test_conformance import collecting_move
 from test_sim import ROOT, TIMEOUT, SimProcess
 
 SEED = 21
@@ -74,20 +73,6 @@ class MirrorProcess:
         self.proc.wait(timeout=TIMEOUT)
         self.proc.stdout.close()
         self.proc.stderr.close()
-
-
-def collecting_move(state, rnd):
-    # Moves that make lines end the game by the box in a few dozen turns.
-    moves = state.legal_moves()
-    if state.phase != vora.PHASE_ACTION:
-        return ([m for m in moves if m != "pass"] or moves)[0]
-    good = []
-    for m in moves:
-        c = state.clone()
-        c.play(m)
-        if c.phase == vora.PHASE_COLLECT:
-            good.append(m)
-    return rnd.choice(good or moves)
 
 
 class Player:

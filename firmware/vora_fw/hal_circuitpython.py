@@ -37,6 +37,7 @@ import microcontroller
 import neopixel
 from neopixel_write import neopixel_write
 
+from vora_fw.keyscan import rows_mask
 from vora_fw.pixels import logical_cell
 
 _W = 7
@@ -148,11 +149,7 @@ class Hardware:
         return buf
 
     def read_keys(self):
-        rows = self.read_rows(self._rows)
-        mask = 0
-        for y in range(_W - 1, -1, -1):
-            mask = (mask << _W) | rows[y]
-        return mask
+        return rows_mask(self.read_rows(self._rows))
 
     def held_at_boot(self, key_index, samples=3, interval_ms=10):
         rows = self._rows

@@ -28,6 +28,7 @@ import time
 import machine
 import neopixel
 
+from vora_fw.keyscan import rows_mask
 from vora_fw.pixels import logical_cell
 
 try:
@@ -127,11 +128,7 @@ class Hardware:
 
     def read_keys(self):
         """One full scan: an int with bit k set when logical key k is closed."""
-        rows = self.read_rows(self._rows)
-        mask = 0
-        for y in range(_W - 1, -1, -1):
-            mask = (mask << _W) | rows[y]
-        return mask
+        return rows_mask(self.read_rows(self._rows))
 
     def held_at_boot(self, key_index, samples=3, interval_ms=10):
         """True when key_index reads closed in `samples` scans interval_ms apart."""

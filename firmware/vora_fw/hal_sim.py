@@ -17,6 +17,7 @@ and reads them back the way the matrix would:
 There is no bouncing here: tests and the virtual board make their own bounce patterns.
 """
 
+from vora_fw.keyscan import rows_mask
 from vora_fw.pixels import chain_map, wired_cell
 
 _W = 7
@@ -152,11 +153,7 @@ class SimHardware:
 
     def read_keys(self):
         """One full scan: mask with bit k set when key k reads closed."""
-        rows = self.read_rows(self._rows)
-        mask = 0
-        for y in range(_W - 1, -1, -1):
-            mask = (mask << _W) | rows[y]
-        return mask
+        return rows_mask(self.read_rows(self._rows))
 
     def held_at_boot(self, key_index, samples=3, interval_ms=10):
         for _ in range(samples):

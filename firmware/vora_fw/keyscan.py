@@ -62,6 +62,17 @@ NO_EVENTS = ()  # returned, shared, when a scan has no event: never mutate it
 _POPCOUNT = bytes([bin(i).count("1") for i in range(128)])
 
 
+def rows_mask(rows):
+    """One scan given as 7-bit rows (rows[y] bit x = key y*7+x closed) as one int mask.
+
+    On MicroPython an int over 30 bits is allocated on the heap: prefer the rows with
+    KeyScanner.update_rows in loops; this is for the occasional whole mask."""
+    mask = 0
+    for y in range(_W - 1, -1, -1):
+        mask = (mask << _W) | rows[y]
+    return mask
+
+
 class KeyScanner:
     """Debounced, ghost-filtered key state from raw matrix readings.
 

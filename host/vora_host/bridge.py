@@ -19,7 +19,7 @@ import time
 
 from shared_rules import games, vora, wire
 from shared_rules.errors import RulesError
-from shared_rules.session import FAILED, Session
+from shared_rules.session import Session
 
 from vora_host import __version__
 from vora_host.gamelog import GameLogError

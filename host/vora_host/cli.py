@@ -23,6 +23,7 @@ from shared_rules.errors import BadPosition
 
 from vora_host import __version__, bots, render
 from vora_host import games_cli
+from vora_host.argtypes import non_negative_int, positive_int, seconds
 from vora_host.record import RecordError, game_options, load_record, new_record, replay, \
     write_record
 from vora_host.terminal import EOF, INTERRUPTED, OVER, QUIT, Human, TerminalGame
@@ -32,34 +33,6 @@ __all__ = ["main", "build_parser"]
 # Seconds between bot moves when a human watches at a terminal.
 INTERACTIVE_DELAY = 0.4
 
-
-# ---------------------------------------------------------------- argument types
-
-def _non_negative_int(text):
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError("%r is not a whole number" % text)
-    if n < 0:
-        raise argparse.ArgumentTypeError("%d is negative" % n)
-    return n
-
-
-def _positive_int(text):
-    n = _non_negative_int(text)
-    if n == 0:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return n
-
-
-def _seconds(text):
-    try:
-        x = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError("%r is not a number of seconds" % text)
-    if not 0 <= x <= 60:
-        raise argparse.ArgumentTypeError("the delay must be between 0 and 60 seconds")
-    return x
 
 
 def parse_box(text):
@@ -135,7 +108,7 @@ def build_parser():
                       help="play in the terminal, typing moves, with bots (no board)")
     play.add_argument("--players", type=int, choices=(2, 3, 4), default=2,
                       help="number of players (default 2)")
-    play.add_argument("--seed", type=_non_negative_int, default=None,
+    play.add_argument("--seed", type=non_negative_int, default=None,
                       help="seed of the deal (default: a random one, printed)")
     play.add_argument("--human", metavar="LIST", default=None,
                       help="the human players, as numbers or seats: '0', '0,2', 'S,N', "
@@ -145,7 +118,7 @@ def build_parser():
     play.add_argument("--bot", metavar="KIND", default="greedy",
                       help="kind of the bots: %s, or a comma list given to the bot seats "
                            "in order (default greedy)" % " or ".join(sorted(bots.BOT_KINDS)))
-    play.add_argument("--delay", type=_seconds, default=None, metavar="SECONDS",
+    play.add_argument("--delay", type=seconds, default=None, metavar="SECONDS",
                       help="pause before each bot move (default %.1f at a terminal, 0 with "
                            "--bots-only or when input is not a terminal)" % INTERACTIVE_DELAY)
     play.add_argument("--record", metavar="FILE",
@@ -163,7 +136,7 @@ def build_parser():
     house.add_argument("--seats", default=None,
                        help="the sides the players sit at, player 0 first, e.g. SE "
                             "(default SN, SWN, SWNE)")
-    house.add_argument("--max-turns", type=_positive_int, default=vora.DEFAULT_MAX_TURNS,
+    house.add_argument("--max-turns", type=positive_int, default=vora.DEFAULT_MAX_TURNS,
                        help="end the game after this many turns (default %d, a safeguard)"
                             % vora.DEFAULT_MAX_TURNS)
 
@@ -195,7 +168,7 @@ def build_parser():
                           "$XDG_DATA_HOME/vora/sim-save, i.e. ~/.local/share/vora/sim-save)")
     sim.add_argument("--fresh", action="store_true",
                      help="forget the saved game first: the board starts in setup")
-    sim.add_argument("--seed", type=_non_negative_int, default=None,
+    sim.add_argument("--seed", type=non_negative_int, default=None,
                      help="seed of every game dealt (default: the board's clock)")
     sim.add_argument("--headless", action="store_true",
                      help="draw nothing; read commands from stdin (the default when the "
@@ -307,13 +280,20 @@ def cmd_play_board(args, console):
         log.close()
 
 
-def cmd_mirror(args, console):
+def _board_device(args, console):
+    """The board's serial device from --port or USB, or None after saying why not."""
     from vora_host import ports
-    from vora_host.mirror import run_mirror
     try:
-        device = ports.choose_port(args.port)
+        return ports.choose_port(args.port)
     except ports.NoBoard as exc:
         console.print("[red]%s[/red]" % escape(str(exc)))
+        return None
+
+
+def cmd_mirror(args, console):
+    from vora_host.mirror import run_mirror
+    device = _board_device(args, console)
+    if device is None:
         return 1
     log = _open_log(console, args.db)
     if log is None:
@@ -325,12 +305,9 @@ def cmd_mirror(args, console):
 
 
 def cmd_repl(args, console):
-    from vora_host import ports
     from vora_host.mirror import send_repl
-    try:
-        device = ports.choose_port(args.port)
-    except ports.NoBoard as exc:
-        console.print("[red]%s[/red]" % escape(str(exc)))
+    device = _board_device(args, console)
+    if device is None:
         return 1
     ok, text = send_repl(device)
     console.print(text, style=None if ok else "red")

@@ -28,6 +28,7 @@ from shared_rules import games
 from shared_rules.errors import BadPosition
 
 from vora_host import gamelog, render
+from vora_host.argtypes import positive_int, seconds
 from vora_host.gamelog import GameLog, GameLogError, NoSuchGame
 
 __all__ = ["add_parser", "run", "LOCK_TIMEOUT", "MAX_IMPORT_BYTES"]
@@ -47,26 +48,6 @@ def _game_id(text):
     if n < 1:
         raise argparse.ArgumentTypeError("game ids start at 1")
     return n
-
-
-def _positive_int(text):
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError("%r is not a whole number" % text)
-    if n < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return n
-
-
-def _seconds(text):
-    try:
-        x = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError("%r is not a number of seconds" % text)
-    if not 0 <= x <= 60:
-        raise argparse.ArgumentTypeError("the delay must be between 0 and 60 seconds")
-    return x
 
 
 DB_HELP = ("the game log to use (default: $%s if set, else %s)"
@@ -94,7 +75,7 @@ def add_parser(sub):
                                         "players and seats, moves, status, result, source.")
     ls.add_argument("--status", choices=gamelog.STATUSES, default=None,
                     help="only the games with this status")
-    ls.add_argument("--limit", type=_positive_int, default=None, metavar="N",
+    ls.add_argument("--limit", type=positive_int, default=None, metavar="N",
                     help="only the N newest games")
 
     show = actions.add_parser("show", parents=[db], help="the moves and the end of one game",
@@ -113,7 +94,7 @@ def add_parser(sub):
     rep.add_argument("id", type=_game_id, metavar="ID", help="the game's id (see list)")
     rep.add_argument("--step", action="store_true",
                      help="wait for Enter before each move (q and Enter stops)")
-    rep.add_argument("--delay", type=_seconds, default=0.0, metavar="SECONDS",
+    rep.add_argument("--delay", type=seconds, default=0.0, metavar="SECONDS",
                      help="pause between moves (default 0)")
 
     exp = actions.add_parser("export", parents=[db], help="write a game as JSON or text",
