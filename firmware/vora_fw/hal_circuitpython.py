@@ -37,8 +37,7 @@ import microcontroller
 import neopixel
 from neopixel_write import neopixel_write
 
-from vora_fw.keyscan import rows_mask
-from vora_fw.pixels import logical_cell
+from vora_fw.keyscan import matrix_wiring, rows_mask
 
 _W = 7
 SETTLE_US = 5
@@ -91,15 +90,7 @@ class Hardware:
         pinmap = load_pinmap(pinmap)
         self.pinmap = pinmap
         self.settle_us = settle_us
-        rows = pinmap["row_pins"]
-        cols = pinmap["col_pins"]
-        direction = pinmap.get("diode_direction", "col2row")
-        if direction == "col2row":
-            drive, sense = rows, cols
-        elif direction == "row2col":
-            drive, sense = cols, rows
-        else:
-            raise ValueError("diode_direction must be col2row or row2col, not %r" % (direction,))
+        drive, sense, self._krow, self._kbit = matrix_wiring(pinmap)
         self._sense = []
         for p in sense:
             line = digitalio.DigitalInOut(pin_named(p))
@@ -110,16 +101,6 @@ class Hardware:
             line = digitalio.DigitalInOut(pin_named(p))
             line.switch_to_input(pull=None)  # high impedance until its turn
             self._drive.append(line)
-        rotation = pinmap.get("rotation", 0)
-        ns = len(sense)
-        self._krow = bytearray(len(drive) * ns)
-        self._kbit = bytearray(len(drive) * ns)
-        for i in range(len(drive)):
-            for j in range(ns):
-                wx, wy = (j, i) if direction == "col2row" else (i, j)
-                x, y = logical_cell(wx, wy, rotation)
-                self._krow[i * ns + j] = y
-                self._kbit[i * ns + j] = 1 << x
         self._rows = bytearray(_W)
         self.pixels = NeoPixelDriver(pinmap["pixel_pin"], pinmap.get("pixel_count", 49))
 

@@ -28,8 +28,7 @@ import time
 import machine
 import neopixel
 
-from vora_fw.keyscan import rows_mask
-from vora_fw.pixels import logical_cell
+from vora_fw.keyscan import matrix_wiring, rows_mask
 
 try:
     from micropython import const
@@ -73,30 +72,11 @@ class Hardware:
         pinmap = load_pinmap(pinmap)
         self.pinmap = pinmap
         self.settle_us = settle_us
-        rows = pinmap["row_pins"]
-        cols = pinmap["col_pins"]
-        direction = pinmap.get("diode_direction", "col2row")
-        if direction == "col2row":
-            drive, sense = rows, cols
-        elif direction == "row2col":
-            drive, sense = cols, rows
-        else:
-            raise ValueError("diode_direction must be col2row or row2col, not %r" % (direction,))
+        drive, sense, self._krow, self._kbit = matrix_wiring(pinmap)
         Pin = machine.Pin
         # Sense lines first, so nothing is driven before the inputs are in place.
         self._sense = [Pin(p, Pin.IN, Pin.PULL_UP) for p in sense]
         self._drive = [Pin(p, Pin.OPEN_DRAIN, value=1) for p in drive]
-        rotation = pinmap.get("rotation", 0)
-        ns = len(sense)
-        # (drive i, sense j) -> logical key: its row in buf and its bit there
-        self._krow = bytearray(len(drive) * ns)
-        self._kbit = bytearray(len(drive) * ns)
-        for i in range(len(drive)):
-            for j in range(ns):
-                wx, wy = (j, i) if direction == "col2row" else (i, j)
-                x, y = logical_cell(wx, wy, rotation)
-                self._krow[i * ns + j] = y
-                self._kbit[i * ns + j] = 1 << x
         self._rows = bytearray(_W)
         self.pixels = NeoPixelDriver(pinmap["pixel_pin"], pinmap.get("pixel_count", 49))
 

@@ -52,6 +52,7 @@ except ImportError:  # CPython
         return x
 
 from vora_fw.clock import ticks_diff
+from vora_fw.pixels import logical_cell
 
 _W = const(7)  # columns per row
 _ROW_BITS = const(0x7F)
@@ -60,6 +61,36 @@ NO_EVENTS = ()  # returned, shared, when a scan has no event: never mutate it
 
 # Number of set bits of 0..127.
 _POPCOUNT = bytes([bin(i).count("1") for i in range(128)])
+
+
+def matrix_wiring(pinmap):
+    """How a pin map's matrix is scanned: (drive pins, sense pins, krow, kbit).
+
+    The diodes decide which lines are driven low one at a time and which are read:
+    col2row drives the rows and reads the columns, row2col the other way round. krow and
+    kbit map (drive i, sense j), at index i * len(sense) + j, to the logical key it closes
+    (rotation applied): its row in a scan buffer and its bit there.
+    """
+    rows = pinmap["row_pins"]
+    cols = pinmap["col_pins"]
+    direction = pinmap.get("diode_direction", "col2row")
+    if direction == "col2row":
+        drive, sense = rows, cols
+    elif direction == "row2col":
+        drive, sense = cols, rows
+    else:
+        raise ValueError("diode_direction must be col2row or row2col, not %r" % (direction,))
+    rotation = pinmap.get("rotation", 0)
+    ns = len(sense)
+    krow = bytearray(len(drive) * ns)
+    kbit = bytearray(len(drive) * ns)
+    for i in range(len(drive)):
+        for j in range(ns):
+            wx, wy = (j, i) if direction == "col2row" else (i, j)
+            x, y = logical_cell(wx, wy, rotation)
+            krow[i * ns + j] = y
+            kbit[i * ns + j] = 1 << x
+    return drive, sense, krow, kbit
 
 
 def rows_mask(rows):
