@@ -1113,7 +1113,9 @@ def parse_text(text) -> ParsedText:
     any problem; nothing is evaluated."""
     parsed = ParsedText()
     in_moves = False
-    for n, raw in enumerate(text.splitlines(), 1):
+    # Lines end at \n (and \r\n) only: str.splitlines() would also cut at \x85 or
+    # \u2028 inside a quoted tag value, and the value written would not read back.
+    for n, raw in enumerate(text.replace("\r\n", "\n").split("\n"), 1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
