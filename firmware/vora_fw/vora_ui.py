@@ -114,7 +114,6 @@ class VoraUI:
         self.delay = bytearray(25)  # per cell: when its fade starts, in 10 ms
         self.scroll = None  # type: Any
         self.winner_player = None  # type: Any
-        self.scroll_at = 0
         self.error = ""
         # The game's record: what the PC needs to replay it and fetch moves it missed.
         self.game_id = 0
@@ -354,7 +353,7 @@ class VoraUI:
             self.preview = "pass"
 
     def _farm_pick(self, k, cell, now):
-        t = self._farm_type_at(self.view_farm, cell) if cell >= 0 else -1
+        t = self.farm_cells(self.view_farm)[cell] if cell >= 0 else -1
         if t < 0:
             self.refuse(k, now)
             return
@@ -428,7 +427,7 @@ class VoraUI:
 
     def _edge(self, k, now):
         st = self.state
-        edge = _edge_name(k)
+        edge = layout.KEY_NAMES[k]
         if st.phase != vora.PHASE_ACTION or self.sel_type < 0:
             self.refuse(k, now)
             return
@@ -456,9 +455,6 @@ class VoraUI:
         laid out for the player who looks (the owner when peeking, else the active one)."""
         viewer = self.state.active if self.view_for != "peek" else player
         return farm_layout(self.state.farms[player], self.state.seats[viewer])
-
-    def _farm_type_at(self, player, cell):
-        return self.farm_cells(player)[cell]
 
     # ---- output
 
@@ -714,10 +710,6 @@ def farm_layout(counts, seat):
             out[order[k]] = t
             k += 1
     return out
-
-
-def _edge_name(k):
-    return layout.KEY_NAMES[k]
 
 
 def _put(frame, k, rgb, level):
