@@ -1,5 +1,16 @@
 """The games this board knows, and game records that replay.
 
+Every game is a module of `shared_rules` with the same small interface (docs/adding-a-game.md
+is the whole contract; tests/test_conformance.py checks it for every game):
+
+    module.NAME, TITLE, PLAYER_COUNTS, OPTIONS, HIDDEN_INFORMATION
+    module.new_game(players=2, seed=0, **options) -> state      (BadPosition if refused)
+    module.from_json(text_or_dict) -> state                     (BadPosition if refused)
+    module.determinize(view, seed) -> state                     (a state the view allows)
+    state.legal_moves() / play(move) / to_act() / is_over() / scores() / winner()
+    state.clone() / to_json() / digest() / options() / turn_count() / end_reason()
+    state.view(player)                                          (what `player` may know)
+
 A game record is a dict: {"game": name, "players": n, "seed": s, "options": {...},
 "moves": [...]}; replaying it from new_game() gives the same state, and the same
 digest(), after every move, on CPython and on MicroPython.
@@ -8,16 +19,31 @@ digest(), after every move, on CPython and on MicroPython.
 from shared_rules.errors import BadPosition, IllegalMove
 
 # name -> module under shared_rules. Modules are imported on first use, so the board
-# only loads the games it plays.
+# only loads the games it plays. The name is what records, the log and the command line
+# use; it never changes once games are logged under it.
 GAME_MODULES = {"vora": "vora"}
+
+
+def names():
+    """Every game's name, sorted."""
+    return sorted(GAME_MODULES)
 
 
 def load(name):
     """The rules module of a game by name; BadPosition for a game this board does not know."""
-    if name not in GAME_MODULES:
-        raise BadPosition("unknown game %r (known: %s)" % (name, ", ".join(sorted(GAME_MODULES))))
+    if not isinstance(name, str) or name not in GAME_MODULES:
+        raise BadPosition("unknown game %r (known: %s)" % (name, ", ".join(names())))
     package = __import__("shared_rules." + GAME_MODULES[name])
     return getattr(package, GAME_MODULES[name])
+
+
+def option_spec(module, name):
+    """(name, default, kind, help) of one of a game's options; BadPosition if it has none."""
+    for spec in module.OPTIONS:
+        if spec[0] == name:
+            return spec
+    raise BadPosition("%s has no option %r (its options: %s)" % (
+        module.NAME, name, ", ".join(s[0] for s in module.OPTIONS) or "none"))
 
 
 def start(record):
@@ -28,8 +54,13 @@ def start(record):
     options = record.get("options") or {}
     if not isinstance(options, dict):
         raise BadPosition("the record's options must be a dict, not %r" % (options,))
+    players = record.get("players", 2)
+    if not isinstance(players, int) or isinstance(players, bool) \
+            or players not in module.PLAYER_COUNTS:
+        raise BadPosition("%s is played by %s players, not %r" % (
+            module.TITLE, "/".join(str(n) for n in module.PLAYER_COUNTS), players))
     try:
-        return module.new_game(record.get("players", 2), record.get("seed", 0), **options)
+        return module.new_game(players, record.get("seed", 0), **options)
     except BadPosition:
         raise
     except (TypeError, ValueError) as exc:  # an unknown option, a negative seed
@@ -40,10 +71,13 @@ def replay(record, digests=None):
     """Play a record's moves; returns the final state.
 
     With `digests` (one per move), stop at the first mismatch with BadPosition naming the
-    move number; an illegal move raises IllegalMove naming its number too.
+    move number; an illegal move raises IllegalMove naming its number too. Replay stops
+    at the first failure: nothing after it is played.
     """
     state = start(record)
     moves = record.get("moves", [])
+    if not isinstance(moves, list):
+        raise BadPosition("the record's moves must be a list of notation strings")
     for k, move in enumerate(moves):
         try:
             state.play(move)

@@ -13,12 +13,23 @@ except ImportError:  # CPython
         return x
 
 _MASK = const(0xFFFFFFFF)
+# The one range of game seeds, everywhere (command line, records, the log, the board):
+# 0 to 2**32 - 1. The generator's state is 32 bits, so a larger seed could only alias a
+# smaller one; within the range, distinct seeds give distinct first states (the
+# multiplier below is odd, so seed -> state is a bijection before the zero fix-up).
+SEED_MAX = const(0xFFFFFFFF)
+
+
+def check_seed(seed):
+    """`seed` if it is a game seed (an int from 0 to SEED_MAX), else ValueError saying so."""
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= SEED_MAX:
+        raise ValueError("a seed is a whole number from 0 to %d, not %r" % (SEED_MAX, seed))
+    return seed
 
 
 def seed_state(seed):
-    """Turn any non-negative int seed into a valid (non-zero) generator state."""
-    if not isinstance(seed, int) or seed < 0:
-        raise ValueError("seed must be a non-negative integer, not %r" % (seed,))
+    """Turn a game seed (0 to SEED_MAX) into a valid (non-zero) generator state."""
+    check_seed(seed)
     x = (seed * 2654435761 + 0x9E3779B9) & _MASK
     if x == 0:
         x = 0x6D2B79F5

@@ -27,6 +27,9 @@ from shared_rules import prng
 from shared_rules.errors import BadPosition, IllegalMove
 
 NAME = "vora"
+TITLE = "Vora"
+PLAYER_COUNTS = (2, 3, 4)
+HIDDEN_INFORMATION = False  # farms are open on the table; only the box's draws are chance
 FORMAT_VERSION = const(1)
 
 # Cube types, in the fixed order used by every list of counts. Lowercase English names
@@ -63,6 +66,16 @@ DEFAULT_PUSHED_OUT = "box"
 SIDES = "SWNE"
 DEFAULT_SEATS = {2: "SN", 3: "SWN", 4: "SWNE"}
 OPPOSITE = {"S": "N", "N": "S", "W": "E", "E": "W"}
+
+# The options of new_game(): (name, house default, kind, what it decides). The kind is
+# "int", "str", "dict" or a tuple of the allowed values (docs/adding-a-game.md).
+OPTIONS = (
+    ("box", None, "dict", "cubes in the box, {type: count} (default 12 of each type)"),
+    ("seats", None, "str", "the sides the players sit at, player 0 first (default SN, SWN, SWNE)"),
+    ("pushed_out", DEFAULT_PUSHED_OUT, PUSHED_OUT_CHOICES,
+     "where a cube pushed out on a side where nobody sits goes"),
+    ("max_turns", DEFAULT_MAX_TURNS, "int", "a safeguard: the game ends after this many turns"),
+)
 
 PHASE_ACTION = const(0)
 PHASE_COLLECT = const(1)
@@ -307,6 +320,40 @@ class VoraState:
         keys = [self.ranking_key(p) for p in range(self.players)]
         best = max(keys)
         return keys.index(best) if keys.count(best) == 1 else None
+
+    def options(self):
+        """Every option of this game spelled out, house defaults included: new_game()
+        with them deals the same game, whatever the defaults become later."""
+        # Cubes are never created or lost, so the box as dealt is every cube of each type
+        # wherever it is now: the box, the meadow, the farms, the wolves' bellies.
+        total = self.box[:]
+        for t in self.grid:
+            if t != EMPTY:
+                total[t] += 1
+        for t in range(N_TYPES):
+            total[t] += self.eaten[t]
+            for farm in self.farms:
+                total[t] += farm[t]
+        return {"box": {TYPES[t]: total[t] for t in range(N_TYPES)},
+                "seats": self.seats, "pushed_out": self.pushed_out,
+                "max_turns": self.max_turns}
+
+    def turn_count(self):
+        """Turns completed, the last one included once the game is over."""
+        return self.turn
+
+    def end_reason(self):
+        """Why the game ended: "box" (it could not refill the meadow: the rulebook's end)
+        or "turns" (the house safeguard); "" while it goes on."""
+        return self.end
+
+    def view(self, player=None):
+        """What `player` (None: a spectator) may know, as a JSON-ready dict: everything
+        but the PRNG state, which would tell the cubes the box will give next."""
+        import json
+        d = json.loads(self.to_json())
+        d["rng"] = None
+        return d
 
     def legal_moves(self):
         """Every move the player to act may play now, as sorted notation strings."""
@@ -1049,6 +1096,14 @@ def from_position(text, pushed_out=DEFAULT_PUSHED_OUT, max_turns=DEFAULT_MAX_TUR
         raise BadPosition("the PRNG state must be a number from 1 to 4294967295, not %r" % rng)
     s.rng = int(rng)
     return s
+
+
+def determinize(view, seed):
+    """A state that `view` (from state.view()) allows, its PRNG drawn from `seed`: what a
+    bot searches, so that it never knows which cubes the box will give next."""
+    d = dict(view)
+    d["rng"] = prng.seed_state(seed)
+    return from_json(d)
 
 
 def from_json(text):

@@ -7,17 +7,40 @@ its bound; and the game's own invariant holds (Vora: no cube created or lost). A
 the playout replays to the same digest after every move.
 """
 
+import json
 import random
 
 import pytest
 
-from shared_rules import games, vora
-from shared_rules.errors import IllegalMove
+from shared_rules import games, prng, vora
+from shared_rules.errors import BadPosition, IllegalMove
 
 
-class VoraAdapter:
+class Adapter:
+    """What the conformance test needs to know about one game beyond its interface."""
+
+    module = None
+    player_counts = None  # default: module.PLAYER_COUNTS
+    max_moves = 10000  # a random playout longer than this has not ended: a failure
+    seeds = range(30)
+
+    @staticmethod
+    def move_universe():
+        """Syntactically plausible moves, to probe what legal_moves() leaves out."""
+        return []
+
+    @staticmethod
+    def invariant(state):
+        """A quantity no move may change (Vora: the number of cubes), or None."""
+        return None
+
+    @staticmethod
+    def check_state(state):
+        """The game's own checks after every move (raise AssertionError)."""
+
+
+class VoraAdapter(Adapter):
     module = vora
-    player_counts = (2, 3, 4)
     # A random game mostly runs into the max_turns safeguard: each turn is a few moves.
     max_moves = vora.DEFAULT_MAX_TURNS * 40
 
@@ -49,7 +72,50 @@ class VoraAdapter:
 
 
 ADAPTERS = {"vora": VoraAdapter}
-SEEDS = range(30)
+
+
+def test_every_registered_game_has_an_adapter():
+    assert sorted(ADAPTERS) == games.names()
+
+
+@pytest.mark.parametrize("name", sorted(ADAPTERS))
+def test_module_attributes(name):
+    module = games.load(name)
+    assert module.NAME == name and games.load(module.NAME) is module
+    assert isinstance(module.TITLE, str) and module.TITLE
+    counts = module.PLAYER_COUNTS
+    assert counts == tuple(sorted(set(counts))) and min(counts) >= 1
+    assert module.HIDDEN_INFORMATION in (True, False)
+    state = module.new_game(counts[0], seed=0)
+    spelled = state.options()
+    for spec in module.OPTIONS:
+        opt, default, kind, help_text = spec
+        assert isinstance(opt, str) and isinstance(help_text, str) and help_text
+        assert kind in ("int", "bool", "str", "dict") or isinstance(kind, tuple), spec
+        assert games.option_spec(module, opt) == spec
+        assert opt in spelled, "options() must spell out %r" % opt
+    assert sorted(spelled) == sorted(s[0] for s in module.OPTIONS)
+    with pytest.raises(BadPosition):
+        games.option_spec(module, "no-such-option")
+    with pytest.raises(BadPosition):
+        module.new_game(max(counts) + 1, seed=0)
+    with pytest.raises((BadPosition, ValueError)):
+        module.new_game(counts[0], seed=prng.SEED_MAX + 1)
+    for bad in ("", "{", "[]", '{"game": "%s"}' % name, "null", '"x"'):
+        with pytest.raises(BadPosition):
+            module.from_json(bad)
+
+
+def check_views(module, state, rnd):
+    # Each viewer's view is JSON, and determinize() gives a state that shows the same
+    # view; the player to act finds the same legal moves there.
+    for viewer in [None] + list(range(len(state.scores()))):
+        view = state.view(viewer)
+        assert json.loads(json.dumps(view)) == view, "a view must be JSON-ready"
+        sampled = module.determinize(view, rnd.randrange(prng.SEED_MAX + 1))
+        assert sampled.view(viewer) == view, "determinize() must agree with the view"
+        if viewer is not None and viewer == state.to_act():
+            assert sampled.legal_moves() == state.legal_moves()
 
 
 def playout(adapter, players, seed, probe_every=7):
@@ -58,17 +124,20 @@ def playout(adapter, players, seed, probe_every=7):
     rnd = random.Random(seed * 1000 + players)
     state = module.new_game(players, seed=seed)
     start_json = state.to_json()
+    assert module.new_game(players, seed, **state.options()).to_json() == start_json
     conserved = adapter.invariant(state)
     record = {"game": module.NAME, "players": players, "seed": seed, "options": {},
               "moves": []}
     digests = []
     steps = 0
+    turns = state.turn_count()
     while not state.is_over():
         moves = state.legal_moves()
         assert moves, "no legal move while the game goes on"
         assert moves == sorted(set(moves)), "legal moves must be sorted and unique"
         assert state.to_act() in range(players)
         assert len(state.scores()) == players and state.winner() is None
+        assert state.end_reason() == ""
 
         text = state.to_json()
         copy = state.clone()
@@ -76,15 +145,20 @@ def playout(adapter, players, seed, probe_every=7):
         again = module.from_json(text)
         assert again == state and again.to_json() == text
         assert again.legal_moves() == moves
+        assert module.from_json(json.loads(text)) == state
 
         if steps % probe_every == 0:
+            check_views(module, state, rnd)
             # Every legal move plays on a clone; a sample of the rest is refused cleanly.
             for m in moves:
                 c = state.clone()
                 c.play(m)
                 assert adapter.invariant(c) == conserved
             legal = set(moves)
-            for m in rnd.sample(universe, 40):
+            probes = rnd.sample(universe, min(40, len(universe)))
+            probes += [m + " x" for m in rnd.sample(moves, min(3, len(moves)))]
+            probes += ["", " ", "nonsense", moves[0].upper(), 7, None]
+            for m in probes:
                 if m in legal:
                     continue
                 with pytest.raises(IllegalMove):
@@ -95,17 +169,17 @@ def playout(adapter, players, seed, probe_every=7):
         assert copy.to_json() == text, "playing on the state changed its clone"
         record["moves"].append(move)
         digests.append(state.digest())
-        assert adapter.invariant(state) == conserved, "cubes created or lost by %r" % move
+        assert adapter.invariant(state) == conserved, "invariant broken by %r" % move
         adapter.check_state(state)
+        assert state.turn_count() >= turns, "turn_count() went backwards"
+        turns = state.turn_count()
         steps += 1
         assert steps <= adapter.max_moves, "the game did not end"
 
     assert state.legal_moves() == [] and state.to_act() is None
+    assert isinstance(state.end_reason(), str) and state.end_reason()
     w = state.winner()
     assert w is None or w in range(players)
-    if w is not None:
-        keys = [state.ranking_key(p) for p in range(players)]
-        assert keys[w] == max(keys) and keys.count(max(keys)) == 1
     with pytest.raises(IllegalMove):
         state.play(moves[0])
     assert module.from_json(start_json).to_json() == start_json
@@ -114,12 +188,25 @@ def playout(adapter, players, seed, probe_every=7):
     return state, steps
 
 
-@pytest.mark.parametrize("name", sorted(ADAPTERS))
-@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("name,seed", [(n, s) for n in sorted(ADAPTERS)
+                                        for s in ADAPTERS[n].seeds])
 def test_random_playouts(name, seed):
     adapter = ADAPTERS[name]
-    players = adapter.player_counts[seed % len(adapter.player_counts)]
+    counts = adapter.player_counts or adapter.module.PLAYER_COUNTS
+    players = counts[seed % len(counts)]
     playout(adapter, players, seed)
+
+
+def test_vora_winner_follows_the_rulebook_tie_order():
+    # The Vora winner is the best (score, fewest kinds of sets, fewest loose cubes).
+    for seed in range(6):
+        state, _ = playout(VoraAdapter, 2 + seed % 3, seed, probe_every=50)
+        w = state.winner()
+        keys = [state.ranking_key(p) for p in range(state.players)]
+        if w is None:
+            assert keys.count(max(keys)) > 1
+        else:
+            assert keys[w] == max(keys) and keys.count(max(keys)) == 1
 
 
 def collecting_move(state, rnd):
