@@ -1,8 +1,9 @@
-"""Vora rules under real MicroPython (the WebAssembly port, run by Node): the slowest single
-move and the peak heap in use during full 4-player games (bench/mp_rules_probe.py), and
-with the size of the modules compiled by mpy-cross, as they go on the board.
+"""A board game's rules under real MicroPython (the WebAssembly port, run by Node): the
+slowest single move and the peak heap in use during full games at the game's largest
+player count (bench/mp_rules_probe.py), with the size of the modules compiled by mpy-cross,
+as they go on the board.
 
-    .venv/bin/python bench/bench_rules_micropython.py [GAMES]
+    .venv/bin/python bench/bench_rules_micropython.py [GAMES] [GAME]     (default: 10 vora)
 
 Times are WebAssembly on this PC, not an RP2040: compare them with each other and with the
 targets, and expect a Pico to be several times slower.
@@ -17,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 RUNNER = ROOT / "tools" / "mpy_run.mjs"
 PROBE = ROOT / "bench" / "mp_rules_probe.py"
-RULES = ("__init__", "errors", "prng", "vora")  # what the probe imports (not the link codec)
+COMMON = ("__init__", "errors", "prng", "games")  # what the probe imports besides the game
 
 
 def mpy_cross():
@@ -25,11 +26,11 @@ def mpy_cross():
     return exe
 
 
-def mpy_bytes():
+def mpy_bytes(module):
     # The rules as the board gets them: .mpy files compiled by mpy-cross.
     total = 0
     with tempfile.TemporaryDirectory() as tmp:
-        for name in RULES:
+        for name in COMMON + (module,):
             src = ROOT / "shared_rules" / (name + ".py")
             out = Path(tmp) / (src.stem + ".mpy")
             subprocess.run([mpy_cross(), "-o", str(out), str(src)], check=True)
@@ -37,9 +38,9 @@ def mpy_bytes():
     return total
 
 
-def run(mount, games):
+def run(mount, games, game):
     cmd = ["node", str(RUNNER), "--mount", "%s:/app" % mount, "--path", "/app",
-           "--steps", "step", str(PROBE), str(games)]
+           "--steps", "step", str(PROBE), str(games), game]
     done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
     if done.returncode:
         raise SystemExit("MicroPython run failed:\n" + done.stdout + done.stderr)
@@ -48,9 +49,14 @@ def run(mount, games):
 
 def main():
     games = int(sys.argv[1]) if len(sys.argv) > 1 else 10
-    src = run(ROOT, games)
-    mpy_sizes = mpy_bytes()
-    print("Vora rules under MicroPython %s games, 4 players (%s moves)" % (games, src["games"][2]))
+    game = sys.argv[2] if len(sys.argv) > 2 else "vora"
+    sys.path.insert(0, str(ROOT))
+    from shared_rules import games as registry
+    module = registry.GAME_MODULES[game]
+    src = run(ROOT, games, game)
+    mpy_sizes = mpy_bytes(module)
+    print("%s rules under MicroPython: %s games, %s players (%s moves)"
+          % (game, games, src["games"][4], src["games"][2]))
     print("  rules code on the heap, from .py source: %6d bytes" % int(src["rules_code_bytes"][0]))
     print("  rules as .mpy files (mpy-cross):         %6d bytes" % mpy_sizes)
     print("  state between moves (max):               %6d bytes"

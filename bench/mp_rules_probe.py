@@ -1,6 +1,7 @@
 """Runs under MicroPython, started by bench/bench_rules_micropython.py with
-`--steps step`: the slowest single Vora move and the peak heap in use while the rules play
-full 4-player games.
+`--steps step`: the slowest single move and the peak heap in use while the rules of one
+game play full games at its largest player count.
+Arguments: GAMES [GAME] (default 3 games of vora).
 
 A move is legal_moves() plus play(), cascades and refills included. Each move is one
 step(), a separate top-level call of the runner: this WebAssembly build only frees memory
@@ -24,9 +25,11 @@ except ImportError:
 
 gc.collect()
 BASE = gc.mem_alloc()
-from shared_rules import prng, vora  # noqa: E402  (measured: the rules' code on the heap)
+from shared_rules import games, prng  # noqa: E402  (measured: the rules' code on the heap)
 
 GAMES = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+RULES = games.load(sys.argv[2] if len(sys.argv) > 2 else "vora")
+PLAYERS = RULES.PLAYER_COUNTS[-1]
 REPEAT = 3
 R = {"seed": 0, "state": None, "chooser": 0, "worst_us": 0, "worst": "", "peak": 0,
      "live": 0, "moves": 0, "total_us": 0, "rules": 0}
@@ -41,7 +44,7 @@ def step():
         if R["seed"] == GAMES:
             report()
             return False
-        R["state"] = state = vora.new_game(4, seed=R["seed"])
+        R["state"] = state = RULES.new_game(PLAYERS, seed=R["seed"])
         R["chooser"] = prng.seed_state(R["seed"] + 1)
         R["seed"] += 1
         return True
@@ -74,7 +77,7 @@ def step():
 
 
 def report():
-    print("games", GAMES, "moves", R["moves"])
+    print("games", GAMES, "moves", R["moves"], "players", PLAYERS)
     print("rules_code_bytes", R["rules"] - BASE)
     print("peak_game_bytes", R["peak"])
     print("max_live_between_moves_bytes", R["live"])

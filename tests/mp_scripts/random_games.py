@@ -1,19 +1,22 @@
-"""Seeded random Vora games, the same on CPython and MicroPython.
+"""Seeded random games of any registered game, the same on CPython and MicroPython.
 
 Moves are chosen with the rules' own PRNG (shared_rules.prng), so both runtimes pick the
 same moves; every move prints "<seed> <players> <number> <digest> <move>".
-Usage: random_games.py FIRST_SEED COUNT [MAX_MOVES]
+Usage: random_games.py GAME FIRST_SEED COUNT [MAX_MOVES]
+Player counts cycle through the game's PLAYER_COUNTS, seed by seed.
 """
 
 import sys
 
-from shared_rules import prng, vora
+from shared_rules import games, prng
 
 
-def main(first, count, max_moves):
+def main(name, first, count, max_moves):
+    module = games.load(name)
+    counts = module.PLAYER_COUNTS
     for seed in range(first, first + count):
-        players = 2 + seed % 3
-        state = vora.new_game(players, seed=seed)
+        players = counts[seed % len(counts)]
+        state = module.new_game(players, seed=seed)
         print("%d %d 0 %s start" % (seed, players, state.digest()))
         chooser = prng.seed_state(seed + 7919)
         k = 0
@@ -26,4 +29,4 @@ def main(first, count, max_moves):
 
 
 args = sys.argv[1:]
-main(int(args[0]), int(args[1]), int(args[2]) if len(args) > 2 else 100000)
+main(args[0], int(args[1]), int(args[2]), int(args[3]) if len(args) > 3 else 100000)
