@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from shared_rules import vora, wire  # noqa: E402
 from vora_fw.vora_ui import VoraUI  # noqa: E402
 from vora_fw import layout  # noqa: E402
-from vora_host.bridge import BoardClient, ticks_ms  # noqa: E402
+from vora_host.link.client import BoardClient, ticks_ms  # noqa: E402
 from board_player import move_keys  # noqa: E402
 
 SEED = 5

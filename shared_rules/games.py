@@ -42,8 +42,8 @@ def option_spec(module, name):
     for spec in module.OPTIONS:
         if spec[0] == name:
             return spec
-    raise BadPosition("%s has no option %r (its options: %s)" % (
-        module.NAME, name, ", ".join(s[0] for s in module.OPTIONS) or "none"))
+    raise BadPosition("unknown option %r for %s (its options: %s)" % (
+        name, module.NAME, ", ".join(s[0] for s in module.OPTIONS) or "none"))
 
 
 def start(record):

@@ -13,8 +13,9 @@ The turn is a small state machine so that every choice is a move:
   ACTION  -> push / ability
   COLLECT -> "take <cell>" a line group the player made, or "pass" to leave the rest
   BONUS   -> after a line of 4 or 5+: "extra <cell>", "steal <player> <type>" or "pass"
-then gaps fall towards the active player, new lines are offered again, and the meadow is
-refilled from the box when nothing more can be collected.
+then gaps fall towards the active player; lines that a fall makes (the chain) are collected
+at once (a bonus is still the player's choice), and the meadow is refilled from the box
+when nothing more can be collected.
 """
 
 try:
@@ -30,7 +31,7 @@ NAME = "vora"
 TITLE = "Vora"
 PLAYER_COUNTS = (2, 3, 4)
 HIDDEN_INFORMATION = False  # farms are open on the table; only the box's draws are chance
-FORMAT_VERSION = const(1)
+FORMAT_VERSION = const(2)
 
 # Cube types, in the fixed order used by every list of counts. Lowercase English names
 # in the API; one capital letter in position texts (W is the wolf, so water is A, "aqua").
@@ -60,7 +61,10 @@ DEFAULT_BOX = (12, 12, 12, 12, 12, 12, 12, 12, 12)
 DEFAULT_MAX_TURNS = const(400)
 # Where a cube goes when it is pushed out on a side where nobody sits.
 PUSHED_OUT_CHOICES = ("box", "pusher")
-DEFAULT_PUSHED_OUT = "box"
+DEFAULT_PUSHED_OUT = "pusher"
+# Lines a fall makes: "collected" at once (the rulebook), or "offered" like the push's own.
+CHAIN_LINES_CHOICES = ("collected", "offered")
+DEFAULT_CHAIN_LINES = "collected"
 
 # Seats, clockwise seen from above (North at the top). Player i sits at seats[i].
 SIDES = "SWNE"
@@ -75,6 +79,8 @@ OPTIONS = (
     ("pushed_out", DEFAULT_PUSHED_OUT, PUSHED_OUT_CHOICES,
      "where a cube pushed out on a side where nobody sits goes"),
     ("max_turns", DEFAULT_MAX_TURNS, "int", "a safeguard: the game ends after this many turns"),
+    ("chain_lines", DEFAULT_CHAIN_LINES, CHAIN_LINES_CHOICES,
+     "lines made by a fall: collected at once, or offered like the push's own lines"),
 )
 
 PHASE_ACTION = const(0)
@@ -278,6 +284,7 @@ class VoraState:
         self.seats = "SN"
         self.pushed_out = DEFAULT_PUSHED_OUT
         self.max_turns = DEFAULT_MAX_TURNS
+        self.chain_lines = DEFAULT_CHAIN_LINES
         self.grid = [EMPTY] * 25
         self.farms = []
         self.box = [0] * N_TYPES
@@ -292,7 +299,10 @@ class VoraState:
         self.before = []
         self.touched = 0
         self.bonus = 0  # 1: extra cube; 2: extra cube or steal
-        self.pinned = -1  # cell of a wolf that has eaten this turn: it does not fall
+        # A cell that falls leave in place this turn: the wolf that has eaten, or the pig's
+        # entry gap (made by a push, so nothing falls into it; the refill fills it).
+        self.pinned = -1
+        self.chain = 0  # 1 while the step is a fall's (a chain): its lines are collected
         self.end = ""  # why the game ended: "box" or "turns"
 
     # ---- the interface shared by every game
@@ -336,7 +346,7 @@ class VoraState:
                 total[t] += farm[t]
         return {"box": {TYPES[t]: total[t] for t in range(N_TYPES)},
                 "seats": self.seats, "pushed_out": self.pushed_out,
-                "max_turns": self.max_turns}
+                "max_turns": self.max_turns, "chain_lines": self.chain_lines}
 
     def turn_count(self):
         """Turns completed, the last one included once the game is over."""
@@ -404,6 +414,7 @@ class VoraState:
         s.seats = self.seats
         s.pushed_out = self.pushed_out
         s.max_turns = self.max_turns
+        s.chain_lines = self.chain_lines
         s.grid = self.grid[:]
         s.farms = [f[:] for f in self.farms]
         s.box = self.box[:]
@@ -416,6 +427,7 @@ class VoraState:
         s.touched = self.touched
         s.bonus = self.bonus
         s.pinned = self.pinned
+        s.chain = self.chain
         s.end = self.end
         return s
 
@@ -427,7 +439,8 @@ class VoraState:
         the save), and a generic encoder allocated 7 KB for these 460 bytes."""
         p = ['{"game":"', NAME, '","format":', _num(FORMAT_VERSION), ',"players":',
              _num(self.players), ',"seats":"', self.seats, '","pushed_out":"', self.pushed_out,
-             '","max_turns":', _num(self.max_turns), ',"grid":']
+             '","max_turns":', _num(self.max_turns), ',"chain_lines":"', self.chain_lines,
+             '","grid":']
         _ints(p, self.grid)
         p.append(',"farms":[')
         for i, farm in enumerate(self.farms):
@@ -442,7 +455,7 @@ class VoraState:
               _num(self.active), ',"phase":', _num(self.phase), ',"before":']
         _ints(p, self.before)
         p += [',"touched":', _num(self.touched), ',"bonus":', _num(self.bonus), ',"pinned":',
-              _num(self.pinned), ',"end":"', self.end, '"}']
+              _num(self.pinned), ',"chain":', _num(self.chain), ',"end":"', self.end, '"}']
         return "".join(p)
 
     def digest(self):
@@ -463,7 +476,15 @@ class VoraState:
 
     def __repr__(self):
         if self.phase == PHASE_ACTION:
-            return "vora.from_position(%r)" % self.position()
+            # The position with the options that differ from the house defaults.
+            opts = ""
+            if self.pushed_out != DEFAULT_PUSHED_OUT:
+                opts += ", pushed_out=%r" % self.pushed_out
+            if self.max_turns != DEFAULT_MAX_TURNS:
+                opts += ", max_turns=%r" % self.max_turns
+            if self.chain_lines != DEFAULT_CHAIN_LINES:
+                opts += ", chain_lines=%r" % self.chain_lines
+            return "vora.from_position(%r%s)" % (self.position(), opts)
         return "vora.from_json(%r)" % self.to_json()
 
     # ---- notation of positions
@@ -651,6 +672,7 @@ class VoraState:
                 g[cells[k]] = g[cells[k - 2]]
             g[cells[1]] = PIG
             g[cells[0]] = EMPTY
+            self.pinned = cells[0]
         else:
             for k in (4, 3, 2):
                 g[cells[k]] = g[cells[k - 1]]
@@ -741,7 +763,7 @@ class VoraState:
         self._start_step()
         for c in _cells_of(m):
             self._take_cell(c)
-        self._settle()
+        self._cascade()  # a collection: the lines its fall makes are a chain
 
     def _do_take(self, move, args):
         i = self._arg_cell(move, args[0])
@@ -752,7 +774,13 @@ class VoraState:
             raise IllegalMove(move, "no line group that you may collect starts at %s "
                                     "(groups are named by their first cell: %s)"
                               % (args[0], ", ".join(sorted(self.collectable_groups())) or "none"))
+        self._collect(m)
+
+    def _collect(self, m):
+        # Take a line group (sheep bring their grass); a line of 4 or more earns a bonus,
+        # chosen before anything falls.
         g = self.grid
+        i = first_cell(m)
         line_type = g[i]
         cells = _cells_of(m)
         extra = []
@@ -811,9 +839,10 @@ class VoraState:
 
     # ---- the flow of a turn
 
-    def _start_step(self):
+    def _start_step(self, chain=0):
         self.before = self.grid[:]
         self.touched = 0
+        self.chain = chain
 
     def _take_cell(self, i):
         self.farms[self.active][self.grid[i]] += 1
@@ -847,14 +876,22 @@ class VoraState:
         self._offer()
 
     def _offer(self):
-        self.phase = PHASE_COLLECT if self._groups() else PHASE_ACTION
-        if self.phase == PHASE_ACTION:
+        # The lines of a step: the action's are offered (the player may decline them);
+        # a chain's are collected one by one, first cell first, unless the house option
+        # offers them too. Nothing to collect ends the turn.
+        groups = self._groups()
+        if not groups:
+            self.phase = PHASE_ACTION
             self._end_turn()
+        elif self.chain and self.chain_lines == "collected":
+            self._collect(_first_group(groups))
+        else:
+            self.phase = PHASE_COLLECT
 
     def _after_collect(self):
         # More groups of this step may still be collected before the fall.
         if self._groups():
-            self.phase = PHASE_COLLECT
+            self._offer()
         else:
             self._cascade()
 
@@ -862,7 +899,7 @@ class VoraState:
         # The player stops collecting: cubes fall into the gaps, and lines the fall makes
         # are a new step of the chain. Nothing removed means nothing falls: the turn ends.
         if EMPTY in self.grid:
-            self._start_step()
+            self._start_step(1)
             self._settle()
         else:
             self._end_turn()
@@ -872,6 +909,8 @@ class VoraState:
         self.before = []
         self.touched = 0
         self.bonus = 0
+        self.chain = 0
+        self.turn += 1  # the turn was played, whether or not the box can refill after it
         gaps = self.grid.count(EMPTY)
         if gaps > sum(self.box):
             self.phase = PHASE_OVER
@@ -880,7 +919,6 @@ class VoraState:
         for i in VIEW[self.seats[self.active]]:
             if self.grid[i] == EMPTY:
                 self.grid[i] = self._draw()
-        self.turn += 1
         self.active = (self.active + 1) % self.players
         self.phase = PHASE_ACTION
         if self.turn >= self.max_turns:
@@ -895,6 +933,16 @@ class VoraState:
                 self.box[t] -= 1
                 return t
         raise AssertionError("box count out of step")  # unreachable: k < sum(box)
+
+
+def _first_group(groups):
+    # The group whose first cell comes first in name order: chains collect in this order.
+    best, best_key = 0, 99
+    for m in groups:
+        k = _NAME_ORDER.index(first_cell(m))
+        if k < best_key:
+            best, best_key = m, k
+    return best
 
 
 _ACT = (PHASE_ACTION,)
@@ -981,7 +1029,7 @@ def _parse_numbers(text, what):
     return counts
 
 
-def _check_options(players, seats, pushed_out, max_turns):
+def _check_options(players, seats, pushed_out, max_turns, chain_lines=DEFAULT_CHAIN_LINES):
     if players not in DEFAULT_SEATS:
         raise BadPosition("Vora is played by 2, 3 or 4 players, not %r" % (players,))
     if seats is None:
@@ -996,8 +1044,11 @@ def _check_options(players, seats, pushed_out, max_turns):
     if pushed_out not in PUSHED_OUT_CHOICES:
         raise BadPosition("pushed_out must be one of %s, not %r"
                           % (", ".join(PUSHED_OUT_CHOICES), pushed_out))
-    if not isinstance(max_turns, int) or max_turns < 1:
-        raise BadPosition("max_turns must be a positive integer, not %r" % (max_turns,))
+    if not isinstance(max_turns, int) or isinstance(max_turns, bool) or not 1 <= max_turns <= 99999:
+        raise BadPosition("max_turns must be a whole number from 1 to 99999, not %r" % (max_turns,))
+    if chain_lines not in CHAIN_LINES_CHOICES:
+        raise BadPosition("chain_lines must be one of %s, not %r"
+                          % (", ".join(CHAIN_LINES_CHOICES), chain_lines))
     return seats
 
 
@@ -1020,18 +1071,20 @@ def _box_counts(box):
 
 
 def new_game(players=2, seed=0, box=None, seats=None, pushed_out=DEFAULT_PUSHED_OUT,
-             max_turns=DEFAULT_MAX_TURNS):
+             max_turns=DEFAULT_MAX_TURNS, chain_lines=DEFAULT_CHAIN_LINES):
     """A new game: the meadow dealt from the box, 2 cubes to player 0, 1 to the others.
 
     Options: box ({type: count}, default 12 of each), seats (e.g. "SE"; default opposite
     for 2, "SWN" for 3, "SWNE" for 4), pushed_out ("box" or "pusher": where a cube goes
-    when pushed out on an empty side), max_turns (safeguard against endless games).
+    when pushed out on an empty side), max_turns (safeguard against endless games),
+    chain_lines ("collected" or "offered": lines made by a fall).
     """
     s = VoraState()
-    s.seats = _check_options(players, seats, pushed_out, max_turns)
+    s.seats = _check_options(players, seats, pushed_out, max_turns, chain_lines)
     s.players = players
     s.pushed_out = pushed_out
     s.max_turns = max_turns
+    s.chain_lines = chain_lines
     s.box = _box_counts(box)
     need = 25 + players + 1
     if sum(s.box) < need:
@@ -1047,7 +1100,8 @@ def new_game(players=2, seed=0, box=None, seats=None, pushed_out=DEFAULT_PUSHED_
     return s
 
 
-def from_position(text, pushed_out=DEFAULT_PUSHED_OUT, max_turns=DEFAULT_MAX_TURNS):
+def from_position(text, pushed_out=DEFAULT_PUSHED_OUT, max_turns=DEFAULT_MAX_TURNS,
+                  chain_lines=DEFAULT_CHAIN_LINES):
     """Set up any position at the start of a turn (see docs/vora-notation.md).
 
     The last three fields (eaten cubes, turns completed, PRNG state) may be left out.
@@ -1064,10 +1118,11 @@ def from_position(text, pushed_out=DEFAULT_PUSHED_OUT, max_turns=DEFAULT_MAX_TUR
     if len(ranks) != 5 or any(len(r) != 5 for r in ranks):
         raise BadPosition("the meadow is 5 ranks of 5 letters separated by '/', rank 5 first")
     s = VoraState()
-    s.seats = _check_options(len(seats), seats, pushed_out, max_turns)
+    s.seats = _check_options(len(seats), seats, pushed_out, max_turns, chain_lines)
     s.players = len(seats)
     s.pushed_out = pushed_out
     s.max_turns = max_turns
+    s.chain_lines = chain_lines
     for k in range(5):
         for f in range(5):
             ch = ranks[k][f]
@@ -1141,9 +1196,10 @@ def from_json(text):
     s = VoraState()
     s.players = field("players", int)
     s.seats = _check_options(s.players, field("seats", str), field("pushed_out", str),
-                             field("max_turns", int))
+                             field("max_turns", int), field("chain_lines", str))
     s.pushed_out = d["pushed_out"]
     s.max_turns = d["max_turns"]
+    s.chain_lines = d["chain_lines"]
     s.grid = ints("grid", 25, EMPTY, N_TYPES - 1)
     farms = field("farms", list)
     if len(farms) != s.players:
@@ -1167,10 +1223,11 @@ def from_json(text):
     s.touched = field("touched", int)
     s.bonus = field("bonus", int)
     s.pinned = field("pinned", int)
+    s.chain = field("chain", int)
     s.end = field("end", str)
     if not 0 <= s.touched < 1 << 25 or not 0 <= s.bonus <= 2 or not -1 <= s.pinned < 25 \
-            or s.end not in ("", "box", "turns"):
-        raise BadPosition("fields 'touched', 'bonus', 'pinned' or 'end' are out of range")
+            or s.chain not in (0, 1) or s.end not in ("", "box", "turns"):
+        raise BadPosition("fields 'touched', 'bonus', 'pinned', 'chain' or 'end' are out of range")
     if (s.phase in (PHASE_COLLECT, PHASE_BONUS)) != bool(s.before):
         raise BadPosition("field 'before' must be given exactly while lines are being collected")
     return s

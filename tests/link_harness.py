@@ -1,7 +1,7 @@
 """A board and a host joined by an in-memory serial line that can misbehave, for tests.
 
 The board is the firmware's App on the simulated hardware with its BoardLink; the host is
-vora_host.bridge.BoardClient with a GameLog. The line carries bytes both ways in small
+vora_host.link.client.BoardClient with a GameLog. The line carries bytes both ways in small
 chunks, with a seeded random choice of faults per frame: a byte flipped, a frame dropped, a
 frame sent twice; it can also be cut (nothing passes) and restored.
 """
@@ -13,7 +13,7 @@ from vora_fw import layout
 from vora_fw.app import App
 from vora_fw.hal_sim import SimHardware, default_pinmap
 from vora_fw.link import BoardLink
-from vora_host.bridge import BoardClient
+from vora_host.link.client import BoardClient
 
 from board_player import move_keys
 

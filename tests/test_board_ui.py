@@ -133,7 +133,8 @@ def test_the_same_edge_again_switches_to_the_pig_push():
 def test_collect_or_pass_by_the_corner():
     rows = "PWMDL/DLPWM/WMDLP/LPSMD/CCSSW"
     ui = VoraUI()
-    ui._enter_game(vora.from_position(rows + " SN 0 CP/D G30"))
+    # Chain lines offered too (a house option), so that the corner's pass is needed.
+    ui._enter_game(vora.from_position(rows + " SN 0 CP/D G30", chain_lines="offered"))
     press = key_presser(ui, [0])
     enter_move(ui, "push crow W1", press)
     assert ui.state.phase == vora.PHASE_COLLECT

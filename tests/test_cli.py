@@ -15,11 +15,13 @@ from rich.console import Console
 
 from shared_rules import vora
 from shared_rules.errors import IllegalMove
-from vora_host import __version__, render
-from vora_host.bots import GreedyBot, RandomBot, make_bot
+from vora_host import __version__
+from vora_host.games.vora import view as render
+from vora_host.bots import RandomBot, make_bot
+from vora_host.games.vora.bots import GreedyBot
 from vora_host.cli import main, parse_box, parse_seat_list
-from vora_host.record import load_record
-from vora_host.terminal import Human, TerminalGame, group_moves, resolve_entry
+from vora_host.log.records import load_record
+from vora_host.play.terminal import Human, TerminalGame, group_moves, resolve_entry
 
 ROOT = Path(__file__).resolve().parents[1]
 # A position at the start of South's turn (format: vora.position()). Rank 2 holds P P G:

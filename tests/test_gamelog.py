@@ -1,4 +1,4 @@
-"""vora_host.gamelog and `vora games`: the SQLite game log.
+"""vora_host.log.store and `vora games`: the SQLite game log.
 
 Every move is durable once add_move() returns (a second connection sees it), repeats are
 no-ops, conflicts and gaps raise, verify() finds the first bad digest or illegal move,
@@ -26,12 +26,13 @@ from hypothesis import strategies as st
 
 from shared_rules import games, vora
 from shared_rules.errors import BadPosition, IllegalMove
-from vora_host import gamelog, games_cli
+from vora_host.log import cli as games_cli
+from vora_host.log import store as gamelog
 from vora_host.bots import make_bot
 from vora_host.cli import main
-from vora_host.gamelog import (BadImport, DatabaseError, DatabaseLocked, GameClosed, GameLog,
+from vora_host.log.store import (BadImport, DatabaseError, DatabaseLocked, GameClosed, GameLog,
                                MoveConflict, MoveGap, NoSuchGame)
-from vora_host.record import load_record, result_of
+from vora_host.log.records import load_record, result_of
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -250,7 +251,7 @@ def test_options_are_stored_with_every_default(log):
     gid = log.start_game(players=3, seed=4, source="terminal", options={"box": {"water": 20,
                                                                                 "grass": 20}})
     options = log.game(gid)["options"]
-    assert options["seats"] == "SWN" and options["pushed_out"] == "box"
+    assert options["seats"] == "SWN" and options["pushed_out"] == vora.DEFAULT_PUSHED_OUT
     assert options["max_turns"] == vora.DEFAULT_MAX_TURNS
     assert options["box"]["water"] == 20 and options["box"]["pig"] == 0
     record, digests = log.record(gid)
@@ -751,7 +752,7 @@ def test_games_without_an_action_prints_help(capsys):
 
 WRITER = r"""
 import hashlib, sys
-from vora_host.gamelog import GameLog
+from vora_host.log.store import GameLog
 
 def move(n):
     return "m%d x%s" % (n, "x" * (n % 97))

@@ -11,10 +11,10 @@ import pytest
 from rich.console import Console
 
 from shared_rules import vora
-from vora_host import ports
+from vora_host.link import ports
 from vora_host.cli import main
-from vora_host.gamelog import GameLog
-from vora_host.mirror import Follower, mirror_renderable
+from vora_host.log.store import GameLog
+from vora_host.link.mirror import Follower, mirror_renderable
 
 from test_link_pty import MirrorProcess, Player
 from test_sim import ROOT, TIMEOUT, SimProcess

@@ -9,8 +9,8 @@ from vora_fw import layout
 from vora_fw.app import App
 from vora_fw.hal_sim import default_pinmap
 from vora_fw.link import BoardLink
-from vora_host.bridge import BoardClient
-from vora_host.gamelog import GameLog
+from vora_host.link.client import BoardClient
+from vora_host.log.store import GameLog
 
 from link_harness import Rig, random_moves
 

@@ -13,7 +13,7 @@ import time
 from shared_rules import games
 from vora_fw import layout
 from vora_fw.vora_ui import VoraUI
-from vora_host.gamelog import GameLog
+from vora_host.log.store import GameLog
 
 from board_player import move_keys
 from test_conformance import collecting_move

@@ -22,8 +22,9 @@ import serial
 from shared_rules import vora
 from vora_fw import layout
 from vora_fw.vora_ui import VoraUI
-from vora_host import bridge, sim
-from vora_host.bridge import BoardClient
+from vora_host.link import client as bridge
+from vora_host.virtual import board as sim
+from vora_host.link.client import BoardClient
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = 3
@@ -92,7 +93,7 @@ class SimProcess:
 
 
 class Host:
-    """The PC's end of the link (vora_host.bridge.BoardClient) on a serial device."""
+    """The PC's end of the link (vora_host.link.client.BoardClient) on a serial device."""
 
     def __init__(self, path):
         self.port = serial.Serial(path, timeout=0)

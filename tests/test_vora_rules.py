@@ -30,6 +30,9 @@ def board(changes=(), rows=BASE):
 
 
 def game(rows, farms="CC/C", to_act=0, seats="SN", box="G30", **options):
+    # Scenarios send cubes pushed out on an empty side back to the box unless they are
+    # about that rule, so that only seated players' farms change.
+    options.setdefault("pushed_out", "box")
     return vora.from_position("%s %s %d %s %s" % ("/".join(rows), seats, to_act, farms, box),
                               **options)
 
@@ -119,19 +122,22 @@ def test_pushes_come_from_every_edge_with_any_cube_of_the_farm():
             {"Nc": 2, "W3": 0, "E3": 4}[side]] == "S"
 
 
-def test_cube_pushed_out_on_an_empty_side_goes_back_to_the_box_by_default():
-    # The rulebook's sentence for an empty side is garbled; house default: the box.
-    s = game(BASE, farms="CC/D", box="G5")
+def test_cube_pushed_out_on_an_empty_side_goes_to_the_pusher_by_default():
+    # The rulebook's sentence for an empty side is garbled; house default: the pusher
+    # takes it (chosen by measurement, docs/rules-decisions.md).
+    assert vora.DEFAULT_PUSHED_OUT == "pusher"
+    s = vora.from_position("/".join(BASE) + " SN 0 CC/D G5")
     s.play("push crow W3")  # rank 3 moves east; p3 falls out on the East side, nobody sits
+    assert meadow(s)[2] == "CWMDL"
+    assert farm(s, 0) == {"crow": 1, "pig": 1} and farm(s, 1) == {"duck": 1}
+
+
+def test_cube_pushed_out_on_an_empty_side_can_go_back_to_the_box_as_an_option():
+    s = game(BASE, farms="CC/D", box="G5", pushed_out="box")
+    s.play("push crow W3")
     assert meadow(s)[2] == "CWMDL"
     assert s.box[vora.PIG] == 1 and s.box[vora.GRASS] == 5
     assert farm(s, 0) == {"crow": 1} and farm(s, 1) == {"duck": 1}
-
-
-def test_cube_pushed_out_on_an_empty_side_can_go_to_the_pusher_as_an_option():
-    s = game(BASE, farms="CC/D", pushed_out="pusher")
-    s.play("push crow W3")
-    assert farm(s, 0) == {"crow": 1, "pig": 1}
 
 
 def test_pushing_from_the_far_side_brings_the_cube_to_the_pusher():
@@ -154,13 +160,13 @@ def test_a_push_that_forms_a_line_of_three_lets_the_active_player_collect_it():
     assert s.legal_moves() == ["pass", "take a1"]
     assert s.collectable_groups() == {"a1": ["a1", "b1", "c1"]}
     s.play("take a1")
-    assert farm(s, 0) == {"crow": 3, "pig": 1}
+    assert farm(s, 0)["crow"] == 3
 
 
 def test_falls_repeat_until_no_new_line_forms():
     # "If this fall creates new lines, they are also collected. This process repeats
     # until no new lines are formed."
-    s = game(LINE_PUSH, farms="CP/D")
+    s = game(LINE_PUSH, farms="CP/D", chain_lines="offered")
     s.play("push crow W1")
     s.play("take a1")
     # a1..c1 emptied; files a, b, c fell one rank towards South; c1 d1 e1 are now sheep.
@@ -173,6 +179,11 @@ def test_falls_repeat_until_no_new_line_forms():
     assert meadow(s)[1:] == ["PWGDL", "DLMWM", "WMPLP", "LPDMD"]
     assert sorted(meadow(s)[0]) == sorted("GGGGW")
     assert s.to_act() == 1
+    # By default the chain's line is collected without asking: the same end position.
+    t = game(LINE_PUSH, farms="CP/D")
+    t.play("push crow W1")
+    t.play("take a1")
+    assert t.position() == s.position()
 
 
 def test_the_active_player_may_choose_not_to_collect_a_line():
@@ -185,14 +196,45 @@ def test_the_active_player_may_choose_not_to_collect_a_line():
     assert s.to_act() == 1
 
 
-def test_the_choice_is_offered_again_for_chain_lines():
-    # House rule: the same choice applies to every line of the chain (rules decisions).
+def test_lines_made_by_the_fall_are_collected_without_asking():
+    # "When cubes are collected, the ones above fall down to fill the gaps. If this fall
+    # creates new lines, they are also collected." The choice to decline belongs to the
+    # line the push forms; a chain line is collected.
     s = game(LINE_PUSH, farms="CP/D")
     s.play("push crow W1")
+    assert s.legal_moves() == ["pass", "take a1"]  # the push's line: a choice
     s.play("take a1")
+    # The fall made c1 d1 e1 sheep: collected at once, and the turn is over.
+    assert farm(s, 0) == {"crow": 3, "pig": 1, "sheep": 3}
+    assert s.to_act() == 1 and s.phase == vora.PHASE_ACTION
+
+
+def test_chain_lines_can_be_offered_as_a_named_option():
+    # House option chain_lines="offered": every line of the chain is a choice too.
+    s = game(LINE_PUSH, farms="CP/D", chain_lines="offered")
+    s.play("push crow W1")
+    s.play("take a1")
+    assert s.legal_moves() == ["pass", "take c1"]
     s.play("pass")
     assert meadow(s)[4] == "LPSSS"
+    assert farm(s, 0) == {"crow": 3, "pig": 1}
     assert s.to_act() == 1
+    with pytest.raises(BadPosition, match="chain_lines"):
+        game(LINE_PUSH, chain_lines="sometimes")
+
+
+def test_a_chain_line_of_four_still_offers_its_bonus():
+    # The bonus rules are unchanged for chain lines: "Making a line of 4 identical cubes
+    # allows you to take one extra cube of your choice from the meadow before the fall."
+    s = game(board({"a1": "C", "b1": "C", "c1": "S", "d1": "S", "b2": "S", "c2": "S"}),
+             farms="CP/D")
+    s.play("push crow W1")  # rank 1: C C C S S
+    s.play("take a1")  # files a b c fall: rank 1 becomes L S S S S, a chain line of four
+    assert farm(s, 0) == {"crow": 3, "pig": 1, "sheep": 4}
+    assert s.phase == vora.PHASE_BONUS and s.to_act() == 0
+    assert "pass" in s.legal_moves() and "extra a1" in s.legal_moves()
+    s.play("extra a1")
+    assert farm(s, 0)["ladybug"] == 1
 
 
 def test_a_line_declined_belongs_to_nobody_afterwards():
@@ -268,8 +310,7 @@ def test_lines_made_by_refilling_belong_to_nobody_until_a_player_changes_them():
     # are modified in some way by a player (... makes the line longer or shorter)."
     s = game(LINE_PUSH, farms="CP/DG", pushed_out="pusher")  # the box stays all grass
     s.play("push crow W1")
-    s.play("take a1")
-    s.play("take c1")
+    s.play("take a1")  # the fall's sheep line c1 d1 e1 is collected with it
     assert meadow(s)[0] == "GGGGG"  # the refill made a line of five grass
     s.play("push duck Sa")  # player 1 changes file a: a5's grass falls out North
     assert meadow(s)[0] == "PGGGG"
@@ -342,7 +383,7 @@ def test_lines_of_five_count_in_l_and_t_shapes(shape, changes, push, first):
 
 
 def test_a_line_of_three_gives_no_bonus():
-    s = game(LINE_PUSH, farms="CP/D")
+    s = game(LINE_PUSH, farms="CP/D", chain_lines="offered")
     s.play("push crow W1")
     s.play("take a1")
     assert s.phase == vora.PHASE_COLLECT  # straight to the chain line, no bonus step
@@ -354,12 +395,26 @@ def test_pig_pushes_a_line_two_spaces():
     # "Pig: Pushes with extra force, moving a line 2 spaces instead of 1."
     s = game(BASE, farms="PC/D")
     s.play("pig Sc")
-    # c1 is left empty and falls shut; both cubes pushed out North go to player 1.
-    assert [r[2] for r in meadow(s)] == ["G", "D", "W", "L", "P"]
+    # The line moved two cells north: the pig on c2, c1's ladybug on c3; c1, the pig's
+    # entry, is refilled from the box (grass). Both cubes pushed out North go to player 1.
+    assert [r[2] for r in meadow(s)] == ["D", "W", "L", "P", "G"]
     assert farm(s, 1) == {"duck": 1, "mole": 1, "pig": 1}
     assert farm(s, 0) == {"crow": 1}
 
 
+@pytest.mark.parametrize("seats,to_act", [("SN", 0), ("SN", 1), ("WE", 0), ("SE", 1)])
+@pytest.mark.parametrize("edge", vora.EDGE_NAMES)
+def test_a_pig_line_ends_two_cells_on_from_every_side(edge, seats, to_act):
+    # The fall towards the active player is for gaps made "without a push action"; the
+    # pig's entry gap is made by a push, so from every side, whoever pushes, the line ends
+    # two cells on and the entry cell is refilled from the box.
+    s = game(BASE, farms="PC/PC", seats=seats, to_act=to_act, pushed_out="pusher")
+    cells = vora.EDGE_CELLS[vora.EDGE_NAMES.index(edge)]
+    before = [BASE[4 - c // 5][c % 5] for c in cells]
+    s.play("pig " + edge)
+    assert s.to_act() == 1 - to_act, "the push made no line: the turn is over"
+    after = [meadow(s)[4 - c // 5][c % 5] for c in cells]
+    assert after == ["G", "P"] + before[:3], edge
 def test_crow_swaps_with_an_animal_and_the_player_keeps_it():
     # "Crow: Flies in from your farm, swapping places with an animal in the meadow (but
     # not water or grass). You keep the swapped animal."
@@ -493,6 +548,8 @@ def test_the_game_ends_when_the_box_cannot_refill_the_meadow():
     s = game(board({"a5": "A", "b5": "A", "c5": "A"}), farms="C/D", box="G2")
     s.play("water a5")
     assert s.is_over() and s.end == "box" and s.to_act() is None
+    # The turn that emptied the box was played: it counts (one count everywhere).
+    assert s.turn_count() == 1 and s.end_reason() == "box"
     assert s.legal_moves() == []
     with pytest.raises(IllegalMove, match="over"):
         s.play("pass")
@@ -578,8 +635,10 @@ def test_illegal_moves_name_the_move_and_the_reason_and_change_nothing(move, rea
 
 def test_positions_round_trip_and_reject_nonsense():
     s = vora.new_game(3, seed=11)
-    assert vora.from_position(s.position()) == s
+    assert vora.from_position(s.position(), pushed_out=s.pushed_out) == s
     assert eval(repr(s), {"vora": vora}) == s  # the repr pastes back
+    o = vora.new_game(2, seed=3, pushed_out="box", max_turns=50, chain_lines="offered")
+    assert eval(repr(o), {"vora": vora}) == o  # options included
     for bad, why in [
         ("PWMDL/DLPWM SN 0 C/C G3", "5 ranks"),
         ("PWMDL/DLPWM/WMDLP/LPWMD/MDLPX SN 0 C/C G3", "not a cube letter"),

@@ -21,12 +21,13 @@ from rich.markup import escape
 from shared_rules import vora
 from shared_rules.errors import BadPosition
 
-from vora_host import __version__, bots, render
-from vora_host import games_cli
+from vora_host import __version__, bots
+from vora_host.games.vora import view as render
+from vora_host.log import cli as games_cli
 from vora_host.argtypes import non_negative_int, positive_int, seconds
-from vora_host.record import RecordError, game_options, load_record, new_record, replay, \
+from vora_host.log.records import RecordError, game_options, load_record, new_record, replay, \
     write_record
-from vora_host.terminal import EOF, INTERRUPTED, OVER, QUIT, Human, TerminalGame
+from vora_host.play.terminal import EOF, INTERRUPTED, OVER, QUIT, Human, TerminalGame
 
 __all__ = ["main", "build_parser"]
 
@@ -117,7 +118,7 @@ def build_parser():
                       help="every player is a bot: a demo that needs no keyboard")
     play.add_argument("--bot", metavar="KIND", default="greedy",
                       help="kind of the bots: %s, or a comma list given to the bot seats "
-                           "in order (default greedy)" % " or ".join(sorted(bots.BOT_KINDS)))
+                           "in order (default greedy)" % " or ".join(sorted(bots.bot_kinds("vora"))))
     play.add_argument("--delay", type=seconds, default=None, metavar="SECONDS",
                       help="pause before each bot move (default %.1f at a terminal, 0 with "
                            "--bots-only or when input is not a terminal)" % INTERACTIVE_DELAY)
@@ -241,7 +242,7 @@ def main(argv=None):
 # ---------------------------------------------------------------- vora play (board), mirror, repl
 
 def _open_log(console, db):
-    from vora_host.gamelog import GameLog, GameLogError, resolve_db_path
+    from vora_host.log.store import GameLog, GameLogError, resolve_db_path
     path = resolve_db_path(db)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -253,8 +254,9 @@ def _open_log(console, db):
 
 
 def cmd_play_board(args, console):
-    from vora_host import ports, sim
-    from vora_host.mirror import VirtualCompanion, run_mirror
+    from vora_host.link import ports
+    from vora_host.virtual import board as sim
+    from vora_host.link.mirror import VirtualCompanion, run_mirror
     log = _open_log(console, args.db)
     if log is None:
         return 1
@@ -282,7 +284,7 @@ def cmd_play_board(args, console):
 
 def _board_device(args, console):
     """The board's serial device from --port or USB, or None after saying why not."""
-    from vora_host import ports
+    from vora_host.link import ports
     try:
         return ports.choose_port(args.port)
     except ports.NoBoard as exc:
@@ -291,7 +293,7 @@ def _board_device(args, console):
 
 
 def cmd_mirror(args, console):
-    from vora_host.mirror import run_mirror
+    from vora_host.link.mirror import run_mirror
     device = _board_device(args, console)
     if device is None:
         return 1
@@ -305,7 +307,7 @@ def cmd_mirror(args, console):
 
 
 def cmd_repl(args, console):
-    from vora_host.mirror import send_repl
+    from vora_host.link.mirror import send_repl
     device = _board_device(args, console)
     if device is None:
         return 1
@@ -328,16 +330,16 @@ def _make_agents(args, players, seats, seed, parser):
             parser.error("--human: %s" % exc)
     kinds = [k.strip().lower() for k in args.bot.split(",") if k.strip()] or ["greedy"]
     for k in kinds:
-        if k not in bots.BOT_KINDS:
+        if k not in bots.bot_kinds("vora"):
             parser.error("--bot: unknown bot %r (choose from %s)"
-                         % (k, ", ".join(sorted(bots.BOT_KINDS))))
+                         % (k, ", ".join(sorted(bots.bot_kinds("vora")))))
     agents = []
     n_bots = 0
     for p in range(players):
         if p in humans:
             agents.append(Human())
         else:
-            agents.append(bots.make_bot(kinds[n_bots % len(kinds)], seed * 10 + p))
+            agents.append(bots.make_bot(kinds[n_bots % len(kinds)], seed * 10 + p, "vora"))
             n_bots += 1
     return agents
 
@@ -456,7 +458,7 @@ def cmd_replay(args, console):
 
 def cmd_sim(args):
     # Imported here: the firmware package is only needed by this command.
-    from vora_host import sim
+    from vora_host.virtual import board as sim
     return sim.run(save_dir=args.save_dir, fresh=args.fresh, seed=args.seed,
                    headless=args.headless, script=args.script, pinmap_file=args.pinmap,
                    ghosting=args.ghosting)

@@ -38,7 +38,7 @@ the move; P- when nobody was: the game was already over) and the digest after it
 Lines starting with '#' are comments. Reading never evaluates anything: tags and moves
 are parsed and checked field by field, and the moves are replayed.
 
-Result. `end_game()` takes None or the dict `vora_host.record.result_of()` makes:
+Result. `end_game()` takes None or the dict `vora_host.log.records.result_of()` makes:
 {"over", "end", "turns_completed", "scores", "winner"}, all five keys, so that both export
 formats carry it exactly.
 """
@@ -52,7 +52,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
-from shared_rules import games, vora
+from shared_rules import games, prng, vora
 from shared_rules.errors import BadPosition, IllegalMove
 
 __all__ = [
@@ -75,7 +75,6 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 STATUSES = ("playing", "over", "abandoned", "interrupted")
 END_STATUSES = ("over", "abandoned", "interrupted")
 RESULT_KEYS = ("over", "end", "turns_completed", "scores", "winner")
-VORA_OPTIONS = ("box", "seats", "pushed_out", "max_turns")
 
 # A move as the board reports it: printable ASCII, no ';' (the text format's comment
 # mark), no leading or trailing space. A digest: 16 lowercase hex digits (state.digest()).
@@ -252,7 +251,7 @@ def _check_result(result, status):
         return None
     if not isinstance(result, dict) or set(result) != set(RESULT_KEYS):
         raise ValueError("the result must be None or a dict with exactly the keys %s "
-                         "(vora_host.record.result_of), not %r" % (", ".join(RESULT_KEYS), result))
+                         "(vora_host.log.records.result_of), not %r" % (", ".join(RESULT_KEYS), result))
     over, end, turns, scores, winner = (result[k] for k in RESULT_KEYS)
     if not isinstance(over, bool):
         raise ValueError("result 'over' must be true or false, not %r" % (over,))
@@ -275,41 +274,27 @@ def _check_result(result, status):
 
 def normalize_options(game, players, seed, options):
     """Check that the game can be set up and return its options with every default
-    spelled out (as vora_host.record does), so the log replays the same game even if a
+    spelled out (the state's options()), so the log replays the same game even if a
     default changes later. ValueError when the game cannot be set up."""
     if not isinstance(game, str):
         raise ValueError("the game name must be a text, not %r" % (game,))
     if not _is_int(players):
         raise ValueError("players must be a whole number, not %r" % (players,))
-    if not _is_int(seed) or not 0 <= seed <= I64_MAX:
-        raise ValueError("the seed must be a whole number from 0 to 2^63-1, not %r" % (seed,))
+    prng.check_seed(seed)
     options = {} if options is None else options
     if not isinstance(options, dict):
         raise ValueError("options must be a dict, not %r" % (options,))
-    options = dict(options)
-    if game == vora.NAME:
-        for key, value in options.items():
-            if key not in VORA_OPTIONS:
-                raise ValueError("unknown option %r (known: %s)" % (key, ", ".join(VORA_OPTIONS)))
-            if isinstance(value, bool) or (key == "box" and isinstance(value, dict) and any(
-                    isinstance(n, bool) for n in value.values())):
-                raise ValueError("option %r: %r is not a valid value" % (key, value))
-        box = options.get("box")
-        if box is None:
-            box = dict(zip(vora.TYPES, vora.DEFAULT_BOX))
-        elif isinstance(box, dict) and all(k in vora.TYPES for k in box):
-            box = dict((t, box.get(t, 0)) for t in vora.TYPES)
-        options["box"] = box
-        if options.get("seats") is None:
-            options["seats"] = vora.DEFAULT_SEATS.get(players)
-        options.setdefault("pushed_out", vora.DEFAULT_PUSHED_OUT)
-        options.setdefault("max_turns", vora.DEFAULT_MAX_TURNS)
-        options = dict((k, options[k]) for k in VORA_OPTIONS)
     try:
-        games.start({"game": game, "players": players, "seed": seed, "options": options})
+        module = games.load(game)
+        for key, value in options.items():
+            games.option_spec(module, key)
+            if isinstance(value, bool) and games.option_spec(module, key)[2] != "bool":
+                raise ValueError("option %r: %r is not a valid value" % (key, value))
+        state = games.start({"game": game, "players": players, "seed": seed,
+                             "options": options})
     except BadPosition as exc:
         raise ValueError("the game cannot be set up: %s" % exc)
-    return options
+    return state.options()
 
 
 # ---------------------------------------------------------------- the log
@@ -481,7 +466,7 @@ class GameLog:
 
     def end_game(self, game_id, status, result=None, ended_at=None) -> bool:
         """Mark a game over, abandoned or interrupted, with its result (None, or the dict
-        of vora_host.record.result_of). An interrupted game takes moves again (its status
+        of vora_host.log.records.result_of). An interrupted game takes moves again (its status
         goes back to playing). Returns False when nothing changed (the same end repeated)."""
         if status not in END_STATUSES:
             raise ValueError("a game ends as %s, not %r" % (", ".join(END_STATUSES), status))
@@ -871,7 +856,7 @@ def _json_list(values, indent):
 
 
 def _dumps_export(record):
-    # Laid out like vora_host.record.dumps_record: one line per field, per move, per digest
+    # Laid out like vora_host.log.records.dumps_record: one line per field, per move, per digest
     # and per time, so that two exports of the same game diff line by line.
     lines = []
     for key, value in record.items():
@@ -887,7 +872,7 @@ def _dumps_export(record):
     return "{\n" + ",\n".join(lines) + "\n}\n"
 
 
-TAG_ORDER = ("Game", "Format", "Seed", "Players", "Seats", "Box", "PushedOut", "MaxTurns",
+TAG_ORDER = ("Game", "Format", "Seed", "Players", "Seats", "Box", "PushedOut", "MaxTurns", "ChainLines",
              "Result", "Scores", "End", "Turns", "Status", "Source", "BoardGameId", "Started",
              "Ended")
 
@@ -928,7 +913,7 @@ def export_text(log, game_id) -> str:
     tags = [("Game", info["game"]), ("Format", 1), ("Seed", info["seed"]),
             ("Players", info["players"]), ("Seats", opts["seats"]),
             ("Box", box_text(opts["box"])), ("PushedOut", opts["pushed_out"]),
-            ("MaxTurns", opts["max_turns"])]
+            ("MaxTurns", opts["max_turns"]), ("ChainLines", opts["chain_lines"])]
     tags += _result_tags(info["result"])
     tags += [("Status", info["status"]), ("Source", info["source"])]
     if info["board_game_id"] is not None:
@@ -952,7 +937,7 @@ def export_text(log, game_id) -> str:
 
 def _checked_import(record, digests, meta):
     """Check an import field by field; returns (record, digests, meta) normalized."""
-    from vora_host.record import RecordError, check_record
+    from vora_host.log.records import RecordError, check_record
     try:
         check_record(record)
     except RecordError as exc:
@@ -1198,6 +1183,12 @@ def _build_from_tags(parsed):
     value, line = tag("MaxTurns")
     if value is not None:
         options["max_turns"] = _tag_int(value, "MaxTurns", line, 1)
+    value, line = tag("ChainLines")
+    if value is not None:
+        if value not in vora.CHAIN_LINES_CHOICES:
+            raise BadImport("[ChainLines] must be one of %s, not %r"
+                            % (", ".join(vora.CHAIN_LINES_CHOICES), value), line)
+        options["chain_lines"] = value
     try:
         options = normalize_options(vora.NAME, players, seed, options)
     except ValueError as exc:

@@ -22,7 +22,7 @@ from shared_rules.errors import RulesError
 from shared_rules.session import Session
 
 from vora_host import __version__
-from vora_host.gamelog import GameLogError
+from vora_host.log.store import GameLogError
 
 HELLO_INTERVAL_MS = 500
 HELLO_ATTEMPTS = 10
@@ -38,7 +38,7 @@ class LinkRefused(Exception):
 
 
 class BoardClient:
-    """Follows one board. `log` is a vora_host.gamelog.GameLog or None; `source` says
+    """Follows one board. `log` is a vora_host.log.store.GameLog or None; `source` says
     where the games come from in the log ("board <device>", "virtual board")."""
 
     def __init__(self, write, log=None, source="board", on_change=None):
@@ -292,7 +292,7 @@ class BoardClient:
         if self.log is not None and self.log_id is not None:
             result = None
             if status == "over" and self.state is not None:
-                from vora_host.record import result_of
+                from vora_host.log.records import result_of
                 result = result_of(self.state)
             self.log.end_game(self.log_id, status, result)
 

@@ -1,9 +1,9 @@
 """Mirroring a board on the PC: `vora mirror`, and `vora play` with the virtual board.
 
-A BoardClient (vora_host.bridge) follows the board over a serial device opened with
+A BoardClient (vora_host.link.client) follows the board over a serial device opened with
 pyserial and read by the asyncio loop; when the device goes away (an unplug, a reset) the
 follower closes it and opens it again as soon as it is back, and the client catches up
-with the moves it missed. Every move is logged as it arrives (vora_host.gamelog).
+with the moves it missed. Every move is logged as it arrives (vora_host.log.store).
 
 At a terminal the mirror is drawn with rich: the meadow in colour, whose turn, the farms
 and scores, the last moves, the link's state and any mismatch. Without a terminal it
@@ -18,8 +18,8 @@ import serial
 from rich.console import Console, Group
 from rich.text import Text
 
-from vora_host import render
-from vora_host.bridge import BoardClient, ticks_ms
+from vora_host.games.vora import view as render
+from vora_host.link.client import BoardClient, ticks_ms
 
 REOPEN_S = 1.0  # how often a missing device is looked for again
 POLL_S = 0.01

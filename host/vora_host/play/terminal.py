@@ -19,8 +19,8 @@ from rich.text import Text
 from shared_rules import vora
 from shared_rules.errors import IllegalMove
 
-from vora_host import render
-from vora_host.record import result_of
+from vora_host.games.vora import view as render
+from vora_host.log.records import result_of
 
 __all__ = ["Human", "TerminalGame", "group_moves", "resolve_entry", "HELP_TEXT"]
 
@@ -160,7 +160,7 @@ class TerminalGame:
     agents:  one per player: a `Human()` or a bot with `choose(state)`
     console: a rich Console for all output
     delay:   seconds to wait before each bot move, so humans can follow
-    record:  a record dict (vora_host.record.new_record) to append moves to, or None
+    record:  a record dict (vora_host.log.records.new_record) to append moves to, or None
     quiet:   show only the final position and result
     read:    the function that shows a prompt and reads one line, input() by default
              (tests pass their own); it raises EOFError at the end of input

@@ -1,47 +1,10 @@
-"""Computer players for Vora.
-
-A bot is any object with a `choose(state) -> move` method (calling the bot does the same):
-it looks at a state whose `to_act()` is the bot's seat and returns one of
-`state.legal_moves()`, never changing the state it was given. Every bot draws its own
-randomness from a private `random.Random(seed)`, so a game between bots is fully
-reproducible from the game seed and the bot seeds, and the engine's PRNG (which deals
-cubes) is never touched.
-"""
-
-import random
+"""Vora's own bot: the greedy collector (the generic bots are in vora_host.bots)."""
 
 from shared_rules import vora
 
-__all__ = ["Bot", "RandomBot", "GreedyBot", "BOT_KINDS", "make_bot"]
+from vora_host.bots.base import Bot
 
-
-class Bot:
-    """Base class: subclasses implement `choose`."""
-
-    #: Short name used on the command line (`--bot`) and in game records.
-    kind = "bot"
-
-    def __init__(self, seed=0):
-        self.seed = seed
-        self.rng = random.Random(seed)
-
-    def choose(self, state):  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def __call__(self, state):
-        return self.choose(state)
-
-    def __repr__(self):
-        return "%s(%r)" % (type(self).__name__, self.seed)
-
-
-class RandomBot(Bot):
-    """Plays a uniformly random legal move: the baseline every other bot must beat."""
-
-    kind = "random"
-
-    def choose(self, state):
-        return self.rng.choice(state.legal_moves())
+__all__ = ["GreedyBot", "relative_score"]
 
 
 def relative_score(state, player):
@@ -132,15 +95,3 @@ class GreedyBot(Bot):
             if best_key is None or key > best_key:
                 best, best_key = m, key
         return best
-
-
-BOT_KINDS = {cls.kind: cls for cls in (GreedyBot, RandomBot)}
-
-
-def make_bot(kind, seed=0):
-    """A bot of the named kind ("greedy" or "random") seeded with `seed`."""
-    try:
-        cls = BOT_KINDS[kind]
-    except KeyError:
-        raise ValueError("unknown bot %r (choose from %s)" % (kind, ", ".join(sorted(BOT_KINDS))))
-    return cls(seed)

@@ -7,7 +7,7 @@
     vora games import FILE [--force]             a JSON or text export, as a new game
 
 The database is --db PATH, else $VORA_DB, else games.sqlite3 in the user's data folder
-(see vora_host.gamelog.default_db_path). `add_parser(sub)` registers the group on the
+(see vora_host.log.store.default_db_path). `add_parser(sub)` registers the group on the
 `vora` parser; `run(args, console)` runs it and returns the exit status: 0 done, 1 a
 failure reported on stderr (no such game, a database that cannot be used, a game that does
 not replay, a file that cannot be read or written), 2 a usage error.
@@ -27,9 +27,10 @@ from rich.table import Table
 from shared_rules import games
 from shared_rules.errors import BadPosition
 
-from vora_host import gamelog, render
+from vora_host.games.vora import view as render
+from vora_host.log import store as gamelog
 from vora_host.argtypes import positive_int, seconds
-from vora_host.gamelog import GameLog, GameLogError, NoSuchGame
+from vora_host.log.store import GameLog, GameLogError, NoSuchGame
 
 __all__ = ["add_parser", "run", "LOCK_TIMEOUT", "MAX_IMPORT_BYTES"]
 
