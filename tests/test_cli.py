@@ -5,6 +5,7 @@ the real program matters (exit status, piped stdin), as `python -m vora_host`.
 """
 
 import json
+import re
 import os
 import subprocess
 import sys
@@ -58,10 +59,14 @@ def test_bots_only_game_ends_and_its_record_replays(tmp_path):
     assert "Game over" in done.stdout and "Traceback" not in done.stderr
     record = json.loads(path.read_text())
     assert record["game"] == "vora" and record["seed"] == 3 and record["players"] == 3
-    assert set(record["options"]) == {"box", "seats", "pushed_out", "max_turns"}
+    assert set(record["options"]) == {"box", "seats", "pushed_out", "max_turns", "chain_lines"}
     assert record["moves"] and len(record["digests"]) == len(record["moves"])
     assert record["result"]["over"] is True
     assert record["result"]["end"] in ("box", "turns")
+    # One count of turns everywhere: the screen's, the record's, the export's.
+    shown = re.search(r"Game over after (\d+) turns", done.stdout)
+    assert shown and int(shown.group(1)) == record["result"]["turns_completed"]
+    assert record["result"]["end"] == "box"  # greedy collectors empty the box
 
     replayed = run_vora("replay", str(path))
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr

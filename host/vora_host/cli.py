@@ -354,6 +354,7 @@ def cmd_play(args, console, parser):
         state = vora.new_game(players, seed, **options)
     except BadPosition as exc:
         parser.error(str(exc))
+    options = state.options()  # every option spelled out, house defaults included
     agents = _make_agents(args, players, seats, seed, parser)
     if args.record:
         # Find out now, not after an hour of play, that the record cannot be written.

@@ -335,7 +335,7 @@ class TerminalGame:
         console.print()
         if state.is_over():
             console.print("[bold]Game over[/bold] after %d turns: %s."
-                          % (render.turns_played(state), render.end_reason(state)))
+                          % (state.turn_count(), render.end_reason(state)))
         else:
             console.print("[bold]The game stopped[/bold] (%s) during turn %d; scores so far:"
                           % (self.stopped or "unfinished", state.turn + 1))

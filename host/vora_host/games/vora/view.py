@@ -25,7 +25,7 @@ __all__ = [
     "CUBE_STYLES", "CUBE_STYLES_16", "palette_for", "SEAT_NAMES", "CORNER_OF_SEAT",
     "PHASE_NAMES", "Key", "frame_keys", "render_frame", "render_board", "render_farm",
     "render_status", "render_game", "phase_name", "seat_label", "end_reason",
-    "result_lines", "cube_chip", "turns_played",
+    "result_lines", "cube_chip",
 ]
 
 # One style per cube type, indexed like vora.TYPES: a background colour and a letter
@@ -275,7 +275,7 @@ def render_status(state, who=None, history=(), last=4, palette=CUBE_STYLES):
     who = who or {}
     lines = Text()
     over = state.is_over()
-    lines.append("Turn %d" % (turns_played(state) if over else state.turn + 1), style="bold")
+    lines.append("Turn %d" % (state.turn if over else state.turn + 1), style="bold")
     lines.append("   Box %d cubes" % sum(state.box))
     lines.append("   Phase ")
     lines.append(phase_name(state), style="bold")
@@ -316,16 +316,6 @@ def render_game(state, who=None, history=(), width=None, palette=CUBE_STYLES):
 
 
 # ---------------------------------------------------------------- the end of a game
-
-def turns_played(state):
-    """Turns played so far, the current one included once the game is over.
-
-    The engine's `turn` counts completed turns, and a game that ends because the box
-    cannot refill the meadow stops inside its last turn without counting it."""
-    if state.is_over() and state.end == "box":
-        return state.turn + 1
-    return state.turn
-
 
 def end_reason(state):
     """Why the game ended, in words ('' while it goes on)."""
