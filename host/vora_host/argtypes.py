@@ -28,3 +28,55 @@ def seconds(text):
     if not 0 <= x <= 60:
         raise argparse.ArgumentTypeError("the delay must be between 0 and 60 seconds")
     return x
+
+
+def option_value(module, name, text):
+    """A game option given as text on the command line (`-o NAME=VALUE`), turned into the
+    value its kind in `module.OPTIONS` asks for; ValueError naming the option otherwise."""
+    import json
+
+    from shared_rules import games
+    from shared_rules.errors import BadPosition
+    try:
+        _, default, kind, _ = games.option_spec(module, name)
+    except BadPosition as exc:
+        raise ValueError(str(exc))
+    text = text.strip()
+    if isinstance(kind, tuple):
+        if text not in kind:
+            raise ValueError("option %s is one of %s, not %r" % (name, ", ".join(kind), text))
+        return text
+    if kind == "int":
+        try:
+            return int(text)
+        except ValueError:
+            raise ValueError("option %s is a whole number, not %r" % (name, text))
+    if kind == "bool":
+        low = text.lower()
+        if low in ("1", "yes", "true", "on"):
+            return True
+        if low in ("0", "no", "false", "off"):
+            return False
+        raise ValueError("option %s is yes or no, not %r" % (name, text))
+    if kind == "dict":
+        try:
+            value = json.loads(text)
+        except ValueError:
+            value = None
+        if not isinstance(value, dict):
+            raise ValueError("option %s is a JSON object such as {\"a\": 1}, not %r"
+                             % (name, text))
+        return value
+    return text
+
+
+def game_option_pairs(module, texts):
+    """{name: value} from `-o NAME=VALUE` texts, each checked by option_value()."""
+    out = {}
+    for text in texts or ():
+        name, sep, value = text.partition("=")
+        if not sep or not name.strip():
+            raise ValueError("%r: give an option as NAME=VALUE (options of %s: %s)" % (
+                text, module.TITLE, ", ".join(s[0] for s in module.OPTIONS) or "none"))
+        out[name.strip()] = option_value(module, name.strip(), value)
+    return out

@@ -17,14 +17,16 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
+from rich.table import Table
 
+from shared_rules import games as rules_games
 from shared_rules import vora
 from shared_rules.errors import BadPosition
 
 from vora_host import __version__, bots
-from vora_host.games.vora import view as render
 from vora_host.log import cli as games_cli
-from vora_host.argtypes import non_negative_int, positive_int, seconds
+from vora_host.argtypes import game_option_pairs, non_negative_int, positive_int, seconds
+from vora_host import games as host_games
 from vora_host.log.records import RecordError, game_options, load_record, new_record, replay, \
     write_record
 from vora_host.play.terminal import EOF, INTERRUPTED, OVER, QUIT, Human, TerminalGame
@@ -86,7 +88,7 @@ def build_parser():
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     play = sub.add_parser(
-        "play", help="play Vora: on the board (mirrored here), or typed in the terminal",
+        "play", help="play a game: on the board (mirrored here), or typed in the terminal",
         description="Play Vora on the board, mirrored and logged on the PC. With a board "
                     "on USB (or --port), the PC follows it; with none, the virtual board "
                     "starts here and you press its keys (mouse, arrows and Space, or key "
@@ -94,6 +96,9 @@ def build_parser():
                     "plays in the terminal instead: moves typed, bots at the other seats; "
                     "type ? there for help.")
     play.set_defaults(subparser=play)  # so that errors found later say "vora play: error"
+    play.add_argument("game", nargs="?", default="vora", choices=rules_games.names(),
+                      metavar="GAME", help="the game: %s (default vora)"
+                      % ", ".join(rules_games.names()))
     board = play.add_argument_group("on the board (the default)")
     board.add_argument("--port", default=None, metavar="DEVICE",
                        help="the board's serial device, or 'sim' for the virtual board "
@@ -107,8 +112,8 @@ def build_parser():
                        help="the virtual board forgets its saved game first")
     play.add_argument("--typed", action="store_true",
                       help="play in the terminal, typing moves, with bots (no board)")
-    play.add_argument("--players", type=int, choices=(2, 3, 4), default=2,
-                      help="number of players (default 2)")
+    play.add_argument("--players", type=int, default=None,
+                      help="number of players (default 2, or the game's smallest count)")
     play.add_argument("--seed", type=non_negative_int, default=None,
                       help="seed of the deal (default: a random one, printed)")
     play.add_argument("--human", metavar="LIST", default=None,
@@ -126,18 +131,20 @@ def build_parser():
                       help="write the game record (JSON) to FILE when the game ends or stops")
     play.add_argument("--quiet", action="store_true",
                       help="show only the final position and result (with --bots-only)")
-    house = play.add_argument_group("house options (the rulebook leaves these open)")
+    play.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE",
+                      help="a game option (repeat for several); 'vora rules GAME' lists "
+                           "each game's options")
+    house = play.add_argument_group("Vora's house options (the rulebook leaves these open)")
     house.add_argument("--box", type=parse_box, default=None, metavar="COUNTS",
                        help="cubes in the box: N of every type, or type=count pairs "
                             "(default 12 of each)")
-    house.add_argument("--pushed-out", choices=vora.PUSHED_OUT_CHOICES,
-                       default=vora.DEFAULT_PUSHED_OUT,
+    house.add_argument("--pushed-out", choices=vora.PUSHED_OUT_CHOICES, default=None,
                        help="where a cube pushed out on a side where nobody sits goes "
                             "(default %s)" % vora.DEFAULT_PUSHED_OUT)
     house.add_argument("--seats", default=None,
                        help="the sides the players sit at, player 0 first, e.g. SE "
                             "(default SN, SWN, SWNE)")
-    house.add_argument("--max-turns", type=positive_int, default=vora.DEFAULT_MAX_TURNS,
+    house.add_argument("--max-turns", type=positive_int, default=None,
                        help="end the game after this many turns (default %d, a safeguard)"
                             % vora.DEFAULT_MAX_TURNS)
 
@@ -150,9 +157,12 @@ def build_parser():
     rep.add_argument("--quiet", action="store_true",
                      help="do not list the moves, only the result of the check")
 
-    sub.add_parser("rules", help="where the rules are, and the move notation",
-                   description="Show where the rulebook and the notation documents are, "
-                               "and summarise the move notation.")
+    rules = sub.add_parser("rules", help="where a game's rules are, its options, its notation",
+                           description="Show where a game's rulebook and notation documents "
+                                       "are, list its options with their house defaults, "
+                                       "and summarise its move notation.")
+    rules.add_argument("game", nargs="?", default="vora", choices=rules_games.names(),
+                       metavar="GAME", help="the game (default vora)")
 
     sim = sub.add_parser(
         "sim", help="the virtual board: the firmware on the PC, with a serial port",
@@ -214,7 +224,7 @@ def main(argv=None):
     console = Console(highlight=False)
     try:
         if args.command == "play":
-            if args.typed or args.bots_only or args.human is not None:
+            if args.typed or args.bots_only or args.human is not None or args.game != "vora":
                 return cmd_play(args, console, args.subparser)
             return cmd_play_board(args, console)
         if args.command == "mirror":
@@ -224,7 +234,7 @@ def main(argv=None):
         if args.command == "replay":
             return cmd_replay(args, console)
         if args.command == "rules":
-            return cmd_rules(console)
+            return cmd_rules(args.game, console)
         if args.command == "sim":
             return cmd_sim(args)
         if args.command == "games":
@@ -329,32 +339,58 @@ def _make_agents(args, players, seats, seed, parser):
         except ValueError as exc:
             parser.error("--human: %s" % exc)
     kinds = [k.strip().lower() for k in args.bot.split(",") if k.strip()] or ["greedy"]
+    known = bots.bot_kinds(args.game)
+    kinds = [k if k != "greedy" or k in known else "random" for k in kinds]
     for k in kinds:
-        if k not in bots.bot_kinds("vora"):
-            parser.error("--bot: unknown bot %r (choose from %s)"
-                         % (k, ", ".join(sorted(bots.bot_kinds("vora")))))
+        if k not in known:
+            parser.error("--bot: unknown bot %r for %s (choose from %s)"
+                         % (k, args.game, ", ".join(sorted(known))))
     agents = []
     n_bots = 0
     for p in range(players):
         if p in humans:
             agents.append(Human())
         else:
-            agents.append(bots.make_bot(kinds[n_bots % len(kinds)], seed * 10 + p, "vora"))
+            agents.append(bots.make_bot(kinds[n_bots % len(kinds)], seed * 10 + p, args.game))
             n_bots += 1
     return agents
 
 
-def cmd_play(args, console, parser):
-    players = args.players
-    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1000000)
-    seats = args.seats.upper() if args.seats else vora.DEFAULT_SEATS[players]
-    options = game_options(players, box=args.box, seats=seats, pushed_out=args.pushed_out,
-                           max_turns=args.max_turns)
+def _game_options(args, module, parser):
+    # -o NAME=VALUE for any game; Vora's own flags for Vora only.
     try:
-        state = vora.new_game(players, seed, **options)
-    except BadPosition as exc:
+        options = game_option_pairs(module, args.option)
+    except ValueError as exc:
+        parser.error("-o: %s" % exc)
+    vora_flags = {"box": args.box, "seats": args.seats, "pushed_out": args.pushed_out,
+                  "max_turns": args.max_turns}
+    given = dict((k, v) for k, v in vora_flags.items() if v is not None)
+    if given and module is not vora:
+        parser.error("--%s is an option of Vora, not of %s (use -o NAME=VALUE)"
+                     % (sorted(given)[0].replace("_", "-"), module.TITLE))
+    if "seats" in given:
+        given["seats"] = given["seats"].upper()
+    options.update(given)
+    return options
+
+
+def cmd_play(args, console, parser):
+    module = rules_games.load(args.game)
+    view = host_games.host_game(args.game).VIEW
+    players = args.players
+    if players is None:
+        players = 2 if 2 in module.PLAYER_COUNTS else module.PLAYER_COUNTS[0]
+    if players not in module.PLAYER_COUNTS:
+        parser.error("--players: %s is played by %s players" % (
+            module.TITLE, ", ".join(str(n) for n in module.PLAYER_COUNTS)))
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1000000)
+    options = _game_options(args, module, parser)
+    try:
+        state = module.new_game(players, seed, **options)
+    except (BadPosition, TypeError) as exc:
         parser.error(str(exc))
     options = state.options()  # every option spelled out, house defaults included
+    seats = options.get("seats") if isinstance(options.get("seats"), str) else ""
     agents = _make_agents(args, players, seats, seed, parser)
     if args.record:
         # Find out now, not after an hour of play, that the record cannot be written.
@@ -367,15 +403,15 @@ def cmd_play(args, console, parser):
     delay = args.delay if args.delay is not None else (INTERACTIVE_DELAY if interactive else 0.0)
     record = None
     if args.record:
-        record = new_record(players, seed, options, [
-            {"player": p, "seat": seats[p], "kind": a.kind,
+        record = new_record(players, seed, options, game=args.game, agents=[
+            {"player": p, "seat": seats[p] if seats else str(p), "kind": a.kind,
              "seed": getattr(a, "seed", None)} for p, a in enumerate(agents)])
 
-    console.print("[bold]Vora[/bold], %d players, seed [bold]%d[/bold] (play it again with "
-                  "--seed %d)." % (players, seed, seed))
+    console.print("[bold]%s[/bold], %d players, seed [bold]%d[/bold] (play it again with "
+                  "--seed %d)." % (module.TITLE, players, seed, seed))
     game = TerminalGame(state, agents, console, delay=delay, record=record,
-                        quiet=args.quiet and args.bots_only)
-    console.print("  " + "; ".join(render.seat_label(state, p, game.who[p])
+                        quiet=args.quiet and args.bots_only, game=args.game)
+    console.print("  " + "; ".join(view.seat_label(state, p, game.who[p])
                                    for p in range(players)))
     if any(isinstance(a, Human) for a in agents):
         console.print("  Type a move's number or notation; [bold]?[/bold] for help, "
@@ -421,14 +457,21 @@ def cmd_replay(args, console):
                 and isinstance(agent.get("kind"), str):
             who[agent["player"]] = agent["kind"]
     history = []
+    view = host_games.host_game(record["game"]).VIEW
+    palette = view.palette_for(console)
+
+    def draw(state):
+        # Drawn as a spectator sees it: a game that hides information keeps its secrets
+        # on the screen even in a replay (the moves list shows what the record holds).
+        console.print(view.render(state, None, who, history, width=console.width,
+                                  palette=palette))
 
     def on_step(k, player, move, state):
         history.append((player, move))
         if not args.quiet:
             console.print("%4d. P%d %s" % (k, player, escape(move)))
         if args.boards:
-            console.print(render.render_game(state, who, history, width=console.width,
-                                             palette=render.palette_for(console)))
+            draw(state)
 
     try:
         state = replay(record, on_step)
@@ -436,16 +479,15 @@ def cmd_replay(args, console):
         console.print("[red]vora replay: %s[/red]" % escape(str(exc)))
         return 1
     console.print()
-    console.print(render.render_game(state, who, history, width=console.width,
-                                     palette=render.palette_for(console)))
+    draw(state)
     console.print()
     if checked:
         console.print("[green]All %d moves replayed; every digest matches.[/green]" % len(moves))
     else:
         console.print("[green]All %d moves replayed.[/green]" % len(moves))
     if state.is_over():
-        console.print("Game over: %s." % render.end_reason(state))
-        for line in render.result_lines(state):
+        console.print("Game over: %s." % view.end_reason(state))
+        for line in view.result_lines(state):
             console.print(line, style="bold")
     else:
         stopped = (record.get("result") or {}).get("end", "unfinished")
@@ -467,29 +509,6 @@ def cmd_sim(args):
 
 # ---------------------------------------------------------------- vora rules
 
-NOTATION_SUMMARY = """\
-[bold]Vora move notation[/bold] (what you type, and what records store)
-  Cells  a1..e5: file a..e from west to east, rank 1..5 from south to north
-         (a1 is the bottom-left cell as South sees it).
-  Edges  Sa..Se push north from below, Na..Ne push south from above,
-         W1..W5 push east from the left, E1..E5 push west from the right.
-  Cubes  pig crow wolf mole duck ladybug sheep water grass
-         (letters P C W M D L S A G on the board; A is water, "aqua").
-[bold]On your turn[/bold] (phase act), one of:
-  push <cube> <edge>      push a cube of your farm in; the far end one goes out
-  pig <edge>              a pig of your farm pushes the line two spaces
-  wolf <edge>             a wolf of your farm eats the first animal; the rest flee
-  crow <cell>             a crow of your farm swaps with an animal; you keep it
-  mole <cell> <cell>      a meadow mole swaps with a neighbouring cube (8 around)
-  duck <cell> <cell>      a meadow duck swaps with any grass or water
-  ladybug <cell>          take a ladybug from the meadow; your turn ends
-  water <cell>            collect 3+ connected water, named by its first cell
-[bold]Then[/bold] (phase collect): take <cell> a line group you made, or pass.
-  (phase bonus, after a line of 4 / 5+): extra <cell>, steal <player> <cube>, pass.
-  Groups are named by their first cell in the order a1, a2, ..., e5.
-  Type "?" during a game for the commands, "vora play --help" for the options."""
-
-
 def _repo_root():
     # The package lives in host/vora_host/ of the repository (installed editable); an
     # installed copy elsewhere has no repository around it, and says so.
@@ -497,22 +516,36 @@ def _repo_root():
     return root if (root / "shared_rules").is_dir() else None
 
 
-def cmd_rules(console):
+def cmd_rules(game, console):
     root = _repo_root()
+    module = rules_games.load(game)
+    host = host_games.host_game(game)
     docs = [
-        ("rulebook", ("..", "shared", "rulebooks", "vora.md")),
-        ("notation", ("docs", "vora-notation.md")),
+        ("rulebook", ("..", "shared", "rulebooks", host.RULEBOOK)),
+        ("notation", ("docs", host.NOTATION)),
         ("house rules decisions", ("docs", "rules-decisions.md")),
     ]
-    console.print("[bold]Where the rules are[/bold]")
+    console.print("[bold]%s: where the rules are[/bold]" % module.TITLE)
     for label, parts in docs:
         if root is None:
             console.print("  %-22s %s (in the repository)" % (label, "/".join(parts)))
             continue
         path = (root.joinpath(*parts)).resolve()
-        note = "" if path.exists() else "  [yellow](not in this checkout yet)[/yellow]"
+        note = "" if path.exists() else "  [yellow](not in this checkout)[/yellow]"
         console.print("  %-22s %s%s" % (label, escape(str(path)), note))
-    console.print("  %-22s python -m pydoc shared_rules.vora" % "engine")
+    console.print("  %-22s python -m pydoc %s" % ("engine", module.__name__))
     console.print()
-    console.print(NOTATION_SUMMARY)
+    console.print("[bold]Players[/bold] %s.  [bold]Options[/bold] (vora play %s -o NAME=VALUE):"
+                  % (", ".join(str(n) for n in module.PLAYER_COUNTS), game))
+    table = Table(show_edge=False, box=None, padding=(0, 2))
+    for column in ("option", "values", "what it decides"):
+        table.add_column(column)
+    for name, default, kind, text in module.OPTIONS:
+        values = "|".join(kind) if isinstance(kind, tuple) else kind
+        if default is not None:
+            text += " (default %s)" % (default,)
+        table.add_row(name, escape(values), escape(text))
+    console.print(table)
+    console.print()
+    console.print(host.VIEW.notation_summary)
     return 0

@@ -11,7 +11,7 @@ from shared_rules import games as rules_games
 
 __all__ = ["host_game", "HOST_ATTRIBUTES"]
 
-HOST_ATTRIBUTES = ("RULES", "BOTS")
+HOST_ATTRIBUTES = ("RULES", "BOTS", "VIEW", "RULEBOOK", "NOTATION")
 
 
 def host_game(name):

@@ -52,10 +52,10 @@ def game_options(players, box=None, seats=None, pushed_out=vora.DEFAULT_PUSHED_O
     return {"box": dict(box), "seats": seats, "pushed_out": pushed_out, "max_turns": max_turns}
 
 
-def new_record(players, seed, options, agents=()):
+def new_record(players, seed, options, agents=(), game=vora.NAME):
     """An empty record for a game about to start."""
     return {
-        "game": vora.NAME,
+        "game": game,
         "format": RECORD_FORMAT,
         "options": dict(options),
         "seed": seed,
@@ -73,8 +73,8 @@ def result_of(state, stopped=None):
     over = state.is_over()
     return {
         "over": over,
-        "end": state.end if over else (stopped or "unfinished"),
-        "turns_completed": state.turn,
+        "end": state.end_reason() if over else (stopped or "unfinished"),
+        "turns_completed": state.turn_count(),
         "scores": state.scores(),
         "winner": state.winner(),
     }

@@ -1,12 +1,13 @@
-"""The terminal game: humans at the keyboard and bots around one Vora state.
+"""The terminal game: humans at the keyboard and bots around one state, for any game.
 
 `TerminalGame.run()` loops until the game ends or stops: it asks the player to act for
 a move (a human through `input()`, a bot through `choose()`), plays it, keeps the game
-record, and draws the board with `render`. It never changes the state except through
-`state.play()`, so the record always replays.
+record, and draws the game through its terminal view (`vora_host.games.<module>.VIEW`).
+It never changes the state except through `state.play()`, so the record always replays.
 
-The board and serial link will later be another source of moves and another screen;
-everything here that decides what to show lives in `render`, so they can share it.
+When the game hides information and several humans share the screen, the screen is
+cleared between their turns and waits for the next player, and each human sees the game
+as `state.view(player)` shows it to them; with one human, the screen is theirs.
 """
 
 import sys
@@ -16,35 +17,17 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from shared_rules import vora
 from shared_rules.errors import IllegalMove
 
-from vora_host.games.vora import view as render
+from vora_host import games as host_games
 from vora_host.log.records import result_of
 
-__all__ = ["Human", "TerminalGame", "group_moves", "resolve_entry", "HELP_TEXT"]
+__all__ = ["Human", "TerminalGame", "group_moves", "resolve_entry", "COMMANDS_HELP"]
 
 # How a game stopped, as the game loop reports it.
 OVER, QUIT, INTERRUPTED, EOF = "over", "quit", "interrupted", "end of input"
 
-HELP_TEXT = """\
-[bold]Entering a move[/bold]: its [bold]number[/bold] from the list, or the move in notation:
-  push <cube> <edge>     push a cube of your farm in at an edge (push crow Sc)
-  pig <edge>             a pig of your farm pushes the line two spaces
-  wolf <edge>            a wolf of your farm eats the first animal of that line
-  crow <cell>            swap a crow of your farm with an animal of the meadow
-  mole <cell> <cell>     a mole in the meadow swaps with a cube next to it
-  duck <cell> <cell>     a duck in the meadow swaps with any grass or water
-  ladybug <cell>         take a ladybug from the meadow (ends your turn)
-  water <cell>           collect 3+ connected water, named by its first cell
-  take <cell>            collect a line group (\\[x] on the board), named by its
-                         first cell in the order a1, a2, ..., e5
-  extra <cell>           bonus after a line of 4+: take any cube of the meadow
-  steal <player> <cube>  bonus after a line of 5+: take a cube from a farm
-  pass                   collect nothing more, or skip the bonus
-Cells a1..e5: the letter is the column (Sa..Se below it), the digit the row
-(W1..W5 beside it). Edges Sa..Se push north, Na..Ne south, W1..W5 east, E1..E5
-west. Capitals do not matter when the move is clear ("push crow sc").
+COMMANDS_HELP = """\
 [bold]Commands[/bold]   moves: list every legal move, numbered   board: redraw the board
            ?, help: this text   q: quit (asks to confirm)"""
 
@@ -78,15 +61,12 @@ def group_moves(moves):
     return [(f, groups[f]) for f in order]
 
 
-def _edges_all(items):
-    return len(items) == 20 and {last for _, last in items} == set(vora.EDGE_NAMES)
-
-
-def moves_summary(moves, width=80):
+def moves_summary(moves, width=80, compact=None):
     """One block per family of moves, numbered, as rich Text: compact enough that even
-    the ~200 moves of an action phase fit on a screen (pushes from all 20 edges are
-    shown as a range). Long families wrap between items, never inside one, and the
-    continuation lines are indented under the first item."""
+    the ~200 moves of a Vora action phase fit on a screen (`compact(family, items)`, the
+    game view's hook, may stand for a whole family: Vora's pushes from all 20 edges are
+    a range). Long families wrap between items, never inside one, and the continuation
+    lines are indented under the first item."""
     out = Text()
     groups = group_moves(moves)
     indent = 2 + max((len(f) for f, _ in groups), default=0)
@@ -94,10 +74,9 @@ def moves_summary(moves, width=80):
         if out:
             out.append("\n")
         out.append(("  " + family).ljust(indent), style="bold")
-        numbers = [n for n, _ in items]
-        if _edges_all(items) and numbers == list(range(numbers[0], numbers[0] + 20)):
-            out.append("  %d-%d" % (numbers[0], numbers[-1]), style="cyan")
-            out.append(" any edge, in the order E1..E5 Na..Ne Sa..Se W1..W5")
+        short = compact(family, items) if compact else None
+        if short:
+            out.append("  " + short)
             continue
         column = indent
         for n, last in items:
@@ -156,7 +135,8 @@ def resolve_entry(entry, moves):
 class TerminalGame:
     """One game in the terminal.
 
-    state:   a fresh or resumed vora state
+    state:   a fresh or resumed state of any game of shared_rules.games
+    game:    the game's registry name ("vora", "vorcept", ...)
     agents:  one per player: a `Human()` or a bot with `choose(state)`
     console: a rich Console for all output
     delay:   seconds to wait before each bot move, so humans can follow
@@ -168,8 +148,10 @@ class TerminalGame:
     """
 
     def __init__(self, state, agents, console, delay=0.0, record=None, quiet=False,
-                 read=None, echo=None):
+                 read=None, echo=None, game="vora"):
         self.state = state
+        self.view = host_games.host_game(game).VIEW
+        self.hidden = self.view.rules.HIDDEN_INFORMATION
         self.agents = list(agents)
         self.console = console
         self.delay = delay
@@ -178,9 +160,14 @@ class TerminalGame:
         self.read = read or input
         self.echo = (not sys.stdin.isatty()) if echo is None else echo
         self.history = []  # (player, move)
-        self.palette = render.palette_for(console)
-        self.who = {p: ("you" if isinstance(a, Human) and self._humans() == 1 else a.kind)
+        self.palette = self.view.palette_for(console)
+        humans = [p for p, a in enumerate(self.agents) if isinstance(a, Human)]
+        self.who = {p: ("you" if isinstance(a, Human) and len(humans) == 1 else a.kind)
                     for p, a in enumerate(self.agents)}
+        # Whose eyes the screen is for: the one human's; with several humans, nobody's
+        # (public information) except during each human's own turn.
+        self.viewer = humans[0] if len(humans) == 1 else None
+        self._last_human = None
         self._shown = None  # digest of the position last drawn, to avoid drawing it twice
         self.stopped = None
 
@@ -196,6 +183,7 @@ class TerminalGame:
                 player = self.state.to_act()
                 agent = self.agents[player]
                 if isinstance(agent, Human):
+                    self._hand_over(player)
                     move = self._ask_human(player)
                     if move is None:
                         return self.stopped
@@ -215,30 +203,56 @@ class TerminalGame:
                 self.record["result"] = result_of(self.state, None if self.state.is_over()
                                                   else self.stopped)
 
+    def _hand_over(self, player):
+        # Several humans at one screen and secrets to keep: clear the screen and wait for
+        # the next player before showing them their view.
+        if not (self.hidden and self._humans() > 1):
+            return
+        if self._last_human != player:
+            self.console.clear()
+            self.console.print("[bold]%s[/bold]: your turn. Everybody else, look away."
+                               % self.view.seat_label(self.state, player, self.who.get(player)))
+            self._input("Press Enter when only %s sees the screen. "
+                        % self.view.seat_label(self.state, player))
+            self._shown = None
+        self._last_human = player
+        self.viewer = player
+
+    def _end_human_turn(self, player):
+        # The human's secrets leave the screen with them when others share it.
+        if self.hidden and self._humans() > 1 and self.state.to_act() != player:
+            self.console.clear()
+            self.viewer = None
+            self._last_human = None
+            self._shown = None
+
     def _play(self, player, move):
         before = self.state.clone()
-        turn = self.state.turn
+        turn = self.state.turn_count()
+        shown = self.view.move_text(before, player, move, self.viewer)
         self.state.play(move)  # a bot's or a checked human move: legal by construction
         self.history.append((player, move))
         if self.record is not None:
             self.record["moves"].append(move)
             self.record["digests"].append(self.state.digest())
+        if isinstance(self.agents[player], Human):
+            self._end_human_turn(player)
         if not self.quiet:
-            self._print_move(before, player, move)
+            self._print_move(before, player, shown)
             # Draw the board at the end of each turn that hands over to a bot, so the
             # table can follow; a human's turn draws it before asking anyway.
             nxt = self.state.to_act()
-            if self.state.turn != turn and nxt is not None \
+            if self.state.turn_count() != turn and nxt is not None \
                     and not isinstance(self.agents[nxt], Human):
                 self.show()
 
-    def _print_move(self, before, player, move):
+    def _print_move(self, before, player, shown):
         line = Text()
-        line.append("Turn %d  " % (before.turn + 1), style="dim")
-        line.append(render.seat_label(before, player, self.who.get(player)), style="bold")
+        line.append("Turn %d  " % (before.turn_count() + 1), style="dim")
+        line.append(self.view.seat_label(before, player, self.who.get(player)), style="bold")
         line.append(": ")
-        line.append(move, style="bold green")
-        changes = farm_changes(before, self.state)
+        line.append(shown, style="bold green")
+        changes = self.view.describe(before, self.state, self.viewer)
         if changes:
             line.append("   " + changes, style="dim")
         self.console.print(line)
@@ -250,8 +264,8 @@ class TerminalGame:
             return
         self._shown = digest
         self.console.print()
-        self.console.print(render.render_game(self.state, self.who, self.history,
-                                              width=self.console.width, palette=self.palette))
+        self.console.print(self.view.render(self.state, self.viewer, self.who, self.history,
+                                            width=self.console.width, palette=self.palette))
 
     # ---- a human's turn
 
@@ -271,7 +285,8 @@ class TerminalGame:
             if not word:
                 continue
             if word in ("?", "h", "help"):
-                self.console.print(HELP_TEXT)
+                self.console.print(self.view.help_text)
+                self.console.print(COMMANDS_HELP)
                 continue
             if word in ("moves", "m", "list"):
                 self.console.print(moves_table(moves, self.console.width))
@@ -303,14 +318,11 @@ class TerminalGame:
     def _print_prompt_header(self, player, moves):
         state = self.state
         title = Text()
-        title.append(render.seat_label(state, player, self.who.get(player)), style="bold")
-        title.append(" to %s" % {"act": "act: push or use an ability",
-                                 "collect": "collect: take a group or pass",
-                                 "bonus": "claim the bonus or pass"}.get(
-                                     render.phase_name(state), render.phase_name(state)))
+        title.append(self.view.seat_label(state, player, self.who.get(player)), style="bold")
+        title.append(" to %s" % self.view.prompt(state))
         title.append("  (? for help)", style="dim")
         self.console.print(title)
-        self.console.print(moves_summary(moves, self.console.width))
+        self.console.print(moves_summary(moves, self.console.width, self.view.compact_family))
 
     def _input(self, prompt):
         # One line of input, or None at the end of input. KeyboardInterrupt propagates to
@@ -335,40 +347,11 @@ class TerminalGame:
         console.print()
         if state.is_over():
             console.print("[bold]Game over[/bold] after %d turns: %s."
-                          % (state.turn_count(), render.end_reason(state)))
+                          % (state.turn_count(), self.view.end_reason(state)))
         else:
             console.print("[bold]The game stopped[/bold] (%s) during turn %d; scores so far:"
-                          % (self.stopped or "unfinished", state.turn + 1))
-        console.print(scores_table(state, self.who, self.palette))
+                          % (self.stopped or "unfinished", state.turn_count() + 1))
+        console.print(self.view.scores_table(state, self.who, self.palette))
         if state.is_over():
-            for line in render.result_lines(state):
+            for line in self.view.result_lines(state):
                 console.print(line, style="bold")
-
-
-def farm_changes(before, after):
-    """What a move did to the farms, e.g. 'P0 +3 L, -1 C; P1 +1 S' ('' if nothing)."""
-    parts = []
-    for p in range(len(after.seats)):
-        a, b = before.farm(p), after.farm(p)
-        diffs = []
-        for t, name in enumerate(vora.TYPES):
-            d = b.get(name, 0) - a.get(name, 0)
-            if d:
-                diffs.append("%+d %s" % (d, vora.LETTERS[t]))
-        if diffs:
-            parts.append("P%d %s" % (p, ", ".join(diffs)))
-    return "; ".join(parts)
-
-
-def scores_table(state, who, palette=render.CUBE_STYLES):
-    """Each player's score with the numbers the tie-breaks use (kinds of sets, loose
-    cubes), and their farm."""
-    table = Table(show_edge=False, box=None, padding=(0, 2))
-    for name, justify in (("player", "left"), ("score", "right"), ("sets", "right"),
-                          ("loose", "right"), ("farm", "left")):
-        table.add_column(name, justify=justify, no_wrap=True)
-    for p in range(len(state.seats)):
-        score, neg_kinds, neg_loose = state.ranking_key(p)
-        table.add_row(render.seat_label(state, p, who.get(p)), "%+d" % score,
-                      str(-neg_kinds), str(-neg_loose), render.render_farm(state, p, palette))
-    return table

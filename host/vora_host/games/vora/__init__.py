@@ -1,9 +1,13 @@
 """Vora on the host. The board referees Vora alone (its keys and pixels are mapped by the
-firmware, firmware/vora_fw/vora_ui.py); the host draws it in the terminal (`view`) and
-brings the greedy collector bot (`bots`)."""
+firmware, firmware/vora_fw/vora_ui.py); the host draws it in the terminal (`view`, `ui`)
+and brings the greedy collector bot (`bots`)."""
 
 from shared_rules import vora as RULES
 
 from vora_host.games.vora.bots import GreedyBot
+from vora_host.games.vora.ui import VoraView
 
+RULEBOOK = "vora.md"  # in ../shared/rulebooks/
+NOTATION = "vora-notation.md"  # in docs/
 BOTS = {GreedyBot.kind: GreedyBot}
+VIEW = VoraView(RULES)
