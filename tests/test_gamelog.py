@@ -30,6 +30,7 @@ from vora_host.log import cli as games_cli
 from vora_host.log import store as gamelog
 from vora_host.bots import make_bot
 from vora_host.cli import main
+from vora_host.log import formats
 from vora_host.log.store import (BadImport, DatabaseError, DatabaseLocked, GameClosed, GameLog,
                                MoveConflict, MoveGap, NoSuchGame)
 from vora_host.log.records import load_record, result_of
@@ -41,7 +42,6 @@ ROOT = Path(__file__).resolve().parents[1]
 def wide_console(monkeypatch):
     # rich wraps at the terminal width (80 when captured): keep each message on one line.
     monkeypatch.setenv("COLUMNS", "200")
-    monkeypatch.delenv(gamelog.DB_ENV, raising=False)
 
 
 @pytest.fixture
@@ -133,36 +133,38 @@ def test_schema_version_wal_full_sync_and_unique_moves(log, db):
 
 def test_migration_hook_runs_missing_steps_and_refuses_newer_files(db, monkeypatch):
     calls = []
+    now = gamelog.SCHEMA_VERSION
 
-    def to_2(conn):
-        calls.append(2)
+    def step(conn):
+        calls.append(now + 1)
         conn.execute("ALTER TABLE games ADD COLUMN note TEXT")
 
     GameLog(db).close()
-    monkeypatch.setattr(gamelog, "SCHEMA_VERSION", 2)
-    monkeypatch.setitem(gamelog.MIGRATIONS, 2, to_2)
+    monkeypatch.setattr(gamelog, "SCHEMA_VERSION", now + 1)
+    monkeypatch.setitem(gamelog.MIGRATIONS, now + 1, step)
     with GameLog(db) as log:
-        assert log.schema_version == 2 and calls == [2]
+        assert log.schema_version == now + 1 and calls == [now + 1]
     with GameLog(db):
-        assert calls == [2]  # nothing left to migrate
-    monkeypatch.setattr(gamelog, "SCHEMA_VERSION", 1)
+        assert calls == [now + 1]  # nothing left to migrate
+    monkeypatch.setattr(gamelog, "SCHEMA_VERSION", now)
     with pytest.raises(DatabaseError, match="newer vora"):
         GameLog(db)
 
 
 def test_failed_migration_leaves_the_file_at_its_version(db, monkeypatch):
     GameLog(db).close()
+    now = gamelog.SCHEMA_VERSION
 
     def broken(conn):
         conn.execute("ALTER TABLE games ADD COLUMN note TEXT")
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(gamelog, "SCHEMA_VERSION", 2)
-    monkeypatch.setitem(gamelog.MIGRATIONS, 2, broken)
+    monkeypatch.setattr(gamelog, "SCHEMA_VERSION", now + 1)
+    monkeypatch.setitem(gamelog.MIGRATIONS, now + 1, broken)
     with pytest.raises(RuntimeError):
         GameLog(db)
     with raw(db) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == now
         assert "note" not in {r[1] for r in conn.execute("PRAGMA table_info(games)")}
 
 
@@ -282,7 +284,7 @@ def test_end_resume_and_find_after_reconnect(log):
 def test_an_imported_copy_is_never_continued_by_a_reconnect(log):
     gid, moves, digests, _ = log_game(log, 6, max_moves=4, end=False,
                                       source="board /dev/ttyACM0", board_game_id=5)
-    copy, _ = gamelog.import_json(log, gamelog.export_json(log, gid))
+    copy, _ = formats.import_json(log, formats.export_json(log, gid), force=True)
     assert log.game(copy)["imported_at"] is not None and log.game(gid)["imported_at"] is None
     assert log.find_game(5, 6)["id"] == gid
 
@@ -353,18 +355,21 @@ def comparable(info, times=True):
     out.pop("id")
     out.pop("imported_at")
     out["moves"] = [dict(m) for m in info["moves"]]
+    out["history"] = [dict(m) for m in info["history"]]
     if not times:
         out.pop("started_at")
         out.pop("ended_at")
-        for m in out["moves"]:
+        for m in out["moves"] + out["history"]:
             m.pop("logged_at")
+        for m in out["history"]:  # the text format says that a move was taken back, not when
+            m["taken_back_at"] = m["taken_back_at"] is not None
     return out
 
 
 def test_json_export_round_trips_and_is_a_record_vora_replay_reads(log, tmp_path):
     gid, moves, digests, _ = log_game(log, 21, board_game_id=99, source="board usb-1")
-    text = gamelog.export_json(log, gid)
-    new, report = gamelog.import_json(log, text)
+    text = formats.export_json(log, gid)
+    new, report = formats.import_json(log, text, force=True)  # a copy in the same log
     assert report.ok and new != gid
     assert comparable(log.game(new)) == comparable(log.game(gid))
     path = tmp_path / "game.json"
@@ -375,13 +380,13 @@ def test_json_export_round_trips_and_is_a_record_vora_replay_reads(log, tmp_path
 
 def test_text_export_looks_like_tag_pairs_and_round_trips(log):
     gid, moves, digests, state = log_game(log, 22, players=3)
-    text = gamelog.export_text(log, gid)
+    text = formats.export_text(log, gid)
     assert '[Game "vora"]' in text and '[Seed "22"]' in text and '[Players "3"]' in text
     assert '[Seats "SWN"]' in text
     assert ('[Result "P%d wins"]' % state.winner() if state.winner() is not None
             else '[Result "draw"]') in text
     assert "\n1. P0 %s ; %s\n" % (moves[0], digests[0]) in text
-    new, report = gamelog.import_text(log, text)
+    new, report = formats.import_text(log, text, force=True)
     assert report.ok
     # Text keeps the start and end times, not the time of each move.
     assert comparable(log.game(new), times=False) == comparable(log.game(gid), times=False)
@@ -419,15 +424,15 @@ def test_both_formats_round_trip_any_game(seed, players, max_moves, source, boar
             log.end_game(gid, "interrupted",
                          result_of(state, "link lost") if len(moves) % 2 else None)
         original = log.game(gid)
-        via_json, report = gamelog.import_json(log, gamelog.export_json(log, gid))
+        via_json, report = formats.import_json(log, formats.export_json(log, gid), force=True)
         assert report.ok
         assert comparable(log.game(via_json)) == comparable(original)
-        via_text, report = gamelog.import_text(log, gamelog.export_text(log, gid))
+        via_text, report = formats.import_text(log, formats.export_text(log, gid), force=True)
         assert report.ok
         assert comparable(log.game(via_text), times=False) == comparable(original, times=False)
         # And the text of the copy is the text of the original (but for the header comment).
-        assert gamelog.export_text(log, via_text).split("\n", 1)[1] == \
-            gamelog.export_text(log, gid).split("\n", 1)[1]
+        assert formats.export_text(log, via_text).split("\n", 1)[1] == \
+            formats.export_text(log, gid).split("\n", 1)[1]
 
 
 def test_a_vora_play_record_imports(tmp_path, db):
@@ -476,13 +481,13 @@ def sample_text():
 
 def test_text_import_accepts_a_minimal_file(log):
     text, moves, digests = sample_text()
-    gid, report = gamelog.import_text(log, text)
+    gid, report = formats.import_text(log, text)
     info = log.game(gid)
     assert report.ok and info["status"] == "abandoned" and info["result"] is None
     assert [m["move"] for m in info["moves"]] == moves
     # Without digests, the replay's are logged.
     stripped = "\n".join(line.split(" ;")[0] for line in text.splitlines())
-    gid, report = gamelog.import_text(log, stripped)
+    gid, report = formats.import_text(log, stripped, force=True)  # the same game again
     assert [m["digest"] for m in log.game(gid)["moves"]] == digests
 
 
@@ -503,7 +508,7 @@ def test_text_import_accepts_a_minimal_file(log):
 def test_a_bad_text_file_names_its_line(log, edit, line, words):
     text, _, _ = sample_text()
     with pytest.raises(BadImport) as info:
-        gamelog.import_text(log, edit(text))
+        formats.import_text(log, edit(text))
     assert info.value.line == line and "line %d" % line in str(info.value)
     assert words in str(info.value)
     assert log.games() == []  # nothing half imported
@@ -513,8 +518,8 @@ def test_a_digest_that_differs_from_the_replay_is_refused_unless_forced(log):
     text, _, digests = sample_text()
     bad = text.replace(digests[1], "00000000deadbeef")
     with pytest.raises(BadImport, match="line 9: move 2 .*digest mismatch.*--force"):
-        gamelog.import_text(log, bad)
-    gid, report = gamelog.import_text(log, bad, force=True)
+        formats.import_text(log, bad)
+    gid, report = formats.import_text(log, bad, force=True)
     assert report.problem == "mismatch" and report.number == 2
     assert log.verify(gid).number == 2  # the log keeps it, and verify still reports it
 
@@ -533,10 +538,10 @@ def test_a_digest_that_differs_from_the_replay_is_refused_unless_forced(log):
 ])
 def test_a_bad_json_file_is_refused_clearly(log, edit, words):
     gid, _, _, _ = log_game(log, 31, max_moves=5)
-    record = json.loads(gamelog.export_json(log, gid))
+    record = json.loads(formats.export_json(log, gid))
     edit(record)
     with pytest.raises(BadImport, match=words):
-        gamelog.import_json(log, json.dumps(record))
+        formats.import_json(log, json.dumps(record))
     assert len(log.games()) == 1
 
 
@@ -544,9 +549,9 @@ def test_json_import_parses_json_only(log):
     for text in ('{"game": "vora", "seed": NaN}', '{"a": 1, "a": 2}', "[1, 2]",
                  "__import__('os')", '{"game": "vora",\n "seed": }'):
         with pytest.raises(BadImport):
-            gamelog.import_json(log, text)
+            formats.import_json(log, text)
     with pytest.raises(BadImport) as info:
-        gamelog.import_json(log, '{"game": "vora",\n "seed": }')
+        formats.import_json(log, '{"game": "vora",\n "seed": }')
     assert info.value.line == 2
 
 
@@ -564,7 +569,7 @@ def test_cli_list_show_replay_export_import(db, tmp_path, capsys):
     assert vora_games(db, "list") == 0
     out = capsys.readouterr().out
     assert "ID" in out and "Started" in out and "board /dev/ttyACM0" in out
-    assert "2 SN" in out and str(len(moves)) in out and "abandoned" in out
+    assert "Vora" in out and str(len(moves)) in out and "abandoned" in out
     assert vora_games(db, "list", "--status", "abandoned", "--limit", "5") == 0
     out = capsys.readouterr().out
     assert "ttyACM0" not in out and "abandoned" in out
@@ -584,8 +589,12 @@ def test_cli_list_show_replay_export_import(db, tmp_path, capsys):
     for fmt in ("json", "text"):
         path = tmp_path / ("game." + fmt)
         assert vora_games(db, "export", str(gid), "--format", fmt, "-o", str(path)) == 0
-        assert vora_games(db, "import", str(path)) == 0
-        assert "as game" in capsys.readouterr().out
+        # The same game again: refused, naming the game the log holds, unless --force.
+        assert vora_games(db, "import", str(path)) == 1
+        assert "already in the log as game %d" % gid in capsys.readouterr().err
+        assert vora_games(db, "import", str(path), "--force") == 0
+        captured = capsys.readouterr()
+        assert "as game" in captured.out and "already held this game" in captured.err
     assert vora_games(db, "export", str(gid), "--format", "text") == 0
     assert capsys.readouterr().out == (tmp_path / "game.text").read_text()
     with GameLog(db) as log:

@@ -13,6 +13,20 @@ def non_negative_int(text):
     return n
 
 
+def seed(text):
+    """A game seed: a whole number from 0 to shared_rules.prng.SEED_MAX, the one range of
+    seeds everywhere (the board, records, the log)."""
+    from shared_rules import prng
+    text = text.strip()
+    if not text.isdigit() or len(text) > 20:
+        raise argparse.ArgumentTypeError("%r is not a seed: a seed is a whole number from 0 "
+                                         "to %d" % (text[:40], prng.SEED_MAX))
+    try:
+        return prng.check_seed(int(text))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc))
+
+
 def positive_int(text):
     n = non_negative_int(text)
     if n == 0:

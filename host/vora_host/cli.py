@@ -25,9 +25,9 @@ from shared_rules.errors import BadPosition
 
 from vora_host import __version__, bots
 from vora_host.log import cli as games_cli
-from vora_host.argtypes import game_option_pairs, non_negative_int, positive_int, seconds
+from vora_host.argtypes import game_option_pairs, positive_int, seconds, seed as seed_arg
 from vora_host import games as host_games
-from vora_host.log.records import RecordError, game_options, load_record, new_record, replay, \
+from vora_host.log.records import RecordError, load_record, new_record, replay, result_of, \
     write_record
 from vora_host.play.terminal import EOF, INTERRUPTED, OVER, QUIT, Human, TerminalGame
 
@@ -103,19 +103,22 @@ def build_parser():
     board.add_argument("--port", default=None, metavar="DEVICE",
                        help="the board's serial device, or 'sim' for the virtual board "
                             "(default: the board found on USB, else the virtual board)")
-    board.add_argument("--db", metavar="PATH", default=None,
-                       help="the game log (default $VORA_DB, else games.sqlite3 in the "
-                            "user's data folder)")
     board.add_argument("--save-dir", metavar="DIR", default=None,
                        help="the virtual board's save folder (as vora sim)")
     board.add_argument("--fresh", action="store_true",
                        help="the virtual board forgets its saved game first")
     play.add_argument("--typed", action="store_true",
                       help="play in the terminal, typing moves, with bots (no board)")
+    play.add_argument("--db", metavar="PATH", default=None,
+                      help="the game log every game goes into (default $VORA_DB, else "
+                           "games.sqlite3 in the user's data folder)")
+    play.add_argument("--no-log", action="store_true",
+                      help="keep this game out of the game log (a typed game or a demo)")
     play.add_argument("--players", type=int, default=None,
                       help="number of players (default 2, or the game's smallest count)")
-    play.add_argument("--seed", type=non_negative_int, default=None,
-                      help="seed of the deal (default: a random one, printed)")
+    play.add_argument("--seed", type=seed_arg, default=None,
+                      help="seed of the deal, 0 to 4294967295 (default: a random one, "
+                           "printed)")
     play.add_argument("--human", metavar="LIST", default=None,
                       help="the human players, as numbers or seats: '0', '0,2', 'S,N', "
                            "'none' (default: 0); the others are bots")
@@ -179,7 +182,7 @@ def build_parser():
                           "$XDG_DATA_HOME/vora/sim-save, i.e. ~/.local/share/vora/sim-save)")
     sim.add_argument("--fresh", action="store_true",
                      help="forget the saved game first: the board starts in setup")
-    sim.add_argument("--seed", type=non_negative_int, default=None,
+    sim.add_argument("--seed", type=seed_arg, default=None,
                      help="seed of every game dealt (default: the board's clock)")
     sim.add_argument("--headless", action="store_true",
                      help="draw nothing; read commands from stdin (the default when the "
@@ -255,21 +258,57 @@ def _open_log(console, db):
     from vora_host.log.store import GameLog, GameLogError, resolve_db_path
     path = resolve_db_path(db)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
         return GameLog(path)
-    except (GameLogError, OSError) as exc:
-        console.print("[red]Cannot open the game log %s: %s[/red]" % (
-            escape(str(path)), escape(str(exc))))
+    except GameLogError as exc:
+        console.print("[red]Cannot open the game log: %s[/red]" % escape(str(exc)))
+        console.print("Free some space or fix the file, choose another log with --db PATH, "
+                      "or play without the log with --no-log.")
         return None
+
+
+def _close_log(log):
+    """Write what waits, close the log and say (on stderr) where each game of this session
+    went: "Logged as game 7", or where a game the log could not take was saved."""
+    from vora_host.log import formats
+    from vora_host.log.live import save_rescue
+    from vora_host.log.store import GameLogError
+    err = Console(stderr=True, highlight=False)
+    try:
+        log.flush()
+    except GameLogError:
+        pass
+    waiting = set(log.real_id(op["gid"]) if op["gid"] is not None else None
+                  for op in log.unwritten())
+    seen = []
+    for gid in log.touched:
+        real = log.real_id(gid)
+        if real in seen and real is not None:
+            continue
+        seen.append(real)
+        if real is not None and real not in waiting:
+            err.print("Logged as game %d in %s ('vora games show %d')."
+                      % (real, escape(str(log.path)), real), soft_wrap=True)
+            continue
+        try:
+            text = formats.export_json(log, gid)
+        except GameLogError as exc:
+            err.print("[red]A game of this session could not be logged or saved: %s[/red]"
+                      % escape(str(exc)))
+            continue
+        err.print("[red]%s[/red]" % escape(save_rescue(text, log.path, log.trouble)),
+                  soft_wrap=True)
+    log.close()
 
 
 def cmd_play_board(args, console):
     from vora_host.link import ports
     from vora_host.virtual import board as sim
     from vora_host.link.mirror import VirtualCompanion, run_mirror
-    log = _open_log(console, args.db)
-    if log is None:
-        return 1
+    log = None
+    if not args.no_log:
+        log = _open_log(console, args.db)
+        if log is None:
+            return 1
     try:
         device = None
         if args.port not in ports.VIRTUAL:
@@ -289,7 +328,8 @@ def cmd_play_board(args, console):
         return sim.run(save_dir=args.save_dir, fresh=args.fresh, seed=args.seed,
                        headless=plain, companion=companion)
     finally:
-        log.close()
+        if log is not None:
+            _close_log(log)
 
 
 def _board_device(args, console):
@@ -313,7 +353,7 @@ def cmd_mirror(args, console):
     try:
         return run_mirror(device, log, plain=True if args.plain else None)
     finally:
-        log.close()
+        _close_log(log)
 
 
 def cmd_repl(args, console):
@@ -409,8 +449,17 @@ def cmd_play(args, console, parser):
 
     console.print("[bold]%s[/bold], %d players, seed [bold]%d[/bold] (play it again with "
                   "--seed %d)." % (module.TITLE, players, seed, seed))
+    live = None
+    if not args.no_log:
+        from vora_host.log.live import LiveLog
+        from vora_host.log.store import resolve_db_path
+
+        def warn(text):
+            console.print("[yellow]Game log: %s[/yellow]" % escape(text))
+
+        live = LiveLog(resolve_db_path(args.db), args.game, players, seed, options, say=warn)
     game = TerminalGame(state, agents, console, delay=delay, record=record,
-                        quiet=args.quiet and args.bots_only, game=args.game)
+                        quiet=args.quiet and args.bots_only, game=args.game, log=live)
     console.print("  " + "; ".join(view.seat_label(state, p, game.who[p])
                                    for p in range(players)))
     if any(isinstance(a, Human) for a in agents):
@@ -421,20 +470,35 @@ def cmd_play(args, console, parser):
         game.print_end()
     except KeyboardInterrupt:
         outcome = INTERRUPTED  # a second Ctrl-C during the summary: skip the rest of it
-    # Whatever happened at the table, the record is written if it was asked for.
-    if record is not None:
-        try:
-            write_record(args.record, record)
-        except OSError as exc:
-            console.print("[red]Could not write the record to %s: %s[/red]"
-                          % (escape(args.record), escape(str(exc))))
-            return 1
-        console.print("Record written to %s (%d moves)."
-                      % (escape(args.record), len(record["moves"])))
+    # Whatever happened at the table, the record is written and the game logged.
+    status = 1 if _save_record(args.record, record, console) is False else 0
+    if live is not None:
+        final = game.state
+        live.ended("over" if final.is_over() else "abandoned",
+                   result_of(final, None if final.is_over() else game.stopped))
+        message, logged = live.finish(args.record if status == 0 else None)
+        # soft_wrap: a path is never cut in two, so that it can be copied
+        console.print(escape(message), style=None if logged else "bold red", soft_wrap=True)
+        if not logged:
+            status = 1
     if outcome == INTERRUPTED:
         return 130
     assert outcome in (OVER, QUIT, EOF), outcome
-    return 0
+    return status
+
+
+def _save_record(path, record, console):
+    """Write --record's file: True when written, None when none was asked for."""
+    if record is None:
+        return None
+    try:
+        write_record(path, record)
+    except OSError as exc:
+        console.print("[red]Could not write the record to %s: %s[/red]"
+                      % (escape(path), escape(exc.strerror or str(exc))))
+        return False
+    console.print("Record written to %s (%d moves)." % (escape(path), len(record["moves"])))
+    return True
 
 
 # ---------------------------------------------------------------- vora replay

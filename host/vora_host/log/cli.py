@@ -1,10 +1,12 @@
-"""`vora games`: the game log on the command line.
+"""`vora games`: the game log on the command line, for every game of the registry.
 
     vora games list [--status S] [--limit N]     the logged games, newest first
-    vora games show ID                           moves, final position, scores, winner
+    vora games show ID                           history, final position, scores, winner
     vora games replay ID [--step] [--delay S]    move by move, every digest checked
     vora games export ID [--format json|text] [-o FILE]
     vora games import FILE [--force]             a JSON or text export, as a new game
+    vora games end ID [--status S]               close a game left "playing"
+    vora games delete ID... [--yes]              remove games for good
 
 The database is --db PATH, else $VORA_DB, else games.sqlite3 in the user's data folder
 (see vora_host.log.store.default_db_path). `add_parser(sub)` registers the group on the
@@ -14,6 +16,7 @@ not replay, a file that cannot be read or written), 2 a usage error.
 """
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -23,21 +26,27 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from shared_rules import games
 from shared_rules.errors import BadPosition
 
-from vora_host.games.vora import view as render
-from vora_host.log import store as gamelog
+from vora_host import games as host_games
 from vora_host.argtypes import positive_int, seconds
+from vora_host.games.base import TerminalView
+from vora_host.log import formats
+from vora_host.log import store as gamelog
+from vora_host.log.records import result_of
 from vora_host.log.store import GameLog, GameLogError, NoSuchGame
 
-__all__ = ["add_parser", "run", "LOCK_TIMEOUT", "MAX_IMPORT_BYTES"]
+__all__ = ["add_parser", "run", "LOCK_TIMEOUT", "MAX_IMPORT_BYTES", "game_view"]
 
 # Seconds to wait for another program's lock on the database before giving up.
 LOCK_TIMEOUT = 5.0
-# A game record is a few kilobytes; anything far larger is not one.
-MAX_IMPORT_BYTES = 16 * 1024 * 1024
+# The formats' own bound: a game record is a few hundred kilobytes at most.
+MAX_IMPORT_BYTES = formats.MAX_RECORD_CHARS
+# A game still "playing" after this long, and not imported, is probably stale.
+STALE_HOURS = 12
 
 
 def _game_id(text):
@@ -45,7 +54,7 @@ def _game_id(text):
         n = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError("%r is not a game id (a whole number, see "
-                                         "'vora games list')" % text)
+                                         "'vora games list')" % text[:40])
     if n < 1:
         raise argparse.ArgumentTypeError("game ids start at 1")
     return n
@@ -57,41 +66,42 @@ DB_HELP = ("the game log to use (default: $%s if set, else %s)"
 
 def add_parser(sub):
     """Register `vora games` and its actions on the `vora` subparsers `sub`."""
-    games = sub.add_parser(
-        "games", help="the game log: list, show, replay, export and import logged games",
-        description="The games the host has logged, in an SQLite file: %s. Choose another "
-                    "with --db PATH or the environment variable %s."
+    group = sub.add_parser(
+        "games", help="the game log: list, show, replay, export, import, end, delete games",
+        description="The games the host has logged, every game of every kind, in an SQLite "
+                    "file: %s. Choose another with --db PATH or the environment variable %s."
                     % (gamelog.default_db_path(), gamelog.DB_ENV),
         epilog="Run 'vora games ACTION --help' for the options of an action.")
-    games.add_argument("--db", metavar="PATH", default=None, help=DB_HELP)
-    games.set_defaults(games_parser=games)
+    group.add_argument("--db", metavar="PATH", default=None, help=DB_HELP)
+    group.set_defaults(games_parser=group)
     # --db is accepted after the action too ('vora games list --db x'); SUPPRESS keeps an
     # action without it from hiding the one given before the action.
     db = argparse.ArgumentParser(add_help=False)
     db.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS, help=DB_HELP)
-    actions = games.add_subparsers(dest="games_command", metavar="ACTION")
+    actions = group.add_subparsers(dest="games_command", metavar="ACTION")
 
     ls = actions.add_parser("list", parents=[db], help="list the logged games, newest first",
-                            description="List the logged games, newest first: id, start, "
-                                        "players and seats, moves, status, result, source.")
+                            description="List the logged games, newest first: id, game, "
+                                        "start, players, moves, status, result, source.")
     ls.add_argument("--status", choices=gamelog.STATUSES, default=None,
                     help="only the games with this status")
     ls.add_argument("--limit", type=positive_int, default=None, metavar="N",
                     help="only the N newest games")
 
     show = actions.add_parser("show", parents=[db], help="the moves and the end of one game",
-                              description="Show a logged game: its moves with their numbers "
-                                          "and players, the final position, the scores and "
-                                          "the winner. The game is replayed and every digest "
-                                          "checked; a mismatch is shown and exits with 1.")
+                              description="Show a logged game: its history (every move with "
+                                          "its number and player, takebacks included), the "
+                                          "final position, the scores and the winner. The "
+                                          "game is replayed and every digest checked; a "
+                                          "mismatch is shown and exits with 1.")
     show.add_argument("id", type=_game_id, metavar="ID", help="the game's id (see list)")
 
     rep = actions.add_parser("replay", parents=[db], help="replay a game move by move, "
                                                           "checking every digest",
-                             description="Replay a logged game, drawing the board after "
-                                         "every move and checking each digest against the "
-                                         "log. Exits with 1, naming the move, at the first "
-                                         "mismatch or illegal move.")
+                             description="Replay a logged game, drawing it after every move "
+                                         "and checking each digest against the log. Exits "
+                                         "with 1, naming the move, at the first mismatch or "
+                                         "illegal move.")
     rep.add_argument("id", type=_game_id, metavar="ID", help="the game's id (see list)")
     rep.add_argument("--step", action="store_true",
                      help="wait for Enter before each move (q and Enter stops)")
@@ -102,8 +112,9 @@ def add_parser(sub):
                              description="Write a logged game: JSON (the game record with "
                                          "its digests and the log's metadata, which 'vora "
                                          "replay' also reads) or text (tag pairs, then one "
-                                         "move per line with its number, player and "
-                                         "digest). 'vora games import' reads both back.")
+                                         "line per move with its number, player and digest, "
+                                         "and one per takeback). 'vora games import' and "
+                                         "'vora replay' read both back.")
     exp.add_argument("id", type=_game_id, metavar="ID", help="the game's id (see list)")
     exp.add_argument("--format", choices=("json", "text"), default="json",
                      help="json (default) or text")
@@ -115,13 +126,33 @@ def add_parser(sub):
                                          "text, told apart by the content) or by 'vora play "
                                          "--record' and add it to the log as a new game. The "
                                          "file is checked field by field and replayed; a game "
-                                         "that does not replay cleanly is refused unless "
-                                         "--force.")
+                                         "that does not replay cleanly, or that the log "
+                                         "already holds, is refused unless --force.")
     imp.add_argument("file", metavar="FILE", help="the file to read ('-' for the standard input)")
     imp.add_argument("--force", action="store_true",
                      help="import a game even if a move is illegal, a digest differs from the "
-                          "replay or the result disagrees (the problem is still reported)")
-    return games
+                          "replay, the result disagrees (the problem is still reported) or "
+                          "the log already holds it")
+
+    end = actions.add_parser("end", parents=[db], help="close a game left 'playing'",
+                             description="Close a game that is still 'playing' although "
+                                         "nobody plays it any more (a program that was "
+                                         "killed, a board that never came back). The game is "
+                                         "replayed: one that is over is marked over with its "
+                                         "result, any other abandoned (or --status).")
+    end.add_argument("id", type=_game_id, metavar="ID", help="the game's id (see list)")
+    end.add_argument("--status", choices=("abandoned", "interrupted"), default=None,
+                     help="how an unfinished game ends (default abandoned; interrupted lets "
+                          "its board continue it)")
+
+    delete = actions.add_parser("delete", parents=[db], help="remove games from the log",
+                                description="Remove games and their moves from the log for "
+                                            "good (export them first to keep a copy). Asks "
+                                            "to confirm unless --yes.")
+    delete.add_argument("ids", type=_game_id, nargs="+", metavar="ID",
+                        help="the games' ids (see list)")
+    delete.add_argument("--yes", action="store_true", help="do not ask to confirm")
+    return group
 
 
 def run(args, console):
@@ -170,6 +201,25 @@ def _no_such_game(exc, context):
     return "no game %s in %s %s" % (exc.game_id, context.path, where)
 
 
+# ---------------------------------------------------------------- how a game is drawn
+
+class _PlainView(TerminalView):
+    """For a game whose host package is not written yet: its public view as text."""
+
+    def render(self, state, viewer=None, who=None, history=(), width=None, palette=None):
+        text = json.dumps(state.view(viewer), sort_keys=True, separators=(",", ":"))
+        return Text(text if len(text) <= 2000 else text[:2000] + "...")
+
+
+def game_view(name):
+    """The terminal view of a game of the registry (its host package's VIEW), or a plain
+    one when the game has no host package yet."""
+    try:
+        return host_games.host_game(name).VIEW
+    except ImportError:
+        return _PlainView(games.load(name))
+
+
 # ---------------------------------------------------------------- helpers
 
 def _when(stamp):
@@ -185,6 +235,16 @@ def _when(stamp):
     return moment.strftime("%Y-%m-%d %H:%M")
 
 
+def _age_hours(stamp):
+    try:
+        moment = datetime.fromisoformat(stamp)
+    except (TypeError, ValueError):
+        return 0
+    if moment.tzinfo is None:
+        return 0
+    return (datetime.now(moment.tzinfo) - moment).total_seconds() / 3600
+
+
 def _result_text(result):
     if not result:
         return "-"
@@ -196,13 +256,19 @@ def _result_text(result):
     return "P%d wins: %s" % (result["winner"], scores)
 
 
-def _seats(info):
-    seats = (info["options"] or {}).get("seats")
-    return "%d %s" % (info["players"], seats) if seats else str(info["players"])
+def _title(name):
+    try:
+        return games.load(name).TITLE
+    except BadPosition:
+        return name
 
 
-def _palette(console):
-    return render.palette_for(console)
+def _option_texts(info):
+    """The game's options as 'name value' texts, in the game's text-format spelling."""
+    try:
+        return ["%s %s" % pair for pair in formats.option_texts(info["game"], info["options"])]
+    except (BadPosition, GameLogError, ValueError, TypeError):
+        return ["%s %s" % (k, json.dumps(v)) for k, v in sorted(info["options"].items())]
 
 
 # ---------------------------------------------------------------- list
@@ -222,29 +288,44 @@ def cmd_list(args, ctx):
                                              escape(str(ctx.path))))
         return 0
     table = Table(title=None, box=None, header_style="bold", pad_edge=False)
-    for name, justify in (("ID", "right"), ("Started", "left"), ("Players", "left"),
-                          ("Moves", "right"), ("Status", "left"), ("Result", "left"),
-                          ("Source", "left")):
+    for name, justify in (("ID", "right"), ("Game", "left"), ("Started", "left"),
+                          ("Players", "right"), ("Moves", "right"), ("Status", "left"),
+                          ("Result", "left"), ("Source", "left")):
         table.add_column(name, justify=justify, no_wrap=name != "Source")
+    stale = []
     for info in rows:
-        table.add_row(str(info["id"]), _when(info["started_at"]), _seats(info),
-                      str(info["move_count"]), info["status"],
+        moves = str(info["move_count"])
+        if info["taken_back"]:
+            moves += " (%d back)" % info["taken_back"]
+        if info["status"] == "playing" and info["imported_at"] is None \
+                and _age_hours(info["started_at"]) > STALE_HOURS:
+            stale.append(info["id"])
+        table.add_row(str(info["id"]), escape(_title(info["game"])), _when(info["started_at"]),
+                      str(info["players"]), moves, info["status"],
                       escape(_result_text(info["result"])),
                       escape(info["source"]) + (" (imported)" if info["imported_at"] else ""))
     ctx.out.print(table)
     ctx.out.print("[dim]%d game%s shown from %s[/dim]"
                   % (len(rows), "" if len(rows) == 1 else "s", escape(str(ctx.path))))
+    if stale:
+        ids = " ".join(str(g) for g in stale)
+        ctx.out.print("[dim]Still 'playing' after more than %d hours: %s. If nobody plays "
+                      "them any more: 'vora games end ID' (or 'vora games delete ID').[/dim]"
+                      % (STALE_HOURS, ids))
     return 0
 
 
 # ---------------------------------------------------------------- show
 
-def _header(ctx, info):
+def _header(ctx, info, view, state):
     out = ctx.out
-    seats = (info["options"] or {}).get("seats") or ""
-    names = ", ".join("P%d %s" % (p, render.SEAT_NAMES.get(s, s)) for p, s in enumerate(seats))
-    out.print("[bold]Game %d[/bold]: %s, %d players (%s), seed %d"
-              % (info["id"], info["game"], info["players"], names, info["seed"]))
+    labels = []
+    if state is not None:
+        for p in range(info["players"]):
+            labels.append(view.seat_label(state, p))
+    out.print("[bold]Game %d[/bold]: %s, %d players%s, seed %d"
+              % (info["id"], escape(_title(info["game"])), info["players"],
+                 " (%s)" % escape(", ".join(labels)) if labels else "", info["seed"]))
     source = info["source"]
     if info["board_game_id"] is not None:
         source += " (board game id %d)" % info["board_game_id"]
@@ -253,14 +334,19 @@ def _header(ctx, info):
                  info["status"]))
     if info["imported_at"]:
         out.print("  imported into this log %s" % _when(info["imported_at"]))
-    opts = info["options"] or {}
-    if "box" in opts:
-        out.print("  box %s (%d cubes), pushed out to %s, at most %s turns"
-                  % (gamelog.box_text(opts["box"]), sum(opts["box"].values()),
-                     opts.get("pushed_out"), opts.get("max_turns")))
+    texts = _option_texts(info)
+    if texts:
+        out.print("  options: %s" % escape("; ".join(texts)))
 
 
-def _print_end(ctx, state, info, upto=None):
+def _start_state(record):
+    try:
+        return games.start(record)
+    except BadPosition:
+        return None
+
+
+def _print_end(ctx, view, state, info, upto=None):
     out = ctx.out
     scores = ", ".join("P%d %+d" % (p, s) for p, s in enumerate(state.scores()))
     if upto is not None:
@@ -268,8 +354,8 @@ def _print_end(ctx, state, info, upto=None):
         return
     out.print("Scores: %s" % scores)
     if state.is_over():
-        out.print("Game over: %s." % render.end_reason(state))
-        for line in render.result_lines(state):
+        out.print("Game over: %s." % view.end_reason(state))
+        for line in view.result_lines(state):
             out.print(line, style="bold")
     else:
         out.print("The game is not over (status %s)." % info["status"])
@@ -278,24 +364,34 @@ def _print_end(ctx, state, info, upto=None):
 def cmd_show(args, ctx):
     log = ctx.open()
     info = log.game(args.id)
+    record, digests = gamelog.record_of(info)
+    view = game_view(info["game"])
     report = log.verify(args.id)
-    _header(ctx, info)
+    _header(ctx, info, view, _start_state(record))
     ctx.out.print()
-    ctx.out.print("[bold]Moves[/bold] (%d)" % len(info["moves"]))
-    players = report.players + [None] * (len(info["moves"]) - len(report.players))
-    for m, player in zip(info["moves"], players):
-        ctx.out.print("%5d. %s %s" % (m["number"], gamelog.player_label(player), escape(m["move"])))
+    history = info["history"]
+    back = len(history) - len(info["moves"])
+    ctx.out.print("[bold]Moves[/bold] (%d%s)" % (len(info["moves"]), ", %d taken back" % back
+                                                 if back else ""))
+    players, _ = formats.replay_history(record, history)
+    index = dict((id(r), k) for k, r in enumerate(history))
+    for kind, item in gamelog.history_events(history):
+        if kind == "takeback":
+            ctx.out.print("%5d. [yellow]taken back[/yellow]" % item)
+            continue
+        mark = "   [dim](taken back)[/dim]" if item["taken_back_at"] is not None else ""
+        ctx.out.print("%5d. %s %s%s" % (item["number"], gamelog.player_label(
+            players[index[id(item)]]), escape(item["move"]), mark))
     if report.state is not None:
-        # (player, move) as render shows them; a move logged after the end has no player.
-        history = [(p, m["move"]) for m, p in
-                   list(zip(info["moves"], players))[:report.number or None] if p is not None]
+        # (player, move) as the view shows them: the moves replayed up to the problem.
+        shown = [(p, m) for p, m in zip(report.players, record["moves"]) if p is not None]
         ctx.out.print()
         ctx.out.print("[bold]%s[/bold]" % ("Final position" if report.number is None else
                                            "Position after move %d" % report.number))
-        ctx.out.print(render.render_game(report.state, {}, history, width=ctx.out.width,
-                                         palette=_palette(ctx.out)))
+        ctx.out.print(view.render(report.state, None, {}, shown, width=ctx.out.width,
+                                  palette=view.palette_for(ctx.out)))
         ctx.out.print()
-        _print_end(ctx, report.state, info, report.number)
+        _print_end(ctx, view, report.state, info, report.number)
     if not report.ok:
         return ctx.fail("game %d does not replay: %s" % (args.id, report.message))
     ctx.out.print("[green]Every digest matches the replay (%d moves).[/green]"
@@ -309,15 +405,17 @@ def cmd_replay(args, ctx):
     log = ctx.open()
     info = log.game(args.id)
     record, digests = log.record(args.id)
-    _header(ctx, info)
-    out = ctx.out
-    palette = _palette(out)
+    view = game_view(info["game"])
+    palette = view.palette_for(ctx.out)
     try:
         state = games.start(record)
     except BadPosition as exc:
+        _header(ctx, info, view, None)
         return ctx.fail("game %d cannot be set up: %s" % (args.id, exc))
+    _header(ctx, info, view, state)
+    out = ctx.out
     out.print()
-    out.print(render.render_game(state, {}, [], width=out.width, palette=palette))
+    out.print(view.render(state, None, {}, [], width=out.width, palette=palette))
     stepping = args.step
     history = []
     steps = gamelog.replay_steps(record, digests)
@@ -345,7 +443,7 @@ def cmd_replay(args, ctx):
                             % (step.number, gamelog.player_label(step.player), step.move,
                                step.illegal))
         state = step.state
-        out.print(render.render_game(state, {}, history, width=out.width, palette=palette))
+        out.print(view.render(state, None, {}, history, width=out.width, palette=palette))
         if step.logged_digest != step.replayed_digest:
             return ctx.fail("move %d (%s %s): digest mismatch: the log has %s, the replay gives "
                             "%s" % (step.number, gamelog.player_label(step.player), step.move,
@@ -355,7 +453,7 @@ def cmd_replay(args, ctx):
     diff = gamelog.result_difference(info["result"], state)
     out.print("[green]All %d moves replayed; every digest matches the log.[/green]"
               % len(record["moves"]))
-    _print_end(ctx, state, info)
+    _print_end(ctx, view, state, info)
     if diff:
         return ctx.fail("game %d: the logged result differs from the replay: %s"
                         % (args.id, diff))
@@ -384,9 +482,9 @@ def cmd_export(args, ctx):
     log = ctx.open()
     report = log.verify(args.id)
     if args.format == "json":
-        text = gamelog.export_json(log, args.id)
+        text = formats.export_json(log, args.id)
     else:
-        text = gamelog.export_text(log, args.id)
+        text = formats.export_text(log, args.id)
     if not report.ok:
         ctx.warn("game %d does not replay cleanly (exported as logged): %s"
                  % (args.id, report.message))
@@ -433,20 +531,72 @@ def _read_import(name):
 
 def cmd_import(args, ctx):
     text = _read_import(args.file)
-    kind = "json" if text.lstrip().startswith("{") else "text"
+    try:
+        parsed = formats.parse(text)
+    except gamelog.BadImport as exc:
+        return ctx.fail("%s: %s" % (args.file, exc))
     log = ctx.open(create=True)
     try:
-        if kind == "json":
-            gid, report = gamelog.import_json(log, text, force=args.force)
-        else:
-            gid, report = gamelog.import_text(log, text, force=args.force)
+        gid, report = formats.import_parsed(log, parsed, force=args.force)
     except gamelog.BadImport as exc:
         return ctx.fail("%s: %s" % (args.file, exc))
     info = log.game(gid)
     if not report.ok:
         ctx.warn("imported although it does not replay cleanly (--force): %s" % report.message)
-    ctx.out.print("Imported %s (%s) as game [bold]%d[/bold]: %d moves, status %s."
-                  % (escape(args.file), kind, gid, info["move_count"], info["status"]))
+    same = [g for g in log.same_games(parsed.record, parsed.meta.get("started_at")) if g != gid]
+    if same:
+        ctx.warn("the log already held this game as game %s; imported again (--force)"
+                 % ", ".join(str(g) for g in same))
+    ctx.out.print("Imported %s (%s, %s) as game [bold]%d[/bold]: %d moves%s, status %s."
+                  % (escape(args.file), escape(_title(info["game"])), parsed.kind, gid,
+                     info["move_count"], " (%d taken back)" % info["taken_back"]
+                     if info["taken_back"] else "", info["status"]))
+    return 0
+
+
+# ---------------------------------------------------------------- end and delete
+
+def cmd_end(args, ctx):
+    log = ctx.open()
+    info = log.game(args.id)
+    if info["status"] in ("over", "abandoned"):
+        ctx.out.print("Game %d is already %s: nothing to do." % (args.id, info["status"]))
+        return 0
+    report = log.verify(args.id)
+    if report.state is None or report.problem in ("setup", "illegal", "mismatch"):
+        status, result = args.status or "abandoned", None
+        ctx.warn("game %d does not replay (%s): it ends without a result"
+                 % (args.id, report.message))
+    elif report.state.is_over():
+        status, result = "over", result_of(report.state)
+    else:
+        status = args.status or "abandoned"
+        result = result_of(report.state, "ended by hand")
+    log.end_game(args.id, status, result)
+    log.flush()  # the file must take it now: say so otherwise
+    ctx.out.print("Game %d is now %s (%d moves)." % (args.id, status, info["move_count"]))
+    return 0
+
+
+def cmd_delete(args, ctx):
+    log = ctx.open()
+    infos = [log.game(gid) for gid in args.ids]  # NoSuchGame before anything is removed
+    if not args.yes:
+        listing = ", ".join("%d (%s, %d moves, %s)" % (i["id"], _title(i["game"]),
+                                                       i["move_count"], i["status"])
+                            for i in infos)
+        if not sys.stdin.isatty():
+            return ctx.fail("delete game%s %s for good? Run it at a terminal to confirm, "
+                            "or add --yes" % ("s" if len(infos) > 1 else "", listing))
+        answer = ctx.out.input("Delete game%s %s for good? [y/N] "
+                               % ("s" if len(infos) > 1 else "", escape(listing)))
+        if answer.strip().lower() not in ("y", "yes"):
+            ctx.out.print("Nothing deleted.")
+            return 0
+    for info in infos:
+        log.delete_game(info["id"])
+    ctx.out.print("Deleted game%s %s." % ("s" if len(infos) > 1 else "",
+                                          ", ".join(str(i["id"]) for i in infos)))
     return 0
 
 
@@ -456,4 +606,6 @@ ACTIONS = {
     "replay": cmd_replay,
     "export": cmd_export,
     "import": cmd_import,
+    "end": cmd_end,
+    "delete": cmd_delete,
 }

@@ -1,36 +1,37 @@
-"""Game records: what `vora play --record` writes and `vora replay` reads.
+"""Game records: what `vora play --record` writes and `vora replay` reads, for any game.
 
 A record is one JSON object:
 
     {"game": "vora", "format": 1, "options": {...}, "seed": N, "players": P,
      "agents": [...], "moves": [...], "digests": [...], "result": {...}}
 
-`options` holds every option passed to `vora.new_game` explicitly (box, seats,
-pushed_out, max_turns), house defaults included, so a record still replays the same
-game if a default changes later. `digests[k]` is `state.digest()` after `moves[k]`.
+`game` is a name of `shared_rules.games`; `options` holds every option of the game
+spelled out (`state.options()`), house defaults included, so a record still replays the
+same game if a default changes later. `digests[k]` is `state.digest()` after `moves[k]`.
 `agents` (who played each seat) and `result` are informative; replay checks `result`
 against the replayed game when it is present.
 
-The starting state comes from `shared_rules.games.start`, the one definition of what a
-record means that the board's firmware shares. Loading parses JSON only: nothing in a
-file is ever evaluated.
+`vora replay` reads the game log's exports too (JSON, or the text format of
+`vora games export --format text`): the checks are those of `vora_host.log.formats`,
+the one reader of game files. The starting state comes from `shared_rules.games.start`,
+the definition of what a record means that the board's firmware shares. Nothing in a
+file is ever evaluated; replay stops at the first move that does not replay.
 """
 
-import json
 import os
 
-from shared_rules import games, vora
+from shared_rules import games
 from shared_rules.errors import BadPosition, IllegalMove
 
+from vora_host.log import formats
+from vora_host.log.store import BadImport
+
 __all__ = [
-    "RECORD_FORMAT", "RecordError", "game_options", "new_record", "result_of",
-    "write_record", "dumps_record", "load_record", "check_record", "replay",
+    "RECORD_FORMAT", "RecordError", "new_record", "result_of", "write_record",
+    "dumps_record", "load_record", "read_record", "check_record", "replay",
 ]
 
-RECORD_FORMAT = 1
-# The options vora.new_game accepts, and the JSON type each must have in a record.
-OPTION_TYPES = {"box": dict, "seats": str, "pushed_out": str, "max_turns": int,
-                "chain_lines": str}
+RECORD_FORMAT = formats.RECORD_FORMAT
 
 
 class RecordError(Exception):
@@ -42,18 +43,8 @@ class RecordError(Exception):
         self.step = step
 
 
-def game_options(players, box=None, seats=None, pushed_out=vora.DEFAULT_PUSHED_OUT,
-                 max_turns=vora.DEFAULT_MAX_TURNS):
-    """All new_game options spelled out, defaults filled in (see the module docstring)."""
-    if box is None:
-        box = dict(zip(vora.TYPES, vora.DEFAULT_BOX))
-    if seats is None:
-        seats = vora.DEFAULT_SEATS.get(players)
-    return {"box": dict(box), "seats": seats, "pushed_out": pushed_out, "max_turns": max_turns}
-
-
-def new_record(players, seed, options, agents=(), game=vora.NAME):
-    """An empty record for a game about to start."""
+def new_record(players, seed, options, agents=(), game="vora"):
+    """An empty record of `game` (a name of shared_rules.games) about to start."""
     return {
         "game": game,
         "format": RECORD_FORMAT,
@@ -68,8 +59,8 @@ def new_record(players, seed, options, agents=(), game=vora.NAME):
 
 
 def result_of(state, stopped=None):
-    """The `result` part of a record. `stopped` says why an unfinished game stopped
-    ('quit', 'interrupted', 'end of input')."""
+    """The `result` part of a record, for any game. `stopped` says why an unfinished
+    game stopped ('quit', 'interrupted', 'end of input')."""
     over = state.is_over()
     return {
         "over": over,
@@ -81,84 +72,82 @@ def result_of(state, stopped=None):
 
 
 def write_record(path, record):
-    """Write a record as JSON, atomically: a crash mid-write never leaves half a file."""
+    """Write a record as JSON, atomically: a crash or a full disk mid-write never leaves
+    half a file (the old file, if any, stays as it was)."""
     tmp = "%s.tmp%d" % (path, os.getpid())
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(dumps_record(record))
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(dumps_record(record))
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def dumps_record(record):
     """Record JSON laid out for people: one line per field, and one line per move and
     per digest, so two records of the same game diff line by line."""
-    lines = []
-    for key, value in record.items():
-        if key in ("moves", "digests") and isinstance(value, list) and value:
-            body = "[\n  " + ",\n  ".join(json.dumps(v) for v in value) + "\n ]"
-        else:
-            body = json.dumps(value)
-        lines.append(" %s: %s" % (json.dumps(key), body))
-    return "{\n" + ",\n".join(lines) + "\n}\n"
+    return formats.dumps_json(record)
+
+
+def read_record(text):
+    """A record from the text of a file: JSON (a record or an export) or the text format.
+    RecordError with a clear message otherwise."""
+    try:
+        parsed = formats.parse(text)
+    except BadImport as exc:
+        raise RecordError(str(exc))
+    return _as_record(parsed)
+
+
+def _as_record(parsed):
+    record = dict(parsed.record)
+    record["agents"] = parsed.agents
+    if parsed.digests is None:
+        record.pop("digests", None)
+    return record
 
 
 def load_record(path):
-    """Read and check a record file; RecordError with a clear message otherwise."""
+    """Read and check a record file (JSON or the text format); RecordError with a clear
+    message otherwise. The size is checked before the file is read."""
     try:
-        with open(path, "r", encoding="utf-8") as f:
-            text = f.read()
+        with open(path, "rb") as f:
+            data = f.read(formats.MAX_RECORD_CHARS + 1)
     except FileNotFoundError:
         raise RecordError("no such file: %s" % path)
     except IsADirectoryError:
         raise RecordError("%s is a directory, not a game record" % path)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RecordError("cannot read %s: %s" % (path, exc))
+    except OSError as exc:
+        raise RecordError("cannot read %s: %s" % (path, exc.strerror or exc))
+    if len(data) > formats.MAX_RECORD_CHARS:
+        raise RecordError("%s is larger than %d MB: not a game record"
+                          % (path, formats.MAX_RECORD_CHARS // (1024 * 1024)))
     try:
-        record = json.loads(text)
-    except ValueError as exc:
-        raise RecordError("%s is not JSON (%s)" % (path, exc))
-    check_record(record)
-    return record
-
-
-def _is_int(v):
-    return isinstance(v, int) and not isinstance(v, bool)
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise RecordError("%s line %d: not UTF-8 text" % (path, line))
+    try:
+        parsed = formats.parse(text)
+    except BadImport as exc:
+        if formats.looks_like_json(text) and exc.bare.startswith("not JSON"):
+            raise RecordError("%s is not JSON (%s)" % (path, exc))
+        raise RecordError("%s: %s" % (path, exc))
+    return _as_record(parsed)
 
 
 def check_record(record):
-    """Check a record's shape before replaying it; raises RecordError."""
-    if not isinstance(record, dict):
-        raise RecordError("a game record is a JSON object, not %s" % type(record).__name__)
-    if record.get("game") != vora.NAME:
-        raise RecordError("this is a record of game %r, not %r" % (record.get("game"), vora.NAME))
-    fmt = record.get("format", RECORD_FORMAT)
-    if fmt != RECORD_FORMAT:
-        raise RecordError("record format %r is not one this program reads (%d)"
-                          % (fmt, RECORD_FORMAT))
-    players = record.get("players")
-    if not _is_int(players) or players not in vora.DEFAULT_SEATS:
-        raise RecordError("'players' must be 2, 3 or 4, not %r" % (players,))
-    seed = record.get("seed")
-    if not _is_int(seed) or seed < 0:
-        raise RecordError("'seed' must be a non-negative integer, not %r" % (seed,))
-    options = record.get("options", {})
-    if not isinstance(options, dict):
-        raise RecordError("'options' must be an object, not %r" % (options,))
-    for key, value in options.items():
-        kind = OPTION_TYPES.get(key)
-        if kind is None:
-            raise RecordError("unknown option %r (known: %s)" % (key, ", ".join(OPTION_TYPES)))
-        if not isinstance(value, kind) or isinstance(value, bool):
-            raise RecordError("option %r has the wrong type: %r" % (key, value))
-    moves = record.get("moves")
-    if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
-        raise RecordError("'moves' must be a list of move texts")
-    digests = record.get("digests")
-    if digests is not None:
-        if not isinstance(digests, list) or not all(isinstance(d, str) for d in digests):
-            raise RecordError("'digests' must be a list of texts")
-        if len(digests) != len(moves):
-            raise RecordError("%d digests for %d moves: there must be one per move"
-                              % (len(digests), len(moves)))
+    """Check a record dict's shape; raises RecordError."""
+    try:
+        formats.record_from_dict(record)
+    except BadImport as exc:
+        raise RecordError(str(exc))
 
 
 def start_state(record):
@@ -174,7 +163,8 @@ def replay(record, on_step=None):
 
     `on_step(k, player, move, state)` is called after each move k (1-based) with the
     player who played it. Raises RecordError naming the step of the first illegal move
-    or digest mismatch, or None as the step when the recorded result disagrees.
+    or digest mismatch (nothing after it is replayed), or None as the step when the
+    recorded result disagrees.
     """
     state = start_state(record)
     digests = record.get("digests")

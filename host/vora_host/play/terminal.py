@@ -26,9 +26,12 @@ __all__ = ["Human", "TerminalGame", "group_moves", "resolve_entry", "COMMANDS_HE
 
 # How a game stopped, as the game loop reports it.
 OVER, QUIT, INTERRUPTED, EOF = "over", "quit", "interrupted", "end of input"
+# What _ask_human returns when the last human turn was taken back instead of a move.
+UNDONE = object()
 
 COMMANDS_HELP = """\
 [bold]Commands[/bold]   moves: list every legal move, numbered   board: redraw the board
+           undo: take back the last human turn (every human must agree)
            ?, help: this text   q: quit (asks to confirm)"""
 
 
@@ -145,10 +148,12 @@ class TerminalGame:
     read:    the function that shows a prompt and reads one line, input() by default
              (tests pass their own); it raises EOFError at the end of input
     echo:    print what was read (when stdin is not a terminal it is not echoed)
+    log:     told every move and takeback: `moved(number, move, digest)` and
+             `took_back(number)` (vora_host.log.live.LiveLog), or None
     """
 
     def __init__(self, state, agents, console, delay=0.0, record=None, quiet=False,
-                 read=None, echo=None, game="vora"):
+                 read=None, echo=None, game="vora", log=None):
         self.state = state
         self.view = host_games.host_game(game).VIEW
         self.hidden = self.view.rules.HIDDEN_INFORMATION
@@ -159,7 +164,9 @@ class TerminalGame:
         self.quiet = quiet
         self.read = read or input
         self.echo = (not sys.stdin.isatty()) if echo is None else echo
-        self.history = []  # (player, move)
+        self.history = []  # (player, move) of every live move
+        self.before = []  # the state before each live move, for undo
+        self.log = log
         self.palette = self.view.palette_for(console)
         humans = [p for p, a in enumerate(self.agents) if isinstance(a, Human)]
         self.who = {p: ("you" if isinstance(a, Human) and len(humans) == 1 else a.kind)
@@ -187,6 +194,8 @@ class TerminalGame:
                     move = self._ask_human(player)
                     if move is None:
                         return self.stopped
+                    if move is UNDONE:
+                        continue
                 else:
                     if self.delay:
                         time.sleep(self.delay)
@@ -232,9 +241,13 @@ class TerminalGame:
         shown = self.view.move_text(before, player, move, self.viewer)
         self.state.play(move)  # a bot's or a checked human move: legal by construction
         self.history.append((player, move))
+        self.before.append(before)
+        digest = self.state.digest()
         if self.record is not None:
             self.record["moves"].append(move)
-            self.record["digests"].append(self.state.digest())
+            self.record["digests"].append(digest)
+        if self.log is not None:
+            self.log.moved(len(self.history), move, digest)
         if isinstance(self.agents[player], Human):
             self._end_human_turn(player)
         if not self.quiet:
@@ -295,6 +308,10 @@ class TerminalGame:
                 self.show(force=True)
                 self._print_prompt_header(player, moves)
                 continue
+            if word == "undo":
+                if self._undo(player):
+                    return UNDONE
+                continue
             if word in ("q", "quit", "exit"):
                 answer = self._input("Quit this game? [y/N] ")
                 if answer is None or answer.strip().lower() in ("y", "yes"):
@@ -314,6 +331,49 @@ class TerminalGame:
                 self.console.print("[red]%s[/red]" % escape(error))
                 continue
             return move
+
+    # ---- undo
+
+    def _undo(self, player):
+        """Take back the last turn a human played (and the bots' moves after it) when every
+        human agrees: the one who asks, then each other human in turn. True when done."""
+        humans = [p for p, a in enumerate(self.agents) if isinstance(a, Human)]
+        last = next((k for k in range(len(self.history) - 1, -1, -1)
+                     if self.history[k][0] in humans), None)
+        if last is None:
+            self.console.print("[yellow]Nothing to take back: no human has moved yet.[/yellow]")
+            return False
+        who, turn = self.history[last][0], self.before[last].turn_count()
+        start = last
+        while start > 0 and self.history[start - 1][0] == who \
+                and self.before[start - 1].turn_count() == turn:
+            start -= 1
+        count = len(self.history) - start
+        # The moves as everybody may see them (a game with secrets keeps them).
+        shown = [self.view.move_text(self.before[k], p, m, None)
+                 for k, (p, m) in enumerate(self.history[start:], start)]
+        what = "%s's turn %d (%d move%s: %s)" % (
+            self.view.seat_label(self.state, who), turn + 1, count, "" if count == 1 else "s",
+            ", ".join(shown))
+        for other in humans:
+            if other == player:
+                continue
+            answer = self._input("%s, take back %s? [y/N] "
+                                 % (self.view.seat_label(self.state, other), what))
+            if answer is None or answer.strip().lower() not in ("y", "yes"):
+                self.console.print("[yellow]%s does not agree: nothing is taken back.[/yellow]"
+                                   % self.view.seat_label(self.state, other))
+                return False
+        for number in range(len(self.history), start, -1):
+            if self.log is not None:
+                self.log.took_back(number)
+        self.state = self.before[start]
+        del self.history[start:], self.before[start:]
+        if self.record is not None:
+            del self.record["moves"][start:], self.record["digests"][start:]
+        self._shown = None
+        self.console.print("[bold]Taken back[/bold]: %s." % escape(what))
+        return True
 
     def _print_prompt_header(self, player, moves):
         state = self.state

@@ -52,6 +52,7 @@ from vora_fw.clock import ticks_ms
 from vora_fw.hal_sim import SimHardware
 from vora_fw.link import BoardLink
 from vora_fw.store import Store
+from vora_host.virtual.savelock import SaveFolderBusy, SaveLock
 
 __all__ = ["SimError", "VirtualBoard", "PtyPort", "default_save_dir", "default_pinmap_path",
            "load_pinmap", "parse_key", "run", "PRESS_MS", "HOLD_MS", "PINMAP_NAME"]
@@ -837,17 +838,22 @@ def run(save_dir=None, fresh=False, seed=None, headless=False, script=None, pinm
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
+    lock = SaveLock()
     try:
         pinmap = load_pinmap(pinmap_file)
         lines = _read_script(script) if script else []
         folder = Path(save_dir) if save_dir else default_save_dir()
         try:
             folder.mkdir(parents=True, exist_ok=True)
+            lock.acquire(folder)  # before --fresh: never wipe the game of a board still running
             if fresh:
                 Store(str(folder)).clear()
         except OSError as exc:
             raise SimError("cannot use the save folder %s: %s" % (folder, exc.strerror or exc))
+        except SaveFolderBusy as exc:
+            raise SimError(str(exc))
     except SimError as exc:
+        lock.release()
         stderr.write("vora sim: %s\n" % exc)
         stderr.flush()
         return EXIT_FAILED
@@ -865,6 +871,7 @@ def run(save_dir=None, fresh=False, seed=None, headless=False, script=None, pinm
         return EXIT_INTERRUPTED
     finally:
         port.close()
+        lock.release()
 
 
 def _isatty(f):

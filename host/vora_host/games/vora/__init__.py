@@ -5,6 +5,7 @@ and brings the greedy collector bot (`bots`)."""
 from shared_rules import vora as RULES
 
 from vora_host.games.vora.bots import GreedyBot
+from vora_host.games.vora.record_text import OPTION_TEXT  # noqa: F401  (the log's text format)
 from vora_host.games.vora.ui import VoraView
 
 RULEBOOK = "vora.md"  # in ../shared/rulebooks/
