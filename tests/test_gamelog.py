@@ -846,3 +846,125 @@ def test_a_transaction_killed_before_its_commit_leaves_nothing(db):
     with GameLog(db, timeout=1) as log:
         assert [m["move"] for m in log.game(gid)["moves"]] == ["pass"]
         assert log.add_move(gid, 2, "pass", "fedcba9876543210")  # the lock died with it
+
+
+# ---------------------------------------------------------------- the Vora issue's findings
+
+TOP = 2 ** 32 - 1  # shared_rules.prng.SEED_MAX
+
+
+@pytest.mark.parametrize("command", [["play", "--typed"], ["play"], ["sim", "--headless"]])
+@pytest.mark.parametrize("seed", [str(TOP + 1), str(2 ** 63), "-1", "7x"])
+def test_a_seed_outside_the_one_range_is_refused_at_the_command_line(command, seed, capsys):
+    # 2**63 was accepted by `vora play --seed`, then crashed the mirror (SQLite overflow).
+    with pytest.raises(SystemExit) as info:
+        main(command + ["--seed", seed])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert "--seed" in err and "0 to %d" % TOP in err
+
+
+def test_the_largest_seed_goes_through_record_import_and_both_exports(tmp_path, db, capsys):
+    # `vora games import` refused the seed that `--record` wrote.
+    path = tmp_path / "r.json"
+    assert main(["play", "--bots-only", "--quiet", "--seed", str(TOP), "--no-log",
+                 "--record", str(path)]) == 0
+    assert json.loads(path.read_text())["seed"] == TOP
+    assert vora_games(db, "import", str(path)) == 0
+    with GameLog(db) as log, GameLog(tmp_path / "other.sqlite3") as other:
+        (info,) = log.games()
+        assert info["seed"] == TOP and log.verify(info["id"]).ok
+        gid, report = formats.import_text(other, formats.export_text(log, info["id"]))
+        assert report.ok and other.game(gid)["seed"] == TOP
+    with GameLog(db) as log, pytest.raises(ValueError, match="seed"):
+        log.start_game(players=2, seed=TOP + 1, source="terminal")
+
+
+def test_a_typed_game_goes_into_the_log_and_quitting_says_where(tmp_path, db, capsys):
+    done = subprocess.run([sys.executable, "-m", "vora_host", "play", "--typed", "--seed",
+                           "5", "--db", str(db)], input="1\n1\nq\ny\n", capture_output=True,
+                          text=True, timeout=120, cwd=ROOT,
+                          env=dict(os.environ, COLUMNS="200"))
+    assert done.returncode == 0, done.stderr
+    assert "Logged as game 1 in %s ('vora games show 1')." % db in done.stdout
+    with GameLog(db) as log:
+        info = log.game(1)
+        assert info["source"] == "terminal" and info["status"] == "abandoned"
+        assert info["move_count"] >= 2 and info["result"]["end"] == "quit"
+        assert log.verify(1).ok
+    # A bots-only demo is logged too, as over; --no-log keeps a game out.
+    assert main(["play", "--bots-only", "--quiet", "--seed", "6", "--db", str(db)]) == 0
+    assert "Logged as game 2" in capsys.readouterr().out
+    assert main(["play", "--bots-only", "--quiet", "--seed", "6", "--db", str(db),
+                 "--no-log"]) == 0
+    assert "Logged" not in capsys.readouterr().out
+    with GameLog(db) as log:
+        assert [g["status"] for g in log.games()] == ["over", "abandoned"]
+
+
+def test_vora_replay_reads_the_text_export_that_import_accepts(log, tmp_path, capsys):
+    gid, moves, digests, state = log_game(log, 51)
+    path = tmp_path / "game.txt"
+    path.write_text(formats.export_text(log, gid))
+    assert main(["replay", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "All %d moves replayed; every digest matches." % len(moves) in out
+    assert load_record(str(path))["moves"] == moves
+
+
+def test_importing_a_game_twice_is_refused_naming_the_game(log, tmp_path):
+    gid, moves, _, _ = log_game(log, 52, max_moves=8)
+    text = formats.export_json(log, gid)
+    with pytest.raises(BadImport) as info:
+        formats.import_json(log, text)
+    assert info.value.duplicate_of == [gid] and "already in the log as game %d" % gid \
+        in str(info.value) and "--force" in str(info.value)
+    copy, _ = formats.import_json(log, text, force=True)
+    with pytest.raises(BadImport, match="as game %d, %d" % (gid, copy)):
+        formats.import_text(log, formats.export_text(log, gid))
+    # A record without times (vora play --record) is the same game by its moves alone.
+    record = json.loads(text)
+    del record["log"]
+    with pytest.raises(BadImport, match="already in the log"):
+        formats.import_json(log, json.dumps(record))
+    assert len(log.games()) == 2
+
+
+def test_games_end_closes_a_stale_game_and_delete_removes_games(db, capsys, monkeypatch):
+    with GameLog(db) as log:
+        stale, moves, _, state = log_game(log, 53, max_moves=9, end=False)
+        over, _, _, final = log_game(log, 54, end=False)  # every move logged, never ended
+        kept, _, _, _ = log_game(log, 55, max_moves=3)
+    assert vora_games(db, "list") == 0
+    assert vora_games(db, "end", str(stale)) == 0
+    assert "Game %d is now abandoned (9 moves)" % stale in capsys.readouterr().out
+    assert vora_games(db, "end", str(over)) == 0
+    assert vora_games(db, "end", str(stale)) == 0
+    assert "already abandoned" in capsys.readouterr().out
+    with GameLog(db) as log:
+        assert log.game(stale)["result"] == result_of(state, "ended by hand")
+        assert log.game(over)["status"] == ("over" if final.is_over() else "abandoned")
+        assert log.verify(stale).ok and log.verify(over).ok
+    # delete: asks unless --yes, and refuses without a terminal to ask at.
+    assert vora_games(db, "delete", str(stale)) == 1
+    assert "add --yes" in capsys.readouterr().err
+    assert vora_games(db, "delete", str(stale), str(over), "--yes") == 0
+    assert "Deleted games %d, %d" % (stale, over) in capsys.readouterr().out
+    assert vora_games(db, "delete", "99", "--yes") == 1
+    assert "no game 99" in capsys.readouterr().err
+    with GameLog(db) as log:
+        assert [g["id"] for g in log.games()] == [kept]
+        with raw(db) as conn:
+            assert conn.execute("SELECT count(*) FROM moves WHERE game_id IN (?, ?)",
+                                (stale, over)).fetchone()[0] == 0
+
+
+def test_list_points_at_games_left_playing(db, capsys):
+    with GameLog(db) as log:
+        old = log.start_game(players=2, seed=1, source="virtual board",
+                             started_at="2020-01-01T00:00:00+00:00")
+        log.start_game(players=2, seed=2, source="virtual board")  # playing now
+    assert vora_games(db, "list") == 0
+    out = capsys.readouterr().out
+    assert "Still 'playing' after more than" in out and ": %d. If nobody" % old in out
+    assert "vora games end ID" in out

@@ -521,7 +521,7 @@ def cmd_replay(args, console):
                 and isinstance(agent.get("kind"), str):
             who[agent["player"]] = agent["kind"]
     history = []
-    view = host_games.host_game(record["game"]).VIEW
+    view = games_cli.game_view(record["game"])
     palette = view.palette_for(console)
 
     def draw(state):

@@ -34,8 +34,8 @@ digest after it, and one line per takeback:
     2. takeback               move 2 was taken back; the next move is move 2 again
     2. P0 pass ; 2c3d4e5f60718293
 
-Options: the option `max_turns` of a game is the tag [MaxTurns] (the name in CamelCase;
-[OptionSeed] if that would collide with a tag above). Its value is written by its kind in
+Options: an option `time_limit` of a game is the tag [TimeLimit] (the name in CamelCase;
+[OptionEnd] for an option `end`, which would collide with a tag above). Its value is written by its kind in
 the game's OPTIONS: "str" and choices as the text, "int" in decimal, "bool" as true or
 false, anything else as compact JSON. A game may write an option its own way: its host
 package's OPTION_TEXT = {name: (to_text, from_text)} (Vora writes its box as P12C12...).
