@@ -403,3 +403,26 @@ def test_closing_with_changes_still_waiting_keeps_them_for_the_caller(tmp_path):
     log.close()  # no exception: the caller rescues what unwritten() lists
     assert [op["kind"] for op in log.unwritten()] == ["move"]
     assert Path(path).exists() and file_rows(path) == []
+
+
+def test_leaving_the_board_says_where_each_game_went(tmp_path, monkeypatch, capsys):
+    # `vora play` on the board, or `vora mirror`, when it quits: "Logged as game N", or
+    # where a game the log would not take was saved.
+    from vora_host import cli
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    log = GameLog(tmp_path / "g.sqlite3")
+    moves, _ = moves_of(4, 3)
+    done = log.start_game(players=2, seed=4, source="virtual board")
+    log.add_move(done, 1, *moves[0])
+    half = log.start_game(players=2, seed=5, source="virtual board")
+    log.add_move(half, 1, *moves_of(5, 1)[0][0])
+    read_only(log)
+    with pytest.raises(NotWritten):
+        log.add_move(half, 2, *moves_of(5, 2)[0][1])
+    cli._close_log(log)
+    err = capsys.readouterr().err
+    assert "Logged as game %d in %s" % (done, log.path) in err
+    assert "This game is NOT in the game log" in err and "read-only" in err
+    assert "The log's game %d holds only its first 1 move:" % half in err
+    (saved,) = tmp_path.glob("vora-unlogged-*.json")
+    assert len(json.loads(saved.read_text())["moves"]) == 2

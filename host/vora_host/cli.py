@@ -12,6 +12,7 @@ file that cannot be written), 2 a usage error, 130 interrupted by Ctrl-C.
 
 import argparse
 import random
+import re
 import sys
 from pathlib import Path
 
@@ -291,12 +292,18 @@ def _close_log(log):
             continue
         try:
             text = formats.export_json(log, gid)
+            partial = [g for g in log.games() if g["id"] == real] if real is not None else []
         except GameLogError as exc:
             err.print("[red]A game of this session could not be logged or saved: %s[/red]"
                       % escape(str(exc)))
             continue
-        err.print("[red]%s[/red]" % escape(save_rescue(text, log.path, log.trouble)),
-                  soft_wrap=True)
+        message = save_rescue(text, log.path, log.trouble)
+        if partial:
+            count = partial[0]["move_count"]
+            message += (" The log's game %d holds only its first %d move%s: delete it after "
+                        "the import ('vora games delete %d')."
+                        % (real, count, "" if count == 1 else "s", real))
+        err.print("[red]%s[/red]" % escape(message), soft_wrap=True)
     log.close()
 
 
@@ -517,8 +524,10 @@ def cmd_replay(args, console):
                      "digests checked" if checked else "no digests to check"))
     who = {}
     for agent in record.get("agents") or []:
+        # Shown beside the players: only a bot's short kind name from an untrusted file.
         if isinstance(agent, dict) and isinstance(agent.get("player"), int) \
-                and isinstance(agent.get("kind"), str):
+                and isinstance(agent.get("kind"), str) \
+                and re.fullmatch(r"[a-z][a-z0-9_-]{0,19}", agent["kind"]):
             who[agent["player"]] = agent["kind"]
     history = []
     view = games_cli.game_view(record["game"])

@@ -152,9 +152,10 @@ class LiveLog:
             why = self.log.trouble or "it cannot be written"
             message = self._rescue(why, record_path)
             if partial:
-                message += (" The log's game %d holds only its first %d moves: delete it "
+                message += (" The log's game %d holds only its first %d move%s: delete it "
                             "after the import ('vora games delete %d')."
-                            % (gid, partial[0]["move_count"], gid))
+                            % (gid, partial[0]["move_count"],
+                               "" if partial[0]["move_count"] == 1 else "s", gid))
             return message, False
         why = self.failing or self.broken or "it cannot be opened"
         return self._rescue(why, record_path), False
