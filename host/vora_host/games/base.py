@@ -104,3 +104,55 @@ class TerminalView:
     def title(self, state):
         """The game's name with its player count, for headings."""
         return Text("%s, %d players" % (self.rules.TITLE, len(state.scores())))
+
+
+# ---------------------------------------------------------------- on the board
+
+KEYS = 49  # the 7x7 frame; key k = y * 7 + x, x west..east, y south..north (hardware/)
+CORNERS = {"S": 0, "W": 42, "N": 48, "E": 6}
+SEATS_BY_COUNT = {1: "S", 2: "SN", 3: "SWN", 4: "SWNE"}
+OFF = (0, 0, 0)
+
+
+def key_of(x, y):
+    """Key index of column x (0 west .. 6 east) and row y (0 south .. 6 north)."""
+    return y * 7 + x
+
+
+def cell_key(name):
+    """Key index of a chess-like cell name on the whole 7x7 ("a1" is the south-west
+    corner key, "g7" the north-east one)."""
+    return key_of(ord(name[0]) - 97, int(name[1:]) - 1)
+
+
+class BoardMapping:
+    """How a game the host runs shows on the board's 7x7 keys and reads them (terminal
+    mode of the link). The generic key pad of vora_host.play.board does the rest: it
+    narrows the legal moves by the keys pressed, previews the one they name, cycles
+    between moves that share the same keys when the last key is pressed again, and plays
+    the preview when the player to act presses their corner (their confirm key).
+
+    A game gives:
+    - `key_path(state, move)`: the keys, in order, that name `move` (a tuple of key
+      indices; e.g. Vorcept's "move d2 d4" is the two cells). Moves with no key of their
+      own ("pass") use the player's corner key: pressed once it previews, again it plays.
+    - `frame(state, viewer, now)`: 49 (r, g, b) tuples, what each key shows, drawn from
+      `state.view(viewer)` only.
+    """
+
+    def __init__(self, rules):
+        self.rules = rules
+
+    def confirm_key(self, state, player):
+        """The corner key of `player`: seats S, N for 2 players, S W N E for 4 (the corner
+        at their left hand); with more players than corners, any corner confirms."""
+        seats = SEATS_BY_COUNT.get(len(state.scores()))
+        if seats is None:
+            return None
+        return CORNERS[seats[player]]
+
+    def key_path(self, state, move):
+        raise NotImplementedError
+
+    def frame(self, state, viewer, now):
+        raise NotImplementedError
