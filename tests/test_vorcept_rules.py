@@ -748,6 +748,14 @@ def test_a_record_replays():
     assert games.replay(record, digests) == s
 
 
+def test_the_position_example_of_the_notation_page():
+    text = "H.....h/......./......./..Aa.../......./....B../......@ 0 1 - 4,3,2/4,3,2 0"
+    s = vorcept.from_position(text)
+    assert s.position() == text
+    s.play("move e2 e4")
+    assert s.last_removed() == [("d4", 1, "drone1")]
+
+
 def test_renderer_accessors():
     s = pos({"d4": "A", "d5": "#", "c4": "a", "e4": "B"}, reserves="3,2,1/4,3,2")
     assert s.content("d4") == (0, "drone1") and s.content("d5") == "lava"
