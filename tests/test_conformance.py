@@ -12,7 +12,7 @@ import random
 
 import pytest
 
-from shared_rules import games, prng, vora
+from shared_rules import games, prng, vora, vorcept
 from shared_rules.errors import BadPosition, IllegalMove
 
 
@@ -71,7 +71,42 @@ class VoraAdapter(Adapter):
             assert vora.EMPTY not in state.grid, "a turn starts with a gap in the meadow"
 
 
-ADAPTERS = {"vora": VoraAdapter}
+class VorceptAdapter(Adapter):
+    module = vorcept
+    max_moves = vorcept.DEFAULT_MAX_TURNS * 2 + 100  # two actions a turn, and the setup
+    seeds = range(200)  # short games (about 30 moves): many seeds, about 10 s
+
+    @staticmethod
+    def move_universe():
+        cells = vorcept.geometry(vorcept.DEFAULT_SIZE)[0]
+        out = ["move %s %s" % (a, b) for a in cells for b in cells]
+        for verb in ("pylon", "lava", "host", "summon drone1", "summon drone2",
+                     "summon drone3", "summon host"):
+            out += [verb + " " + c for c in cells]
+        out += ["lava done", "concede", "move", "move a1", "summon drone4 a1", "lava h8",
+                "pylon a0", "MOVE a1 a2", "concede now", "host"]
+        return out
+
+    @staticmethod
+    def check_state(state):
+        g = state.grid
+        assert g.count(vorcept.PYLON) <= 1 and g.count(vorcept.LAVA) <= state.lava_max
+        if state.phase >= vorcept.PHASE_HOST:
+            assert g.count(vorcept.LAVA) >= state.lava_min or not state._lava_cells()
+        for p in (0, 1):
+            for kind in (1, 2, 3):
+                on_board = g.count(vorcept.piece_code(p, kind))
+                assert on_board + state.reserves[p][kind - 1] <= state.pieces[kind - 1]
+        # No piece is ever left with no free neighbour: it is removed at once.
+        for c in range(len(g)):
+            if g[c] >= vorcept.FIRST_PIECE:
+                assert not state._enclosed(c, ()), "an enclosed piece stayed on the board"
+        if state.phase == vorcept.PHASE_PLAY:
+            assert state.action == 0 or state.acted == -1 or \
+                state.grid[state.acted] >= vorcept.FIRST_PIECE
+
+
+ADAPTERS = {"vora": VoraAdapter, "vorcept": VorceptAdapter}
 
 
 def test_every_registered_game_has_an_adapter():

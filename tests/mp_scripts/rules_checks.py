@@ -2,7 +2,7 @@
 JSON and position round trips, refusals that change nothing, scoring, records replay.
 Prints "ok <n>" after n checks; any failure raises."""
 
-from shared_rules import games, prng, vora
+from shared_rules import games, prng, vora, vorcept
 from shared_rules.errors import BadPosition, IllegalMove
 
 checks = 0
@@ -52,6 +52,40 @@ for seed in range(3):
 try:
     vora.from_json("{")
     check(False, "bad JSON accepted")
+except BadPosition:
+    check(True, "")
+
+# Vorcept: a trap, a full surround, a refusal that changes nothing, JSON round trips.
+s = vorcept.from_position("H.....h/......./......./..AaB../......./......./......@ 0 1 - 4,3,2/4,3,2")
+s.play("move e4 e5")
+check(s.piece_at("d4") == (1, "drone1"), "no trap without the far side")
+s = vorcept.from_position("H.....h/......./......./..Aa.../......./....B../......@ 0 1 - 4,3,2/4,3,2")
+s.play("move e2 e4")
+check(s.piece_at("d4") is None and s.last_removed() == [("d4", 1, "drone1")], "a trap captures")
+s = vorcept.from_position("H....../......./......./......./......./A....../h.B...@ 1 1 - 4,3,2/4,3,2")
+text = s.to_json()
+try:
+    s.play("move a1 a3")
+    check(False, "the Host moves one cell")
+except IllegalMove as exc:
+    check("at most 1 cell" in exc.reason, "the refusal says why")
+check(s.to_json() == text, "a refusal changes nothing")
+s = vorcept.from_position("H....../......./......./......./......./A....../h.B...@ 0 1 - 4,3,2/4,3,2")
+s.play("move c1 b1")
+check(s.is_over() and s.winner() == 0 and s.end_reason() == "host", "a surrounded Host loses")
+for seed in range(2):
+    state = vorcept.new_game(2, seed, self_capture="forbid")
+    chooser = prng.seed_state(seed + 11)
+    while not state.is_over():
+        text = state.to_json()
+        check(vorcept.from_json(text).to_json() == text, "Vorcept JSON round trip")
+        moves = state.legal_moves()
+        check(moves == sorted(moves), "Vorcept legal moves are sorted")
+        i, chooser = prng.below(chooser, len(moves))
+        state.play(moves[i])
+try:
+    vorcept.from_json('{"game": "vorcept"}')
+    check(False, "a bad Vorcept state accepted")
 except BadPosition:
     check(True, "")
 
