@@ -57,10 +57,12 @@ def parse_box(text):
 
 
 def parse_seat_list(text, players, seats):
-    """'--human' as player numbers or seat letters: '0', '0,2', 'S,N', 'none'."""
+    """'--human' as player numbers or seat letters: '0', '0,2', 'S,N', 'none', 'all'."""
     text = text.strip()
     if text.lower() in ("", "none", "-"):
         return set()
+    if text.lower() == "all":
+        return set(range(players))
     out = set()
     for part in text.replace(" ", ",").split(","):
         part = part.strip()
@@ -118,7 +120,8 @@ def build_parser():
                       help="seed of the deal (default: a random one, printed)")
     play.add_argument("--human", metavar="LIST", default=None,
                       help="the human players, as numbers or seats: '0', '0,2', 'S,N', "
-                           "'none' (default: 0); the others are bots")
+                           "'all', 'none' (default: 0 when typed, all on the board); the "
+                           "others are bots")
     play.add_argument("--bots-only", action="store_true",
                       help="every player is a bot: a demo that needs no keyboard")
     play.add_argument("--bot", metavar="KIND", default="greedy",
@@ -224,9 +227,9 @@ def main(argv=None):
     console = Console(highlight=False)
     try:
         if args.command == "play":
-            if args.typed or args.bots_only or args.human is not None or args.game != "vora":
+            if args.typed or args.bots_only or (args.human is not None and args.game == "vora"):
                 return cmd_play(args, console, args.subparser)
-            return cmd_play_board(args, console)
+            return cmd_play_board(args, console, args.subparser)
         if args.command == "mirror":
             return cmd_mirror(args, console)
         if args.command == "repl":
@@ -263,10 +266,28 @@ def _open_log(console, db):
         return None
 
 
-def cmd_play_board(args, console):
+def cmd_play_board(args, console, parser):
+    """A game on the board: Vora refereed by the board and mirrored here; any other game
+    run here with the board as screen and keypad (terminal mode). The board found on USB,
+    or the virtual board."""
     from vora_host.link import ports
     from vora_host.virtual import board as sim
     from vora_host.link.mirror import VirtualCompanion, run_mirror
+    from vora_host.play.board import BoardGameCompanion, run_board_game
+    host = None
+    if args.game != "vora":
+        # Vora is the board's own; the others are run here, every seat a human at the
+        # board unless --human names fewer (the rest are bots).
+        if args.human is None:
+            args.human = "all"
+        module, state, seed, agents = _prepare_game(args, parser)
+        host = host_games.host_game(args.game)
+        if not hasattr(host, "BOARD"):
+            parser.error("%s has no board mapping yet: play it with --typed" % module.TITLE)
+        try:
+            getattr(host.BOARD, "check", lambda st: None)(state)
+        except ValueError as exc:
+            parser.error(str(exc))
     log = _open_log(console, args.db)
     if log is None:
         return 1
@@ -282,9 +303,23 @@ def cmd_play_board(args, console):
                 # stderr: the first line on stdout is the virtual board's serial device
                 Console(stderr=True).print("No board on USB: starting the virtual board.",
                                            style="dim")
+        plain = not (sys.stdout.isatty() and sys.stdin.isatty())
+        if host is not None:
+            companion = BoardGameCompanion(
+                args.game, state, agents, log=log, seed=seed, out=sys.stdout, plain=plain,
+                source="virtual board" if device is None else "board %s" % device)
+            console.print("[bold]%s[/bold] on the board, seed %d; %s" % (
+                module.TITLE, seed, "; ".join(host.VIEW.seat_label(state, p, a.kind)
+                                              for p, a in enumerate(agents))))
+            if device is not None:
+                status = run_board_game(device, companion, plain)
+            else:
+                status = sim.run(save_dir=args.save_dir, fresh=args.fresh, seed=args.seed,
+                                 headless=plain, companion=companion)
+            console.print(companion.finish())
+            return status
         if device is not None:
             return run_mirror(device, log)
-        plain = not (sys.stdout.isatty() and sys.stdin.isatty())
         companion = VirtualCompanion(log, sys.stdout, plain)
         return sim.run(save_dir=args.save_dir, fresh=args.fresh, seed=args.seed,
                        headless=plain, companion=companion)
@@ -374,9 +409,9 @@ def _game_options(args, module, parser):
     return options
 
 
-def cmd_play(args, console, parser):
+def _prepare_game(args, parser):
+    """The game asked for: (module, state, seed, agents), every error a usage error."""
     module = rules_games.load(args.game)
-    view = host_games.host_game(args.game).VIEW
     players = args.players
     if players is None:
         players = 2 if 2 in module.PLAYER_COUNTS else module.PLAYER_COUNTS[0]
@@ -392,6 +427,15 @@ def cmd_play(args, console, parser):
     options = state.options()  # every option spelled out, house defaults included
     seats = options.get("seats") if isinstance(options.get("seats"), str) else ""
     agents = _make_agents(args, players, seats, seed, parser)
+    return module, state, seed, agents
+
+
+def cmd_play(args, console, parser):
+    module, state, seed, agents = _prepare_game(args, parser)
+    view = host_games.host_game(args.game).VIEW
+    players = len(state.scores())
+    options = state.options()
+    seats = options.get("seats") if isinstance(options.get("seats"), str) else ""
     if args.record:
         # Find out now, not after an hour of play, that the record cannot be written.
         folder = Path(args.record).resolve().parent

@@ -136,6 +136,8 @@ class BoardMapping:
     - `key_path(state, move)`: the keys, in order, that name `move` (a tuple of key
       indices; e.g. Vorcept's "move d2 d4" is the two cells). Moves with no key of their
       own ("pass") use the player's corner key: pressed once it previews, again it plays.
+      The preview's last key pressed again and held (HOLD_MS) plays it too; pressed
+      again briefly, it shows the next move named by the same keys.
     - `frame(state, viewer, now)`: 49 (r, g, b) tuples, what each key shows, drawn from
       `state.view(viewer)` only.
     """
@@ -143,13 +145,15 @@ class BoardMapping:
     def __init__(self, rules):
         self.rules = rules
 
-    def confirm_key(self, state, player):
-        """The corner key of `player`: seats S, N for 2 players, S W N E for 4 (the corner
-        at their left hand); with more players than corners, any corner confirms."""
+    def confirm_keys(self, state, player):
+        """The keys that play `player`'s preview: their corner (seats S, N for 2 players,
+        S W N E for 4: the corner at their left hand); with more players than corners,
+        any corner. A game that uses every key for itself returns () and its players
+        confirm by pressing the preview's last key again and holding it."""
         seats = SEATS_BY_COUNT.get(len(state.scores()))
         if seats is None:
-            return None
-        return CORNERS[seats[player]]
+            return tuple(sorted(CORNERS.values()))
+        return (CORNERS[seats[player]],)
 
     def key_path(self, state, move):
         raise NotImplementedError

@@ -6,9 +6,10 @@ The host keeps the state, the board shows the frames the host sends and reports 
 - `KeyPad`: the generic key entry, free of I/O and clocks. The game's `BoardMapping`
   (vora_host.games.<module>.BOARD) says which keys name each legal move; pressing keys
   narrows the legal moves to those whose keys begin that way and previews the one they
-  name; pressing the last key again cycles through moves named by the same keys (Vora's
-  push and pig from one edge); the player's corner key plays the preview. A key that
-  names nothing is refused with the reason, and the key flashes red.
+  name; the player's corner key plays the preview, and so does the preview's last key
+  pressed again and held (for games that use every key, such as Vorcept on the 7x7);
+  pressed again briefly, it shows the next move named by the same keys (a push or a pig
+  from one edge). A key that names nothing is refused with the reason, and flashes red.
 - `compose_frame()`: the game's own frame with the key pad's marks over it: pressed keys
   blink white, the preview's keys are white, the refused key is red for a moment, the
   confirm corner pulses green when a move is ready (in the player's colour otherwise).
@@ -23,11 +24,12 @@ their corner (the others look away); after their move it is public again.
 from shared_rules import wire
 from shared_rules.errors import IllegalMove
 
-from vora_host.games.base import CORNERS, KEYS, OFF, SEATS_BY_COUNT
+from vora_host.games.base import KEYS, OFF, SEATS_BY_COUNT
 
 __all__ = ["KeyPad", "compose_frame", "BoardGame", "key_name"]
 
 REFUSED_MS = 600
+HOLD_MS = 700  # a second press of the preview's last key held this long plays it
 WHITE = (255, 255, 255)
 RED = (255, 0, 0)
 GREEN = (0, 255, 0)
@@ -63,10 +65,13 @@ class KeyPad:
         self.message = ""
         self._paths = {}
         self._paths_of = None
+        self.repeat = None  # (key, when pressed): the preview's last key pressed again
+        self.played = None
 
     def reset(self):
         self.pressed = []
         self.preview = None
+        self.repeat = None
 
     def paths(self, state):
         """{move: its keys} for the legal moves of `state` (computed once per position)."""
@@ -77,17 +82,17 @@ class KeyPad:
             self._paths_of = digest
         return self._paths
 
-    def confirm_key(self, state):
-        return self.mapping.confirm_key(state, state.to_act())
+    def confirm_keys(self, state):
+        return self.mapping.confirm_keys(state, state.to_act())
 
     def _is_confirm(self, state, k):
-        confirm = self.confirm_key(state)
-        return k == confirm if confirm is not None else k in CORNERS.values()
+        return k in self.confirm_keys(state)
 
     def press(self, state, k, now):
         """A key pressed while `state` waits for a human. Returns (what, move):
-        ("play", move), ("preview", move), ("partial", None) or ("refused", None); the
-        reason of a refusal is in `message`."""
+        ("play", move), ("preview", move), ("partial", None), ("held", None) (the
+        preview's last key again: release() decides) or ("refused", None); the reason of
+        a refusal is in `message`."""
         if state.is_over() or not 0 <= k < KEYS:
             return self._refuse(k, now, "the game is over" if state.is_over() else
                                 "there is no key %r" % (k,))
@@ -97,17 +102,14 @@ class KeyPad:
             self.reset()
             self.message = ""
             return "play", move
+        if self.preview is not None and self.pressed and k == self.pressed[-1]:
+            self.repeat = (k, now)
+            return "held", None
         for start in (self.pressed + [k], [k]):
             n = len(start)
             matching = [m for m in paths if paths[m][:n] == tuple(start)]
             if matching:
                 return self._select(start, matching, paths)
-        if self.pressed and k == self.pressed[-1] and self.preview is not None:
-            same = [m for m in paths if paths[m] == tuple(self.pressed)]
-            i = same.index(self.preview) if self.preview in same else -1
-            self.preview = same[(i + 1) % len(same)]
-            self.message = "preview: %s" % self.preview
-            return "preview", self.preview
         if self._is_confirm(state, k):
             return self._refuse(k, now, "choose a move first: press the keys that name it, "
                                         "then your corner")
@@ -116,13 +118,33 @@ class KeyPad:
                             % (key_name(k), ", ".join(firsts[:12]) +
                                (" ..." if len(firsts) > 12 else "")))
 
+    def release(self, state, k, now):
+        """A key released. The preview's last key pressed again: held long, it plays the
+        preview (("play", move)); briefly, the next move named by the same keys."""
+        if self.repeat is None or self.repeat[0] != k or self.preview is None:
+            return None, None
+        held = now - self.repeat[1]
+        self.repeat = None
+        if held >= HOLD_MS:
+            move = self.preview
+            self.reset()
+            self.message = ""
+            return "play", move
+        paths = self.paths(state)
+        same = [m for m in paths if paths[m] == tuple(self.pressed)]
+        if len(same) > 1:
+            i = same.index(self.preview) if self.preview in same else -1
+            self.preview = same[(i + 1) % len(same)]
+        self.message = "%s (hold its last key, or press your corner, to play it)" % self.preview
+        return "preview", self.preview
+
     def _select(self, pressed, matching, paths):
         self.pressed = list(pressed)
         exact = [m for m in matching if len(paths[m]) == len(pressed)]
         if exact:
             self.preview = exact[0]
-            self.message = "preview: %s (press your corner to play it%s)" % (
-                self.preview, ", the last key again for another" if len(exact) > 1 else "")
+            self.message = "%s (press your corner, or its last key again and hold, to play " \
+                "it%s)" % (self.preview, "; that key briefly for another" if len(exact) > 1 else "")
             return "preview", self.preview
         self.preview = None
         self.message = "%d moves start this way: go on" % len(matching)
@@ -153,8 +175,7 @@ def compose_frame(mapping, state, viewer, pad, now, waiting_for=None):
     if player is not None:
         seats = SEATS_BY_COUNT.get(len(state.scores()))
         colour = SEAT_RGB[seats[player]] if seats else WHITE
-        confirm = pad.confirm_key(state)
-        corners = [confirm] if confirm is not None else list(CORNERS.values())
+        corners = pad.confirm_keys(state)
         if waiting_for is None:
             if pad.preview is not None:
                 for k in mapping.key_path(state, pad.preview):
@@ -164,6 +185,10 @@ def compose_frame(mapping, state, viewer, pad, now, waiting_for=None):
                 blink = now % 600 < 400
                 for k in pad.pressed:
                     pixels[k] = WHITE if blink else OFF
+                # Where the selection can go on: dark keys glow faintly.
+                for k in pad.next_keys(state):
+                    if pixels[k] == OFF:
+                        pixels[k] = (40, 40, 40)
         for c in corners:
             pixels[c] = _scale(colour, _pulse(now))
     if pad.refused_key is not None and now - pad.refused_at < REFUSED_MS:
@@ -184,11 +209,12 @@ class BoardGame:
     """
 
     def __init__(self, game, state, agents, client, log=None, source="virtual board",
-                 bot_delay_ms=700, on_event=None):
+                 bot_delay_ms=700, on_event=None, seed=0):
         from vora_host import games as host_games
         from vora_host.play.terminal import Human
         host = host_games.host_game(game)
         self.game = game
+        self.seed = seed
         self.mapping = host.BOARD
         self.view = host.VIEW
         self.state = state
@@ -258,8 +284,6 @@ class BoardGame:
 
     # ---- playing
 
-    seed = 0
-
     def play(self, move, now):
         player = self.state.to_act()
         before = self.state.clone()
@@ -277,8 +301,16 @@ class BoardGame:
             self.on_event("over", "; ".join(self.view.result_lines(self.state)))
 
     def key(self, k, pressed, now):
-        """A KEY event from the board (only presses matter)."""
-        if not pressed or self.state.is_over():
+        """A KEY event from the board."""
+        if self.state.is_over():
+            return
+        if not pressed:
+            if self.state.to_act() in self.humans and self.waiting_for() is None:
+                what, move = self.pad.release(self.state, k, now)
+                if what == "play":
+                    self.play(move, now)
+                elif what == "preview":
+                    self.on_event("preview", self.pad.message)
             return
         player = self.state.to_act()
         if player not in self.humans:
@@ -288,7 +320,7 @@ class BoardGame:
             return
         waiting = self.waiting_for()
         if waiting is not None:
-            if self.pad._is_confirm(self.state, k):
+            if self.pad._is_confirm(self.state, k) or not self.pad.confirm_keys(self.state):
                 self.revealed = waiting
                 self.on_event("log", "P%d's secrets are on the board" % waiting)
             else:
@@ -296,6 +328,8 @@ class BoardGame:
                 self.on_event("refused", self.pad.message)
             return
         what, move = self.pad.press(self.state, k, now)
+        if what == "held":
+            return
         if what == "play":
             try:
                 self.play(move, now)
@@ -325,3 +359,145 @@ class BoardGame:
                               self.waiting_for())
         if frame != self._sent and self.client.show(frame):
             self._sent = frame
+
+
+# ---------------------------------------------------------------- on a serial device
+
+POLL_S = 0.02
+
+
+class BoardGameCompanion:
+    """A host-run game on a board at a serial device: the link follower (which reopens
+    the device after an unplug), the board game loop, and the game drawn for the PC
+    screen (beside the virtual board, or alone for a USB board)."""
+
+    def __init__(self, game, state, agents, log=None, source="virtual board", seed=0,
+                 out=None, plain=False):
+        self.game_name = game
+        self.state = state
+        self.agents = agents
+        self.log = log
+        self.source = source
+        self.seed = seed
+        self.out = out
+        self.plain = plain
+        self.follower = None
+        self.game = None
+        self.lines = []  # the last events, for the screen
+
+    def _event(self, what, text):
+        self.lines.append("%s: %s" % (what, text))
+        del self.lines[:-6]
+        if self.plain and self.out is not None:
+            self.out.write("board %s: %s\n" % (what, text))
+            self.out.flush()
+
+    def start(self, board=None, path=None):
+        """Start on the virtual board (`board`) or a device path; returns the tasks."""
+        import asyncio
+
+        from vora_host.link.client import ticks_ms
+        from vora_host.link.mirror import Follower
+        path = path or board.port.path
+        self.follower = Follower(path, log=None, source=self.source)
+        client = self.follower.client
+        self.game = BoardGame(self.game_name, self.state, self.agents, client, log=self.log,
+                              source=self.source, on_event=self._event, seed=self.seed)
+        self.game.start_log()
+        earlier = client.on_change
+
+        def changed(what):
+            earlier(what)
+            if what == "key":
+                while client.keys:
+                    k, pressed = client.keys.popleft()
+                    self.game.key(k, pressed, ticks_ms())
+
+        client.on_change = changed
+
+        async def loop():
+            while True:
+                self.game.tick(ticks_ms())
+                await asyncio.sleep(POLL_S)
+
+        return [asyncio.create_task(self.follower.run()), asyncio.create_task(loop())]
+
+    def finish(self):
+        """The session ends: an unfinished game is logged as interrupted. Returns a line
+        for the user saying where the game was logged, or why it was not."""
+        game = self.game
+        if game is None or self.log is None:
+            return ""
+        if game.log_id is None:
+            return game.log_problem or "the game was not logged"
+        if not self.state.is_over():
+            from vora_host.log.records import result_of
+            try:
+                self.log.end_game(game.log_id, "interrupted", result_of(self.state, "quit"))
+            except Exception as exc:  # noqa: BLE001 - reported, the session ends anyway
+                return "logged as game %d, but its end could not be written: %s" % (
+                    game.log_id, exc)
+        return "logged as game %d (vora games show %d)" % (game.log_id, game.log_id)
+
+    def renderable(self, width):
+        from rich.console import Group
+        from rich.text import Text
+        game = self.game
+        view = game.view
+        parts = [view.render(self.state, game.viewer(), None, game.history, width=width)]
+        status = Text()
+        if self.follower is not None:
+            status.append(self.follower.client.status_line() + "\n", style="dim")
+        if game.log_problem:
+            status.append(game.log_problem + "\n", style="bold red")
+        elif game.log_id is not None:
+            status.append("logged as game %d\n" % game.log_id, style="dim")
+        p = self.state.to_act()
+        if p is not None:
+            status.append("%s to %s" % (view.seat_label(self.state, p), view.prompt(self.state)),
+                          style="bold")
+        for line in self.lines[-4:]:
+            status.append("\n" + line, style="red" if line.startswith("refused") else "")
+        parts.append(status)
+        return Group(*parts)
+
+    def side_lines(self, width):
+        if self.game is None:
+            return []
+        from vora_host.link.mirror import ansi_lines
+        return ansi_lines(self.renderable(width), width)
+
+
+def run_board_game(path, companion, plain=False):
+    """A host-run game on the board at serial device `path` until it ends or Ctrl-C;
+    the game drawn live on this terminal (or one line per event). Exit status."""
+    import asyncio
+    import sys
+
+    from rich.console import Console
+
+    async def main(live):
+        tasks = companion.start(path=path)
+        try:
+            while not companion.state.is_over():
+                if live is not None:
+                    live.update(companion.renderable(live.console.width))
+                await asyncio.sleep(0.1)
+            await asyncio.sleep(0.5)  # the last frame reaches the board
+        finally:
+            for task in tasks:
+                task.cancel()
+
+    try:
+        if plain:
+            companion.plain = True
+            companion.out = companion.out or sys.stdout
+            asyncio.run(main(None))
+        else:
+            from rich.live import Live
+            console = Console()
+            with Live(console=console, refresh_per_second=10, screen=False) as live:
+                asyncio.run(main(live))
+    except KeyboardInterrupt:
+        return 130
+    return 0
