@@ -153,3 +153,35 @@ def test_keys_while_the_bot_thinks_are_refused_politely():
     game.tick(0)
     game.key(cell_key("a1"), True, 10)
     assert events and events[-1][0] == "refused" and "thinking" in events[-1][1]
+
+
+def test_vora_play_vorcept_runs_on_the_virtual_board_and_logs_the_game(tmp_path):
+    # The whole path a user takes: `vora play vorcept` with no board on USB starts the
+    # virtual board, drives it in terminal mode, plays the bot, logs every move.
+    import os
+    import subprocess
+    import sys
+    import time
+    db = tmp_path / "games.sqlite3"
+    env = dict(os.environ, COLUMNS="120", NO_COLOR="1")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "vora_host", "play", "vorcept", "--port", "sim", "--db", str(db),
+         "--save-dir", str(tmp_path / "save"), "--fresh", "--human", "0", "--seed", "4"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=env)
+    try:
+        # The virtual board names its keys as Vora's: its key "d4" is the 7x7 key e5.
+        for line, pause in (("", 2.0), ("press d4", 0.5), ("hold d4 900", 3.0), ("quit", 0)):
+            proc.stdin.write(line + "\n")
+            proc.stdin.flush()
+            time.sleep(pause)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, err
+    assert "board move: P0 pylon e5" in out and "board move: P1 lava" in out
+    assert "logged as game 1" in out
+    log = GameLog(db)
+    record, _ = log.record(1)
+    assert record["game"] == "vorcept" and record["moves"][0] == "pylon e5"
+    assert log.game(1)["status"] == "interrupted"
