@@ -20,7 +20,7 @@ def cpython(script, *args):
 
 
 # The games the board can referee alone: their rules run unchanged under MicroPython.
-BOARD_GAMES = ("vora",)
+BOARD_GAMES = ("vora", "gaia-vora")
 
 
 @pytest.mark.parametrize("game", BOARD_GAMES)
