@@ -146,6 +146,10 @@ def _popcount(m):
     return n
 
 
+# Set bits of every 9-bit mask (the locations), looked up rather than counted.
+_POP = bytes(_popcount(i) for i in range(512))
+
+
 def _names(mask):
     return ", ".join(LOCATIONS[i] for i in range(9) if mask >> i & 1)
 
@@ -181,24 +185,30 @@ def _sun_match(frees, lmask, pool, budget):
     return best
 
 
-def _hall(nb, cmask, lmask):
-    # The most colours of `cmask` that can go to distinct locations of `lmask`, colour c
-    # going only to the locations of nb[c]: a bipartite matching, whose size is the
-    # smallest |cmask| - |T| + |N(T)| over the subsets T of cmask (Konig).
-    n = _popcount(cmask)
+def _reaches(nb):
+    # For every set T of colours (a 4-bit mask), the locations some colour of T can reach.
+    reach = [0] * 16
+    for t in range(1, 16):
+        low = t & -t
+        reach[t] = reach[t ^ low] | nb[_POP[low - 1]]
+    return reach
+
+
+def _hall(reach, cmask, lmask):
+    # The most colours of `cmask` that can go to distinct locations of `lmask`, each
+    # colour c only to the locations it reaches (reach[1 << c]): a bipartite matching,
+    # whose size is the smallest |cmask| - |T| + |N(T)| over the subsets T of cmask
+    # (Konig).
+    pop = _POP
+    n = pop[cmask]
     best = n
     t = cmask
-    while True:
-        reach = 0
-        for c in range(N_COLOURS):
-            if t >> c & 1:
-                reach |= nb[c]
-        v = n - _popcount(t) + _popcount(reach & lmask)
+    while t:
+        v = n - pop[t] + pop[reach[t] & lmask]
         if v < best:
             best = v
-        if not t:
-            return best
         t = (t - 1) & cmask
+    return best
 
 
 def _storm_best(pieces, mslots, nonm):
@@ -631,7 +641,7 @@ class GaiaVoraState:
     def _sun_state(self):
         me = self.active
         lmask = self.touching(self.position_under(SUN_SLOT)) & ~self.used
-        return lmask, self.pools[me * 3:me * 3 + 3], SUN_LIFEFORMS - _popcount(self.used)
+        return lmask, self.pools[me * 3:me * 3 + 3], SUN_LIFEFORMS - _POP[self.used]
 
     def _sun_moves(self, out):
         lmask, pool, budget = self._sun_state()
@@ -706,21 +716,22 @@ class GaiaVoraState:
                     if lmask >> loc & 1 and frees[loc] & has:
                         m |= 1 << loc
                 nb[c] = m
-        return lmask, cmask, frees, nb
+        return lmask, cmask, frees, _reaches(nb)
 
     def _rainbow_moves(self, out):
         # Each colour goes to one location and each location gets one colour, so the
         # species never bind two placements together: what matters is which colour goes
         # where. The Moon's eating only ever sends figures back to the colour just
         # placed, which the Rainbow cannot use again: the order never matters.
-        lmask, cmask, frees, nb = self._rainbow_state()
-        best = _hall(nb, cmask, lmask)
+        lmask, cmask, frees, reach = self._rainbow_state()
+        best = _hall(reach, cmask, lmask)
         if not best:
             return
         for c in range(N_COLOURS):
+            rest = cmask & ~(1 << c)
             for loc in range(9):
-                if nb[c] >> loc & 1 and _hall(nb, cmask & ~(1 << c),
-                                              lmask & ~(1 << loc)) == best - 1:
+                if reach[1 << c] >> loc & 1 and _hall(reach, rest,
+                                                      lmask & ~(1 << loc)) == best - 1:
                     for s in range(3):
                         if frees[loc] >> s & 1 and self.pools[c * 3 + s]:
                             out.append("rainbow %s %s %s" % (COLOURS[c], SPECIES[s],
@@ -730,7 +741,7 @@ class GaiaVoraState:
         c = _arg_colour(move, args[0])
         s = _arg_species(move, args[1])
         loc = self._arg_location(move, args[2])
-        lmask, cmask, frees, nb = self._rainbow_state()
+        lmask, cmask, frees, reach = self._rainbow_state()
         self._check_place(move, "Rainbow", loc, s, lmask, frees)
         if not cmask >> c & 1:
             raise IllegalMove(move, "the Rainbow has already placed a %s Life-Form: its "
@@ -738,8 +749,8 @@ class GaiaVoraState:
         if not self.pools[c * 3 + s]:
             raise IllegalMove(move, "the %s Reincarnation Pool has no %s"
                               % (COLOURS[c], SPECIES[s]))
-        best = _hall(nb, cmask, lmask)
-        after = _hall(nb, cmask & ~(1 << c), lmask & ~(1 << loc))
+        best = _hall(reach, cmask, lmask)
+        after = _hall(reach, cmask & ~(1 << c), lmask & ~(1 << loc))
         if after != best - 1:
             raise IllegalMove(move, _MOST % (best, "placed", best - 1 - after))
         self.pools[c * 3 + s] -= 1
@@ -747,8 +758,8 @@ class GaiaVoraState:
         self.used |= 1 << loc
         self.colours_used |= 1 << c
         self.phase = PHASE_RAINBOW
-        lmask, cmask, frees, nb = self._rainbow_state()
-        if not _hall(nb, cmask, lmask):
+        lmask, cmask, frees, reach = self._rainbow_state()
+        if not _hall(reach, cmask, lmask):
             self._finish()
 
     # ---- the Storm
@@ -921,8 +932,8 @@ class GaiaVoraState:
         if not out:
             self._storm_moves(out)
         if not out:
-            lmask, cmask, frees, nb = self._rainbow_state()
-            if _hall(nb, cmask, lmask):
+            lmask, cmask, frees, reach = self._rainbow_state()
+            if _hall(reach, cmask, lmask):
                 return True
             lmask, pool, budget = self._sun_state()
             return self._sun_max(lmask, pool, budget, frees) > 0
@@ -1154,11 +1165,11 @@ def from_json(text):
         raise BadPosition("fields 'used', 'colours_used', 'turn' or 'end' are out of range")
     if (s.phase == PHASE_OVER) != (s.end != ""):
         raise BadPosition("field 'end' must name why the game ended exactly when it is over")
-    used = _popcount(s.used)
+    used = _POP[s.used]
     if s.phase == PHASE_SUN:
         ok = 0 < used < SUN_LIFEFORMS and not s.colours_used
     elif s.phase == PHASE_RAINBOW:
-        ok = 0 < used < N_COLOURS and _popcount(s.colours_used) == used
+        ok = 0 < used < N_COLOURS and _POP[s.colours_used] == used
     else:
         ok = not s.used and not s.colours_used
     if not ok:

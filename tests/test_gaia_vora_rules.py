@@ -520,6 +520,7 @@ def test_the_meteor_kills_what_stands_where_its_tile_lands():
     assert fossil_card(t, "yellow") == {"green": {"carnivore": 1}, "orange": {"plant": 1},
                                         "yellow": {"herbivore": 1}}
     assert t.scores()[0] == 3
+    assert g.from_json(t.to_json()) == t  # a card may hold its own colour with this option
 
 
 def test_life_forms_in_the_water_survive_a_tile_dropped_on_the_water():
