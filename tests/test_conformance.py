@@ -12,7 +12,7 @@ import random
 
 import pytest
 
-from shared_rules import games, prng, vora, vorcept
+from shared_rules import gaia_vora, games, prng, vora, vorcept
 from shared_rules.errors import BadPosition, IllegalMove
 
 
@@ -106,7 +106,59 @@ class VorceptAdapter(Adapter):
                 state.grid[state.acted] >= vorcept.FIRST_PIECE
 
 
-ADAPTERS = {"vora": VoraAdapter, "vorcept": VorceptAdapter}
+class GaiaVoraAdapter(Adapter):
+    module = gaia_vora
+    # A turn is a rotation and at most four placements or three Storm moves.
+    max_moves = gaia_vora.DEFAULT_MAX_TURNS * 6
+    seeds = range(60)
+
+    @staticmethod
+    def move_universe():
+        g = gaia_vora
+        out = ["rotate %d" % n for n in range(5)]
+        for s in g.SPECIES:
+            for loc in g.LOCATIONS:
+                out.append("sun %s %s" % (s, loc))
+                out.append("storm %s %s" % (s, loc))
+                out += ["rainbow %s %s %s" % (c, s, loc) for c in g.COLOURS]
+        out += ["meteor " + t for t in g.TILES]
+        out += ["meteor %s %s" % (t, p) for t in g.TILES for p in g.POSITIONS]
+        out += ["rotate", "sun plant", "meteor", "storm water plant", "sun plant i",
+                "rainbow red plant water", "meteor sand z", "rotate two"]
+        return out
+
+    @staticmethod
+    def invariant(state):
+        # No figure and no tile is ever created or lost: per colour and species, the
+        # figures in pools, on the planet and on Fossil Cards; per tile type, the tiles on
+        # the planet and off it.
+        counts = []
+        for c in range(gaia_vora.N_COLOURS):
+            for s in range(3):
+                n = state.pools[c * 3 + s] + sum(
+                    1 for loc in range(9) if state.life[loc * 3 + s] == c)
+                n += sum(state.fossils[o * 12 + c * 3 + s] for o in range(4))
+                counts.append(n)
+        for t in range(4):
+            counts.append(state.supply[t] + sum(st.count(t) for st in state.stacks))
+        return tuple(counts)
+
+    @staticmethod
+    def check_state(state):
+        g = gaia_vora
+        for p in range(8):
+            st = state.stacks[p]
+            assert len(set(st)) == len(st), "a stack holds two alike tiles"
+            if not st:
+                assert state.life[p * 3:p * 3 + 3] == [-1] * 3, "Life-Forms on bare Water edge"
+        if state.phase in (g.PHASE_ROTATE, g.PHASE_SKY):
+            m = state._moon_loc()
+            c, h, p = state.life[m * 3:m * 3 + 3]
+            assert not (h >= 0 and p >= 0) and not (c >= 0 and h >= 0), "the Moon did not eat"
+        assert all(0 <= n <= state.stars_dealt for n in state.stars)
+
+
+ADAPTERS = {"vora": VoraAdapter, "vorcept": VorceptAdapter, "gaia-vora": GaiaVoraAdapter}
 
 
 def test_every_registered_game_has_an_adapter():
