@@ -104,7 +104,15 @@ class FakeClient:
 
     def show(self, frame):
         wire.check_pixels(frame)
-        self.frames.append(frame)
+        self.frames.append(bytes(frame))
+        return True
+
+    def show_changes(self, changes):
+        wire.pack_pixels_diff(changes)  # checks them
+        frame = bytearray(self.frames[-1])
+        for k, r, g, b in changes:
+            frame[3 * k:3 * k + 3] = bytes((r, g, b))
+        self.frames.append(bytes(frame))
         return True
 
 
@@ -137,6 +145,9 @@ def test_a_human_and_a_bot_play_vorcept_on_the_board_and_the_log_replays(tmp_pat
             game.key(last, False, now + 100 + HOLD_MS)
         now += 1000
     assert client.mode == wire.MODE_TERMINAL and client.frames
+    # What the board shows at the end is exactly the frame of the final position.
+    last = compose_frame(game.mapping, state, game.viewer(), game.pad, now - 1000)
+    assert client.frames[-1] == last
     assert state.is_over() and ("over", events[-1][1]) == events[-1]
     record, digests = log.record(game.log_id)
     assert record["game"] == "vorcept" and record["moves"] == game.moves

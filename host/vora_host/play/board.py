@@ -357,7 +357,21 @@ class BoardGame:
             self.play(self.agents[player].choose(self.state), now)
         frame = compose_frame(self.mapping, self.state, self.viewer(), self.pad, now,
                               self.waiting_for())
-        if frame != self._sent and self.client.show(frame):
+        if frame == self._sent:
+            return
+        # Animations change a few keys at a time: send only those (4 bytes a key instead
+        # of the whole 147-byte frame), the whole frame when much has changed.
+        changes = []
+        if self._sent is not None:
+            for k in range(KEYS):
+                rgb = frame[3 * k:3 * k + 3]
+                if rgb != self._sent[3 * k:3 * k + 3]:
+                    changes.append((k, rgb[0], rgb[1], rgb[2]))
+        if self._sent is not None and len(changes) <= 12:
+            sent = self.client.show_changes(changes)
+        else:
+            sent = self.client.show(frame)
+        if sent:
             self._sent = frame
 
 
