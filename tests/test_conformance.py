@@ -12,7 +12,7 @@ import random
 
 import pytest
 
-from shared_rules import games, prng, vora
+from shared_rules import boars, games, prng, vora
 from shared_rules.errors import BadPosition, IllegalMove
 
 
@@ -71,7 +71,50 @@ class VoraAdapter(Adapter):
             assert vora.EMPTY not in state.grid, "a turn starts with a gap in the meadow"
 
 
-ADAPTERS = {"vora": VoraAdapter}
+class BoarsAdapter(Adapter):
+    module = boars
+    # Random games often run into the max_turns safeguard (300 turns, about 4 moves each).
+    max_moves = boars.DEFAULT_MAX_TURNS * 40
+    seeds = range(12)
+
+    @staticmethod
+    def move_universe():
+        # Moves of every kind, with the house cards' ids, legal or not.
+        ids = [c["id"] for c in boars.cards_list()]
+        others = [i for i in ids if i not in ("bristle", "tusker", "snout", "trotter")]
+        cubes = ["-", "r", "b", "y", "g", "rr", "rb", "yg", "rrr", "rbg", "bbb", "gy", "k"]
+        out = ["draw %d" % n for n in range(0, 40)] + ["draw", "draw -1", "draw x"]
+        out += ["vendetta %s %d" % (i, p) for i in others for p in range(5)]
+        out += ["vendetta %s %s" % (i, j) for i in ("finders", "switcheroo") for j in others]
+        out += ["vendetta switcheroo %s %s" % (i, j) for i in others[:12] for j in others[:12]]
+        out += ["buy %s %s" % (i, c) for i in others for c in cubes]
+        out += ["ticket " + t[0] for t in boars.TICKETS] + ["ticket bus", "ticket"]
+        out += ["diet top", "diet bottom", "diet"] + ["diet " + i for i in ids]
+        out += ["diet careless " + i for i in ids]
+        out += ["discard " + i for i in ids]
+        out += ["take " + c for c in cubes] + ["lose " + c for c in cubes]
+        out += ["menu new", "menu keep", "menu", "end", "end now", "pass"]
+        return out
+
+    @staticmethod
+    def invariant(state):
+        # Cubes of each colour (bags, reserve, in front) and cards (hands, display, deck).
+        cubes = tuple(sum(b[c] for b in state.bags) + state.front[c]
+                      + (state.supply[c] if c < boars.N_FOOD else 0) for c in range(5))
+        cards = sorted(state.deck + [x for x in state.display if x >= 0]
+                       + [x for h in state.hands for x in h])
+        return cubes, tuple(cards)
+
+    @staticmethod
+    def check_state(state):
+        # from_json's own consistency checks, on every state reached by play.
+        boars.from_json(state.to_json())
+        for p in range(state.players):
+            assert 1 + len(state.hands[p]) <= boars.HAND_LIMIT + (
+                state.phase == boars.PH_DISCARD and p == state.active)
+
+
+ADAPTERS = {"vora": VoraAdapter, "boars": BoarsAdapter}
 
 
 def test_every_registered_game_has_an_adapter():
