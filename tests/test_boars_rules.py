@@ -1271,3 +1271,72 @@ def test_random_two_player_games_on_the_house_data_reach_the_finish():
         while not s.is_over():
             s.play(rnd.choice(s.legal_moves()))
         assert s.end_reason() == "finish" and s.winner() == s.pos.index(boars.FINISH)
+
+
+# ---------------------------------------------------------------- more house decisions
+
+def test_a_vendetta_works_while_sick():
+    # "Vendetta cards and some of the Diet cards can be used without spending cubes. These
+    # can be used even when your boar got sick" (a user's card triggering on 3 black).
+    cards = boars_data.CARDS_HOUSE_1.replace("pullback-3,pullback,2,black=1,spaces=3",
+                                             "pullback-3,pullback,2,black=3,spaces=3")
+    s = game(pos=[0, 20], hands={0: ["pullback-3"]}, cards=cards)
+    s = after_drawing(s, "rkkk")
+    assert s.view(0)["sick"] and s.legal_moves() == ["vendetta pullback-3 1"]
+    s.play("vendetta pullback-3 1")
+    assert s.pos == [0, 17]
+
+
+def test_a_vendetta_bought_this_turn_does_not_trigger_this_turn():
+    # House: vendettas are resolved "first, before any other actions".
+    s = game(pos=[0, 20], display=["pullback-3", "mono-rr", "cold", "careless"])
+    s = after_drawing(s, "rrk")
+    s.play("buy pullback-3 rr")
+    assert s.phase == boars.PH_ACT and ids(s, s.hands[0]) == ["pullback-3"]
+    assert not [m for m in s.legal_moves() if m.startswith("vendetta")]
+
+
+def test_overtake_is_mandatory_even_onto_a_boar_behind():
+    # House: the only legal target may be behind you; the card is mandatory.
+    s = game(pos=[30, 16], hands={0: ["overtake-red"]})  # 30 is a red station, 16 red food
+    s = after_drawing(s, "bk")
+    assert s.legal_moves() == ["vendetta overtake-red 0", "vendetta overtake-red 1"]
+    s.play("vendetta overtake-red 1")
+    assert s.pos == [17, 16]
+
+
+def test_a_boar_that_did_not_move_still_bumps_a_boar_on_its_space():
+    # House: the bump is checked when movement ends, moved or not.
+    s = game(pos=[8, 8])  # a red foodstuff space
+    s = after_drawing(s, "kkk")
+    s.play("end")
+    assert s.pos == [8, 6] and s.phase == boars.PH_SPACE
+
+
+def test_a_gatherer_acts_on_a_station_too():
+    # "... from foodstuff spaces or transport stations."
+    s = game(pos=[12, 0], hands={0: ["gatherer-yellow", "gatherer-red"]})
+    s = after_drawing(s, "kkk")
+    s.play("end")
+    s.play("take ry")
+    assert s.bags[0] == [5 + 2, 5, 5 + 2, 5, 5]
+
+
+def test_an_empty_deck_leaves_a_bought_cards_slot_empty():
+    # House: no reshuffle; the slot stays empty until the menu is changed.
+    lines = boars_data.CARDS_HOUSE_1.split("\n")
+    wanted = ("bristle", "tusker", "snout", "trotter", "mono-rr", "mono-bb", "mono-yy",
+              "mono-gg", "non-red")
+    keep = [l for l in lines if l.startswith("#") or l.split(",")[0] in ("id",) + wanted]
+    s = game(display=["mono-rr", "mono-bb", "mono-yy", "mono-gg"], cards="\n".join(keep))
+    assert ids(s, s.deck) == ["non-red"]
+    s = after_drawing(s, "rrk")
+    s.play("buy mono-rr rr")
+    assert ids(s, s.display) == ["non-red", "mono-bb", "mono-yy", "mono-gg"] and s.deck == []
+    s.play("end")
+    while s.phase != boars.PH_DRAW:
+        s.play(s.legal_moves()[0])
+    s = after_drawing(s, "bbk")
+    s.play("buy mono-bb bb")
+    assert s.view(0)["display"] == ["non-red", None, "mono-yy", "mono-gg"]
+    assert "buy" not in " ".join(s.legal_moves())
