@@ -185,9 +185,11 @@ def compose_frame(mapping, state, viewer, pad, now, waiting_for=None):
                 blink = now % 600 < 400
                 for k in pad.pressed:
                     pixels[k] = WHITE if blink else OFF
-                # Where the selection can go on: dark keys glow faintly.
+                # Where the selection can go on: dark keys glow faintly; lit ones flicker
+                # to dim white now and then, so the game's own colours stay readable.
+                flicker = now % 1200 < 300
                 for k in pad.next_keys(state):
-                    if pixels[k] == OFF:
+                    if pixels[k] == OFF or (pad.pressed and flicker):
                         pixels[k] = (40, 40, 40)
         for c in corners:
             pixels[c] = _scale(colour, _pulse(now))
@@ -472,6 +474,13 @@ class BoardGameCompanion:
                           style="bold")
         for line in self.lines[-4:]:
             status.append("\n" + line, style="red" if line.startswith("refused") else "")
+        labels = getattr(game.mapping, "key_labels", None)
+        if p is not None and p in game.humans and labels is not None:
+            choices = labels(self.state, game.pad.pressed)
+            if choices:
+                status.append("\nkeys: " + "  ".join(
+                    "%s %s" % (key_name(k), w) for k, w in sorted(choices.items())),
+                    style="cyan")
         parts.append(status)
         return Group(*parts)
 
