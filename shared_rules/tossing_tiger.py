@@ -235,8 +235,8 @@ def _types_in(opts):
 
 def _new_side():
     # One side of a battle: a die (pile) and its revealed top card (face).
-    return {"pile": [], "face": "", "own": -1, "know": 0, "set": 0, "void": 0, "dawn": 0,
-            "toss": 0, "act": "", "off": 0}
+    return {"pile": [], "face": "", "shown": "", "own": -1, "know": 0, "set": 0, "void": 0,
+            "dawn": 0, "toss": 0, "act": "", "off": 0}
 
 
 def _new_battle():
@@ -396,10 +396,15 @@ class TigerState:
         """Highscore value of a card: minus the number of its printed strengths."""
         return -len(self._c["table"].get(card_type(card), ()))
 
+    def last_war(self):
+        """The war fought last (a dict like war(), its dice empty), or None."""
+        return self.s["last"]
+
     def battle_result(self, battle):
-        """Who won battle `battle` (1-based) of the war in progress: a set of sides (0: the
-        attacker, 1: the defender); None before it is fought."""
-        w = self.s["war"]
+        """Who won battle `battle` (1-based) of the war in progress, or of the war fought
+        last between wars: a set of sides (0: the attacker, 1: the defender); None before
+        it is fought."""
+        w = self.s["war"] or self.s["last"]
         bt = w["b"][battle - 1]
         if bt["done"] != 2:
             return None
@@ -434,22 +439,47 @@ class TigerState:
                     if not lot["know"] & vb:
                         lot["cards"] = len(lot["cards"])
         d["viewer"] = player
-        d["info"] = self._info()
+        d["info"] = self._info(player)
         return d
 
-    def _info(self):
+    def _info(self, player):
+        # Derived, renderer-friendly facts; all public, or the viewer's own.
         s = self.s
         w = s["war"]
+        vb = _bit(player) if player is not None else 0
+        war = None
+        battles = []
+        if w is not None:
+            war = {"attacker": w["sides"][0], "defender": w["sides"][1], "dice": w["n"],
+                   "battle": w["k"] + 1 if w["k"] < w["n"] else 0, "dawn": w["dawn"],
+                   "rule": w["rule"], "change": w["change"], "pick": w["pick"],
+                   "talk": [sd for sd in (0, 1) if w["talk"] & _bit(sd)],
+                   "captains": list(w["caps"])}
+            for bt in w["b"]:
+                row = {"fought": bt["done"] == 2, "gone": bool(bt["gone"]),
+                       "winner": (None if bt["done"] != 2 else
+                                  ("none", "a", "d", "both")[bt["res"]])}
+                for sd in (0, 1):
+                    side = bt["s"][sd]
+                    row["ad"[sd]] = {"face": side["face"] or None, "cards": len(side["pile"]),
+                                     "owner": side["own"], "known": bool(side["know"] & vb),
+                                     "empty": bool(side["void"]), "dawn": bool(side["dawn"])}
+                battles.append(row)
         dec = None
         if not s["end"]:
             dec = {"kind": s["phase"], "player": s["who"], "hint": PHASE_HINTS[s["phase"]],
-                   "battle": (w["k"] + 1) if w is not None and w["step"] not in ("build",) else 0}
+                   "battle": (w["k"] + 1) if w is not None and w["k"] < w["n"]
+                   and w["step"] != "build" else 0}
         return {
             "to_act": self.to_act(),
             "decision": dec,
+            "hand": self.hand(player) if player is not None else None,
+            "war": war,
+            "battles": battles,
             "hand_sizes": [len(h) for h in s["hands"]],
             "teams": s["options"]["teams"],
-            "strengths": dict((a, list(v)) for a, v in sorted(self._c["table"].items())),
+            "strengths": dict((a, list(v)) for a, v in sorted(self._c["table"].items())
+                              if a in self._c["types"]),
             "roosters": dict((k, list(v)) for k, v in self.rooster_cards().items()),
             "end": s["end"],
             "winners": self.winners(),
@@ -600,15 +630,37 @@ class TigerState:
             caps.append(h // MIN_PILE_TEAM)
         return members, caps
 
+    def _dawn_ok(self, rule, n, rest, others, defenders):
+        # Can both sides make their dice when the attacker plays a Dawn card with `rule` in
+        # the first place of n? rest: the attacker's (captain's) other cards; others: the
+        # hand sizes of the attacker's teammates; defenders: the defenders' hand sizes.
+        m = self._pile_min()
+        if n < 2:
+            return False
+        dn = n - 1 if rule == "one_less" else n
+        if self._ft():
+            caps = [rest // m] + [h // m for h in others]
+            dcaps = [h // m for h in defenders]
+            return (min(caps) >= 1 and len(caps) <= n - 1 <= sum(caps)
+                    and len(dcaps) <= dn <= sum(dcaps))
+        return m * (n - 1) <= rest and dn >= 1 and m * dn <= defenders[0]
+
+    def _dawn_rules_in(self, cards):
+        return [self._c["roosters"][int(c[7:]) - 1][0] for c in _sorted_unique(cards)
+                if c.startswith(data.ROOSTER)]
+
     def _fight_numbers(self, a, d):
-        # The numbers of dice the attacker may announce against d (base game, Simulwars).
-        ha = len(self.s["hands"][a])
-        hd = len(self.s["hands"][d])
-        dawn = self._opts()["dawndojo"] and any(c.startswith("rooster") for c in self.s["hands"][a])
+        # The numbers of dice the attacker may announce against d (base game, Simulwars):
+        # the defender can make that many dice of 2 cards or more from their whole hand,
+        # and so can the attacker, or the attacker can with a Dawn card in the first place.
+        hands = self.s["hands"]
+        ha = len(hands[a])
+        hd = len(hands[d])
+        rules = self._dawn_rules_in(hands[a]) if self._opts()["dawndojo"] else []
         out = []
         n = 1
         while 2 * n <= hd:
-            if 2 * n <= ha or (dawn and n >= 2 and 2 * (n - 1) <= ha - 1):
+            if 2 * n <= ha or [r for r in rules if self._dawn_ok(r, n, ha - 1, [], [hd])]:
                 out.append(n)
             n += 1
         return out
@@ -619,17 +671,18 @@ class TigerState:
         att = s["turn"] % 2
         ma, ca = self._team_caps(att)
         md, cd = self._team_caps(1 - att)
-        dawn = self._opts()["dawndojo"] and any(
-            c.startswith("rooster") for c in s["hands"][self._captain(att)])
+        cap = self._captain(att)
+        rules = self._dawn_rules_in(s["hands"][cap]) if self._opts()["dawndojo"] else []
+        rest = len(s["hands"][cap]) - 1
+        others = [len(s["hands"][p]) for p in ma if p != cap]
+        defenders = [len(s["hands"][p]) for p in md]
         out = []
-        for n in range(len(ma), 64):
-            if n > sum(cd):
-                break
-            ok = len(ma) <= n <= sum(ca) and len(md) <= n
-            if not ok and dawn:
-                _m, cdawn = self._team_caps(att, True)
-                cpos = ma.index(self._captain(att))
-                ok = len(ma) <= n - 1 <= sum(cdawn) and cdawn[cpos] >= 1 and len(md) <= n
+        for n in range(len(ma), sum(cd) + 1):
+            if n < len(md):
+                continue
+            ok = n <= sum(ca)
+            if not ok:
+                ok = bool([r for r in rules if self._dawn_ok(r, n, rest, others, defenders)])
             if ok:
                 out.append(n)
         # "This number must be greater than the number of players on their team" -- unless
@@ -647,7 +700,7 @@ class TigerState:
             "dawn": "", "rule": "", "change": "", "pick": "", "needpick": 0,
             "b": [_new_battle() for _ in range(n)],
             "k": 0, "step": "build", "i": 0, "ret": "",
-            "queue": [], "build": None, "made": [0, 0],
+            "queue": [], "build": None,
             "extra": [], "minus": [], "bonus": 1, "nobonus": 0, "nowinner": 0,
             "overall": 0, "stopped": 0, "free": [0, 0], "guess": 0, "merge": 0,
             "talk": 0, "takes": 0, "loot": [[], []], "claims": [0, 0], "winners": 0,
@@ -810,22 +863,12 @@ class TigerState:
         s = self.s
         w = s["war"]
         b = w["build"]
-        n = w["n"]
-        m = self._pile_min()
-        rest = len(b["pool"]) - 1
-        dn = n - 1 if rule == "one_less" else n
+        others = [len(s["hands"][q[0]]) for q in w["queue"] if q[1] == 0]
         if self._ft():
-            later = [q for q in w["queue"] if q[1] == 0]
-            caps = [rest // m] + [len(s["hands"][q[0]]) // m for q in later]
-            if min(caps) < 1 or not len(caps) <= n - 1 <= sum(caps):
-                return False
-            members = self._team_members("AB"[w["sides"][1]])
-            dcaps = sum(len(s["hands"][p]) // m for p in members)
-            return len(members) <= dn <= dcaps
-        if rule == "multi_stage":
-            return rest >= m * (n - 1)
-        hd = len(s["hands"][w["sides"][1]])
-        return m * (n - 1) <= rest and m * dn <= hd and dn >= 1
+            defenders = [len(s["hands"][p]) for p in self._team_members("AB"[w["sides"][1]])]
+        else:
+            defenders = [len(s["hands"][w["sides"][1]])]
+        return self._dawn_ok(rule, w["n"], len(b["pool"]) - 1, others, defenders)
 
     def _play_dawn(self, card):
         s = self.s
@@ -835,6 +878,7 @@ class TigerState:
         rule, change = self._c["roosters"][int(card[7:]) - 1]
         side = w["b"][0]["s"][0]
         side["face"] = card
+        side["shown"] = card
         side["own"] = b["p"]
         side["know"] = self._all_mask()
         side["set"] = 1
@@ -957,6 +1001,7 @@ class TigerState:
         i, s["rng"] = prng.below(s["rng"], len(side["pile"]))
         face = side["pile"].pop(i)
         side["face"] = face
+        side["shown"] = face
         if regular:
             t = card_type(face)
             if t == data.ROOSTER:
@@ -1074,8 +1119,8 @@ class TigerState:
                 w["b"][j]["pea"] |= _bit(i)
         elif a == "unicorn":
             earlier = self._earlier_types(k, i)
-            if len(earlier) == len(set(earlier)):
-                w["extra"].append([k, i, "unicorn"])
+            if len(earlier) == len(set(earlier)):  # "add my type as a strength"
+                w["extra"].append([k, i, card_type(side["face"])])
         elif a == "bird":
             w["talk"] |= _bit(i)
         elif a == "rooster":
@@ -1108,7 +1153,7 @@ class TigerState:
         elif ch == "rooster_multi_bonus":
             w["bonus"] *= self._wins_before(k, i)
         elif ch == "rooster_always_lose_alt":
-            w["takes"] = 0
+            # (a decision of several moves: `takes` counts them, reset when it is over)
             if self._take_moves(k, i, owner):
                 return self._decide("take", owner)
         elif ch == "rooster_pity_type":
@@ -1334,10 +1379,10 @@ class TigerState:
                     lose[sd] = 1
                 elif wins == len(fought):
                     win[sd] = 1
-            elif a == "frog":
+            elif a == "frog":  # "If anyone rolled me in an earlier battle, I always lose."
                 for j in fought:
                     for side in w["b"][j]["s"]:
-                        if side["face"] and card_type(side["face"]) == "frog":
+                        if side["face"] and card_type(side["face"]) == t[sd]:
                             lose[sd] = 1
         tigers = [sd for sd in (0, 1) if act[sd] == "tiger" and sides[sd]["toss"]]
         if act[0] == "tiger" and act[1] == "tiger":
@@ -1585,7 +1630,6 @@ class TigerState:
                 if not w["winners"] & _bit(i):
                     p = self._tribute_payer(w["sides"][i])
                     if p >= 0:
-                        w["payer"] = p
                         return self._decide("tribute", p)
                 return False
         self._finish_war()
@@ -1593,6 +1637,7 @@ class TigerState:
 
     def _finish_war(self):
         s = self.s
+        s["last"] = s["war"]  # kept for renderers: its dice are empty, everything is public
         s["war"] = None
         s["turn"] += 1
         n = s["players"]
@@ -1726,18 +1771,29 @@ class TigerState:
         if verb not in _VERBS:
             return "unknown move word %r; moves start with one of: %s" % (
                 verb, ", ".join(sorted(_VERBS)))
+        if ph == "build" and verb in ("add", "next", "dawn"):
+            b = s["war"]["build"]
+            if verb == "add" and len(words) == 2:
+                if words[1] not in b["pool"]:
+                    return "player %d has no %s left to put in a die" % (s["who"], words[1])
+                return "a %s more in this die would leave too few cards for the other " \
+                       "dice" % words[1]
+            if verb == "next" and len(words) == 1:
+                return "a die needs at least %d cards, and the cards left must make the " \
+                       "other dice" % b["m"]
+            if verb == "dawn":
+                return "a Dawn card is played first, by the attacker, with a Rooster in " \
+                       "hand, when the other dice can still be made"
+            return "'add' takes one card name, 'next' nothing"
         kinds = sorted(set(m.split(" ")[0] for m in legal))
         if verb not in kinds:
             return "player %d must now %s" % (s["who"], PHASE_HINTS[ph])
-        if ph == "build" and verb == "add" and len(words) == 2:
-            w = s["war"]
-            if words[1] not in w["build"]["pool"]:
-                return "player %d has no %s left to put in a die" % (s["who"], words[1])
-            return "a %s more in this die would leave too few cards for the other dice" % words[1]
-        if ph == "build" and verb == "next":
-            return "this die needs at least %d cards, and the cards left must make the " \
-                   "other dice" % s["war"]["build"]["m"]
         if ph == "fight" and verb == "fight":
+            size = 2 if self._ft() else 3
+            if len(words) != size or not all(w.isdigit() for w in words[1:]):
+                return "'fight' takes %s: %s" % (
+                    "a number of dice" if self._ft() else "a player and a number of dice",
+                    legal[0])
             return "both fighters must be able to make that many dice of at least %d cards " \
                    "from their hands (choose among: %s)" % (
                        self._pile_min(), ", ".join(legal[:12]))
@@ -1975,15 +2031,14 @@ class TigerState:
         s = self.s
         w = s["war"]
         sd = w["i"]
-        if words[0] == "pass":
-            w["i"] = sd + 1
-            return
-        j = int(words[1]) - 1
-        side = w["b"][j]["s"][sd]
-        _remove(side["pile"], words[2])
-        _insert(s["hands"][side["own"]], words[2])
-        w["takes"] += 1
-        if not self._take_moves(w["k"], sd, w["b"][w["k"]]["s"][sd]["own"]):
+        if words[0] == "take":
+            j = int(words[1]) - 1
+            side = w["b"][j]["s"][sd]
+            _remove(side["pile"], words[2])
+            _insert(s["hands"][side["own"]], words[2])
+            w["takes"] += 1
+        if words[0] == "pass" or not self._take_moves(w["k"], sd, w["b"][w["k"]]["s"][sd]["own"]):
+            w["takes"] = 0
             w["i"] = sd + 1
 
     def _do_switch(self, words):
@@ -2079,7 +2134,7 @@ def new_game(players=2, seed=0, **options):
         "rng": x, "hands": [[] for _ in range(players)], "draw": deck_of(opts),
         "discard": [], "destroyed": [], "warpile": [],
         "turn": 0, "active": 0, "round": 0, "pairs": [], "pi": 0,
-        "war": None, "phase": "fight", "who": 0, "end": "",
+        "war": None, "last": None, "phase": "fight", "who": 0, "end": "",
     }
     state = TigerState(s)
     for p in range(players):
@@ -2209,14 +2264,15 @@ def determinize(view, seed):
 # ---------------------------------------------------------------- checking a state
 
 _TOP_KEYS = ("active", "discard", "destroyed", "draw", "end", "format", "game", "hands",
-             "options", "pairs", "phase", "pi", "players", "rng", "round", "turn", "war",
-             "warpile", "who")
+             "last", "options", "pairs", "phase", "pi", "players", "rng", "round", "turn",
+             "war", "warpile", "who")
 _WAR_KEYS = ("b", "bonus", "build", "caps", "change", "claims", "dawn", "extra", "free",
-             "guess", "i", "k", "loot", "made", "merge", "minus", "n", "needpick", "nobonus",
+             "guess", "i", "k", "loot", "merge", "minus", "n", "needpick", "nobonus",
              "nowinner", "overall", "pick", "queue", "ret", "rule", "sides", "step", "stopped",
              "takes", "talk", "winners")
-_WAR_OPTIONAL = ("multi", "payer")
-_SIDE_KEYS = ("act", "dawn", "face", "know", "off", "own", "pile", "set", "toss", "void")
+_WAR_OPTIONAL = ("multi",)
+_SIDE_KEYS = ("act", "dawn", "face", "know", "off", "own", "pile", "set", "shown", "toss",
+              "void")
 _BATTLE_KEYS = ("cnt", "con", "done", "gone", "guess", "guesser", "pea", "res", "s")
 _BUILD_KEYS = ("cur", "hi", "left", "lo", "m", "made", "mode", "p", "pool", "s", "slots")
 _ENDS = ("", "cards", "warpile", "dice", "turns")
@@ -2260,12 +2316,11 @@ def _check_war(w, s, names, types):
     _keys(w, _WAR_KEYS, "field 'war'", _WAR_OPTIONAL)
     n = _int(w["n"], 1, 60, "war.n")
     ft = s["options"]["fight_together"]
-    for key in ("sides", "caps", "made", "free", "claims"):
+    for key in ("sides", "caps", "free", "claims"):
         _need(isinstance(w[key], list) and len(w[key]) == 2, "war.%s must hold 2 numbers" % key)
     for sd in (0, 1):
         _int(w["sides"][sd], 0, 1 if ft else n_players - 1, "war.sides")
         _int(w["caps"][sd], 0, n_players - 1, "war.caps")
-        _int(w["made"][sd], 0, n, "war.made")
         _int(w["free"][sd], 0, 1, "war.free")
         _int(w["claims"][sd], 0, 4 * n, "war.claims")
     _need(w["sides"][0] != w["sides"][1], "war.sides must be two different sides")
@@ -2287,6 +2342,7 @@ def _check_war(w, s, names, types):
             _keys(side, _SIDE_KEYS, "a battle side")
             _cards(side["pile"], names, "a die")
             _str(side["face"], [""] + names, "a face")
+            _str(side["shown"], [""] + names, "side.shown")
             _int(side["own"], -1, n_players - 1, "side.own")
             _int(side["know"], 0, all_mask, "side.know")
             for key in ("set", "void", "dawn", "off"):
@@ -2312,8 +2368,6 @@ def _check_war(w, s, names, types):
     _int(w["bonus"], 0, 4 * n, "war.bonus")
     if "multi" in w:
         _int(w["multi"], 1, 1, "war.multi")
-    if "payer" in w:
-        _int(w["payer"], 0, n_players - 1, "war.payer")
     _need(isinstance(w["queue"], list), "war.queue must be a list")
     for q in w["queue"]:
         _need(isinstance(q, list) and len(q) == 3, "war.queue holds [player, side, mode]")
@@ -2409,6 +2463,11 @@ def _from_dict(d):
         _check_war(s["war"], s, names, types)
     else:
         _need(s["phase"] in ("fight", "over"), "without a war the phase is 'fight'")
+    if s["last"] is not None:
+        _check_war(s["last"], s, names, types)
+        _need(s["last"]["build"] is None and all(
+            not side["pile"] and not side["face"] for bt in s["last"]["b"] for side in bt["s"])
+            and not any(s["last"]["loot"]), "field 'last' (the finished war) holds no card")
     state = TigerState(s)
     # Every card of the box lies in exactly one place.
     everything = []
