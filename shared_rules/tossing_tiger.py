@@ -89,8 +89,7 @@ OPTIONS = (
 )
 _DEFAULTS = dict((o[0], o[1]) for o in OPTIONS)
 
-# Card actions by kind: the ones a player chooses for, and the ones that copy/count.
-CHOICE_ACTIONS = ("dragon", "monkey", "leopard", "bull", "redpanda")
+# The actions a Chameleon can copy (every animal with an action, but the Chameleon).
 COPYABLE = ("tiger", "dragon", "monkey", "panda", "turtle", "leopard", "snake", "peacock",
             "bull", "redpanda", "horse", "unicorn", "frog")
 TYPE_PICK_RULES = ("strong_type", "weak_type", "superhero_type", "superweak_type")
@@ -522,10 +521,6 @@ class TigerState:
             if b is not None and b["p"] == p:
                 out += b["pool"] + b["cur"]
         return out
-
-    def _rule(self):
-        w = self.s["war"]
-        return w["rule"] if w is not None else ""
 
     def _draw_card(self):
         # A random card of the draw pile ("" if none); an empty draw pile is refilled from
@@ -2400,6 +2395,7 @@ def _check_war(w, s, names, types):
         _need(isinstance(b["slots"], list), "build.slots must be a list")
         for j in b["slots"]:
             _int(j, 0, n - 1, "build.slots")
+    _check_war_flow(w, s)
     _need(isinstance(w["loot"], list) and len(w["loot"]) == 2, "war.loot holds 2 lists")
     for lots in w["loot"]:
         _need(isinstance(lots, list), "war.loot holds lists of lots")
@@ -2407,6 +2403,81 @@ def _check_war(w, s, names, types):
             _keys(lot, ("cards", "know"), "a lot of spoils")
             _cards(lot["cards"], names, "a lot of spoils")
             _int(lot["know"], 0, all_mask, "lot.know")
+
+
+def _check_war_flow(w, s):
+    # The parts of a war must fit together: who makes which dice, which places are free.
+    ft = s["options"]["fight_together"]
+    teams = s["options"]["teams"]
+    n = w["n"]
+
+    def on_side(p, sd):
+        return teams[p] == "AB"[w["sides"][sd]] if ft else p == w["sides"][sd]
+
+    for sd in (0, 1):
+        _need(on_side(w["caps"][sd], sd), "war.caps must be players of their side")
+    for j, bt in enumerate(w["b"]):
+        for sd in (0, 1):
+            side = bt["s"][sd]
+            if not side["set"]:
+                _need(not side["pile"] and not side["face"] and side["own"] == -1
+                      and not side["void"] and not side["dawn"] and bt["done"] == 0,
+                      "battle %d: a place not yet filled holds nothing" % (j + 1))
+            elif not side["void"]:
+                _need(side["own"] >= 0 and on_side(side["own"], sd),
+                      "battle %d: a die belongs to a player of its side" % (j + 1))
+            else:
+                _need(not side["pile"] and not side["face"],
+                      "battle %d: an empty spot holds no card" % (j + 1))
+            _need(not side["dawn"] or (j == 0 and sd == 0 and side["face"] in (w["dawn"], "")),
+                  "battle %d: only the first attacking place holds the Dawn card" % (j + 1))
+    for q in w["queue"]:
+        _need(on_side(q[0], q[1]), "war.queue: a maker must be on the side they make for")
+        _need(q[2] == "war" or "multi" in w, "war.queue: stages only with multi_stage")
+    if ft:
+        order = []  # each team's members from its captain on, attackers first
+        for sd in (0, 1):
+            members = [p for p in range(s["players"]) if teams[p] == "AB"[w["sides"][sd]]]
+            at = members.index(w["caps"][sd])
+            order += [[members[(at + j) % len(members)], sd, "war"] for j in range(len(members))]
+        queue = w["queue"]
+        _need(not queue or queue == order[len(order) - len(queue):],
+              "war.queue: team members make their dice in turn")
+        b = w["build"]
+        if b is not None and b["mode"] == "war":
+            _need(len(queue) < len(order) and order[len(order) - len(queue) - 1][:2]
+                  == [b["p"], b["s"]], "build.p must be the maker whose turn it is")
+    if w["step"] != "build":
+        _need(w["build"] is None and not w["queue"] and not w["needpick"],
+              "dice are only made in the war's 'build' step")
+        upto = w["k"] if "multi" in w else n
+        for j in range(min(upto, n)):
+            _need(w["b"][j]["gone"] or (w["b"][j]["s"][0]["set"] and w["b"][j]["s"][1]["set"]),
+                  "battle %d: both dice must be placed before the battles" % (j + 1))
+    b = w["build"]
+    if b is not None:
+        _need(on_side(b["p"], b["s"]), "build.p must be a player of side build.s")
+        _need(b["made"] < b["hi"] or b["hi"] == 0, "build.made must be below build.hi")
+        _need(b["lo"] >= 1 and b["hi"] <= n, "build.lo and build.hi must be from 1 to n")
+        free = [j for j in range(n) if not w["b"][j]["s"][b["s"]]["set"]]
+        if b["mode"] == "rebuild":
+            _need(len(b["slots"]) == b["hi"] - b["made"] and all(j in free for j in b["slots"]),
+                  "build.slots must be the free places still to fill")
+            _need(w["ret"] == "act", "a rebuild returns to the battle's actions")
+        elif b["mode"] == "stage":
+            _need("multi" in w and b["lo"] == b["hi"] == 1 and w["k"] in free
+                  and b["left"] == len([j for j in free if j > w["k"]]),
+                  "build: a stage makes the die of the current battle")
+        else:
+            _need(not b["slots"] and b["left"] == 0, "build: a war's dice fill free places")
+            if ft:
+                _need(len(free) >= b["hi"] - b["made"], "build: too few free places")
+                mine = [j for j in range(n) if w["b"][j]["s"][b["s"]]["own"] == b["p"]
+                        and not w["b"][j]["s"][b["s"]]["dawn"]]
+                _need(len(mine) == b["made"], "build.made must count the maker's dice")
+            else:
+                _need(b["lo"] == b["hi"] and len(free) == b["hi"] - b["made"],
+                      "build: the dice left to make must match the free places")
 
 
 def from_json(text):
@@ -2469,6 +2540,10 @@ def _from_dict(d):
             not side["pile"] and not side["face"] for bt in s["last"]["b"] for side in bt["s"])
             and not any(s["last"]["loot"]), "field 'last' (the finished war) holds no card")
     state = TigerState(s)
+    b = s["war"]["build"] if s["war"] is not None else None
+    if b is not None and b["lo"] > b["hi"]:
+        _need(state._dawn_cards(), "build.lo must not exceed build.hi (unless a Dawn card "
+              "makes the dice possible)")
     # Every card of the box lies in exactly one place.
     everything = []
     for h in s["hands"]:

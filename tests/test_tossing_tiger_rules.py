@@ -1541,3 +1541,40 @@ def test_random_games_with_every_option_set_keep_the_interface_promises(k):
             steps += 1
             assert steps < 3000
         assert s.end_reason() in ("cards", "warpile", "dice", "turns")
+
+
+def test_fight_together_falls_back_to_the_team_size_then_ends_when_no_number_fits():
+    # House rule: if no number greater than the team's size can be followed, the team's
+    # size will do; if even that cannot be followed, the game ends ("dice").
+    hands = [["mantis"] * 6, ["crane"] * 3, ["turtle"] * 6, ["crane"] * 3 + ["panda"]]
+    s = tt.from_hands(hands, fight_together=True)
+    assert s.legal_moves() == ["fight 2"]  # team B can make only 2 dice of 3 cards
+    hands = [["mantis"] * 6, ["crane"] * 3, ["turtle"] * 6, ["crane"] * 3 + ["panda", "panda"],
+             ["dragon"] * 6]
+    s = tt.from_hands(hands, fight_together=True)  # teams ABABA: A has 3 players
+    assert s.is_over() and s.end_reason() == "dice"
+    assert s.winners() == [0, 2, 4] and s.scores()[0] == 18 and s.scores()[1] == 8
+
+
+def test_determinize_deals_again_when_a_deal_contradicts_the_announcement():
+    # Player 0 announced 2 dice with 3 cards: only a Rooster as the Dawn card allows that.
+    # Player 1 does not see player 0's hand, but every deal they plan on must allow it.
+    hands = [["rooster1", "crane", "crane"], ["mantis"] * 4]
+    s = tt.from_hands(hands, dawndojo=True)
+    s.play("fight 1 2")
+    assert s.legal_moves() == ["dawn rooster1"]
+    view = s.view(1)
+    assert view["war"]["build"]["pool"] == 3
+    for seed in range(10):
+        t = tt.determinize(view, seed)
+        assert t.view(1) == view
+        moves = t.legal_moves()
+        assert moves and all(m.startswith("dawn rooster") for m in moves)
+
+
+def test_every_card_rule_and_change_has_a_text_for_renderers():
+    for kind in data.TYPES:
+        assert kind in data.ACTIONS and kind in data.FULL_NAMES
+    assert len(data.DAWN_RULES) == 16 and len(data.ROOSTER_CHANGES) == 14
+    assert all(data.DAWN_RULES.values()) and all(data.ROOSTER_CHANGES.values())
+    assert set(tt.PHASE_HINTS) >= {"fight", "build", "keep", "over"}
