@@ -22,7 +22,7 @@ from shared_rules.errors import BadPosition, IllegalMove
 # only loads the games it plays. The name is what records, the log and the command line
 # use; it never changes once games are logged under it.
 GAME_MODULES = {"vora": "vora", "vorcept": "vorcept", "gaia-vora": "gaia_vora",
-                "boars": "boars"}
+                "boars": "boars", "tossing-tiger": "tossing_tiger"}
 
 
 def names():

@@ -292,7 +292,8 @@ class BoardGame:
         shown = self.view.move_text(before, player, move, self.viewer())
         self.state.play(move)
         self.moves.append(move)
-        self.history.append((player, move))
+        self.history.append((player, self.view.move_text(before, player, move, None)
+                             if self.view.rules.HIDDEN_INFORMATION else move))
         self.pad.reset()
         if self.revealed == player and self.state.to_act() != player:
             self.revealed = None

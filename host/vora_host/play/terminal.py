@@ -231,7 +231,9 @@ class TerminalGame:
         turn = self.state.turn_count()
         shown = self.view.move_text(before, player, move, self.viewer)
         self.state.play(move)  # a bot's or a checked human move: legal by construction
-        self.history.append((player, move))
+        # The history is shown to everybody: secret cards stay out of it.
+        self.history.append((player, self.view.move_text(before, player, move, None)
+                             if self.hidden else move))
         if self.record is not None:
             self.record["moves"].append(move)
             self.record["digests"].append(self.state.digest())
