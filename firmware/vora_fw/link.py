@@ -135,7 +135,7 @@ class BoardLink:
                 ui.refuse(NO_KEY, self.now, R_NOT_NOW,
                           "BOT_MOVE %d of game %d is not the move awaited" % (n, game))
             else:
-                ui.enter_move(move, self.now)
+                ui.enter_move(move, self.now, True)
         elif type == wire.TAKEBACK_REQ:
             if wire.unpack_takeback_req(payload) != ui.game_id or ui.state is None:
                 ui.refuse(NO_KEY, self.now, R_NOT_NOW, "TAKEBACK_REQ for another game")

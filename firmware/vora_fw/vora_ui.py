@@ -404,7 +404,7 @@ class VoraUI:
             bot.start(self.state, self.legal, self.seed ^ self.game_id, len(self.moves),
                       self.game_id)
         elif bot.step():
-            self.enter_move(bot.best, now)
+            self.enter_move(bot.best, now, True)
 
     def refuse(self, k, now, reason=0, detail=""):
         """A key (or, with NO_KEY, a request from the PC) that does nothing: the key
@@ -424,13 +424,17 @@ class VoraUI:
         """The seats of the game played by people (not by a bot of the board or the PC)."""
         return "".join(s for s in self.state.seats if not self._is_bot(s))
 
-    def enter_move(self, move, now):
+    def enter_move(self, move, now, bot=False):
         """A whole move at once (a bot's, or typed on the PC): checked like keys, shown as
-        a preview for AUTO_MS, then played. Returns 0, or the reason it was refused."""
+        a preview for AUTO_MS, then played. `bot`: it comes from the bot of the seat to
+        act (else from a person, refused on a bot's turn). Returns 0, or the reason it
+        was refused."""
         if self.state is None or self.mode != MODE_PLAY:
             return self.refuse(NO_KEY, now, R_NOT_NOW)
         if self.auto_move is not None:
             return self.refuse(NO_KEY, now, R_WAIT)
+        if self._is_bot(self.state.seats[self.state.active]) != bot:
+            return self.refuse(NO_KEY, now, R_NOT_NOW if bot else R_BOT_TURN)
         if move not in self.legal:
             try:
                 self.state.clone().play(move)
