@@ -116,9 +116,16 @@ def build_parser():
                            "'none' (default: 0); the others are bots")
     play.add_argument("--bots-only", action="store_true",
                       help="every player is a bot: a demo that needs no keyboard")
-    play.add_argument("--bot", metavar="KIND", default="greedy",
-                      help="kind of the bots: %s, or a comma list given to the bot seats "
-                           "in order (default greedy)" % " or ".join(sorted(bots.bot_kinds("vora"))))
+    play.add_argument("--bot", metavar="SEAT=KIND", action="append", default=None,
+                      help="a bot at a seat: N=greedy (a seat letter or a player number; "
+                           "repeat or join with commas); on the board the PC plays that "
+                           "seat. With --typed also a kind alone (%s) or a comma list, "
+                           "given to the bot seats in order (default greedy)"
+                           % " or ".join(sorted(bots.bot_kinds("vora"))))
+    play.add_argument("--position", metavar="TEXT", default=None,
+                      help="start from this position instead of a deal (notation in "
+                           "docs/vora-notation.md), e.g. 'PWMDL/DLPWM/WMDLP/LPWMD/MDLPW SN "
+                           "0 CP/D G30': for teaching and puzzles")
     play.add_argument("--delay", type=seconds, default=None, metavar="SECONDS",
                       help="pause before each bot move (default %.1f at a terminal, 0 with "
                            "--bots-only or when input is not a terminal)" % INTERACTIVE_DELAY)
@@ -216,7 +223,7 @@ def main(argv=None):
         if args.command == "play":
             if args.typed or args.bots_only or args.human is not None:
                 return cmd_play(args, console, args.subparser)
-            return cmd_play_board(args, console)
+            return cmd_play_board(args, console, args.subparser)
         if args.command == "mirror":
             return cmd_mirror(args, console)
         if args.command == "repl":
@@ -253,10 +260,33 @@ def _open_log(console, db):
         return None
 
 
-def cmd_play_board(args, console):
+def _board_play_options(args, parser):
+    # --bot SEAT=KIND and --position for a board: checked here, before anything starts.
+    from vora_host.play.board_play import parse_bot_seats
+    try:
+        seats = parse_bot_seats(args.bot or [])
+    except ValueError as exc:
+        parser.error("--bot: %s" % exc)
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 32)
+    position = None
+    if args.position is not None:
+        words = args.position.split()
+        try:
+            state = vora.new_game(len(words[1]) if len(words) > 1 else 0, seed,
+                                  position=" ".join(words))
+        except (BadPosition, ValueError) as exc:
+            parser.error("--position: %s" % exc)
+        position = state.start
+    if not seats and position is None:
+        return None
+    return {"bots": seats, "position": position, "seed": seed}
+
+
+def cmd_play_board(args, console, parser=None):
     from vora_host.link import ports
     from vora_host.virtual import board as sim
     from vora_host.link.mirror import VirtualCompanion, run_mirror
+    play = _board_play_options(args, parser or build_parser())
     log = _open_log(console, args.db)
     if log is None:
         return 1
@@ -273,9 +303,9 @@ def cmd_play_board(args, console):
                 Console(stderr=True).print("No board on USB: starting the virtual board.",
                                            style="dim")
         if device is not None:
-            return run_mirror(device, log)
+            return run_mirror(device, log, play=play)
         plain = not (sys.stdout.isatty() and sys.stdin.isatty())
-        companion = VirtualCompanion(log, sys.stdout, plain)
+        companion = VirtualCompanion(log, sys.stdout, plain, play=play)
         return sim.run(save_dir=args.save_dir, fresh=args.fresh, seed=args.seed,
                        headless=plain, companion=companion)
     finally:
@@ -328,7 +358,18 @@ def _make_agents(args, players, seats, seed, parser):
             humans = parse_seat_list("0" if args.human is None else args.human, players, seats)
         except ValueError as exc:
             parser.error("--human: %s" % exc)
-    kinds = [k.strip().lower() for k in args.bot.split(",") if k.strip()] or ["greedy"]
+    plain = [v for v in (args.bot or []) if "=" not in v]
+    kinds = [k.strip().lower() for v in plain for k in v.split(",") if k.strip()] or ["greedy"]
+    from vora_host.play.board_play import parse_bot_seats
+    try:
+        at_seats = parse_bot_seats([v for v in (args.bot or []) if "=" in v])
+    except ValueError as exc:
+        parser.error("--bot: %s" % exc)
+    for key in at_seats:  # a seat given a bot is no human's, whatever --human says
+        p = key if isinstance(key, int) else seats.find(key)
+        if not 0 <= p < players:
+            parser.error("--bot: nobody sits at %r (seats %s)" % (key, seats))
+        humans.discard(p)
     for k in kinds:
         if k not in bots.bot_kinds("vora"):
             parser.error("--bot: unknown bot %r (choose from %s)"
@@ -338,6 +379,9 @@ def _make_agents(args, players, seats, seed, parser):
     for p in range(players):
         if p in humans:
             agents.append(Human())
+        elif p in at_seats or seats[p] in at_seats:
+            agents.append(bots.make_bot(at_seats.get(p, at_seats.get(seats[p])),
+                                        seed * 10 + p, "vora"))
         else:
             agents.append(bots.make_bot(kinds[n_bots % len(kinds)], seed * 10 + p, "vora"))
             n_bots += 1
@@ -350,6 +394,13 @@ def cmd_play(args, console, parser):
     seats = args.seats.upper() if args.seats else vora.DEFAULT_SEATS[players]
     options = game_options(players, box=args.box, seats=seats, pushed_out=args.pushed_out,
                            max_turns=args.max_turns)
+    if args.position is not None:
+        # The position names its seats (and so the players) and holds its own cubes.
+        words = args.position.split()
+        players = len(words[1]) if len(words) > 1 else players
+        seats = words[1] if len(words) > 1 else seats
+        options = {"position": " ".join(words), "pushed_out": args.pushed_out,
+                   "max_turns": args.max_turns}
     try:
         state = vora.new_game(players, seed, **options)
     except BadPosition as exc:

@@ -241,7 +241,9 @@ class BoardClient:
         self.log_id = None
         if self.log is not None:
             found = self.log.find_game(game, seed)
-            if found is not None and found["status"] != "abandoned":
+            # The same board id and seed but another start (a position) is another game.
+            if found is not None and found["status"] != "abandoned" \
+                    and found["options"].get("position") == position:
                 self.log_id = found["id"]
                 # What we logged before: replay it, so new moves continue from there.
                 for m in self.log.game(found["id"])["moves"]:

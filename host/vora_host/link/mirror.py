@@ -203,31 +203,79 @@ def plain_printer(out):
     return emit
 
 
-async def _mirror_main(follower, live):
-    task = asyncio.create_task(follower.run())
+async def _mirror_main(follower, live, emit=None, play=None, stdin=None):
+    tasks = [asyncio.create_task(follower.run())]
+    if play is not None:
+        tasks.append(asyncio.create_task(_play_loop(play, emit)))
+    if stdin is not None:
+        _read_commands(follower, stdin, play.say if play is not None else (
+            lambda text: emit("play", text) if emit is not None else None))
+    status = None
     try:
         while True:
             if live is not None:
-                live.update(mirror_renderable(follower, live.console.width))
+                live.update(mirror_renderable(follower, live.console.width, play=play))
+            elif emit is not None and follower.status != status:
+                # Plain output says what the follower is waiting for, not only events.
+                status = follower.status
+                if status != "open":
+                    emit("link", status)
             await asyncio.sleep(0.1)
     finally:
-        task.cancel()
+        for task in tasks:
+            task.cancel()
 
 
-def run_mirror(path, log, out=None, plain=None):
-    """Follow the board at `path` until Ctrl-C. Returns the exit status."""
+def _read_commands(follower, stdin, say):
+    # Lines typed under the mirror: `undo` asks the people at the board for a takeback.
+    loop = asyncio.get_running_loop()
+    fd = stdin.fileno()
+
+    def readable():
+        line = stdin.readline()
+        if not line:
+            loop.remove_reader(fd)
+            return
+        word = line.strip().lower()
+        if word in ("undo", "takeback"):
+            ok = follower.client.ask_takeback()
+            text = ("takeback asked: every person at the board agrees with their corner"
+                    if ok else "no takeback: the board is not connected or cannot do it")
+        elif word:
+            text = "type undo (and Enter) to ask for a takeback; Ctrl-C stops"
+        else:
+            return
+        say(text)
+
+    try:
+        loop.add_reader(fd, readable)
+    except (OSError, ValueError):
+        pass
+
+
+def run_mirror(path, log, out=None, plain=None, play=None, stdin=None):
+    """Follow the board at `path` until Ctrl-C. Returns the exit status. `play`: vora
+    play's options for BoardPlay (bots, position, seed); then lines typed on `stdin`
+    (default sys.stdin at a terminal) may ask for a takeback (`undo`)."""
     out = out or sys.stdout
     plain = (not out.isatty()) if plain is None else plain
-    follower = Follower(path, log=log, on_event=plain_printer(out) if plain else None)
+    emit = plain_printer(out) if plain else None
+    follower = Follower(path, log=log, on_event=emit)
+    board_play = None
+    if play is not None:
+        from vora_host.play.board_play import BoardPlay
+        board_play = BoardPlay(follower.client, **play)
+        if stdin is None and sys.stdin.isatty():
+            stdin = sys.stdin
     try:
         if plain:
-            asyncio.run(_mirror_main(follower, None))
+            asyncio.run(_mirror_main(follower, None, emit, board_play, stdin))
         else:
             from rich.live import Live
             console = Console(file=out)
             with Live(mirror_renderable(follower, console.width), console=console,
                       refresh_per_second=10, screen=False) as live:
-                asyncio.run(_mirror_main(follower, live))
+                asyncio.run(_mirror_main(follower, live, None, board_play, stdin))
     except KeyboardInterrupt:
         return 130
     return 0

@@ -38,6 +38,7 @@ import asyncio
 import errno
 import json
 import os
+import random
 import shutil
 import signal
 import sys
@@ -276,8 +277,10 @@ class VirtualBoard:
         self.bytes_out = 0
         self.link = BoardLink(self._link_write, board="virtual board (%s)" % pinmap.get("board", ""))
         seed_fn = (lambda: seed) if seed is not None else None
+        # Every game its own id, even when --seed deals the same one again: the PC's log
+        # tells games apart by (id, seed).
         self.app = App(self.hw, pinmap, store=self.store, link=self.link, seed_fn=seed_fn,
-                       now=ticks_ms())
+                       now=ticks_ms(), id_fn=lambda: random.getrandbits(32))
         self._down = [0] * layout.KEYS  # how many presses hold each switch closed
 
     @property
