@@ -4,7 +4,8 @@ Small on purpose (the board's heap budget is 64 KB per key event): it tries move
 time on a copy of the state, each call to step() trying one, so the key scan goes on
 between them and at most one trial state lives at a time. A trial plays the move and then
 finishes the turn's collecting the cheap way (the first line offered, no bonus), and the
-move is judged by the bot's score minus the best other score, then by its cubes. In the
+move is judged by the bot's score minus the best other score, then by its cubes; in the
+collect phase it always takes a line when one is offered (as the PC's greedy bot). In the
 action phase every move but the pushes is tried, and about SAMPLE of the pushes (there are
 up to 180), drawn with the bot's own PRNG so that the choice is the same on every runtime
 and the game's PRNG is never touched.
@@ -54,6 +55,11 @@ class BoardBot:
         self.best = legal[0]
         self.best_value = None
         self.tried = 0
+        if state.phase == vora.PHASE_COLLECT and len(legal) > 1:
+            # Lines are what scores in the end: take one (as the PC's greedy bot does),
+            # the best of them; "pass" sorts first and is left out.
+            self.i = 1
+            self.best = legal[1]
 
     def step(self):
         """Try the next candidate; True once the decision is made (then see `best`)."""
