@@ -753,8 +753,8 @@ class Screen:
         parts = [("\x1b[1m", b.status()), ("", b.detail()),
                  ("\x1b[2m", b.link_status())]
         if self.companion is not None and self.side_mode == "none":
-            parts[2] = ("\x1b[33m", "The PC's mirror needs %d columns beside the board: "
-                        "widen the terminal to %d" % (SIDE_COMPACT, SIDE_COL + SIDE_COMPACT))
+            parts[2] = ("\x1b[33m", "PC mirror: widen the terminal to %d columns" % (
+                SIDE_COL + SIDE_COMPACT))
         entry = "> " + self.entry + "\x1b[7m \x1b[0m"
         message = ("\x1b[31m" if " refused" in self.message or self.message.startswith(
             ("refused", "error")) else "", self.message)
@@ -765,9 +765,10 @@ class Screen:
         lines.append([entry])
         lines.append([message[0] + line + "\x1b[0m" for line in _wrap(message[1], width)])
         lines.append([help_part[0] + line + "\x1b[0m" for line in _wrap(help_part[1], width)])
-        # Too many for the room: the link line goes first, then the detail.
+        # Too many for the room: the link line goes first (unless it asks for a wider
+        # terminal), then the detail.
         flat = sum(len(x) for x in lines)
-        if flat > BOTTOM:
+        if flat > BOTTOM and self.side_mode != "none":
             lines[2] = []
         if sum(len(x) for x in lines) > BOTTOM:
             lines[1] = []
@@ -781,7 +782,8 @@ class Screen:
         port = b.port
         title = "\x1b[1mVora Board\x1b[0m (virtual)  serial: \x1b[1m%s\x1b[0m  %s" % (
             port.path, "host connected" if port.connected else "no host")
-        legend = _ansi(view.render_legend(), max(20, self.cols - 1))[0]
+        legend = _ansi(view.render_legend(sep="  " if self.cols > 76 else " "),
+                       max(20, self.cols - 1))[0]
         return [_clip(title, self.cols - 1), _clip(legend, self.cols - 1)]
 
     def _refusal_seen(self):

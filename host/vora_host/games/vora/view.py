@@ -314,20 +314,20 @@ def render_status(state, who=None, history=(), last=4, palette=CUBE_STYLES, mark
 FARM_NOTE = "farms: a cube's letter, then how many (C2 = two crows)"
 
 
-def render_legend(palette=CUBE_STYLES, width=None):
+def render_legend(palette=CUBE_STYLES, width=None, sep="  "):
     """The nine cube types, each letter on its colour with its name: 'P pig  C crow ...'.
     Folded onto more lines when `width` is too small for one."""
     items = [(t, vora.LETTERS[t] + " " + name) for t, name in enumerate(vora.TYPES)]
     out = Text()
     col = 0
     for t, label in items:
-        size = len(label) + (2 if col else 0)
+        size = len(label) + (len(sep) if col else 0)
         if width is not None and col and col + size > width:
             out.append("\n")
             col = 0
             size = len(label)
         elif col:
-            out.append("  ")
+            out.append(sep)
         out.append(vora.LETTERS[t], style=palette[t])
         out.append(label[1:])
         col += size
