@@ -411,3 +411,19 @@ def test_bad_play_payloads_are_refused_by_name(unpack, payload, message):
     with pytest.raises(wire.BadPayload) as info:
         unpack(payload)
     assert message in str(info.value)
+
+
+@pytest.mark.parametrize("seed", [2, 3])
+def test_a_takeback_never_leaves_the_boards_bot_on_a_stale_decision(seed):
+    # With seed 2 the takeback by keys returned the game to a move count the bot had
+    # already decided for: it replayed its old choice, was refused, and tried it again
+    # forever. The script ends only if the bot always moves.
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "tests/mp_scripts/board_bot.py", str(seed), "40"],
+                          capture_output=True, text=True, cwd=root, timeout=240, check=True)
+    lines = done.stdout.splitlines()
+    assert any(l.startswith("takeback") for l in lines)
+    assert sum(l.startswith("move") for l in lines) >= 40

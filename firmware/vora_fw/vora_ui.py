@@ -403,8 +403,8 @@ class VoraUI:
         if bot.n != len(self.moves) or bot.game != self.game_id:
             bot.start(self.state, self.legal, self.seed ^ self.game_id, len(self.moves),
                       self.game_id)
-        elif bot.step():
-            self.enter_move(bot.best, now, True)
+        elif bot.step() and self.enter_move(bot.best, now, True):
+            bot.n = -1  # refused (it cannot be, but never loop on it): think again
 
     def refuse(self, k, now, reason=0, detail=""):
         """A key (or, with NO_KEY, a request from the PC) that does nothing: the key
@@ -510,6 +510,8 @@ class VoraUI:
         before = self.state.grid
         del self.moves[n:]
         self.snap = None
+        if self.bot is not None:
+            self.bot.n = -1  # its last decision was for a position that is gone
         self.undo_wait = ""
         self._enter_game(state)
         self.changed = 0
