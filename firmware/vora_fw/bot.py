@@ -39,7 +39,7 @@ class BoardBot:
         self.me = 0
         self.sampling = False
         self.best = None  # type: Any
-        self.best_value = 0
+        self.best_value = None  # type: Any
         self.tried = 0
 
     def start(self, state, legal, seed, n, game):
