@@ -226,3 +226,28 @@ def test_mirror_plain_says_it_is_waiting_for_the_port(tmp_path):
         proc.terminate()
     out, err = proc.communicate(timeout=10)
     assert "waiting for the board at %s" % missing in out, (out, err)
+
+
+def test_a_bad_position_or_bot_is_a_usage_error_naming_what_is_wrong(tmp_path):
+    for extra, message in ((["--position", "PWMDL/DLPWM SN 0"], "--position: a position has"),
+                           (["--bot", "X=greedy"], "--bot: 'X' is not a seat"),
+                           (["--bot", "N=clever"], "--bot: unknown bot 'clever'")):
+        done = subprocess.run([VORA, "play", "--port", "sim", "--db",
+                               str(tmp_path / "g.sqlite3"), *extra], capture_output=True,
+                              text=True, timeout=60, cwd=str(ROOT), stdin=subprocess.DEVNULL)
+        assert done.returncode == 2 and message in done.stderr, (extra, done.stderr)
+
+
+def test_typed_play_starts_from_a_position_and_its_record_replays(tmp_path):
+    record = tmp_path / "game.json"
+    done = subprocess.run([VORA, "play", "--typed", "--bots-only", "--seed", "4", "--quiet",
+                           "--position", "PWMDL/DLPWM/WMDLP/LPWMD/MDLPW SN 0 CP/D G30",
+                           "--bot", "1=random", "--record", str(record)],
+                          capture_output=True, text=True, timeout=120, cwd=str(ROOT))
+    assert done.returncode == 0, done.stderr
+    import json
+    from shared_rules import games
+    rec = json.loads(record.read_text())
+    assert rec["options"]["position"].startswith("PWMDL/DLPWM/WMDLP/LPWMD/MDLPW SN 0 PC/D")
+    assert rec["agents"][1]["kind"] == "random"
+    assert games.replay(rec).digest() == rec["digests"][-1]
