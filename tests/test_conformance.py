@@ -12,7 +12,7 @@ import random
 
 import pytest
 
-from shared_rules import boars, gaia_vora, games, prng, tossing_tiger, vora, vorcept
+from shared_rules import boars, gaia_vora, games, prng, tossing_tiger, tossing_tiger_data, vora, vorcept
 from shared_rules.errors import BadPosition, IllegalMove
 
 

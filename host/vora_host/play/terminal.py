@@ -311,7 +311,7 @@ class TerminalGame:
                 try:
                     state.clone().play(move)
                 except IllegalMove as exc:
-                    error = "illegal move %r: %s" % (move, exc.reason)
+                    error = "illegal move %r: %s" % (shorten(move), shorten(exc.reason, 200))
             if error is not None:
                 self.console.print("[red]%s[/red]" % escape(error))
                 continue
@@ -336,7 +336,7 @@ class TerminalGame:
             self.console.print()
             return None
         if self.echo:
-            self.console.print(escape(line), markup=True, highlight=False)
+            self.console.print(escape(shorten(line)), markup=True, highlight=False)
         return line
 
     # ---- the end
@@ -357,3 +357,14 @@ class TerminalGame:
         if state.is_over():
             for line in self.view.result_lines(state):
                 console.print(line, style="bold")
+
+
+SHOW_LIMIT = 60  # characters of a typed line repeated on the screen
+
+
+def shorten(text, limit=SHOW_LIMIT):
+    """A typed text as repeated on the screen: cut past `limit` characters, saying how
+    long it was (a pasted page is not printed back in full)."""
+    return text if len(text) <= limit else "%s... (%d characters)" % (text[:limit], len(text))
+
+
