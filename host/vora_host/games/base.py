@@ -161,6 +161,11 @@ class BoardMapping:
     def frame(self, state, viewer, now):
         raise NotImplementedError
 
+    def key_marks(self, state, viewer, pressed=()):
+        """{key: a short word} saying what a key is now, for screens that draw the keys
+        (the virtual board): pieces, sky objects, the choices of a selection."""
+        return {}
+
 
 # Keys for word-by-word entry: the move kinds on the top and bottom edges (west to east);
 # each following word on the inner 5x5 (top-left first, row by row), then the west, east,
@@ -208,6 +213,11 @@ class WordKeys(BoardMapping):
 
     def key_path(self, state, move):
         return tuple(k for k, _ in self._keyed_words(state, move))
+
+    def key_marks(self, state, viewer, pressed=()):
+        if state.to_act() != viewer and viewer is not None:
+            return {}
+        return dict((k, w[:5]) for k, w in self.key_labels(state, pressed).items())
 
     def key_labels(self, state, pressed):
         """{key: the word it chooses now} given the keys pressed so far."""

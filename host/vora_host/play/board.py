@@ -416,6 +416,8 @@ class BoardGameCompanion:
         from vora_host.link.client import ticks_ms
         from vora_host.link.mirror import Follower
         path = path or board.port.path
+        if board is not None:
+            board.terminal_keys = self.key_names_and_marks
         self.follower = Follower(path, log=None, source=self.source)
         client = self.follower.client
         self.game = BoardGame(self.game_name, self.state, self.agents, client, log=self.log,
@@ -438,6 +440,17 @@ class BoardGameCompanion:
                 await asyncio.sleep(POLL_S)
 
         return [asyncio.create_task(self.follower.run()), asyncio.create_task(loop())]
+
+    def key_names_and_marks(self):
+        """The keys as this game names them (a1..g7 over the whole 7x7) and what each
+        shows now, for the virtual board's screen."""
+        game = self.game
+        if game is None:
+            return None
+        viewer = game.viewer()
+        marks = game.mapping.key_marks(self.state, viewer, tuple(game.pad.pressed))
+        return (tuple(key_name(k) for k in range(KEYS)),
+                tuple(marks.get(k, "") for k in range(KEYS)))
 
     def finish(self):
         """The session ends: an unfinished game is logged as interrupted. Returns a line
@@ -485,7 +498,9 @@ class BoardGameCompanion:
         parts.append(status)
         return Group(*parts)
 
-    def side_lines(self, width):
+    def side_lines(self, width, compact=False):
+        # Beside the virtual board (the screen asks for a compact form when it is narrow;
+        # the game's view folds to the width it is given either way).
         if self.game is None:
             return []
         from vora_host.link.mirror import ansi_lines

@@ -282,6 +282,9 @@ class VirtualBoard:
         self.app = App(self.hw, pinmap, store=self.store, link=self.link, seed_fn=seed_fn,
                        now=ticks_ms(), id_fn=lambda: random.getrandbits(32))
         self._down = [0] * layout.KEYS  # how many presses hold each switch closed
+        # In terminal mode the PC's game names the keys (vora play GAME): a callable
+        # giving (49 names, 49 marks), or None to keep Vora's.
+        self.terminal_keys = None
 
     @property
     def ui(self):
@@ -290,6 +293,22 @@ class VirtualBoard:
     def _link_write(self, data):
         self.bytes_out += len(data)
         self.port.write(data)
+
+    def key_names(self):
+        """The keys' names: Vora's (a1..e5, Sa, cS...), or in terminal mode the names of
+        the game the PC runs (a1..g7 over the whole 7x7)."""
+        if self.link.mode and self.terminal_keys:
+            named = self.terminal_keys()
+            if named:
+                return tuple(named[0])
+        return layout.KEY_NAMES
+
+    def parse_key(self, name):
+        """Key index of a key name as the keys are named now (key_names()); KeyError."""
+        names = self.key_names()
+        if names is not layout.KEY_NAMES and name in names:
+            return names.index(name)
+        return parse_key(name)
 
     def receive(self, data):
         """Bytes from the serial program: to the board's link endpoint."""
@@ -455,7 +474,8 @@ class VirtualBoard:
         an edge. Empty in terminal mode (the PC's pixels mean what the PC says)."""
         marks = [""] * layout.KEYS
         if self.link.mode:
-            return marks
+            named = self.terminal_keys() if self.terminal_keys else None
+            return list(named[1]) if named else marks
         ui = self.ui
         st = ui.state
         for seat, k in layout.CORNER_OF_SEAT.items():
@@ -575,13 +595,13 @@ async def run_command(board, line, emit):
         if verb in ("press", "hold"):
             if not 1 <= len(args) <= 2:
                 raise ValueError("usage: %s KEY [ms]" % verb)
-            k = _key(args[0])
+            k = _key(args[0], board)
             ms = _ms(args[1]) if len(args) > 1 else (PRESS_MS if verb == "press" else HOLD_MS)
             await _press_and_say(board, k, ms, args[0], emit)
         elif verb in ("down", "up"):
             if len(args) != 1:
                 raise ValueError("usage: %s KEY" % verb)
-            board.set_switch(_key(args[0]), verb == "down")
+            board.set_switch(_key(args[0], board), verb == "down")
             emit("ok")
         elif verb == "wait":
             if len(args) != 1:
@@ -607,7 +627,7 @@ async def run_command(board, line, emit):
             await _typed_move(board, line, emit)
         elif len(words) == 1:
             try:
-                k = parse_key(words[0])
+                k = board.parse_key(words[0])
             except KeyError:
                 raise ValueError("%r is neither a command, a move nor a key (help lists "
                                  "them)" % _shown(words[0]))
@@ -618,9 +638,9 @@ async def run_command(board, line, emit):
         emit("error %s" % exc)
 
 
-def _key(name):
+def _key(name, board=None):
     try:
-        return parse_key(name)
+        return board.parse_key(name) if board is not None else parse_key(name)
     except KeyError:
         raise ValueError("no key is called %r (a1..e5, Sa..Se, Na..Ne, W1..W5, E1..E5, "
                          "cS cW cN cE)" % name)
@@ -803,7 +823,7 @@ class Screen:
         self._refusal_seen()
         frame = self.board.frame()
         closed = self.board.hw.closed
-        names = layout.KEY_NAMES
+        names = self.board.key_names()
         marks = self.board.key_marks()
         for k in range(layout.KEYS):
             v = frame[k * 3:k * 3 + 3]
@@ -813,7 +833,7 @@ class Screen:
             else:
                 rgb, fg = CAP_RGB, CAP_TEXT
             held = bool(closed >> k & 1)
-            look = (rgb, fg, k == self.cursor, held, self.cell_h, marks[k])
+            look = (rgb, fg, k == self.cursor, held, self.cell_h, marks[k], names[k])
             if self._cells[k] == look:
                 continue
             self._cells[k] = look
@@ -962,7 +982,7 @@ class KeyboardInput:
                 self.mouse_at = loop.time()
                 self.screen.cursor = k
                 self.board.key_down(k)
-                self.screen.message = "mouse: %s" % layout.KEY_NAMES[k]
+                self.screen.message = "mouse: %s" % self.board.key_names()[k]
         elif seq.endswith("m") and self.mouse_key >= 0:
             k = self.mouse_key
             self.mouse_key = -1
@@ -983,9 +1003,9 @@ class KeyboardInput:
             if line:
                 self._run_typed(line)
             else:
-                self.submit("press " + layout.KEY_NAMES[s.cursor])
+                self.submit("press " + self.board.key_names()[s.cursor])
         elif ch == " " and not s.entry:
-            self.submit("press " + layout.KEY_NAMES[s.cursor])
+            self.submit("press " + self.board.key_names()[s.cursor])
         elif ch == "q" and not s.entry:
             self.quit(EXIT_OK)
         elif ch in ("\x7f", "\x08"):
@@ -1004,7 +1024,7 @@ class KeyboardInput:
             "press", "hold", "down", "up") else None
         if name is not None:
             try:
-                self.screen.cursor = parse_key(name)
+                self.screen.cursor = self.board.parse_key(name)
             except KeyError:
                 pass
         self.submit(line)

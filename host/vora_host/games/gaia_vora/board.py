@@ -68,6 +68,21 @@ class GaiaBoard(BoardMapping):
             return path + (self._location_key(state, w[2]),) if len(w) > 2 else path
         raise ValueError("no keys for %r" % move)
 
+    def key_marks(self, state, viewer, pressed=()):
+        marks = {WATER_KEY: "water"}
+        for name, k in SKY_KEYS.items():
+            marks[k] = name
+        for n, k in ROTATE_KEYS.items():
+            marks[k] = "rot %d" % n
+        for table in (SPECIES_KEYS, COLOUR_KEYS, TILE_KEYS):
+            for name, k in table.items():
+                marks[k] = name[:5]
+        seen = self.rules.from_json(state.view(viewer))
+        for i, slot in enumerate(seen.board()["slots"]):
+            marks[SLOT_KEYS[i]] = "%s %s" % (slot["position"], slot["location"] == "water"
+                                             and "~" or len(slot["stack"]))
+        return marks
+
     def frame(self, state, viewer, now):
         seen = self.rules.from_json(state.view(viewer))  # nothing is hidden
         b = seen.board()
