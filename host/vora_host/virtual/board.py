@@ -380,6 +380,8 @@ class VirtualBoard:
 
     def status(self):
         """One line about the game for the screen."""
+        if self.link.mode:
+            return "The PC runs the game: the keys and lights are the PC's (terminal mode)"
         ui = self.ui
         st = ui.state
         if ui.mode == vora_ui.MODE_SETUP or st is None:
@@ -422,6 +424,8 @@ class VirtualBoard:
     def detail(self):
         """A second line: the preview, the farm on view (and from whose seat it is laid
         out), or what was picked."""
+        if self.link.mode:
+            return ""
         ui = self.ui
         st = ui.state
         if st is None or ui.mode not in (vora_ui.MODE_PLAY, vora_ui.MODE_OVER):
@@ -453,6 +457,9 @@ class VirtualBoard:
 
     def help_line(self):
         """The footer: the keys that play now, for the seat whose turn it is."""
+        if self.link.mode:
+            return ("Press the keys the PC's screen names (click, or type a key name a1..g7 "
+                    "and Enter) | q quits")
         ui = self.ui
         st = ui.state
         if ui.mode == vora_ui.MODE_SETUP or st is None:
