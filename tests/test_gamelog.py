@@ -968,3 +968,24 @@ def test_list_points_at_games_left_playing(db, capsys):
     out = capsys.readouterr().out
     assert "Still 'playing' after more than" in out and ": %d. If nobody" % old in out
     assert "vora games end ID" in out
+
+
+def test_a_game_from_a_position_keeps_it_in_both_formats(log, tmp_path):
+    position = "PWMDL/DLPWM/WMDLP/LPWMD/MDLPW SN 0 CP/D G30"
+    state = vora.new_game(2, 5, position=position)
+    gid = log.start_game(players=2, seed=5, source="terminal", options={"position": position})
+    move = state.legal_moves()[0]
+    state.play(move)
+    log.add_move(gid, 1, move, state.digest())
+    text = formats.export_text(log, gid)
+    assert '[Position "%s"]' % log.game(gid)["options"]["position"] in text
+    other_gid = None
+    with GameLog(tmp_path / "other.sqlite3") as other:
+        other_gid, report = formats.import_text(other, text)
+        assert report.ok and other.game(other_gid)["options"] == log.game(gid)["options"]
+    # A dealt game has no position: no tag, and its JSON's null reads back.
+    dealt, _, _, _ = log_game(log, 56, max_moves=3)
+    assert "[Position" not in formats.export_text(log, dealt)
+    assert json.loads(formats.export_json(log, dealt))["options"]["position"] is None
+    with GameLog(tmp_path / "third.sqlite3") as third:
+        assert formats.import_json(third, formats.export_json(log, dealt))[1].ok

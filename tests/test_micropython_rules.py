@@ -20,13 +20,15 @@ def cpython(script, *args):
 
 
 # The games the board can referee alone: their rules run unchanged under MicroPython.
-BOARD_GAMES = ("vora",)
+BOARD_GAMES = ("vora", "vorcept", "gaia-vora")
+# Games per batch, so that a batch plays well over 150 moves (random Vorcept games are short),
+# and the options of extra runs that take other paths through a game's rules.
+GAMES_PER_BATCH = {"vora": 3, "vorcept": 12, "gaia-vora": 3}
+OPTION_RUNS = {"vorcept": ['{"self_capture": "forbid", "edge_wall": false}',
+                           '{"size": 9, "host_only": true, "lava_min": 0}']}
 
 
-@pytest.mark.parametrize("game", BOARD_GAMES)
-@pytest.mark.parametrize("first", [0, 3, 6])
-def test_same_seeded_games_give_the_same_digests_on_both_runtimes(game, first):
-    args = (game, str(first), "3")  # three games, player counts cycling
+def compare_runtimes(args):
     expected = cpython(SCRIPTS / "random_games.py", *args).splitlines()
     got = run_micropython(SCRIPTS / "random_games.py", args, check=True).stdout.splitlines()
     assert len(expected) > 3 * 50, "the games are too short to prove anything"
@@ -34,6 +36,19 @@ def test_same_seeded_games_give_the_same_digests_on_both_runtimes(game, first):
         assert have == want, "first difference at line %d:\nCPython:     %s\nMicroPython: %s" % (
             k + 1, want, have)
     assert len(got) == len(expected)
+
+
+@pytest.mark.parametrize("game", BOARD_GAMES)
+@pytest.mark.parametrize("batch", [0, 1, 2])
+def test_same_seeded_games_give_the_same_digests_on_both_runtimes(game, batch):
+    count = GAMES_PER_BATCH.get(game, 3)  # games per batch, player counts cycling
+    compare_runtimes((game, str(batch * count), str(count)))
+
+
+@pytest.mark.parametrize("game,options", [(g, o) for g in sorted(OPTION_RUNS)
+                                          for o in OPTION_RUNS[g]])
+def test_games_with_options_give_the_same_digests_on_both_runtimes(game, options):
+    compare_runtimes((game, "0", "6", "100000", options))
 
 
 def test_rules_checks_pass_under_micropython():

@@ -28,6 +28,7 @@ from vora_host import __version__, bots
 from vora_host.log import cli as games_cli
 from vora_host.argtypes import game_option_pairs, positive_int, seconds, seed as seed_arg
 from vora_host import games as host_games
+from vora_host.log.store import GameLogError
 from vora_host.log.records import RecordError, load_record, new_record, replay, result_of, \
     write_record
 from vora_host.play.terminal import EOF, INTERRUPTED, OVER, QUIT, Human, TerminalGame
@@ -58,10 +59,12 @@ def parse_box(text):
 
 
 def parse_seat_list(text, players, seats):
-    """'--human' as player numbers or seat letters: '0', '0,2', 'S,N', 'none'."""
+    """'--human' as player numbers or seat letters: '0', '0,2', 'S,N', 'none', 'all'."""
     text = text.strip()
     if text.lower() in ("", "none", "-"):
         return set()
+    if text.lower() == "all":
+        return set(range(players))
     out = set()
     for part in text.replace(" ", ",").split(","):
         part = part.strip()
@@ -122,12 +125,20 @@ def build_parser():
                            "printed)")
     play.add_argument("--human", metavar="LIST", default=None,
                       help="the human players, as numbers or seats: '0', '0,2', 'S,N', "
-                           "'none' (default: 0); the others are bots")
+                           "'all', 'none' (default: 0 when typed, all on the board); the "
+                           "others are bots")
     play.add_argument("--bots-only", action="store_true",
                       help="every player is a bot: a demo that needs no keyboard")
-    play.add_argument("--bot", metavar="KIND", default="greedy",
-                      help="kind of the bots: %s, or a comma list given to the bot seats "
-                           "in order (default greedy)" % " or ".join(sorted(bots.bot_kinds("vora"))))
+    play.add_argument("--bot", metavar="SEAT=KIND", action="append", default=None,
+                      help="a bot at a seat: N=greedy (a seat letter or a player number; "
+                           "repeat or join with commas); on the board the PC plays that "
+                           "seat. With --typed also a kind alone (%s) or a comma list, "
+                           "given to the bot seats in order (default greedy)"
+                           % " or ".join(sorted(bots.bot_kinds("vora"))))
+    play.add_argument("--position", metavar="TEXT", default=None,
+                      help="start from this position instead of a deal (notation in "
+                           "docs/vora-notation.md), e.g. 'PWMDL/DLPWM/WMDLP/LPWMD/MDLPW SN "
+                           "0 CP/D G30': for teaching and puzzles")
     play.add_argument("--delay", type=seconds, default=None, metavar="SECONDS",
                       help="pause before each bot move (default %.1f at a terminal, 0 with "
                            "--bots-only or when input is not a terminal)" % INTERACTIVE_DELAY)
@@ -228,9 +239,9 @@ def main(argv=None):
     console = Console(highlight=False)
     try:
         if args.command == "play":
-            if args.typed or args.bots_only or args.human is not None or args.game != "vora":
+            if args.typed or args.bots_only or (args.human is not None and args.game == "vora"):
                 return cmd_play(args, console, args.subparser)
-            return cmd_play_board(args, console)
+            return cmd_play_board(args, console, args.subparser)
         if args.command == "mirror":
             return cmd_mirror(args, console)
         if args.command == "repl":
@@ -267,9 +278,10 @@ def _open_log(console, db):
         return None
 
 
-def _close_log(log):
+def _close_log(log, announce=True):
     """Write what waits, close the log and say (on stderr) where each game of this session
-    went: "Logged as game 7", or where a game the log could not take was saved."""
+    went: "Logged as game 7" (unless `announce` is false: the caller said it), or where a
+    game the log could not take was saved."""
     from vora_host.log import formats
     from vora_host.log.live import save_rescue
     from vora_host.log.store import GameLogError
@@ -287,8 +299,9 @@ def _close_log(log):
             continue
         seen.append(real)
         if real is not None and real not in waiting:
-            err.print("Logged as game %d in %s ('vora games show %d')."
-                      % (real, escape(str(log.path)), real), soft_wrap=True)
+            if announce:
+                err.print("Logged as game %d in %s ('vora games show %d')."
+                          % (real, escape(str(log.path)), real), soft_wrap=True)
             continue
         try:
             text = formats.export_json(log, gid)
@@ -307,11 +320,55 @@ def _close_log(log):
     log.close()
 
 
-def cmd_play_board(args, console):
+def _board_play_options(args, parser):
+    # --bot SEAT=KIND and --position for a board: checked here, before anything starts.
+    from vora_host.play.board_play import parse_bot_seats
+    try:
+        seats = parse_bot_seats(args.bot or [])
+    except ValueError as exc:
+        parser.error("--bot: %s" % exc)
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 32)
+    position = None
+    if args.position is not None:
+        words = args.position.split()
+        try:
+            state = vora.new_game(len(words[1]) if len(words) > 1 else 0, seed,
+                                  position=" ".join(words))
+        except (BadPosition, ValueError) as exc:
+            parser.error("--position: %s" % exc)
+        position = state.start
+    if not seats and position is None:
+        return None
+    return {"bots": seats, "position": position, "seed": seed}
+
+
+def cmd_play_board(args, console, parser):
+    """A game on the board: Vora refereed by the board and mirrored here; any other game
+    run here with the board as screen and keypad (terminal mode). The board found on USB,
+    or the virtual board."""
     from vora_host.link import ports
     from vora_host.virtual import board as sim
     from vora_host.link.mirror import VirtualCompanion, run_mirror
+    from vora_host.play.board import BoardGameCompanion, run_board_game
+    host = None
+    play = None
+    if args.game == "vora":
+        play = _board_play_options(args, parser)
+    else:
+        # Vora is the board's own; the others are run here, every seat a human at the
+        # board unless --human or --bot name fewer (the rest are bots).
+        if args.human is None:
+            args.human = "all"
+        module, state, seed, agents = _prepare_game(args, parser)
+        host = host_games.host_game(args.game)
+        if not hasattr(host, "BOARD"):
+            parser.error("%s has no board mapping yet: play it with --typed" % module.TITLE)
+        try:
+            getattr(host.BOARD, "check", lambda st: None)(state)
+        except ValueError as exc:
+            parser.error(str(exc))
     log = None
+    announce = True
     if not args.no_log:
         log = _open_log(console, args.db)
         if log is None:
@@ -328,15 +385,35 @@ def cmd_play_board(args, console):
                 # stderr: the first line on stdout is the virtual board's serial device
                 Console(stderr=True).print("No board on USB: starting the virtual board.",
                                            style="dim")
-        if device is not None:
-            return run_mirror(device, log)
         plain = not (sys.stdout.isatty() and sys.stdin.isatty())
-        companion = VirtualCompanion(log, sys.stdout, plain)
+        if host is not None:
+            companion = BoardGameCompanion(
+                args.game, state, agents, log=log, seed=seed, out=sys.stdout, plain=plain,
+                source="virtual board" if device is None else "board %s" % device)
+            console.print("[bold]%s[/bold] on the board, seed %d; %s" % (
+                module.TITLE, seed, "; ".join(host.VIEW.seat_label(state, p, a.kind)
+                                              for p, a in enumerate(agents))))
+            if device is not None:
+                status = run_board_game(device, companion, plain)
+            else:
+                status = sim.run(save_dir=args.save_dir, fresh=args.fresh, seed=args.seed,
+                                 headless=plain, companion=companion)
+            if log is not None:
+                try:
+                    log.flush()  # so that the line below names the game's id in the file
+                except GameLogError:
+                    pass  # said by _close_log below, with where the game was saved
+            console.print(companion.finish())
+            announce = False
+            return status
+        if device is not None:
+            return run_mirror(device, log, play=play)
+        companion = VirtualCompanion(log, sys.stdout, plain, play=play)
         return sim.run(save_dir=args.save_dir, fresh=args.fresh, seed=args.seed,
                        headless=plain, companion=companion)
     finally:
         if log is not None:
-            _close_log(log)
+            _close_log(log, announce)
 
 
 def _board_device(args, console):
@@ -385,7 +462,18 @@ def _make_agents(args, players, seats, seed, parser):
             humans = parse_seat_list("0" if args.human is None else args.human, players, seats)
         except ValueError as exc:
             parser.error("--human: %s" % exc)
-    kinds = [k.strip().lower() for k in args.bot.split(",") if k.strip()] or ["greedy"]
+    plain = [v for v in (args.bot or []) if "=" not in v]
+    kinds = [k.strip().lower() for v in plain for k in v.split(",") if k.strip()] or ["greedy"]
+    from vora_host.play.board_play import parse_bot_seats
+    try:
+        at_seats = parse_bot_seats([v for v in (args.bot or []) if "=" in v])
+    except ValueError as exc:
+        parser.error("--bot: %s" % exc)
+    for key in at_seats:  # a seat given a bot is no human's, whatever --human says
+        p = key if isinstance(key, int) else seats.find(key)
+        if not 0 <= p < players:
+            parser.error("--bot: nobody sits at %r (seats %s)" % (key, seats))
+        humans.discard(p)
     known = bots.bot_kinds(args.game)
     kinds = [k if k != "greedy" or k in known else "random" for k in kinds]
     for k in kinds:
@@ -397,6 +485,9 @@ def _make_agents(args, players, seats, seed, parser):
     for p in range(players):
         if p in humans:
             agents.append(Human())
+        elif p in at_seats or (seats and seats[p] in at_seats):
+            agents.append(bots.make_bot(at_seats.get(p, at_seats.get(seats[p] if seats else p)),
+                                        seed * 10 + p, args.game))
         else:
             agents.append(bots.make_bot(kinds[n_bots % len(kinds)], seed * 10 + p, args.game))
             n_bots += 1
@@ -418,13 +509,20 @@ def _game_options(args, module, parser):
     if "seats" in given:
         given["seats"] = given["seats"].upper()
     options.update(given)
+    if args.position is not None:
+        if not any(spec[0] == "position" for spec in module.OPTIONS):
+            parser.error("--position: %s has no set-up positions" % module.TITLE)
+        options["position"] = " ".join(args.position.split())
     return options
 
 
-def cmd_play(args, console, parser):
+def _prepare_game(args, parser):
+    """The game asked for: (module, state, seed, agents), every error a usage error."""
     module = rules_games.load(args.game)
-    view = host_games.host_game(args.game).VIEW
     players = args.players
+    if players is None and args.position is not None and module is vora:
+        words = args.position.split()  # a Vora position names its seats, so its players
+        players = len(words[1]) if len(words) > 1 else None
     if players is None:
         players = 2 if 2 in module.PLAYER_COUNTS else module.PLAYER_COUNTS[0]
     if players not in module.PLAYER_COUNTS:
@@ -434,11 +532,20 @@ def cmd_play(args, console, parser):
     options = _game_options(args, module, parser)
     try:
         state = module.new_game(players, seed, **options)
-    except (BadPosition, TypeError) as exc:
-        parser.error(str(exc))
+    except (BadPosition, TypeError, ValueError) as exc:
+        parser.error(("--position: %s" if args.position else "%s") % exc)
     options = state.options()  # every option spelled out, house defaults included
     seats = options.get("seats") if isinstance(options.get("seats"), str) else ""
     agents = _make_agents(args, players, seats, seed, parser)
+    return module, state, seed, agents
+
+
+def cmd_play(args, console, parser):
+    module, state, seed, agents = _prepare_game(args, parser)
+    view = host_games.host_game(args.game).VIEW
+    players = len(state.scores())
+    options = state.options()
+    seats = options.get("seats") if isinstance(options.get("seats"), str) else ""
     if args.record:
         # Find out now, not after an hour of play, that the record cannot be written.
         folder = Path(args.record).resolve().parent

@@ -2,8 +2,9 @@
 
 Moves are chosen with the rules' own PRNG (shared_rules.prng), so both runtimes pick the
 same moves; every move prints "<seed> <players> <number> <digest> <move>".
-Usage: random_games.py GAME FIRST_SEED COUNT [MAX_MOVES]
-Player counts cycle through the game's PLAYER_COUNTS, seed by seed.
+Usage: random_games.py GAME FIRST_SEED COUNT [MAX_MOVES [OPTIONS_JSON]]
+Player counts cycle through the game's PLAYER_COUNTS, seed by seed; OPTIONS_JSON (a JSON
+object) gives new_game() options.
 """
 
 import sys
@@ -11,12 +12,12 @@ import sys
 from shared_rules import games, prng
 
 
-def main(name, first, count, max_moves):
+def main(name, first, count, max_moves, options):
     module = games.load(name)
     counts = module.PLAYER_COUNTS
     for seed in range(first, first + count):
         players = counts[seed % len(counts)]
-        state = module.new_game(players, seed=seed)
+        state = module.new_game(players, seed, **options)
         print("%d %d 0 %s start" % (seed, players, state.digest()))
         chooser = prng.seed_state(seed + 7919)
         k = 0
@@ -29,4 +30,9 @@ def main(name, first, count, max_moves):
 
 
 args = sys.argv[1:]
-main(args[0], int(args[1]), int(args[2]), int(args[3]) if len(args) > 3 else 100000)
+if len(args) > 4:
+    import json
+    opts = json.loads(args[4])
+else:
+    opts = {}
+main(args[0], int(args[1]), int(args[2]), int(args[3]) if len(args) > 3 else 100000, opts)

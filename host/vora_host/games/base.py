@@ -104,3 +104,127 @@ class TerminalView:
     def title(self, state):
         """The game's name with its player count, for headings."""
         return Text("%s, %d players" % (self.rules.TITLE, len(state.scores())))
+
+
+# ---------------------------------------------------------------- on the board
+
+KEYS = 49  # the 7x7 frame; key k = y * 7 + x, x west..east, y south..north (hardware/)
+CORNERS = {"S": 0, "W": 42, "N": 48, "E": 6}
+SEATS_BY_COUNT = {1: "S", 2: "SN", 3: "SWN", 4: "SWNE"}
+OFF = (0, 0, 0)
+
+
+def key_of(x, y):
+    """Key index of column x (0 west .. 6 east) and row y (0 south .. 6 north)."""
+    return y * 7 + x
+
+
+def cell_key(name):
+    """Key index of a chess-like cell name on the whole 7x7 ("a1" is the south-west
+    corner key, "g7" the north-east one)."""
+    return key_of(ord(name[0]) - 97, int(name[1:]) - 1)
+
+
+class BoardMapping:
+    """How a game the host runs shows on the board's 7x7 keys and reads them (terminal
+    mode of the link). The generic key pad of vora_host.play.board does the rest: it
+    narrows the legal moves by the keys pressed, previews the one they name, cycles
+    between moves that share the same keys when the last key is pressed again, and plays
+    the preview when the player to act presses their corner (their confirm key).
+
+    A game gives:
+    - `key_path(state, move)`: the keys, in order, that name `move` (a tuple of key
+      indices; e.g. Vorcept's "move d2 d4" is the two cells). Moves with no key of their
+      own ("pass") use the player's corner key: pressed once it previews, again it plays.
+      The preview's last key pressed again and held (HOLD_MS) plays it too; pressed
+      again briefly, it shows the next move named by the same keys.
+    - `frame(state, viewer, now)`: 49 (r, g, b) tuples, what each key shows, drawn from
+      `state.view(viewer)` only.
+    """
+
+    def __init__(self, rules):
+        self.rules = rules
+
+    def confirm_keys(self, state, player):
+        """The keys that play `player`'s preview: their corner (seats S, N for 2 players,
+        S W N E for 4: the corner at their left hand); with more players than corners,
+        any corner. A game that uses every key for itself returns () and its players
+        confirm by pressing the preview's last key again and holding it."""
+        seats = SEATS_BY_COUNT.get(len(state.scores()))
+        if seats is None:
+            return tuple(sorted(CORNERS.values()))
+        return (CORNERS[seats[player]],)
+
+    def key_path(self, state, move):
+        raise NotImplementedError
+
+    def frame(self, state, viewer, now):
+        raise NotImplementedError
+
+    def key_marks(self, state, viewer, pressed=()):
+        """{key: a short word} saying what a key is now, for screens that draw the keys
+        (the virtual board): pieces, sky objects, the choices of a selection."""
+        return {}
+
+
+# Keys for word-by-word entry: the move kinds on the top and bottom edges (west to east);
+# each following word on the inner 5x5 (top-left first, row by row), then the west, east,
+# top and bottom edges. With more choices than keys, the last key turns the page.
+KIND_KEYS = tuple(key_of(x, 6) for x in range(1, 6)) + tuple(key_of(x, 0) for x in range(1, 6))
+CHOICE_KEYS = tuple(key_of(x, y) for y in range(5, 0, -1) for x in range(1, 6)) + tuple(
+    key_of(0, y) for y in range(5, 0, -1)) + tuple(key_of(6, y) for y in range(5, 0, -1)) + \
+    KIND_KEYS
+
+
+def _paged(region, k):
+    # The keys that choose the k-th choice: the page key (the region's last) once per
+    # page to turn, then the choice's key on its page.
+    per_page = len(region) - 1
+    return (region[-1],) * (k // per_page) + (region[k % per_page],)
+
+
+class WordKeys(BoardMapping):
+    """A mapping for games whose moves are best chosen word by word (card and dice games):
+    the first word (the move's kind) on an edge key, then each following word on the
+    inner keys, in the sorted order of the choices left. The PC screen names what each
+    key chooses (`key_labels`); the game's own frame shows its state, and the choices
+    glow when a selection is under way."""
+
+    def _choices(self, state, prefix):
+        n = len(prefix)
+        words = set()
+        for move in state.legal_moves():
+            w = move.split(" ")
+            if len(w) > n and w[:n] == prefix:
+                words.add(w[n])
+        return sorted(words)
+
+    def _keyed_words(self, state, move):
+        # [(key, what it chooses)] along the move: a word, or "more..." for a page turn.
+        words = move.split(" ")
+        out = []
+        for i in range(len(words)):
+            choices = self._choices(state, words[:i])
+            region = KIND_KEYS if i == 0 else CHOICE_KEYS
+            k = choices.index(words[i])
+            keys = _paged(region, k) if len(choices) > len(region) else (region[k],)
+            out += [(key, "more...") for key in keys[:-1]] + [(keys[-1], words[i])]
+        return out
+
+    def key_path(self, state, move):
+        return tuple(k for k, _ in self._keyed_words(state, move))
+
+    def key_marks(self, state, viewer, pressed=()):
+        if state.to_act() != viewer and viewer is not None:
+            return {}
+        return dict((k, w[:5]) for k, w in self.key_labels(state, pressed).items())
+
+    def key_labels(self, state, pressed):
+        """{key: the word it chooses now} given the keys pressed so far."""
+        n = len(pressed)
+        labels = {}
+        for move in state.legal_moves():
+            keyed = self._keyed_words(state, move)
+            if len(keyed) > n and [k for k, _ in keyed[:n]] == list(pressed):
+                labels[keyed[n][0]] = keyed[n][1]
+        return labels

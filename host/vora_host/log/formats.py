@@ -34,13 +34,14 @@ digest after it, and one line per takeback:
     2. takeback               move 2 was taken back; the next move is move 2 again
     2. P0 pass ; 2c3d4e5f60718293
 
-Options: an option `time_limit` of a game is the tag [TimeLimit] (the name in CamelCase;
-[OptionEnd] for an option `end`, which would collide with a tag above). Its value is written by its kind in
-the game's OPTIONS: "str" and choices as the text, "int" in decimal, "bool" as true or
-false, anything else as compact JSON. A game may write an option its own way: its host
-package's OPTION_TEXT = {name: (to_text, from_text)} (Vora writes its box as P12C12...).
-Exports written before this generic rule carried Vora's Seats, Box, PushedOut, MaxTurns
-and ChainLines: the same tags, read the same way. A file with takebacks says [Format "2"].
+Options: an option `time_limit` of a game is the tag [TimeLimit] (its name in CamelCase;
+[OptionEnd] for an option `end`, which would collide with a tag above). Its value is
+written by its kind in the game's OPTIONS: "str" and choices as the text, "int" in
+decimal, "bool" as true or false, anything else as compact JSON; an option set to None
+has no tag. A game may write an option its own way: its host package's OPTION_TEXT =
+{name: (to_text, from_text)} (Vora writes its box as P12C12...). Exports written before
+this generic rule carried Vora's Seats, Box, PushedOut, MaxTurns, ChainLines and Position:
+the same tags, read the same way. A file with takebacks says [Format "2"].
 
 Reading untrusted files: the size is checked before any work (MAX_RECORD_CHARS, lines of
 at most MAX_LINE characters, at most MAX_MOVES moves, JSON nested at most MAX_DEPTH
@@ -201,7 +202,7 @@ def option_texts(game, options):
     module = games.load(game)
     hooks = _hooks(game)
     return [(spec[0], _option_text(module, hooks, spec[0], options[spec[0]]))
-            for spec in module.OPTIONS if spec[0] in options]
+            for spec in module.OPTIONS if options.get(spec[0]) is not None]
 
 
 def _option_value(module, hooks, name, text, line):
@@ -235,9 +236,10 @@ def _option_value(module, hooks, name, text, line):
 
 
 def _check_option_kind(module, name, value):
-    kind = games.option_spec(module, name)[2]
-    # Choices are left to the game, whose message names them ("cannot be set up: ...").
-    ok = isinstance(kind, tuple) or {"int": _is_int(value), "bool": isinstance(value, bool),
+    _, default, kind, _ = games.option_spec(module, name)
+    # Choices are left to the game, whose message names them ("cannot be set up: ...");
+    # None is the value of an option whose default is None (Vora's position: a deal).
+    ok = isinstance(kind, tuple) or (value is None and default is None) or {"int": _is_int(value), "bool": isinstance(value, bool),
                                      "str": isinstance(value, str),
                                      "dict": isinstance(value, dict)}.get(kind, True)
     if not ok:
@@ -814,7 +816,9 @@ def export_text(log, game_id):
             ("Format", TEXT_FORMAT_TAKEBACKS if info["taken_back"] else RECORD_FORMAT),
             ("Seed", info["seed"]), ("Players", info["players"])]
     for spec in module.OPTIONS:
-        if spec[0] in info["options"]:
+        # An option left at None (its default: "not set") has no tag, as PGN writes no
+        # FEN tag for a game from the start.
+        if info["options"].get(spec[0]) is not None:
             tags.append((option_tag(module, spec[0]),
                          _option_text(module, hooks, spec[0], info["options"][spec[0]])))
     tags += _result_tags(info["result"])

@@ -1,0 +1,87 @@
+"""Vorcept on the board's 7x7 keys: one key per cell of the default 7x7 board.
+
+Every key is a cell, so there is no corner to confirm with: a move is previewed by its
+keys and played by pressing its last key again and holding it (under a second). A cell
+key names what starts there (placing the Pylon, lava or a Host; the piece to move, then
+its destination; a free cell beside your Host to summon; a short second press there shows
+the next drone kind). The Pylon's key previews `lava done` during the lava phase; your
+Host's key pressed twice previews `concede`. Lights: Blue's pieces cyan, Red's amber, the Host breathing, Drone-1
+dim, Drone-2 half, Drone-3 full; the piece that already acted blinks; lava dim red; the
+Pylon white; a cell where a piece was just removed flashes red until the next action.
+docs/vorcept-notation.md, "On the board", has the table.
+"""
+
+from vora_host.games.base import BoardMapping, cell_key
+
+__all__ = ["VorceptBoard"]
+
+SIDE_RGB = ((0, 200, 255), (255, 140, 0))  # Blue as cyan, Red as amber (seat colours)
+KIND_LEVEL = {"host": 256, "drone1": 70, "drone2": 140, "drone3": 256}
+LAVA = (90, 10, 0)
+PYLON = (200, 200, 200)
+
+
+def _scale(rgb, level):
+    return tuple(c * level // 256 for c in rgb)
+
+
+class VorceptBoard(BoardMapping):
+
+    def check(self, state):
+        """Only the default 7x7 board fits the keys: say so for other sizes."""
+        if state.size != 7:
+            raise ValueError("Vorcept on a %dx%d board does not fit the 7x7 keys: "
+                             "play it in the terminal (--typed)" % (state.size, state.size))
+
+    def confirm_keys(self, state, player):
+        return ()  # every key is a cell: hold the preview's last key instead
+
+    def key_path(self, state, move):
+        words = move.split(" ")
+        if words[0] in ("pylon", "lava", "host") and words[-1] != "done":
+            return (cell_key(words[1]),)
+        if words[0] == "move":
+            return (cell_key(words[1]), cell_key(words[2]))
+        if words[0] == "summon":
+            return (cell_key(words[2]),)
+        if move == "lava done":
+            return (cell_key(state.pylon_cell()),)
+        if move == "concede":
+            host = cell_key(state.host_cell(state.to_act()))
+            return (host, host)
+        raise ValueError("no keys for %r" % move)
+
+    def key_marks(self, state, viewer, pressed=()):
+        seen = self.rules.determinize(state.view(viewer), 0)
+        marks = {}
+        for name in seen.cell_names():
+            letter = seen.board_rows()[seen.size - int(name[1:])][ord(name[0]) - 97]
+            if letter != ".":
+                marks[cell_key(name)] = letter
+        return marks
+
+    def frame(self, state, viewer, now):
+        seen = self.rules.determinize(state.view(viewer), 0)  # nothing is hidden
+        out = [(0, 0, 0)] * 49
+        acted = set(seen.acted_cells())
+        blink = now % 600 < 400
+        for name in seen.cell_names():
+            what = seen.content(name)
+            k = cell_key(name)
+            if what == "lava":
+                out[k] = LAVA
+            elif what == "pylon":
+                out[k] = PYLON
+            elif what != "empty":
+                player, kind = what
+                level = KIND_LEVEL[kind]
+                if kind == "host":
+                    t = now % 1600
+                    level = 96 + (t if t < 800 else 1600 - t) * 160 // 800
+                if name in acted and not blink:
+                    level //= 4
+                out[k] = _scale(SIDE_RGB[player], level)
+        for cell, _, _ in seen.last_removed():
+            if seen.content(cell) == "empty" and blink:
+                out[cell_key(cell)] = (120, 0, 0)
+        return out

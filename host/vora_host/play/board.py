@@ -1,0 +1,542 @@
+"""A game the host runs, played on the board: the board is screen and keypad (terminal mode).
+
+The host keeps the state, the board shows the frames the host sends and reports its keys
+(docs/protocol.md, terminal mode). Three parts, each testable alone:
+
+- `KeyPad`: the generic key entry, free of I/O and clocks. The game's `BoardMapping`
+  (vora_host.games.<module>.BOARD) says which keys name each legal move; pressing keys
+  narrows the legal moves to those whose keys begin that way and previews the one they
+  name; the player's corner key plays the preview, and so does the preview's last key
+  pressed again and held (for games that use every key, such as Vorcept on the 7x7);
+  pressed again briefly, it shows the next move named by the same keys (a push or a pig
+  from one edge). A key that names nothing is refused with the reason, and flashes red.
+- `compose_frame()`: the game's own frame with the key pad's marks over it: pressed keys
+  blink white, the preview's keys are white, the refused key is red for a moment, the
+  confirm corner pulses green when a move is ready (in the player's colour otherwise).
+- `BoardGame`: the game loop over a link client (`set_mode`, `show`, key events): humans
+  press keys, bots move after a short pause, every move is logged like every other game.
+
+When the game hides information and two or more humans share the board, each human's
+turn starts public: the board shows what everybody may see until that player presses
+their corner (the others look away); after their move it is public again.
+"""
+
+from shared_rules import wire
+from shared_rules.errors import IllegalMove
+
+from vora_host.games.base import KEYS, OFF, SEATS_BY_COUNT
+
+__all__ = ["KeyPad", "compose_frame", "BoardGame", "key_name"]
+
+REFUSED_MS = 600
+HOLD_MS = 700  # a second press of the preview's last key held this long plays it
+WHITE = (255, 255, 255)
+RED = (255, 0, 0)
+GREEN = (0, 255, 0)
+SEAT_RGB = {"S": (0, 200, 255), "W": (255, 0, 200), "N": (255, 140, 0), "E": (140, 255, 0)}
+_FILES = "abcdefg"
+
+
+def key_name(k):
+    """A key's name on the whole 7x7: a1 (south-west) .. g7 (north-east)."""
+    return "%s%d" % (_FILES[k % 7], k // 7 + 1)
+
+
+def _pulse(now, period=1000):
+    t = now % period
+    half = period // 2
+    t = t if t < half else period - t
+    return 64 + t * 192 // half
+
+
+def _scale(rgb, level):
+    return tuple(c * level // 256 for c in rgb)
+
+
+class KeyPad:
+    """Key entry for one board: which keys are pressed, the move they preview."""
+
+    def __init__(self, mapping):
+        self.mapping = mapping
+        self.pressed = []
+        self.preview = None
+        self.refused_key = None
+        self.refused_at = 0
+        self.message = ""
+        self._paths = {}
+        self._paths_of = None
+        self.repeat = None  # (key, when pressed): the preview's last key pressed again
+        self.played = None
+
+    def reset(self):
+        self.pressed = []
+        self.preview = None
+        self.repeat = None
+
+    def paths(self, state):
+        """{move: its keys} for the legal moves of `state` (computed once per position)."""
+        digest = state.digest()
+        if self._paths_of != digest:
+            self._paths = dict((m, tuple(self.mapping.key_path(state, m)))
+                               for m in state.legal_moves())
+            self._paths_of = digest
+        return self._paths
+
+    def confirm_keys(self, state):
+        return self.mapping.confirm_keys(state, state.to_act())
+
+    def _is_confirm(self, state, k):
+        return k in self.confirm_keys(state)
+
+    def press(self, state, k, now):
+        """A key pressed while `state` waits for a human. Returns (what, move):
+        ("play", move), ("preview", move), ("partial", None), ("held", None) (the
+        preview's last key again: release() decides) or ("refused", None); the reason of
+        a refusal is in `message`."""
+        if state.is_over() or not 0 <= k < KEYS:
+            return self._refuse(k, now, "the game is over" if state.is_over() else
+                                "there is no key %r" % (k,))
+        paths = self.paths(state)
+        if self.preview is not None and self._is_confirm(state, k):
+            move = self.preview
+            self.reset()
+            self.message = ""
+            return "play", move
+        if self.preview is not None and self.pressed and k == self.pressed[-1]:
+            self.repeat = (k, now)
+            return "held", None
+        for start in (self.pressed + [k], [k]):
+            n = len(start)
+            matching = [m for m in paths if paths[m][:n] == tuple(start)]
+            if matching:
+                return self._select(start, matching, paths)
+        if self._is_confirm(state, k):
+            return self._refuse(k, now, "choose a move first: press the keys that name it, "
+                                        "then your corner")
+        firsts = sorted(set(key_name(p[0]) for p in paths.values() if p))
+        return self._refuse(k, now, "key %s names no move now; moves start at %s"
+                            % (key_name(k), ", ".join(firsts[:12]) +
+                               (" ..." if len(firsts) > 12 else "")))
+
+    def release(self, state, k, now):
+        """A key released. The preview's last key pressed again: held long, it plays the
+        preview (("play", move)); briefly, the next move named by the same keys."""
+        if self.repeat is None or self.repeat[0] != k or self.preview is None:
+            return None, None
+        held = now - self.repeat[1]
+        self.repeat = None
+        if held >= HOLD_MS:
+            move = self.preview
+            self.reset()
+            self.message = ""
+            return "play", move
+        paths = self.paths(state)
+        same = [m for m in paths if paths[m] == tuple(self.pressed)]
+        if len(same) > 1:
+            i = same.index(self.preview) if self.preview in same else -1
+            self.preview = same[(i + 1) % len(same)]
+        self.message = "%s (hold its last key, or press your corner, to play it)" % self.preview
+        return "preview", self.preview
+
+    def _select(self, pressed, matching, paths):
+        self.pressed = list(pressed)
+        exact = [m for m in matching if len(paths[m]) == len(pressed)]
+        if exact:
+            self.preview = exact[0]
+            self.message = "%s (press your corner, or its last key again and hold, to play " \
+                "it%s)" % (self.preview, "; that key briefly for another" if len(exact) > 1 else "")
+            return "preview", self.preview
+        self.preview = None
+        self.message = "%d moves start this way: go on" % len(matching)
+        return "partial", None
+
+    def _refuse(self, k, now, reason):
+        self.refused_key = k
+        self.refused_at = now
+        self.message = reason
+        return "refused", None
+
+    def next_keys(self, state):
+        """Keys that would continue the current selection."""
+        n = len(self.pressed)
+        paths = self.paths(state)
+        return set(p[n] for p in paths.values()
+                   if len(p) > n and list(p[:n]) == self.pressed)
+
+
+def compose_frame(mapping, state, viewer, pad, now, waiting_for=None):
+    """The 147-byte frame the board shows: the game's frame with the key pad's marks.
+    `waiting_for`: a player whose turn waits for them to press their corner (hand-over
+    of a game with secrets): only the public frame and their pulsing corner."""
+    pixels = list(mapping.frame(state, viewer, now))
+    if len(pixels) != KEYS:
+        raise ValueError("a frame has %d keys, not %d" % (KEYS, len(pixels)))
+    player = state.to_act()
+    if player is not None:
+        seats = SEATS_BY_COUNT.get(len(state.scores()))
+        colour = SEAT_RGB[seats[player]] if seats else WHITE
+        corners = pad.confirm_keys(state)
+        if waiting_for is None:
+            if pad.preview is not None:
+                for k in mapping.key_path(state, pad.preview):
+                    pixels[k] = WHITE
+                colour = GREEN
+            else:
+                blink = now % 600 < 400
+                for k in pad.pressed:
+                    pixels[k] = WHITE if blink else OFF
+                # Where the selection can go on: dark keys glow faintly; lit ones flicker
+                # to dim white now and then, so the game's own colours stay readable.
+                flicker = now % 1200 < 300
+                for k in pad.next_keys(state):
+                    if pixels[k] == OFF or (pad.pressed and flicker):
+                        pixels[k] = (40, 40, 40)
+        for c in corners:
+            pixels[c] = _scale(colour, _pulse(now))
+    if pad.refused_key is not None and now - pad.refused_at < REFUSED_MS:
+        pixels[pad.refused_key] = RED
+    out = bytearray(KEYS * 3)
+    for k, rgb in enumerate(pixels):
+        out[3 * k:3 * k + 3] = bytes(max(0, min(255, int(c))) for c in rgb)
+    return bytes(out)
+
+
+class BoardGame:
+    """One game the host runs on a board. `client` is a link client (set_mode, show,
+    connected); call `key(k, pressed, now)` for each KEY event and `tick(now)` often.
+
+    game:    the registry name; state: its state; agents: a Human() or a bot per player
+    log:     a GameLog or None; source: where the log says it was played
+    on_event(what, text): "move", "refused", "preview", "over", "log" for the PC screen
+    """
+
+    def __init__(self, game, state, agents, client, log=None, source="virtual board",
+                 bot_delay_ms=700, on_event=None, seed=0):
+        from vora_host import games as host_games
+        from vora_host.play.terminal import Human
+        host = host_games.host_game(game)
+        self.game = game
+        self.seed = seed
+        self.mapping = host.BOARD
+        self.view = host.VIEW
+        self.state = state
+        self.agents = list(agents)
+        self.humans = [p for p, a in enumerate(self.agents) if isinstance(a, Human)]
+        self.client = client
+        self.pad = KeyPad(self.mapping)
+        self.log = log
+        self.source = source
+        self.log_id = None
+        self.log_problem = None
+        self.bot_delay_ms = bot_delay_ms
+        self.on_event = on_event or (lambda what, text: None)
+        self.moves = []
+        self.history = []
+        self.turn_started = None
+        self.revealed = None  # the human whose secrets the board shows now
+        self._sent = None
+        self._mode_set = False
+
+    # ---- whose eyes
+
+    def _hides(self):
+        return self.view.rules.HIDDEN_INFORMATION and len(self.humans) > 1
+
+    def viewer(self):
+        """Whose view the board shows: the one human's; with several humans and
+        secrets, the revealed player's, else the public view."""
+        if len(self.humans) == 1:
+            return self.humans[0]
+        if self._hides():
+            return self.revealed
+        return None
+
+    def waiting_for(self):
+        p = self.state.to_act()
+        if self._hides() and p in self.humans and self.revealed != p:
+            return p
+        return None
+
+    # ---- the log
+
+    def start_log(self):
+        if self.log is None:
+            return
+        try:
+            self.log_id = self.log.start_game(
+                game=self.game, players=len(self.state.scores()), seed=self.seed,
+                options=self.state.options(), source=self.source)
+        except Exception as exc:  # noqa: BLE001 - the game goes on; the screen says why
+            self._log_failed(exc)
+
+    def _log_failed(self, exc):
+        self.log_problem = "the game log cannot be written: %s" % (exc,)
+        self.on_event("log", self.log_problem)
+
+    def _log_move(self, move):
+        if self.log is None or self.log_id is None:
+            return
+        try:
+            self.log.add_move(self.log_id, len(self.moves), move, self.state.digest())
+            if self.state.is_over():
+                from vora_host.log.records import result_of
+                self.log.end_game(self.log_id, "over", result_of(self.state))
+        except Exception as exc:  # noqa: BLE001
+            self._log_failed(exc)
+
+    # ---- playing
+
+    def play(self, move, now):
+        player = self.state.to_act()
+        before = self.state.clone()
+        shown = self.view.move_text(before, player, move, self.viewer())
+        self.state.play(move)
+        self.moves.append(move)
+        self.history.append((player, self.view.move_text(before, player, move, None)
+                             if self.view.rules.HIDDEN_INFORMATION else move))
+        self.pad.reset()
+        if self.revealed == player and self.state.to_act() != player:
+            self.revealed = None
+        self.turn_started = now
+        self._log_move(move)
+        self.on_event("move", "P%d %s" % (player, shown))
+        if self.state.is_over():
+            self.on_event("over", "; ".join(self.view.result_lines(self.state)))
+
+    def key(self, k, pressed, now):
+        """A KEY event from the board."""
+        if self.state.is_over():
+            return
+        if not pressed:
+            if self.state.to_act() in self.humans and self.waiting_for() is None:
+                what, move = self.pad.release(self.state, k, now)
+                if what == "play":
+                    self.play(move, now)
+                elif what == "preview":
+                    self.on_event("preview", self.pad.message)
+            return
+        player = self.state.to_act()
+        if player not in self.humans:
+            self.pad._refuse(k, now, "wait: P%d (%s) is thinking" % (
+                player, getattr(self.agents[player], "kind", "bot")))
+            self.on_event("refused", self.pad.message)
+            return
+        waiting = self.waiting_for()
+        if waiting is not None:
+            if self.pad._is_confirm(self.state, k) or not self.pad.confirm_keys(self.state):
+                self.revealed = waiting
+                self.on_event("log", "P%d's secrets are on the board" % waiting)
+            else:
+                self.pad._refuse(k, now, "P%d: press your corner when only you look" % waiting)
+                self.on_event("refused", self.pad.message)
+            return
+        what, move = self.pad.press(self.state, k, now)
+        if what == "held":
+            return
+        if what == "play":
+            try:
+                self.play(move, now)
+            except IllegalMove as exc:  # the pad only offers legal moves; say so if not
+                self.pad._refuse(k, now, exc.reason)
+                self.on_event("refused", self.pad.message)
+        elif what == "refused":
+            self.on_event("refused", self.pad.message)
+        else:
+            self.on_event("preview", self.pad.message)
+
+    def tick(self, now):
+        """Time passing: terminal mode once connected, bots' moves, the frame."""
+        if not getattr(self.client, "connected", False):
+            self._mode_set = False
+            return
+        if not self._mode_set:
+            self._mode_set = bool(self.client.set_mode(wire.MODE_TERMINAL))
+            self._sent = None
+        if self.turn_started is None:
+            self.turn_started = now
+        player = self.state.to_act()
+        if player is not None and player not in self.humans \
+                and now - self.turn_started >= self.bot_delay_ms:
+            self.play(self.agents[player].choose(self.state), now)
+        frame = compose_frame(self.mapping, self.state, self.viewer(), self.pad, now,
+                              self.waiting_for())
+        if frame == self._sent:
+            return
+        # Animations change a few keys at a time: send only those (4 bytes a key instead
+        # of the whole 147-byte frame), the whole frame when much has changed.
+        changes = []
+        if self._sent is not None:
+            for k in range(KEYS):
+                rgb = frame[3 * k:3 * k + 3]
+                if rgb != self._sent[3 * k:3 * k + 3]:
+                    changes.append((k, rgb[0], rgb[1], rgb[2]))
+        if self._sent is not None and len(changes) <= 12:
+            sent = self.client.show_changes(changes)
+        else:
+            sent = self.client.show(frame)
+        if sent:
+            self._sent = frame
+
+
+# ---------------------------------------------------------------- on a serial device
+
+POLL_S = 0.02
+
+
+class BoardGameCompanion:
+    """A host-run game on a board at a serial device: the link follower (which reopens
+    the device after an unplug), the board game loop, and the game drawn for the PC
+    screen (beside the virtual board, or alone for a USB board)."""
+
+    def __init__(self, game, state, agents, log=None, source="virtual board", seed=0,
+                 out=None, plain=False):
+        self.game_name = game
+        self.state = state
+        self.agents = agents
+        self.log = log
+        self.source = source
+        self.seed = seed
+        self.out = out
+        self.plain = plain
+        self.follower = None
+        self.game = None
+        self.lines = []  # the last events, for the screen
+
+    def _event(self, what, text):
+        self.lines.append("%s: %s" % (what, text))
+        del self.lines[:-6]
+        if self.plain and self.out is not None:
+            self.out.write("board %s: %s\n" % (what, text))
+            self.out.flush()
+
+    def start(self, board=None, path=None):
+        """Start on the virtual board (`board`) or a device path; returns the tasks."""
+        import asyncio
+
+        from vora_host.link.client import ticks_ms
+        from vora_host.link.mirror import Follower
+        path = path or board.port.path
+        if board is not None:
+            board.terminal_keys = self.key_names_and_marks
+        self.follower = Follower(path, log=None, source=self.source)
+        client = self.follower.client
+        self.game = BoardGame(self.game_name, self.state, self.agents, client, log=self.log,
+                              source=self.source, on_event=self._event, seed=self.seed)
+        self.game.start_log()
+        earlier = client.on_change
+
+        def changed(what):
+            earlier(what)
+            if what == "key":
+                while client.keys:
+                    k, pressed = client.keys.popleft()
+                    self.game.key(k, pressed, ticks_ms())
+
+        client.on_change = changed
+
+        async def loop():
+            while True:
+                self.game.tick(ticks_ms())
+                await asyncio.sleep(POLL_S)
+
+        return [asyncio.create_task(self.follower.run()), asyncio.create_task(loop())]
+
+    def key_names_and_marks(self):
+        """The keys as this game names them (a1..g7 over the whole 7x7) and what each
+        shows now, for the virtual board's screen."""
+        game = self.game
+        if game is None:
+            return None
+        viewer = game.viewer()
+        marks = game.mapping.key_marks(self.state, viewer, tuple(game.pad.pressed))
+        return (tuple(key_name(k) for k in range(KEYS)),
+                tuple(marks.get(k, "") for k in range(KEYS)))
+
+    def finish(self):
+        """The session ends: an unfinished game is logged as interrupted. Returns a line
+        for the user saying where the game was logged, or why it was not."""
+        game = self.game
+        if game is None or self.log is None:
+            return ""
+        if game.log_id is None:
+            return game.log_problem or "the game was not logged"
+        if not self.state.is_over():
+            from vora_host.log.records import result_of
+            try:
+                self.log.end_game(game.log_id, "interrupted", result_of(self.state, "quit"))
+            except Exception as exc:  # noqa: BLE001 - reported, the session ends anyway
+                return "logged as game %d, but its end could not be written: %s" % (
+                    game.log_id, exc)
+        return "logged as game %d (vora games show %d)" % (game.log_id, game.log_id)
+
+    def renderable(self, width):
+        from rich.console import Group
+        from rich.text import Text
+        game = self.game
+        view = game.view
+        parts = [view.render(self.state, game.viewer(), None, game.history, width=width)]
+        status = Text()
+        if self.follower is not None:
+            status.append(self.follower.client.status_line() + "\n", style="dim")
+        if game.log_problem:
+            status.append(game.log_problem + "\n", style="bold red")
+        elif game.log_id is not None:
+            status.append("logged as game %d\n" % game.log_id, style="dim")
+        p = self.state.to_act()
+        if p is not None:
+            status.append("%s to %s" % (view.seat_label(self.state, p), view.prompt(self.state)),
+                          style="bold")
+        for line in self.lines[-4:]:
+            status.append("\n" + line, style="red" if line.startswith("refused") else "")
+        labels = getattr(game.mapping, "key_labels", None)
+        if p is not None and p in game.humans and labels is not None:
+            choices = labels(self.state, game.pad.pressed)
+            if choices:
+                status.append("\nkeys: " + "  ".join(
+                    "%s %s" % (key_name(k), w) for k, w in sorted(choices.items())),
+                    style="cyan")
+        parts.append(status)
+        return Group(*parts)
+
+    def side_lines(self, width, compact=False):
+        # Beside the virtual board (the screen asks for a compact form when it is narrow;
+        # the game's view folds to the width it is given either way).
+        if self.game is None:
+            return []
+        from vora_host.link.mirror import ansi_lines
+        return ansi_lines(self.renderable(width), width)
+
+
+def run_board_game(path, companion, plain=False):
+    """A host-run game on the board at serial device `path` until it ends or Ctrl-C;
+    the game drawn live on this terminal (or one line per event). Exit status."""
+    import asyncio
+    import sys
+
+    from rich.console import Console
+
+    async def main(live):
+        tasks = companion.start(path=path)
+        try:
+            while not companion.state.is_over():
+                if live is not None:
+                    live.update(companion.renderable(live.console.width))
+                await asyncio.sleep(0.1)
+            await asyncio.sleep(0.5)  # the last frame reaches the board
+        finally:
+            for task in tasks:
+                task.cancel()
+
+    try:
+        if plain:
+            companion.plain = True
+            companion.out = companion.out or sys.stdout
+            asyncio.run(main(None))
+        else:
+            from rich.live import Live
+            console = Console()
+            with Live(console=console, refresh_per_second=10, screen=False) as live:
+                asyncio.run(main(live))
+    except KeyboardInterrupt:
+        return 130
+    return 0
