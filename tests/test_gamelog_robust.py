@@ -426,3 +426,21 @@ def test_leaving_the_board_says_where_each_game_went(tmp_path, monkeypatch, caps
     assert "The log's game %d holds only its first 1 move:" % half in err
     (saved,) = tmp_path.glob("vora-unlogged-*.json")
     assert len(json.loads(saved.read_text())["moves"]) == 2
+
+
+def test_memory_kept_for_a_refusing_file_is_bounded(tmp_path, monkeypatch):
+    monkeypatch.setattr(gamelog, "MAX_PENDING", 3)
+    log = GameLog(tmp_path / "g.sqlite3")
+    gid = log.start_game(players=2, seed=1, source="terminal")
+    read_only(log)
+    moves, _ = moves_of(1, 4)
+    for k in (1, 2, 3):
+        with pytest.raises(NotWritten):
+            log.add_move(gid, k, *moves[k - 1])
+    with pytest.raises(CannotWrite) as info:
+        log.add_move(gid, 4, *moves[3])
+    assert not isinstance(info.value, NotWritten) and "3 changes already wait" in str(info.value)
+    assert log.pending == 3
+    read_only(log, False)
+    assert log.flush() == 3
+    log.close()

@@ -3,6 +3,7 @@ one folder resumed the same game and fought over the log, and a --fresh in one w
 other's game. The second is now refused with a message saying which process holds the
 folder; the lock goes with its process, even one killed outright."""
 
+import fcntl
 import os
 import signal
 import subprocess
@@ -55,7 +56,36 @@ def test_the_lock_is_taken_and_given_back(tmp_path):
         assert "process %d" % os.getpid() in str(exc)
     else:
         raise AssertionError("two locks on one folder")
+    assert (tmp_path / LOCK_NAME).read_text() == "%d\n" % os.getpid()
     one.release()
+    assert not (tmp_path / LOCK_NAME).exists()  # the folder holds only the board's save
     two.acquire(tmp_path)
     two.release()
-    assert (tmp_path / LOCK_NAME).exists()
+
+
+def test_a_newcomer_that_locked_a_removed_file_takes_a_fresh_one(tmp_path, monkeypatch):
+    # The race of removing a lock file: the newcomer opened the old file, its holder
+    # removed it and let go, the newcomer locked it. It must not count as the lock.
+    one = SaveLock()
+    one.acquire(tmp_path)
+    real_flock = fcntl.flock
+    calls = []
+
+    def flock(fd, op):
+        if not calls and op & fcntl.LOCK_EX:
+            calls.append(fd)
+            one.release()  # the holder quits between the newcomer's open and its flock
+        return real_flock(fd, op)
+    monkeypatch.setattr(fcntl, "flock", flock)
+    two = SaveLock()
+    two.acquire(tmp_path)
+    assert os.path.samestat(os.fstat(two.fd), os.stat(tmp_path / LOCK_NAME))
+    monkeypatch.undo()
+    three = SaveLock()
+    try:
+        three.acquire(tmp_path)
+    except SaveFolderBusy:
+        pass
+    else:
+        raise AssertionError("the fresh lock file is not held")
+    two.release()

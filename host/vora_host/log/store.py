@@ -84,6 +84,9 @@ RESULT_KEYS = ("over", "end", "turns_completed", "scores", "winner")
 MOVE_RE = re.compile(r"[!-:<-~](?:[ -:<-~]{0,118}[!-:<-~])?")
 DIGEST_RE = re.compile(r"[0-9a-f]{16}")
 U32_MAX = 0xFFFFFFFF
+# Changes kept in memory while the file refuses them: a few hundred per game, so this is
+# days of mirroring; past it, memory is not let grow and the change is refused, saying so.
+MAX_PENDING = 100000
 
 
 # ---------------------------------------------------------------- errors
@@ -781,6 +784,11 @@ class GameLog:
     def _keep(self, op, exc):
         """Check a change against the file and what waits, then keep it in memory."""
         kind = op["kind"]
+        if len(self._pending) >= MAX_PENDING:
+            raise CannotWrite("cannot write the game log %s (%s) and %d changes already wait "
+                              "in memory: this one is not kept" % (self.path, getattr(
+                                  exc, "reason", None) or exc, MAX_PENDING),
+                              getattr(exc, "reason", None))
         if kind == "start":
             op["gid"] = self._next_provisional
             self._next_provisional -= 1
