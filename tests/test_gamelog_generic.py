@@ -3,7 +3,6 @@ formats, records, `vora games` and `vora replay` work for a fake game registered
 test, whatever its options, with or without a host package of its own."""
 
 import io
-import json
 
 import pytest
 from rich.console import Console

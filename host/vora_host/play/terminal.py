@@ -350,12 +350,14 @@ class TerminalGame:
         while start > 0 and self.history[start - 1][0] == who \
                 and self.before[start - 1].turn_count() == turn:
             start -= 1
-        count = len(self.history) - start
         # The history holds the moves as everybody may see them (secrets stay out).
-        shown = [m for _, m in self.history[start:]]
-        what = "%s's turn %d (%d move%s: %s)" % (
-            self.view.seat_label(self.state, who), turn + 1, count, "" if count == 1 else "s",
-            ", ".join(shown))
+        mine = [m for _, m in self.history[start:last + 1]]
+        after = [m for _, m in self.history[last + 1:]]
+        what = "%s's turn %d (%s)" % (self.view.seat_label(self.state, who), turn + 1,
+                                      ", ".join(mine))
+        if after:
+            what += " and the %d move%s after it (%s)" % (
+                len(after), "" if len(after) == 1 else "s", ", ".join(after))
         for other in humans:
             if other == player:
                 continue
