@@ -119,12 +119,13 @@ class FakeClient:
 def test_a_human_and_a_bot_play_vorcept_on_the_board_and_the_log_replays(tmp_path):
     state = vorcept.new_game(2, seed=5)
     client = FakeClient()
-    log = GameLog(tmp_path / "games.sqlite3")
+    from vora_host.log.live import LiveLog
+    live = LiveLog(tmp_path / "games.sqlite3", "vorcept", 2, 5, state.options(),
+                   source="virtual board")
     events = []
-    game = BoardGame("vorcept", state, [Human(), RandomBot(2)], client, log=log,
-                     source="virtual board", bot_delay_ms=0, seed=5,
+    game = BoardGame("vorcept", state, [Human(), RandomBot(2)], client, log=live,
+                     bot_delay_ms=0, seed=5,
                      on_event=lambda what, text: events.append((what, text)))
-    game.start_log()
     rnd = random.Random(9)
     now = 0
     while not state.is_over() and now < 10 ** 7:
@@ -149,10 +150,13 @@ def test_a_human_and_a_bot_play_vorcept_on_the_board_and_the_log_replays(tmp_pat
     last = compose_frame(game.mapping, state, game.viewer(), game.pad, now - 1000)
     assert client.frames[-1] == last
     assert state.is_over() and ("over", events[-1][1]) == events[-1]
-    record, digests = log.record(game.log_id)
+    message, logged = live.finish()
+    assert logged and "Logged as game 1" in message
+    log = GameLog(tmp_path / "games.sqlite3")
+    record, digests = log.record(1)
     assert record["game"] == "vorcept" and record["moves"] == game.moves
     assert games.replay(record, digests) == state
-    assert log.game(game.log_id)["status"] == "over"
+    assert log.game(1)["status"] == "over"
 
 
 def test_keys_while_the_bot_thinks_are_refused_politely():
@@ -191,7 +195,7 @@ def test_vora_play_vorcept_runs_on_the_virtual_board_and_logs_the_game(tmp_path)
         proc.kill()
     assert proc.returncode == 0, err
     assert "board move: P0 pylon d4" in out and "board move: P1 lava" in out
-    assert "logged as game 1" in out
+    assert "Logged as game 1" in out
     log = GameLog(db)
     record, _ = log.record(1)
     assert record["game"] == "vorcept" and record["moves"][0] == "pylon d4"

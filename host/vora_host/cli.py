@@ -369,7 +369,7 @@ def cmd_play_board(args, console, parser):
             parser.error(str(exc))
     log = None
     announce = True
-    if not args.no_log:
+    if not args.no_log and host is None:
         log = _open_log(console, args.db)
         if log is None:
             return 1
@@ -387,9 +387,17 @@ def cmd_play_board(args, console, parser):
                                            style="dim")
         plain = not (sys.stdout.isatty() and sys.stdin.isatty())
         if host is not None:
-            companion = BoardGameCompanion(
-                args.game, state, agents, log=log, seed=seed, out=sys.stdout, plain=plain,
-                source="virtual board" if device is None else "board %s" % device)
+            # The game is the PC's: logged as it goes, like a typed game (LiveLog never
+            # stops it; a log that cannot be written keeps it in memory, then rescues it).
+            companion = BoardGameCompanion(args.game, state, agents, seed=seed,
+                                           out=sys.stdout, plain=plain)
+            if not args.no_log:
+                from vora_host.log.live import LiveLog
+                from vora_host.log.store import resolve_db_path
+                companion.log = LiveLog(
+                    resolve_db_path(args.db), args.game, len(state.scores()), seed,
+                    state.options(), say=companion.log_said,
+                    source="virtual board" if device is None else "board %s" % device)
             console.print("[bold]%s[/bold] on the board, seed %d; %s" % (
                 module.TITLE, seed, "; ".join(host.VIEW.seat_label(state, p, a.kind)
                                               for p, a in enumerate(agents))))
@@ -398,14 +406,9 @@ def cmd_play_board(args, console, parser):
             else:
                 status = sim.run(save_dir=args.save_dir, fresh=args.fresh, seed=args.seed,
                                  headless=plain, companion=companion)
-            if log is not None:
-                try:
-                    log.flush()  # so that the line below names the game's id in the file
-                except GameLogError:
-                    pass  # said by _close_log below, with where the game was saved
-            console.print(companion.finish())
-            announce = False
-            return status
+            message, logged = companion.finish()
+            console.print(escape(message), style=None if logged else "bold red", soft_wrap=True)
+            return status if logged else (status or 1)
         if device is not None:
             return run_mirror(device, log, play=play)
         companion = VirtualCompanion(log, sys.stdout, plain, play=play)

@@ -206,12 +206,13 @@ class BoardGame:
     connected); call `key(k, pressed, now)` for each KEY event and `tick(now)` often.
 
     game:    the registry name; state: its state; agents: a Human() or a bot per player
-    log:     a GameLog or None; source: where the log says it was played
+    log:     a vora_host.log.live.LiveLog (which never stops the game: it keeps moves in
+             memory while the log cannot be written) or None
     on_event(what, text): "move", "refused", "preview", "over", "log" for the PC screen
     """
 
-    def __init__(self, game, state, agents, client, log=None, source="virtual board",
-                 bot_delay_ms=700, on_event=None, seed=0):
+    def __init__(self, game, state, agents, client, log=None, bot_delay_ms=700,
+                 on_event=None, seed=0):
         from vora_host import games as host_games
         from vora_host.play.terminal import Human
         host = host_games.host_game(game)
@@ -225,9 +226,6 @@ class BoardGame:
         self.client = client
         self.pad = KeyPad(self.mapping)
         self.log = log
-        self.source = source
-        self.log_id = None
-        self.log_problem = None
         self.bot_delay_ms = bot_delay_ms
         self.on_event = on_event or (lambda what, text: None)
         self.moves = []
@@ -259,30 +257,13 @@ class BoardGame:
 
     # ---- the log
 
-    def start_log(self):
+    def _log_move(self, move):
         if self.log is None:
             return
-        try:
-            self.log_id = self.log.start_game(
-                game=self.game, players=len(self.state.scores()), seed=self.seed,
-                options=self.state.options(), source=self.source)
-        except Exception as exc:  # noqa: BLE001 - the game goes on; the screen says why
-            self._log_failed(exc)
-
-    def _log_failed(self, exc):
-        self.log_problem = "the game log cannot be written: %s" % (exc,)
-        self.on_event("log", self.log_problem)
-
-    def _log_move(self, move):
-        if self.log is None or self.log_id is None:
-            return
-        try:
-            self.log.add_move(self.log_id, len(self.moves), move, self.state.digest())
-            if self.state.is_over():
-                from vora_host.log.records import result_of
-                self.log.end_game(self.log_id, "over", result_of(self.state))
-        except Exception as exc:  # noqa: BLE001
-            self._log_failed(exc)
+        self.log.moved(len(self.moves), move, self.state.digest())
+        if self.state.is_over():
+            from vora_host.log.records import result_of
+            self.log.ended("over", result_of(self.state))
 
     # ---- playing
 
@@ -388,19 +369,23 @@ class BoardGameCompanion:
     the device after an unplug), the board game loop, and the game drawn for the PC
     screen (beside the virtual board, or alone for a USB board)."""
 
-    def __init__(self, game, state, agents, log=None, source="virtual board", seed=0,
-                 out=None, plain=False):
+    def __init__(self, game, state, agents, log=None, seed=0, out=None, plain=False):
         self.game_name = game
         self.state = state
         self.agents = agents
         self.log = log
-        self.source = source
         self.seed = seed
         self.out = out
         self.plain = plain
         self.follower = None
         self.game = None
         self.lines = []  # the last events, for the screen
+        self.log_lines = []  # what the game log said last (it fails, it works again)
+
+    def log_said(self, text):
+        """For LiveLog's `say`: the log started failing or works again."""
+        self.log_lines.append("game log: " + text)
+        self._event("log", text)
 
     def _event(self, what, text):
         self.lines.append("%s: %s" % (what, text))
@@ -418,11 +403,10 @@ class BoardGameCompanion:
         path = path or board.port.path
         if board is not None:
             board.terminal_keys = self.key_names_and_marks
-        self.follower = Follower(path, log=None, source=self.source)
+        self.follower = Follower(path, log=None)
         client = self.follower.client
         self.game = BoardGame(self.game_name, self.state, self.agents, client, log=self.log,
-                              source=self.source, on_event=self._event, seed=self.seed)
-        self.game.start_log()
+                              on_event=self._event, seed=self.seed)
         earlier = client.on_change
 
         def changed(what):
@@ -453,21 +437,15 @@ class BoardGameCompanion:
                 tuple(marks.get(k, "") for k in range(KEYS)))
 
     def finish(self):
-        """The session ends: an unfinished game is logged as interrupted. Returns a line
-        for the user saying where the game was logged, or why it was not."""
-        game = self.game
-        if game is None or self.log is None:
-            return ""
-        if game.log_id is None:
-            return game.log_problem or "the game was not logged"
+        """The session ends: an unfinished game is logged as interrupted. Returns (a line
+        for the user saying where the game was logged, or where it was saved when the
+        log could not be written; True when it is in the log)."""
+        if self.log is None:
+            return "the game was not logged (--no-log)", True
         if not self.state.is_over():
             from vora_host.log.records import result_of
-            try:
-                self.log.end_game(game.log_id, "interrupted", result_of(self.state, "quit"))
-            except Exception as exc:  # noqa: BLE001 - reported, the session ends anyway
-                return "logged as game %d, but its end could not be written: %s" % (
-                    game.log_id, exc)
-        return "logged as game %d (vora games show %d)" % (game.log_id, game.log_id)
+            self.log.ended("interrupted", result_of(self.state, "quit"))
+        return self.log.finish()
 
     def renderable(self, width):
         from rich.console import Group
@@ -478,10 +456,8 @@ class BoardGameCompanion:
         status = Text()
         if self.follower is not None:
             status.append(self.follower.client.status_line() + "\n", style="dim")
-        if game.log_problem:
-            status.append(game.log_problem + "\n", style="bold red")
-        elif game.log_id is not None:
-            status.append("logged as game %d\n" % game.log_id, style="dim")
+        for line in self.log_lines[-1:]:
+            status.append(line + "\n", style="bold red")
         p = self.state.to_act()
         if p is not None:
             status.append("%s to %s" % (view.seat_label(self.state, p), view.prompt(self.state)),
