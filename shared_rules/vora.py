@@ -20,9 +20,14 @@ when nothing more can be collected.
 
 try:
     from micropython import const
+    # On the board, memory is scarce: move strings are built as they are needed.
+    _STRING_TABLES = False
 except ImportError:  # CPython
     def const(x):
         return x
+    # On the PC, speed matters (the lab plays millions of games): every move string is
+    # made once, in tables, and legal_moves() copies them (the same lists, faster).
+    _STRING_TABLES = True
 
 from shared_rules import prng
 from shared_rules.errors import BadPosition, IllegalMove
@@ -167,6 +172,39 @@ _AROUND_BY_NAME = tuple(tuple(sorted(AROUND[i], key=lambda n: CELL_NAMES[n])) fo
 _EDGES_BY_NAME = tuple(sorted(range(20), key=lambda e: EDGE_NAMES[e]))
 _TYPES_BY_NAME = tuple(sorted(range(N_TYPES), key=lambda t: TYPES[t]))
 _PUSH_PREFIX = tuple("push " + name + " " for name in TYPES)
+_ALL_EDGES_OK = (True,) * 20
+
+if _STRING_TABLES:
+    # Indexed by position in name order (cells a1, a2, ..., b1, ...; edges E1, ..., Na,
+    # ...), except _PUSH_MOVES: by cube type, then edge in name order.
+    _CROW_MOVES = tuple("crow " + CELL_NAMES[i] for i in _NAME_ORDER)
+    _LADYBUG_MOVES = tuple("ladybug " + CELL_NAMES[i] for i in _NAME_ORDER)
+    _WATER_MOVES = tuple("water " + CELL_NAMES[i] for i in _NAME_ORDER)
+    _DUCK_MOVES = tuple(tuple("duck " + CELL_NAMES[i] + " " + CELL_NAMES[n] for n in _NAME_ORDER)
+                        for i in _NAME_ORDER)
+    _MOLE_MOVES = tuple(tuple((n, "mole " + CELL_NAMES[i] + " " + CELL_NAMES[n])
+                              for n in _AROUND_BY_NAME[i]) for i in _NAME_ORDER)
+    _PIG_MOVES = tuple("pig " + EDGE_NAMES[e] for e in _EDGES_BY_NAME)
+    _WOLF_MOVES = tuple("wolf " + EDGE_NAMES[e] for e in _EDGES_BY_NAME)
+    _PUSH_MOVES = tuple(tuple(_PUSH_PREFIX[t] + EDGE_NAMES[e] for e in _EDGES_BY_NAME)
+                        for t in range(N_TYPES))
+    _EDGE_ENTRY = tuple(EDGE_CELLS[e][0] for e in _EDGES_BY_NAME)
+    _EXIT_BY_NAME = tuple(EDGE_EXIT[e] for e in _EDGES_BY_NAME)
+    _NAMED_BITS = tuple(1 << i for i in _NAME_ORDER)
+    _NOT_EAST = sum(1 << i for i in range(25) if i % 5 != 4)
+    _NOT_WEST = sum(1 << i for i in range(25) if i % 5 != 0)
+    _MEADOW = (1 << 25) - 1
+
+    def _may_hold_water_group(w):
+        # A connected group of 3 or more cells has a cell with 2 neighbours in the group;
+        # with none, water_groups() would find nothing (and costs more than this test).
+        e = (w >> 1) & _NOT_EAST  # cells whose east neighbour is water
+        o = (w << 1) & _NOT_WEST  # west
+        n = w >> 5  # north
+        s = (w << 5) & _MEADOW  # south
+        return w & ((e & (o | n | s)) | (o & (n | s)) | (n & s))
+    # By cube code, EMPTY (-1) being the last entry: is it an animal (the wolf eats it).
+    _ANIMAL = tuple(is_animal(t) for t in range(N_TYPES)) + (False,)
 
 
 def cell_index(name):
@@ -196,21 +234,30 @@ def _popcount(mask):
 
 def runs(grid):
     """Masks of the maximal straight runs of 3 or more alike cubes (gaps break a run)."""
+    # A line has 5 cells, so a run of 3 or more always holds its middle cell, and a line
+    # holds at most one: look at the middle, then how far the run reaches each way.
     out = []
     for line in LINES:
-        k = 0
-        while k < 5:
-            t = grid[line[k]]
-            j = k + 1
-            if t != EMPTY:
-                while j < 5 and grid[line[j]] == t:
-                    j += 1
-                if j - k >= 3:
-                    m = 0
-                    for q in range(k, j):
-                        m |= 1 << line[q]
-                    out.append(m)
-            k = j
+        c0, c1, c2, c3, c4 = line
+        t = grid[c2]
+        if t == EMPTY:
+            continue
+        if grid[c1] == t:
+            if grid[c3] == t:
+                m = (1 << c1) | (1 << c2) | (1 << c3)
+                if grid[c4] == t:
+                    m |= 1 << c4
+            else:
+                if grid[c0] != t:
+                    continue
+                m = (1 << c1) | (1 << c2)
+            if grid[c0] == t:
+                m |= 1 << c0
+        elif grid[c3] == t and grid[c4] == t:
+            m = (1 << c2) | (1 << c3) | (1 << c4)
+        else:
+            continue
+        out.append(m)
     return out
 
 
@@ -543,33 +590,40 @@ class VoraState:
     def _action_moves(self):
         # Built directly in sorted order (verbs, then names, alphabetically), so no sort is
         # needed: on the board, sorting a few hundred strings costs more than making them.
+        if _STRING_TABLES:
+            return self._action_moves_from_tables()
         g = self.grid
         farm = self.farms[self.active]
         moves = []
-        # Where a push's cube goes out decides whether it leaves the pusher a cube.
-        ok1 = [self._keeps_a_cube(1, EDGE_EXIT[e]) for e in range(20)]
+        # Where a push's cube goes out decides whether it leaves the pusher a cube; with
+        # two cubes or more in the farm, every push does.
+        roomy = sum(farm) >= 2
+        ok1 = _ALL_EDGES_OK if roomy else [self._keeps_a_cube(1, EDGE_EXIT[e]) for e in range(20)]
         if farm[CROW]:
             for i in _NAME_ORDER:
                 if is_animal(g[i]) and g[i] != CROW:
                     moves.append("crow " + CELL_NAMES[i])
-        for i in _NAME_ORDER:
-            if g[i] == DUCK:
-                prefix = "duck " + CELL_NAMES[i] + " "
-                for n in _NAME_ORDER:
-                    if g[n] == WATER or g[n] == GRASS:
-                        moves.append(prefix + CELL_NAMES[n])
-        for i in _NAME_ORDER:
-            if g[i] == LADYBUG:
-                moves.append("ladybug " + CELL_NAMES[i])
-        for i in _NAME_ORDER:
-            if g[i] == MOLE:
-                prefix = "mole " + CELL_NAMES[i] + " "
-                for n in _AROUND_BY_NAME[i]:
-                    if g[n] != MOLE:
-                        moves.append(prefix + CELL_NAMES[n])
+        if DUCK in g:
+            for i in _NAME_ORDER:
+                if g[i] == DUCK:
+                    prefix = "duck " + CELL_NAMES[i] + " "
+                    for n in _NAME_ORDER:
+                        if g[n] == WATER or g[n] == GRASS:
+                            moves.append(prefix + CELL_NAMES[n])
+        if LADYBUG in g:
+            for i in _NAME_ORDER:
+                if g[i] == LADYBUG:
+                    moves.append("ladybug " + CELL_NAMES[i])
+        if MOLE in g:
+            for i in _NAME_ORDER:
+                if g[i] == MOLE:
+                    prefix = "mole " + CELL_NAMES[i] + " "
+                    for n in _AROUND_BY_NAME[i]:
+                        if g[n] != MOLE:
+                            moves.append(prefix + CELL_NAMES[n])
         if farm[PIG]:
             for e in _EDGES_BY_NAME:
-                if self._keeps_a_cube(2, EDGE_EXIT[e]):
+                if roomy or self._keeps_a_cube(2, EDGE_EXIT[e]):
                     moves.append("pig " + EDGE_NAMES[e])
         for t in _TYPES_BY_NAME:
             if farm[t]:
@@ -577,23 +631,88 @@ class VoraState:
                 for e in _EDGES_BY_NAME:
                     if ok1[e]:
                         moves.append(prefix + EDGE_NAMES[e])
-        groups = water_groups(g)
-        for i in _NAME_ORDER:
-            for m in groups:
-                if first_cell(m) == i:
-                    moves.append("water " + CELL_NAMES[i])
+        if g.count(WATER) >= 3:
+            groups = water_groups(g)
+            for i in _NAME_ORDER:
+                for m in groups:
+                    if first_cell(m) == i:
+                        moves.append("water " + CELL_NAMES[i])
         if farm[WOLF]:
             for e in _EDGES_BY_NAME:
                 if ok1[e] and is_animal(g[EDGE_CELLS[e][0]]):
                     moves.append("wolf " + EDGE_NAMES[e])
         return moves
 
+    def _action_moves_from_tables(self):
+        # The same list as above, in the same order, its strings taken from the tables
+        # (CPython only), the meadow read once in cell-name order (the order of the lists).
+        g = self.grid
+        farm = self.farms[self.active]
+        crow = farm[CROW]
+        moves = []  # the crow's, then the rest in order
+        ducks = []
+        targets = []  # of the duck: water and grass
+        ladybugs = []
+        moles = []
+        water = 0  # mask of the water cells
+        k = 0
+        for t in [g[i] for i in _NAME_ORDER]:
+            if t == WATER:
+                water |= _NAMED_BITS[k]
+                targets.append(k)
+            elif t == GRASS:
+                targets.append(k)
+            elif t > CROW or t == PIG:  # an animal the crow may take (not a gap)
+                if crow:
+                    moves.append(_CROW_MOVES[k])
+                if t == DUCK:
+                    ducks.append(k)
+                elif t == LADYBUG:
+                    ladybugs.append(_LADYBUG_MOVES[k])
+                elif t == MOLE:
+                    moles.append(k)
+            k += 1
+        if targets:
+            for k in ducks:
+                row = _DUCK_MOVES[k]
+                moves += [row[n] for n in targets]
+        moves += ladybugs
+        for k in moles:
+            moves += [m for n, m in _MOLE_MOVES[k] if g[n] != MOLE]
+        roomy = sum(farm) >= 2
+        if roomy:
+            if farm[PIG]:
+                moves += _PIG_MOVES
+            for t in _TYPES_BY_NAME:
+                if farm[t]:
+                    moves += _PUSH_MOVES[t]
+        else:
+            # One cube left: only pushes (the pig's too) whose cubes go out to the pusher.
+            me = self.active
+            back = [k for k in range(20) if self._seat_gain(_EXIT_BY_NAME[k]) == me]
+            if farm[PIG]:
+                moves += [_PIG_MOVES[k] for k in back]
+            for t in _TYPES_BY_NAME:
+                if farm[t]:
+                    row = _PUSH_MOVES[t]
+                    moves += [row[k] for k in back]
+        if water and _may_hold_water_group(water):
+            firsts = [first_cell(m) for m in water_groups(g)]
+            if firsts:
+                moves += [_WATER_MOVES[k] for k in range(25) if _NAME_ORDER[k] in firsts]
+        if farm[WOLF]:
+            edges = range(20) if roomy else back
+            moves += [_WOLF_MOVES[k] for k in edges if _ANIMAL[g[_EDGE_ENTRY[k]]]]
+        return moves
+
     def _groups(self):
         # Line groups the active player may collect now: maximal runs of 3+ that this step
         # touched or reshaped, joined with every run they cross (an L or T is one group).
+        all_runs = runs(self.grid)
+        if not all_runs:
+            return all_runs
         mine = []
         old = runs(self.before) if self.before else []
-        all_runs = runs(self.grid)
         for m in all_runs:
             if m & self.touched or m not in old:
                 mine.append(m)
@@ -854,6 +973,8 @@ class VoraState:
         # Gaps close towards the active player: along each line that points at them,
         # cubes slide towards their side. A wolf that has eaten stays where it is.
         g = self.grid
+        if EMPTY not in g:
+            return  # nothing to close (a plain push, a swap)
         pinned = self.pinned
         for line in GRAVITY[self.seats[self.active]]:
             w = 0
@@ -916,9 +1037,10 @@ class VoraState:
             self.phase = PHASE_OVER
             self.end = "box"
             return
-        for i in VIEW[self.seats[self.active]]:
-            if self.grid[i] == EMPTY:
-                self.grid[i] = self._draw()
+        if gaps:
+            for i in VIEW[self.seats[self.active]]:
+                if self.grid[i] == EMPTY:
+                    self.grid[i] = self._draw()
         self.active = (self.active + 1) % self.players
         self.phase = PHASE_ACTION
         if self.turn >= self.max_turns:
