@@ -24,6 +24,9 @@ ALPHA = 0.05
 MAX_KIND_LENGTH = 40
 
 
+_KIND_NAMES = {int: "a whole number", str: "a text", list: "a list", dict: "an object"}
+
+
 class SummaryError(ValueError):
     """A game summary (from a worker or a file) that does not fit the run."""
 
@@ -33,7 +36,7 @@ def check_summary(s, spec, variants):
     def need(key, kind):
         v = s.get(key)
         if not isinstance(v, kind) or isinstance(v, bool):
-            raise SummaryError("field %r is missing or not a %s" % (key, kind.__name__))
+            raise SummaryError("field %r is missing or not %s" % (key, _KIND_NAMES[kind]))
         return v
     if not isinstance(s, dict):
         raise SummaryError("a game summary is a JSON object")

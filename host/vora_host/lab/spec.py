@@ -122,7 +122,7 @@ class LabSpec:
         except BadPosition as exc:
             raise SpecError(str(exc))
         if self.players is None:
-            self.players = 2 if 2 in module.PLAYER_COUNTS else module.PLAYER_COUNTS[0]
+            self.players = default_players(module)
         if not isinstance(self.games, int) or self.games < 1:
             raise SpecError("the number of games must be at least 1, not %r" % (self.games,))
         try:
@@ -224,6 +224,11 @@ def value_text(value):
     return str(value)
 
 
+def default_players(module):
+    """2 players where the game allows them, else its smallest count (as vora play)."""
+    return 2 if 2 in module.PLAYER_COUNTS else module.PLAYER_COUNTS[0]
+
+
 def value_label(value):
     """A value as a short label: a dict with one count for every key is "N each"."""
     if isinstance(value, dict) and value and len(set(map(repr, value.values()))) == 1:
@@ -243,6 +248,7 @@ def has_chance(spec):
     from vora_host import bots as host_bots
     module = rules_games.load(spec.game)
     label, players, options = spec.variants()[0]
+    players = players or default_players(module)
     histories = []
     for seed in (1, 2):
         state = module.new_game(players, seed, **options)
