@@ -110,12 +110,16 @@ class Results:
         return i < len(slots.winner) and slots.winner[i] != MISSING
 
     def missing(self):
-        """(variant, index, replica) of every game not played yet, in report order."""
-        out = []
+        """(variant, index, replica) of every game not played yet, in report order (an
+        iterator: a run of millions of games never holds the list)."""
         for v in range(len(self.variants)):
             for r, slots in ((0, self.main[v]), (1, self.replicas[v])):
-                out += [(v, i, r) for i, w in enumerate(slots.winner) if w == MISSING]
-        return out
+                for i, w in enumerate(slots.winner):
+                    if w == MISSING:
+                        yield (v, i, r)
+
+    def missing_count(self):
+        return sum(slots.winner.count(MISSING) for slots in self.main + self.replicas)
 
     def add(self, s):
         """Take one game's summary; False if that game was already in (a duplicate)."""

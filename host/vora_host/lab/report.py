@@ -5,6 +5,7 @@ report dict of analysis/run; nothing is computed twice.
 
 import base64
 import html
+import json
 from pathlib import Path
 
 from rich.markup import escape
@@ -344,7 +345,7 @@ def write_html(report, out, images):
         if line:
             parts.append("<p>%s</p>" % html.escape(line))
         parts.append("<p>Options in full: <code>%s</code></p>" % html.escape(
-            str(report["options_in_full"][variants.index(v)])))
+            json.dumps(report["options_in_full"][variants.index(v)], sort_keys=True)))
     run = report["run"]
     parts.append("<p>Played by %s in %.1f s (%s games/s this session). Games file: %s.</p>"
                  % (html.escape(str(run["runner"])), run["seconds"],

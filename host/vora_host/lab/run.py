@@ -55,10 +55,9 @@ def run_lab(spec, out, runner, console, err, resume=False, plots=True):
     results = load_previous(out, spec, resume)
     before = results.count
     fp = fingerprint(spec)
-    todo = results.missing()
-    size = chunk_size(len(todo), getattr(runner, "workers", 1) or 1)
-    chunks = [todo[k:k + size] for k in range(0, len(todo), size)]
-    total = len(spec.tasks())
+    size = chunk_size(results.missing_count(), getattr(runner, "workers", 1) or 1)
+    chunks = _chunks(results.missing(), size)
+    total = results.count + results.missing_count()
     if before:
         err.print("Resuming: %d of %d games already played in %s." % (before, total, out))
     games_file = GamesFile(out / GAMES_FILE, spec, __version__, fp)
@@ -117,6 +116,17 @@ def run_lab(spec, out, runner, console, err, resume=False, plots=True):
                       "--resume --out %s" % (results.count, total, out), style="yellow",
                       highlight=False)
     return report, complete and results.count == total
+
+
+def _chunks(tasks, size):
+    chunk = []
+    for task in tasks:
+        chunk.append(task)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
 
 
 def _xor(values):

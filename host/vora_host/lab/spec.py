@@ -103,14 +103,6 @@ class LabSpec:
     def seat_bots(self, players):
         return self.bots * players if len(self.bots) == 1 else list(self.bots)
 
-    def tasks(self):
-        """Every game of the run as (variant, index, replica), in report order."""
-        out = []
-        for v in range(len(self.variants())):
-            out += [(v, i, 0) for i in range(self.games)]
-            out += [(v, i, 1) for i in range(self.seed_effect or 0)]
-        return out
-
     # ---- checks
 
     def check(self):

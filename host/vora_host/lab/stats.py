@@ -98,7 +98,7 @@ def summary_of(values):
     var = (squares - total * total / n) / (n - 1) if n > 1 else 0.0
     out = {"n": n, "mean": mean, "sd": math.sqrt(max(var, 0.0)), "min": s[0]}
     for name, q in (("p5", .05), ("p25", .25), ("median", .5), ("p75", .75), ("p95", .95)):
-        out[name] = quantile(s, q)
+        out[name] = round(quantile(s, q), 6)  # 74.05, not 74.05000000000001
     out["max"] = s[-1]
     return out
 
