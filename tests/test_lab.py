@@ -484,3 +484,32 @@ def test_progress_bar_on_a_terminal(tmp_path):
     text = b"".join(chunks).decode("utf-8", "replace")
     assert proc.returncode == 0
     assert "games/s" in text and "left" in text and "60/60" in text
+
+
+def test_ctrl_c_in_one_process_keeps_the_games_played(tmp_path, monkeypatch):
+    from vora_host.lab import runners
+    real = runners.play_chunk
+    calls = []
+
+    def interrupted_at_the_fifth(job):
+        calls.append(job)
+        if len(calls) == 5:
+            raise KeyboardInterrupt
+        return real(job)
+    monkeypatch.setattr(runners, "play_chunk", interrupted_at_the_fifth)
+    report, complete = play(LabSpec("vora", games=10, seed_effect=0), tmp_path / "r")
+    assert not complete and report["played"] == 4 and not report["complete"]
+    assert (tmp_path / "r" / GAMES_FILE).read_text().count("\n") == 5  # header and 4 games
+
+
+def test_a_worker_with_other_code_stops_the_run(tmp_path):
+    from vora_host.lab.run import LabError
+
+    class Impostor:
+        name, workers = "impostor", 1
+
+        def run(self, spec_dict, chunks, on_result, notice=None):
+            on_result({"fingerprint": "0123456789abcdef", "games": []})
+            return True
+    with pytest.raises(LabError, match="a worker plays other code"):
+        play(LabSpec("vora", games=2, seed_effect=0), tmp_path / "r", Impostor())

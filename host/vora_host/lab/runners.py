@@ -66,6 +66,7 @@ class ProcessRunner:
         todo = iter(chunks)
         pending = set()
         stopping = False
+        finished = False
         try:
             try:
                 while True:
@@ -89,12 +90,17 @@ class ProcessRunner:
                 except KeyboardInterrupt:
                     _say(notice, "Dropped the games under way.")
                 return False
+            finished = True
             return True
         finally:
-            pool.shutdown(wait=False, cancel_futures=True)
-            for process in list((getattr(pool, "_processes", None) or {}).values()):
-                if process.is_alive():
-                    process.terminate()  # our own workers, still busy with dropped games
+            if finished:
+                pool.shutdown(wait=True)
+            else:  # interrupted or failed: the workers may be busy with dropped games
+                processes = list((getattr(pool, "_processes", None) or {}).values())
+                pool.shutdown(wait=False, cancel_futures=True)
+                for process in processes:
+                    if process.is_alive():
+                        process.terminate()  # our own workers, by their handles
 
 
 class RayRunner:
