@@ -513,3 +513,18 @@ def test_a_worker_with_other_code_stops_the_run(tmp_path):
             return True
     with pytest.raises(LabError, match="a worker plays other code"):
         play(LabSpec("vora", games=2, seed_effect=0), tmp_path / "r", Impostor())
+
+
+def test_a_bot_that_always_wins_is_drawn_too(tmp_path):
+    # Greedy against random: one seat wins every game, the other none; the intervals hold
+    # their estimates exactly (1.0 and 0.0) and the plots draw them.
+    report, complete = play(LabSpec("vora", games=10, seed_effect=0, bots=["greedy", "random"]),
+                            tmp_path / "r", plots=True)
+    seats = report["variants"][0]["seats"]
+    assert [s["rate"] for s in seats] == [1.0, 0.0]
+    assert seats[0]["high"] == 1.0 and seats[1]["low"] == 0.0
+    assert (tmp_path / "r" / "win_rates.png").exists()
+    for n in range(1, 61):
+        for k in range(n + 1):
+            low, high = stats.wilson(k, n)
+            assert 0 <= low <= k / n <= high <= 1, (k, n)

@@ -103,11 +103,11 @@ def run_lab(spec, out, runner, console, err, resume=False, plots=True):
                 "games_per_second": round(played / seconds, 1) if seconds > 0 else None},
     })
     write_json(out / REPORT_FILE, report)
+    lab_report.print_report(console, report)
     images = []
     if plots:
         images = lab_report.write_plots(report, out)
         lab_report.write_html(report, out, images)
-    lab_report.print_report(console, report)
     console.print("Files in %s: %s" % (out, ", ".join(
         [GAMES_FILE, REPORT_FILE] + [p.name for p in images] + (["report.html"] if plots else []))),
         style="dim", highlight=False)

@@ -25,7 +25,11 @@ def wilson(successes, n, z=Z95):
     z2 = z * z
     centre = (p + z2 / (2 * n)) / (1 + z2 / n)
     half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # Exactly 0 and 1 at the ends (the formula gives them up to rounding): an interval
+    # must hold its own estimate.
+    low = 0.0 if successes == 0 else max(0.0, min(p, centre - half))
+    high = 1.0 if successes == n else min(1.0, max(p, centre + half))
+    return low, high
 
 
 def normal_two_sided_p(z):
