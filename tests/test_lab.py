@@ -109,6 +109,7 @@ def test_kappa_of_a_textbook_table():
     assert (agree, expected) == (0.7, 0.5) and k == pytest.approx(0.4)
     assert low < 0.4 < high
     assert stats.pearson([1, 2, 3], [2, 4, 6]) == pytest.approx(1.0)
+    assert stats.kappa([(1, 1)] * 9) == (1.0, 1.0, None, None, None)
 
 
 def test_histogram_counts_every_value():
@@ -522,6 +523,7 @@ def test_a_bot_that_always_wins_is_drawn_too(tmp_path):
                             tmp_path / "r", plots=True)
     seats = report["variants"][0]["seats"]
     assert [s["rate"] for s in seats] == [1.0, 0.0]
+    assert report["variants"][0]["seed_effect"] is None  # seed_effect=0: not measured
     assert seats[0]["high"] == 1.0 and seats[1]["low"] == 0.0
     assert (tmp_path / "r" / "win_rates.png").exists()
     for n in range(1, 61):

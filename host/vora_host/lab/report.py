@@ -125,11 +125,12 @@ def seed_effect_line(v):
     if not s:
         return None
     corr = s["lead_correlation"]
+    kappa = ("kappa undefined (the same winner every time)" if s["kappa"] is None
+             else "kappa %.2f (%.2f to %.2f)" % (s["kappa"], s["low"], s["high"]))
     return ("Seed effect: %d games replayed with other bot seeds (same deal and draws): the "
-            "winner is the same in %s (chance alone: %s), kappa %.2f (%.2f to %.2f); seat 0's "
-            "lead correlates %s" % (s["pairs"], pct(s["agreement"]), pct(s["expected"]),
-                                    s["kappa"], s["low"], s["high"],
-                                    "-" if corr is None else "%.2f" % corr))
+            "winner is the same in %s (chance alone: %s), %s; seat 0's lead correlates %s"
+            % (s["pairs"], pct(s["agreement"]), pct(s["expected"]), kappa,
+               "-" if corr is None else "%.2f" % corr))
 
 
 def compare_rows(report):

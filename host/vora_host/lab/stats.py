@@ -125,7 +125,8 @@ def kappa(pairs):
 
     `pairs` is a list of (first outcome, second outcome). Returns (observed agreement,
     agreement expected from the outcomes' frequencies alone, kappa, low, high); kappa is
-    0 when the outcomes agree no more than chance would make them, 1 when always."""
+    0 when the outcomes agree no more than chance would make them, 1 when always, and
+    None when there is only one outcome (nothing to agree on beyond chance)."""
     n = len(pairs)
     if n == 0:
         return None
@@ -136,7 +137,7 @@ def kappa(pairs):
         second[b] = second.get(b, 0) + 1
     expected = sum(first[k] * second.get(k, 0) for k in first) / (n * n)
     if expected >= 1:
-        return agree, expected, 1.0, 1.0, 1.0
+        return agree, expected, None, None, None  # one outcome only: kappa is undefined
     k = (agree - expected) / (1 - expected)
     # The large-sample standard error of kappa (Cohen 1960).
     se = math.sqrt(max(agree * (1 - agree), 0.0) / n) / (1 - expected)
