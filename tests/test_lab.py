@@ -300,6 +300,16 @@ def test_the_lab_caps_a_runaway_game(tmp_path):
     assert report["variants"][0]["moves"]["max"] == 5
 
 
+def test_the_report_gives_the_command_as_typed(tmp_path):
+    from vora_host.lab.run import spec_command
+    spec = LabSpec("vora", games=3, bots=["greedy"], options={"max_turns": 90},
+                   compare=("box", [parse_options(vora, ["box=8"])["box"], {"pig": 30}]),
+                   seed_effect=0).check()
+    assert spec_command(spec) == ("vora lab vora --players 2 --games 3 --seed 0 --bots greedy "
+                                  "-o max_turns=90 --compare 'box=8,{\"pig\":30}' "
+                                  "--seed-effect 0")
+
+
 def test_compare_player_counts(tmp_path):
     spec = LabSpec("vora", games=4, seed_effect=0, compare=("players", [2, 4]))
     report, complete = play(spec, tmp_path / "p")

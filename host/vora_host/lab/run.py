@@ -150,14 +150,26 @@ def _options_in_full(spec):
 def spec_command(spec):
     """The `vora lab` command line that runs this spec (for the report and the docs)."""
     import shlex
+    from shared_rules import games as rules_games
+    from vora_host.lab.cli import dict_default
     from vora_host.lab.spec import value_text
+    module = rules_games.load(spec.game)
+
+    def text(name, value):
+        # A dict with one count for each key of the default is written as that count,
+        # as it can be typed (-o box=10).
+        if isinstance(value, dict) and len(set(value.values())) == 1:
+            default = dict_default(module, name) or {}
+            if sorted(value) == sorted(default):
+                return value_text(next(iter(value.values())))
+        return value_text(value)
     parts = ["vora", "lab", spec.game, "--players", str(spec.players), "--games",
              str(spec.games), "--seed", str(spec.seed), "--bots", ",".join(spec.bots)]
     for name in sorted(spec.options):
-        parts += ["-o", "%s=%s" % (name, value_text(spec.options[name]))]
+        parts += ["-o", "%s=%s" % (name, text(name, spec.options[name]))]
     if spec.compare is not None:
-        parts += ["--compare", "%s=%s" % (spec.compare[0],
-                                          ",".join(value_text(v) for v in spec.compare[1]))]
+        name, values = spec.compare
+        parts += ["--compare", "%s=%s" % (name, ",".join(text(name, v) for v in values))]
     parts += ["--seed-effect", str(spec.seed_effect)]
     return " ".join(shlex.quote(p) for p in parts)
 
