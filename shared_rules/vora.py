@@ -26,7 +26,8 @@ except ImportError:  # CPython
     def const(x):
         return x
     # On the PC, speed matters (the lab plays millions of games): every move string is
-    # made once, in tables, and legal_moves() copies them (the same lists, faster).
+    # made once, in tables, and legal_moves() copies them (the same lists, faster). They
+    # live in shared_rules/vora_tables.py, which never goes on the board.
     _STRING_TABLES = True
 
 from shared_rules import prng
@@ -173,38 +174,6 @@ _EDGES_BY_NAME = tuple(sorted(range(20), key=lambda e: EDGE_NAMES[e]))
 _TYPES_BY_NAME = tuple(sorted(range(N_TYPES), key=lambda t: TYPES[t]))
 _PUSH_PREFIX = tuple("push " + name + " " for name in TYPES)
 _ALL_EDGES_OK = (True,) * 20
-
-if _STRING_TABLES:
-    # Indexed by position in name order (cells a1, a2, ..., b1, ...; edges E1, ..., Na,
-    # ...), except _PUSH_MOVES: by cube type, then edge in name order.
-    _CROW_MOVES = tuple("crow " + CELL_NAMES[i] for i in _NAME_ORDER)
-    _LADYBUG_MOVES = tuple("ladybug " + CELL_NAMES[i] for i in _NAME_ORDER)
-    _WATER_MOVES = tuple("water " + CELL_NAMES[i] for i in _NAME_ORDER)
-    _DUCK_MOVES = tuple(tuple("duck " + CELL_NAMES[i] + " " + CELL_NAMES[n] for n in _NAME_ORDER)
-                        for i in _NAME_ORDER)
-    _MOLE_MOVES = tuple(tuple((n, "mole " + CELL_NAMES[i] + " " + CELL_NAMES[n])
-                              for n in _AROUND_BY_NAME[i]) for i in _NAME_ORDER)
-    _PIG_MOVES = tuple("pig " + EDGE_NAMES[e] for e in _EDGES_BY_NAME)
-    _WOLF_MOVES = tuple("wolf " + EDGE_NAMES[e] for e in _EDGES_BY_NAME)
-    _PUSH_MOVES = tuple(tuple(_PUSH_PREFIX[t] + EDGE_NAMES[e] for e in _EDGES_BY_NAME)
-                        for t in range(N_TYPES))
-    _EDGE_ENTRY = tuple(EDGE_CELLS[e][0] for e in _EDGES_BY_NAME)
-    _EXIT_BY_NAME = tuple(EDGE_EXIT[e] for e in _EDGES_BY_NAME)
-    _NAMED_BITS = tuple(1 << i for i in _NAME_ORDER)
-    _NOT_EAST = sum(1 << i for i in range(25) if i % 5 != 4)
-    _NOT_WEST = sum(1 << i for i in range(25) if i % 5 != 0)
-    _MEADOW = (1 << 25) - 1
-
-    def _may_hold_water_group(w):
-        # A connected group of 3 or more cells has a cell with 2 neighbours in the group;
-        # with none, water_groups() would find nothing (and costs more than this test).
-        e = (w >> 1) & _NOT_EAST  # cells whose east neighbour is water
-        o = (w << 1) & _NOT_WEST  # west
-        n = w >> 5  # north
-        s = (w << 5) & _MEADOW  # south
-        return w & ((e & (o | n | s)) | (o & (n | s)) | (n & s))
-    # By cube code, EMPTY (-1) being the last entry: is it an animal (the wolf eats it).
-    _ANIMAL = tuple(is_animal(t) for t in range(N_TYPES)) + (False,)
 
 
 def cell_index(name):
@@ -591,7 +560,7 @@ class VoraState:
         # Built directly in sorted order (verbs, then names, alphabetically), so no sort is
         # needed: on the board, sorting a few hundred strings costs more than making them.
         if _STRING_TABLES:
-            return self._action_moves_from_tables()
+            return _tables.action_moves(self)
         g = self.grid
         farm = self.farms[self.active]
         moves = []
@@ -641,68 +610,6 @@ class VoraState:
             for e in _EDGES_BY_NAME:
                 if ok1[e] and is_animal(g[EDGE_CELLS[e][0]]):
                     moves.append("wolf " + EDGE_NAMES[e])
-        return moves
-
-    def _action_moves_from_tables(self):
-        # The same list as above, in the same order, its strings taken from the tables
-        # (CPython only), the meadow read once in cell-name order (the order of the lists).
-        g = self.grid
-        farm = self.farms[self.active]
-        crow = farm[CROW]
-        moves = []  # the crow's, then the rest in order
-        ducks = []
-        targets = []  # of the duck: water and grass
-        ladybugs = []
-        moles = []
-        water = 0  # mask of the water cells
-        k = 0
-        for t in [g[i] for i in _NAME_ORDER]:
-            if t == WATER:
-                water |= _NAMED_BITS[k]
-                targets.append(k)
-            elif t == GRASS:
-                targets.append(k)
-            elif t > CROW or t == PIG:  # an animal the crow may take (not a gap)
-                if crow:
-                    moves.append(_CROW_MOVES[k])
-                if t == DUCK:
-                    ducks.append(k)
-                elif t == LADYBUG:
-                    ladybugs.append(_LADYBUG_MOVES[k])
-                elif t == MOLE:
-                    moles.append(k)
-            k += 1
-        if targets:
-            for k in ducks:
-                row = _DUCK_MOVES[k]
-                moves += [row[n] for n in targets]
-        moves += ladybugs
-        for k in moles:
-            moves += [m for n, m in _MOLE_MOVES[k] if g[n] != MOLE]
-        roomy = sum(farm) >= 2
-        if roomy:
-            if farm[PIG]:
-                moves += _PIG_MOVES
-            for t in _TYPES_BY_NAME:
-                if farm[t]:
-                    moves += _PUSH_MOVES[t]
-        else:
-            # One cube left: only pushes (the pig's too) whose cubes go out to the pusher.
-            me = self.active
-            back = [k for k in range(20) if self._seat_gain(_EXIT_BY_NAME[k]) == me]
-            if farm[PIG]:
-                moves += [_PIG_MOVES[k] for k in back]
-            for t in _TYPES_BY_NAME:
-                if farm[t]:
-                    row = _PUSH_MOVES[t]
-                    moves += [row[k] for k in back]
-        if water and _may_hold_water_group(water):
-            firsts = [first_cell(m) for m in water_groups(g)]
-            if firsts:
-                moves += [_WATER_MOVES[k] for k in range(25) if _NAME_ORDER[k] in firsts]
-        if farm[WOLF]:
-            edges = range(20) if roomy else back
-            moves += [_WOLF_MOVES[k] for k in edges if _ANIMAL[g[_EDGE_ENTRY[k]]]]
         return moves
 
     def _groups(self):
@@ -1353,3 +1260,7 @@ def from_json(text):
     if (s.phase in (PHASE_COLLECT, PHASE_BONUS)) != bool(s.before):
         raise BadPosition("field 'before' must be given exactly while lines are being collected")
     return s
+
+
+if _STRING_TABLES:
+    from shared_rules import vora_tables as _tables

@@ -8,7 +8,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shared_rules import vora
+from shared_rules import vora, vora_tables
 
 
 def board_moves(state):
@@ -22,6 +22,14 @@ def board_moves(state):
 
 def test_cpython_uses_the_tables():
     assert vora._STRING_TABLES is True
+
+
+def test_the_tables_stay_off_the_board():
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+    import build_board
+    assert "vora" in build_board.BOARD_RULES and "vora_tables" not in build_board.BOARD_RULES
 
 
 def test_both_builders_agree_over_random_games():
@@ -63,4 +71,4 @@ def test_both_builders_agree_on_any_meadow_and_farm(grid, farm, active, pushed_o
 def test_the_water_shortcut_never_hides_a_group(grid):
     water = sum(1 << i for i in range(25) if grid[i] == vora.WATER)
     if vora.water_groups(grid):
-        assert vora._may_hold_water_group(water)
+        assert vora_tables.may_hold_water_group(water)

@@ -77,17 +77,23 @@ def play_chunk(job):
 
 
 def fingerprint(spec):
-    """16 hex digits over the source of the code that decides a game's result: the rules
-    module, the PRNG, and the modules of the bots. Workers on other machines (Ray) must
-    give the driver's fingerprint, or their games would not be the same games."""
+    """16 hex digits over the source of the code that decides a game's result: every module
+    of shared_rules (the rules, their tables, the PRNG), the bots' modules and this one.
+    Workers on other machines (Ray) must give the driver's fingerprint, or their games
+    would not be the same games."""
+    import os
+    import shared_rules
     from vora_host.bots import make_bot
-    names = {"shared_rules.prng", rules_games.load(spec.game).__name__, "vora_host.bots.base",
-             "vora_host.lab.playing"}
+    names = {"vora_host.bots.base", "vora_host.lab.playing",
+             rules_games.load(spec.game).__name__}  # wherever the game's module lives
     for kind in set(spec.bots):
         names.add(type(make_bot(kind, 0, spec.game)).__module__)
+    files = [(name, sys.modules[name].__file__) for name in sorted(names)]
+    rules = os.path.dirname(shared_rules.__file__)
+    files += [("shared_rules/" + f, os.path.join(rules, f))
+              for f in sorted(os.listdir(rules)) if f.endswith(".py")]
     h = hashlib.sha256()
-    for name in sorted(names):
-        module = sys.modules[name]
-        with open(module.__file__, "rb") as f:
+    for name, path in files:
+        with open(path, "rb") as f:
             h.update(name.encode() + b"\0" + f.read() + b"\0")
     return h.hexdigest()[:16]
