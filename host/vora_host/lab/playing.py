@@ -19,30 +19,30 @@ LAB_CAP = "lab-cap"
 
 def play_game(module, game, players, options, kinds, seed, seeds, max_moves):
     """Play one game between bots; returns its summary (a JSON-ready dict)."""
+    from collections import Counter
     from vora_host.bots import make_bot
     state = module.new_game(players, seed, **options)
     agents = [make_bot(kinds[p], seeds[p], game) for p in range(players)]
-    counts = {}  # move kind -> [uses per player]
-    kind_of = {}  # move text -> kind: a move's kind is its first word
-    moves = 0
-    while not state.is_over():
-        if moves >= max_moves:
-            break
+    # Who played what, counted after the game: per move, two appends are all the lab adds
+    # to what the bots and the rules do (docs/benchmarks.md: the lab's overhead).
+    played, who = [], []
+    while not state.is_over() and len(played) < max_moves:
         p = state.to_act()
         move = agents[p].choose(state)
-        kind = kind_of.get(move)
-        if kind is None:
-            kind = kind_of[move] = move.split(" ", 1)[0]
+        state.play(move)
+        played.append(move)
+        who.append(p)
+    counts = {}  # move kind (a move's first word) -> [uses per player]
+    for (p, move), n in Counter(zip(who, played)).items():
+        kind = move.split(" ", 1)[0]
         row = counts.get(kind)
         if row is None:
             row = counts[kind] = [0] * players
-        row[p] += 1
-        state.play(move)
-        moves += 1
+        row[p] += n
     over = state.is_over()
     return {"seed": seed, "bot_seeds": list(seeds), "players": players,
             "winner": state.winner() if over else None,
-            "scores": list(state.scores()), "turns": state.turn_count(), "moves": moves,
+            "scores": list(state.scores()), "turns": state.turn_count(), "moves": len(played),
             "end": state.end_reason() if over else LAB_CAP,
             "kinds": counts, "digest": state.digest()}
 

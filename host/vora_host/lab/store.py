@@ -5,6 +5,7 @@ per game, appended as games come back, so an interrupted run keeps them) and the
 
 import json
 import os
+import time
 from pathlib import Path
 
 from vora_host.lab.analysis import SummaryError, check_summary
@@ -33,6 +34,8 @@ class GamesFile:
         self.file = open(self.path, "a", encoding="utf-8")
         self._line({"format": FORMAT, "format_version": FORMAT_VERSION, "version": version,
                     "fingerprint": fingerprint, "spec": spec.to_dict()})
+        self.file.flush()
+        self.flushed = time.monotonic()
 
     def _line(self, obj):
         self.file.write(json.dumps(obj, separators=(",", ":"), sort_keys=True) + "\n")
@@ -40,7 +43,11 @@ class GamesFile:
     def add(self, summaries):
         for s in summaries:
             self._line(s)
-        self.file.flush()
+        # On disk within a second (close() writes the rest): a run killed outright loses
+        # at most that; Ctrl-C loses nothing.
+        if time.monotonic() - self.flushed >= 1.0:
+            self.file.flush()
+            self.flushed = time.monotonic()
 
     def close(self):
         self.file.close()
