@@ -9,11 +9,13 @@ new_game, then choose and play until the end, nothing counted, nothing written. 
 on one core (`--workers 1`) plays them with everything it does per game: move kinds
 counted, the summary written to the games file, the results gathered, the progress
 updated, the report computed. Overhead = lab time / bare time - 1, both in CPU seconds of
-this process (so other work on the machine counts less), the best of three runs each,
+this process (so other work on the machine counts less), the best of five runs each,
 after a first short lab run that imports the report's modules; target under 10%.
 
-Games per second through local processes and Ray are wall-clock figures of the whole
-machine; Ray's start-up (ray.init, a few seconds) is shown apart and not counted.
+Games per second of wall time are given for every line, side by side (they depend on what
+else the machine runs: the load average is printed); per CPU second for the lines that
+play in this process. Ray's start-up (ray.init, a few seconds) is shown apart and not
+counted.
 """
 
 import os
@@ -63,27 +65,33 @@ def main():
           "load average %.1f" % (games, cores, os.getloadavg()[0]))
     with tempfile.TemporaryDirectory() as tmp:
         # A first short run imports what the lab needs (the report's modules): a cost paid
-        # once per command, not per game. Then the two alternate, the best of 3 counts.
+        # once per command, not per game. Then the two alternate, the best of 5 counts.
         lab(5, seed + 1, InProcessRunner(), Path(tmp) / "warm")
-        cpu_bare = cpu_lab = float("inf")
-        for k in range(3):
-            cpu, _, moves = bare(games, seed)
-            cpu_bare = min(cpu_bare, cpu)
-            cpu, _, one = lab(games, seed, InProcessRunner(), Path(tmp) / ("one%d" % k))
-            cpu_lab = min(cpu_lab, cpu)
-        rows = [("bare playouts, 1 core", games / cpu_bare, moves / cpu_bare, "-"),
-                ("vora lab --workers 1", games / cpu_lab, moves / cpu_lab, "-")]
+        bare_runs, lab_runs = [], []
+        for k in range(5):
+            cpu, wall, moves = bare(games, seed)
+            bare_runs.append((cpu, wall))
+            cpu, wall, one = lab(games, seed, InProcessRunner(), Path(tmp) / ("one%d" % k))
+            lab_runs.append((cpu, wall))
+        cpu_bare, wall_bare = min(bare_runs)
+        cpu_lab, wall_lab = min(lab_runs)
+        rows = [("bare playouts, 1 core", games / cpu_bare, games / wall_bare, moves / cpu_bare,
+                 "-"),
+                ("vora lab --workers 1", games / cpu_lab, games / wall_lab, moves / cpu_lab, "-")]
         _, wall, many = lab(games, seed, ProcessRunner(cores), Path(tmp) / "many")
-        rows.append(("vora lab, %d local processes" % cores, games / wall, moves / wall, "-"))
+        rows.append(("vora lab, %d local processes" % cores, None, games / wall, None, "-"))
         ray = RayRunner("local")
         _, wall, through_ray = lab(games, seed, ray, Path(tmp) / "ray")
         playing = wall - ray.startup_seconds
-        rows.append(("vora lab --ray local (%d CPUs)" % ray.workers, games / playing,
-                     moves / playing, "%.1f s" % ray.startup_seconds))
+        rows.append(("vora lab --ray local (%d CPUs)" % ray.workers, None, games / playing,
+                     None, "%.1f s" % ray.startup_seconds))
     same = all(r["games_digest"] == one["games_digest"] for r in (many, through_ray))
-    print("%-34s %10s %12s %10s" % ("", "games/s", "moves/s", "start-up"))
-    for name, gps, mps, startup in rows:
-        print("%-34s %10.1f %12.0f %10s" % (name, gps, mps, startup))
+    print("%-34s %14s %14s %14s %10s" % ("", "games/CPU s", "games/s (wall)",
+                                           "moves/CPU s", "start-up"))
+    for name, per_cpu, per_wall, moves_cpu, startup in rows:
+        print("%-34s %14s %14.1f %14s %10s" % (
+            name, "-" if per_cpu is None else "%.1f" % per_cpu, per_wall,
+            "-" if moves_cpu is None else "%.0f" % moves_cpu, startup))
     overhead = cpu_lab / cpu_bare - 1
     print("lab overhead over bare playouts (CPU time, 1 core): %+.1f%% (target under %d%%): %s"
           % (100 * overhead, 100 * TARGET_OVERHEAD, "met" if overhead < TARGET_OVERHEAD
