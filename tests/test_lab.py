@@ -115,6 +115,7 @@ def test_kappa_of_a_textbook_table():
 def test_histogram_counts_every_value():
     edges, counts = stats.histogram(list(range(100)) + [5, 5], bins=10)
     assert sum(counts) == 102 and edges[0] == 0 and len(edges) == len(counts) + 1
+    assert stats.histogram([3, 4], bins=10, lo=0, hi=99)[0] == edges
 
 
 # ---------------------------------------------------------------- seeds and specs
@@ -236,6 +237,9 @@ def test_report_numbers_counted_by_hand():
     assert rows["ends by turns"]["base"] == 0.25 and rows["ends by turns"]["value"] == 0.0
     assert rows["turns"]["diff"] == (10 + 0 + 1 + 0) / 4
     assert rows["turns"]["significant"] is False  # four pairs are too few to say
+    # Histograms drawn together share their bins.
+    assert v["turns_histogram"][0] == report["variants"][1]["turns_histogram"][0]
+    assert v["turns_histogram"][0][0] == 8 and v["turns_histogram"][0][-1] > 20
 
 
 def test_results_do_not_depend_on_the_order_games_arrive():

@@ -156,6 +156,18 @@ class Results:
     # ---- the report
 
     def report(self):
+        # Histograms drawn together share their bins: the range over every variant.
+        ranges = {}
+        for slots in self.main:
+            idx = slots.present()
+            for key, values in (("turns", [slots.turns[i] for i in idx]),
+                                ("moves", [slots.moves[i] for i in idx]),
+                                ("spread", [_spread(slots, i) for i in idx]),
+                                ("margin", [_margin(slots, i) for i in idx])):
+                if values:
+                    lo, hi = ranges.get(key, (min(values), max(values)))
+                    ranges[key] = (min(lo, min(values)), max(hi, max(values)))
+        self._ranges = ranges
         variants = [self._variant(v) for v in range(len(self.variants))]
         out = {"variants": variants, "comparisons": []}
         for v in range(1, len(self.variants)):
@@ -197,8 +209,8 @@ class Results:
         moves = [slots.moves[i] for i in idx]
         out["turns"] = stats.summary_of(turns)
         out["moves"] = stats.summary_of(moves)
-        out["turns_histogram"] = stats.histogram(turns)
-        out["moves_histogram"] = stats.histogram(moves)
+        out["turns_histogram"] = self._histogram("turns", turns)
+        out["moves_histogram"] = self._histogram("moves", moves)
         ends = {}
         for i in idx:
             name = self.ends[slots.end[i]]
@@ -217,8 +229,9 @@ class Results:
             "seat_means": [sum(slots.scores[p][i] for i in idx) / n if n else 0.0
                            for p in range(players)],
             "best": stats.summary_of(top), "spread": stats.summary_of(spread),
-            "margin": stats.summary_of(margin), "spread_histogram": stats.histogram(spread),
-            "margin_histogram": stats.histogram(margin)}
+            "margin": stats.summary_of(margin),
+            "spread_histogram": self._histogram("spread", spread),
+            "margin_histogram": self._histogram("margin", margin)}
         kinds = []
         for kind in sorted(self.kinds[v], key=lambda k: (-self.kinds[v][k][0], k)):
             uses, games_using, by_winner, in_won = self.kinds[v][kind]
@@ -230,6 +243,10 @@ class Results:
         out["kinds"] = kinds
         out["seed_effect"] = self._seed_effect(v)
         return out
+
+    def _histogram(self, key, values):
+        lo, hi = self._ranges.get(key, (None, None))
+        return stats.histogram(values, lo=lo, hi=hi)
 
     def _seed_effect(self, v):
         rep = self.replicas[v]

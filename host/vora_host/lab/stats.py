@@ -107,11 +107,13 @@ def summary_of(values):
     return out
 
 
-def histogram(values, bins=30):
-    """(edges, counts) over whole numbers, with bins of whole widths."""
+def histogram(values, bins=30, lo=None, hi=None):
+    """(edges, counts) over whole numbers, with bins of whole widths, from `lo` to `hi`
+    (default: the values' own range; give the same to histograms drawn together)."""
     if not values:
         return [], []
-    lo, hi = min(values), max(values)
+    lo = min(values) if lo is None else lo
+    hi = max(values) if hi is None else hi
     width = max(1, int(math.ceil((hi - lo + 1) / bins)))
     count = (hi - lo) // width + 1
     counts = [0] * count
