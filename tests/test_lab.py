@@ -402,8 +402,8 @@ def test_the_games_file_is_read_as_untrusted(tmp_path):
     good = path.read_text()
     # A last line cut short (killed while writing) is left out; the games stay.
     path.write_text(good + '{"v":0,"i":3,"r"')
-    _, games = read_games(path)
-    assert len(games) == 5
+    _, count = read_games(path)
+    assert count == 5
     lines = good.splitlines()
     for bad, message in [
         ("not json", "line 3: not JSON"),

@@ -10,8 +10,7 @@ from pathlib import Path
 from vora_host import __version__
 from vora_host.lab.analysis import Results
 from vora_host.lab.playing import fingerprint
-from vora_host.lab.store import GAMES_FILE, REPORT_FILE, GamesFile, check_games, read_games, \
-    write_json
+from vora_host.lab.store import GAMES_FILE, REPORT_FILE, GamesFile, read_games, write_json
 
 __all__ = ["LabError", "run_lab", "default_out_dir", "chunk_size"]
 
@@ -38,9 +37,7 @@ def load_previous(out, spec, resume):
         if not resume:
             raise LabError("%s already holds a lab run: add --resume to go on with it, or "
                            "choose another --out" % path.parent)
-        _, lines = read_games(path, spec)
-        for s in check_games(path, lines, spec):
-            results.add(s)
+        read_games(path, spec, results.add)
     elif resume:
         raise LabError("nothing to resume: %s has no %s" % (Path(out), GAMES_FILE))
     return results

@@ -54,67 +54,72 @@ class GamesFile:
         self.file.close()
 
 
-def read_games(path, spec=None):
-    """(spec of the last header, [summaries]) from a games file. With `spec`, every header
-    must describe the same games (LabFileError naming the fields that differ). A last line
-    cut short (the run was killed while writing) is left out."""
+def read_games(path, spec=None, on_game=None):
+    """Read a games file line by line (a run of millions of games is never held whole).
+
+    Every header must describe the same games as `spec` (when given) and as the others:
+    LabFileError naming the fields that differ. Each game that belongs to `spec` (a
+    resumed run may hold fewer games than the file), checked field by field, goes to
+    on_game(summary). A last line cut short (the run killed while writing it) is left out.
+    Returns (the spec of the last header, the number of games read)."""
     path = Path(path)
-    headers, games = [], []
+    header = None
+    variants = widest = None
+    count = 0
     try:
-        size = os.path.getsize(path)
-        with open(path, "rb") as f:
-            data = f.read(size)
+        f = open(path, "rb")
     except OSError as exc:
         raise LabFileError("cannot read %s: %s" % (path, exc.strerror or exc))
-    lines = data.split(b"\n")
-    cut = lines.pop() if lines else b""  # after the last newline: empty, or a cut line
-    del cut
-    for k, raw in enumerate(lines, 1):
-        if len(raw) > MAX_LINE:
-            raise LabFileError("%s line %d: longer than %d bytes" % (path, k, MAX_LINE))
-        try:
-            obj = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError) as exc:
-            raise LabFileError("%s line %d: not JSON (%s)" % (path, k, exc))
-        if isinstance(obj, dict) and "format" in obj:
-            if obj.get("format") != FORMAT or obj.get("format_version") != FORMAT_VERSION:
-                raise LabFileError("%s line %d: not a lab games file of format %d"
-                                   % (path, k, FORMAT_VERSION))
+    with f:
+        k = 0
+        while True:
+            raw = f.readline(MAX_LINE + 1)
+            if not raw:
+                break
+            k += 1
+            if not raw.endswith(b"\n"):
+                if len(raw) > MAX_LINE:
+                    raise LabFileError("%s line %d: longer than %d bytes" % (path, k, MAX_LINE))
+                break  # cut short at the end: left out
             try:
-                headers.append(LabSpec.from_dict(obj.get("spec")))
-            except SpecError as exc:
+                obj = json.loads(raw.decode("utf-8"))
+            except (UnicodeDecodeError, ValueError) as exc:
+                raise LabFileError("%s line %d: not JSON (%s)" % (path, k, exc))
+            if isinstance(obj, dict) and "format" in obj:
+                if obj.get("format") != FORMAT or obj.get("format_version") != FORMAT_VERSION:
+                    raise LabFileError("%s line %d: not a lab games file of format %d"
+                                       % (path, k, FORMAT_VERSION))
+                try:
+                    this = LabSpec.from_dict(obj.get("spec"))
+                except SpecError as exc:
+                    raise LabFileError("%s line %d: %s" % (path, k, exc))
+                for other in (header, spec):
+                    differ = this.same_games(other) if other is not None else []
+                    if differ:
+                        raise LabFileError("%s holds games of another run: %s differ%s" % (
+                            path, ", ".join(differ), "" if len(differ) > 1 else "s"))
+                header = this
+                if variants is None:
+                    ref = spec or header
+                    variants = ref.variants()
+                    widest = LabSpec.from_dict(dict(ref.to_dict(), games=2 ** 31 - 1,
+                                                    seed_effect=2 ** 31 - 1))
+                continue
+            if header is None:
+                raise LabFileError("%s line %d: a game before the header: not a lab games "
+                                   "file" % (path, k))
+            try:
+                check_summary(obj, widest, variants)
+            except SummaryError as exc:
                 raise LabFileError("%s line %d: %s" % (path, k, exc))
-            continue
-        if not headers:
-            raise LabFileError("%s line %d: a game before the header: not a lab games file"
-                               % (path, k))
-        games.append((k, obj))
-    if not headers:
+            ref = spec or header
+            if obj["i"] < (ref.games if obj["r"] == 0 else ref.seed_effect):
+                count += 1
+                if on_game is not None:
+                    on_game(obj)
+    if header is None:
         raise LabFileError("%s: no header line: not a lab games file" % path)
-    last = headers[-1]
-    for h in headers[:-1] + ([spec] if spec is not None else []):
-        differ = last.same_games(h)
-        if differ:
-            raise LabFileError("%s holds games of another run: %s differ%s" % (
-                path, ", ".join(differ), "" if len(differ) > 1 else "s"))
-    return last, games
-
-
-def check_games(path, games, spec):
-    """The summaries of `games` ([(line, obj)]) that belong to `spec` (a resumed run may
-    have fewer games than the file); LabFileError at the first malformed one."""
-    variants = spec.variants()
-    widest = LabSpec.from_dict(dict(spec.to_dict(), games=2 ** 31 - 1,
-                                    seed_effect=2 ** 31 - 1))
-    out = []
-    for k, obj in games:
-        try:
-            check_summary(obj, widest, variants)
-        except SummaryError as exc:
-            raise LabFileError("%s line %d: %s" % (path, k, exc))
-        if obj["i"] < (spec.games if obj["r"] == 0 else spec.seed_effect):
-            out.append(obj)
-    return out
+    return header, count
 
 
 def write_json(path, obj):
