@@ -21,7 +21,8 @@ from shared_rules.errors import BadPosition, IllegalMove
 # name -> module under shared_rules. Modules are imported on first use, so the board
 # only loads the games it plays. The name is what records, the log and the command line
 # use; it never changes once games are logged under it.
-GAME_MODULES = {"vora": "vora", "vorcept": "vorcept"}
+GAME_MODULES = {"vora": "vora", "vorcept": "vorcept", "gaia-vora": "gaia_vora",
+                "boars": "boars", "tossing-tiger": "tossing_tiger"}
 
 
 def names():

@@ -87,6 +87,8 @@ OPTIONS = (
     ("max_turns", DEFAULT_MAX_TURNS, "int", "a safeguard: the game ends after this many turns"),
     ("chain_lines", DEFAULT_CHAIN_LINES, CHAIN_LINES_CHOICES,
      "lines made by a fall: collected at once, or offered like the push's own lines"),
+    ("position", None, "str",
+     "start from this position (docs/vora-notation.md) instead of a deal: teaching, puzzles"),
 )
 
 PHASE_ACTION = const(0)
@@ -320,6 +322,9 @@ class VoraState:
         self.pinned = -1
         self.chain = 0  # 1 while the step is a fall's (a chain): its lines are collected
         self.end = ""  # why the game ended: "box" or "turns"
+        # The position the game was set up from (option `position`), None for a deal. Not
+        # part of to_json(): the digests of dealt games stay as they were; a record keeps it.
+        self.start = None
 
     # ---- the interface shared by every game
 
@@ -362,7 +367,8 @@ class VoraState:
                 total[t] += farm[t]
         return {"box": {TYPES[t]: total[t] for t in range(N_TYPES)},
                 "seats": self.seats, "pushed_out": self.pushed_out,
-                "max_turns": self.max_turns, "chain_lines": self.chain_lines}
+                "max_turns": self.max_turns, "chain_lines": self.chain_lines,
+                "position": self.start}
 
     def turn_count(self):
         """Turns completed, the last one included once the game is over."""
@@ -445,6 +451,7 @@ class VoraState:
         s.pinned = self.pinned
         s.chain = self.chain
         s.end = self.end
+        s.start = self.start
         return s
 
     def to_json(self):
@@ -1100,14 +1107,18 @@ def _box_counts(box):
 
 
 def new_game(players=2, seed=0, box=None, seats=None, pushed_out=DEFAULT_PUSHED_OUT,
-             max_turns=DEFAULT_MAX_TURNS, chain_lines=DEFAULT_CHAIN_LINES):
+             max_turns=DEFAULT_MAX_TURNS, chain_lines=DEFAULT_CHAIN_LINES, position=None):
     """A new game: the meadow dealt from the box, 2 cubes to player 0, 1 to the others.
 
     Options: box ({type: count}, default 12 of each), seats (e.g. "SE"; default opposite
     for 2, "SWN" for 3, "SWNE" for 4), pushed_out ("box" or "pusher": where a cube goes
     when pushed out on an empty side), max_turns (safeguard against endless games),
-    chain_lines ("collected" or "offered": lines made by a fall).
+    chain_lines ("collected" or "offered": lines made by a fall), position (a position
+    text to start from instead of a deal; see _from_start).
     """
+    if position is not None:
+        return _from_start(players, seed, box, seats, pushed_out, max_turns, chain_lines,
+                           position)
     s = VoraState()
     s.seats = _check_options(players, seats, pushed_out, max_turns, chain_lines)
     s.players = players
@@ -1126,6 +1137,26 @@ def new_game(players=2, seed=0, box=None, seats=None, pushed_out=DEFAULT_PUSHED_
     for p in range(players):
         for _ in range(2 if p == 0 else 1):
             s.farms[p][s._draw()] += 1
+    return s
+
+
+def _from_start(players, seed, box, seats, pushed_out, max_turns, chain_lines, position):
+    # A game set up from a position (teaching, puzzles). Without its PRNG field the seed
+    # decides the refills. The position is kept in full (all 8 fields) as the option, so
+    # options() deals the same game again; box and seats, when given, must agree with it.
+    s = from_position(position, pushed_out, max_turns, chain_lines)
+    if len(position.split()) < 8:
+        s.rng = prng.seed_state(seed)
+    else:
+        prng.check_seed(seed)
+    if players != s.players:
+        raise BadPosition("the position seats %d players (%s), not %r" % (
+            s.players, s.seats, players))
+    if seats is not None and seats != s.seats:
+        raise BadPosition("the position seats %s, not %s" % (s.seats, seats))
+    s.start = s.position()
+    if box is not None and _box_counts(box) != [s.options()["box"][n] for n in TYPES]:
+        raise BadPosition("the position holds its own cubes: box %r does not agree" % (box,))
     return s
 
 

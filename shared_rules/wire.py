@@ -662,3 +662,139 @@ def version_refusal(peer_version):
         return None
     return "protocol version %r not supported: this side speaks version %d" % (
         peer_version, PROTOCOL_VERSION)
+
+
+# --- play messages (0x17..0x1F): bots, takebacks, positions, refusals --------------------
+# Sent only to a peer that announced the "play" capability in its HELLO / HELLO_OK.
+
+BOTS = const(0x17)  # host -> board: the seats the host's bots play, as letters ("N", "")
+BOT_MOVE = const(0x18)  # host -> board: u32 game, u16 n, move text: play it for the bot
+REFUSED = const(0x19)  # board -> host: u8 key (255: a request), u8 reason, UTF-8 detail
+TAKEBACK_REQ = const(0x1A)  # host -> board: u32 game: ask the people to agree to a takeback
+TAKEBACK = const(0x1B)  # board -> host: u32 game, u16 moves kept, 8 digest bytes after
+POSITION = const(0x1C)  # host -> board: u32 seed, position text: a game from that position
+
+TYPE_NAMES.update({BOTS: "BOTS", BOT_MOVE: "BOT_MOVE", REFUSED: "REFUSED",
+                   TAKEBACK_REQ: "TAKEBACK_REQ", TAKEBACK: "TAKEBACK", POSITION: "POSITION"})
+
+MAX_DETAIL = const(200)  # bytes of a REFUSED detail text
+MAX_POSITION = const(200)  # bytes of a POSITION text (a 4-player position is under 120)
+
+
+def pack_bots(seats):
+    for i in range(len(seats)):
+        if seats[i] not in "SWNE" or seats.count(seats[i]) > 1:
+            raise BadPayload("BOTS: %r is not a set of seats among S, W, N, E" % (seats,))
+    return seats.encode()
+
+
+def unpack_bots(payload):
+    if len(payload) > 4:
+        raise BadPayload("BOTS: %d bytes, at most 4 seats" % len(payload))
+    try:
+        seats = bytes(payload).decode()
+    except Exception:
+        raise BadPayload("BOTS: not ASCII")
+    pack_bots(seats)
+    return seats
+
+
+def pack_bot_move(game, n, move):
+    _check_int("BOT_MOVE", "game id", game, 0, U32_MAX)
+    _check_int("BOT_MOVE", "move number", n, 1, 0xFFFF)
+    text = _move_bytes("BOT_MOVE", move)
+    out = bytearray(6 + len(text))
+    _put_u32(out, 0, game)
+    _put_u16(out, 4, n)
+    out[6:] = text
+    return bytes(out)
+
+
+def unpack_bot_move(payload):
+    """(game, n, move) of a BOT_MOVE; BadPayload when the layout is wrong."""
+    _check_len("BOT_MOVE", payload, 7)
+    move = bytes(payload[6:])
+    _check_move_text("BOT_MOVE", move)
+    return _u32(payload, 0), _u16(payload, 4), move.decode()
+
+
+def pack_refused(key, reason, detail=""):
+    _check_int("REFUSED", "key", key, 0, 255)
+    _check_int("REFUSED", "reason", reason, 0, 255)
+    text = detail[:MAX_DETAIL].encode()
+    if len(text) > MAX_DETAIL:  # non-ASCII text: cut where no character can be split
+        text = detail[:MAX_DETAIL // 4].encode()
+    return bytes((key, reason)) + text
+
+
+def unpack_refused(payload):
+    """(key, reason, detail) of a REFUSED (key 255: not a key but a request)."""
+    _check_len("REFUSED", payload, 2)
+    if len(payload) > 2 + MAX_DETAIL:
+        raise BadPayload("REFUSED: a detail of %d bytes, at most %d" % (
+            len(payload) - 2, MAX_DETAIL))
+    key = payload[0]
+    if key >= KEYS and key != 255:
+        raise BadPayload("REFUSED: key %d is not 0..48 or 255" % key)
+    try:
+        detail = bytes(payload[2:]).decode()
+    except Exception:
+        raise BadPayload("REFUSED: the detail is not UTF-8")
+    return key, payload[1], detail
+
+
+def pack_takeback_req(game):
+    _check_int("TAKEBACK_REQ", "game id", game, 0, U32_MAX)
+    out = bytearray(4)
+    _put_u32(out, 0, game)
+    return bytes(out)
+
+
+def unpack_takeback_req(payload):
+    if len(payload) != 4:
+        raise BadPayload("TAKEBACK_REQ: %d bytes, it has 4" % len(payload))
+    return _u32(payload, 0)
+
+
+def pack_takeback(game, n, digest_hex):
+    _check_int("TAKEBACK", "game id", game, 0, U32_MAX)
+    _check_int("TAKEBACK", "moves kept", n, 0, 0xFFFF)
+    try:
+        digest = binascii.unhexlify(digest_hex)
+    except Exception:
+        raise BadPayload("TAKEBACK: the digest %r is not hexadecimal" % (digest_hex,))
+    if len(digest) != DIGEST_SIZE:
+        raise BadPayload("TAKEBACK: a digest has %d bytes" % DIGEST_SIZE)
+    out = bytearray(6)
+    _put_u32(out, 0, game)
+    _put_u16(out, 4, n)
+    return bytes(out) + digest
+
+
+def unpack_takeback(payload):
+    """(game, moves kept, digest hex) of a TAKEBACK."""
+    if len(payload) != 6 + DIGEST_SIZE:
+        raise BadPayload("TAKEBACK: %d bytes, it has %d" % (len(payload), 6 + DIGEST_SIZE))
+    return _u32(payload, 0), _u16(payload, 4), binascii.hexlify(bytes(payload[6:])).decode()
+
+
+def pack_position(seed, position):
+    _check_int("POSITION", "seed", seed, 0, U32_MAX)
+    text = position.encode()
+    if not 0 < len(text) <= MAX_POSITION:
+        raise BadPayload("POSITION: a text of 1 to %d bytes" % MAX_POSITION)
+    _check_move_text("POSITION", text)
+    out = bytearray(4)
+    _put_u32(out, 0, seed)
+    return bytes(out) + text
+
+
+def unpack_position(payload):
+    """(seed, position text) of a POSITION; the text is checked by the rules later."""
+    _check_len("POSITION", payload, 5)
+    if len(payload) > 4 + MAX_POSITION:
+        raise BadPayload("POSITION: a text of %d bytes, at most %d" % (
+            len(payload) - 4, MAX_POSITION))
+    text = bytes(payload[4:])
+    _check_move_text("POSITION", text)
+    return _u32(payload, 0), text.decode()

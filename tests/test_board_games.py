@@ -104,7 +104,15 @@ class FakeClient:
 
     def show(self, frame):
         wire.check_pixels(frame)
-        self.frames.append(frame)
+        self.frames.append(bytes(frame))
+        return True
+
+    def show_changes(self, changes):
+        wire.pack_pixels_diff(changes)  # checks them
+        frame = bytearray(self.frames[-1])
+        for k, r, g, b in changes:
+            frame[3 * k:3 * k + 3] = bytes((r, g, b))
+        self.frames.append(bytes(frame))
         return True
 
 
@@ -137,6 +145,9 @@ def test_a_human_and_a_bot_play_vorcept_on_the_board_and_the_log_replays(tmp_pat
             game.key(last, False, now + 100 + HOLD_MS)
         now += 1000
     assert client.mode == wire.MODE_TERMINAL and client.frames
+    # What the board shows at the end is exactly the frame of the final position.
+    last = compose_frame(game.mapping, state, game.viewer(), game.pad, now - 1000)
+    assert client.frames[-1] == last
     assert state.is_over() and ("over", events[-1][1]) == events[-1]
     record, digests = log.record(game.log_id)
     assert record["game"] == "vorcept" and record["moves"] == game.moves
@@ -170,7 +181,7 @@ def test_vora_play_vorcept_runs_on_the_virtual_board_and_logs_the_game(tmp_path)
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env=env)
     try:
-        # The virtual board names its keys as Vora's: its key "d4" is the 7x7 key e5.
+        # In terminal mode the virtual board names its keys as the game does (a1..g7).
         for line, pause in (("", 2.0), ("press d4", 0.5), ("hold d4 900", 3.0), ("quit", 0)):
             proc.stdin.write(line + "\n")
             proc.stdin.flush()
@@ -179,9 +190,48 @@ def test_vora_play_vorcept_runs_on_the_virtual_board_and_logs_the_game(tmp_path)
     finally:
         proc.kill()
     assert proc.returncode == 0, err
-    assert "board move: P0 pylon e5" in out and "board move: P1 lava" in out
+    assert "board move: P0 pylon d4" in out and "board move: P1 lava" in out
     assert "logged as game 1" in out
     log = GameLog(db)
     record, _ = log.record(1)
-    assert record["game"] == "vorcept" and record["moves"][0] == "pylon e5"
+    assert record["game"] == "vorcept" and record["moves"][0] == "pylon d4"
     assert log.game(1)["status"] == "interrupted"
+
+
+def test_the_virtual_board_names_its_keys_as_the_game_does(tmp_path):
+    # At a terminal, `vora play gaia-vora` draws the virtual board with the game's key
+    # names (a1..g7) and what each key is (rot 2, sun, plant...), the game beside it; a
+    # key name typed there presses that key of the game.
+    import sys
+    from pathlib import Path
+
+    from pty_screen import PtyScreen
+    from vora_host.virtual import board as sim
+
+    vora = str(Path(sys.executable).with_name("vora"))
+    args = [vora, "play", "gaia-vora", "--port", "sim", "--save-dir", str(tmp_path / "save"),
+            "--db", str(tmp_path / "games.sqlite3"), "--seed", "2", "--fresh", "--human", "0"]
+    with PtyScreen(args, cols=150, rows=42, cwd=str(Path(__file__).resolve().parents[1])) as term:
+        term.wait_for("to rotate the carousel")
+        term.pump(1.0)
+
+        def key(x, y, line):
+            row = sim.TOP - 1 + (6 - y) * 3 + line
+            col = sim.LEFT - 1 + x * (sim.CELL_W + 1)
+            return term.screen.display[row][col:col + sim.CELL_W].strip()
+        assert key(2, 0, 0) == "c1" and key(2, 0, 1) == "rot 2"
+        # Every key carries the game's name, none Vora's (a key drawn before the PC took
+        # over is drawn again).
+        for x in range(7):
+            for y in range(7):
+                assert key(x, y, 0).strip("[]") == "abcdefg"[x] + str(y + 1)
+        assert key(2, 6, 1) == "sun" and key(3, 3, 1) == "water"
+        assert "WATER" in term.text() and "P0 yellow" in term.text()
+        assert "The PC runs the game" in term.text() and "Setup:" not in term.text()
+        term.send("c1\r", 1.0)  # rotate 2: previewed, then the corner plays it
+        term.wait_for("rotate 2 (press your corner")
+        term.send("a1\r", 1.5)
+        term.wait_for("P0 rotate 2")
+        assert all(len(line) <= 150 for line in term.lines())
+        term.send("q", 0.5)
+        assert term.wait_exit() == 0

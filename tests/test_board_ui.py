@@ -11,7 +11,8 @@ import pytest
 
 from shared_rules import games, vora
 from vora_fw import layout, palette
-from vora_fw.vora_ui import (MODE_MENU, MODE_OVER, MODE_PLAY, MODE_SETUP, VoraUI)
+from vora_fw.vora_ui import (MODE_MENU, MODE_OVER, MODE_PLAY, MODE_SETUP, R_EDGE_NO_CUBE,
+                             VoraUI)
 
 from board_player import enter_move, key_presser
 
@@ -35,7 +36,7 @@ class MemoryStore:
 def started(seats="SN", seed=1, store=None):
     events = []
     ui = VoraUI(store=store, seed_fn=lambda: seed,
-                listener=lambda e, s, d: events.append((e, d, s.digest())))
+                listener=lambda e, s, d: events.append((e, d, s and s.digest())))
     clock = [0]
     press = key_presser(ui, clock)
     for seat in "SN":
@@ -83,7 +84,10 @@ def test_keys_that_lead_nowhere_are_refused_and_change_nothing():
     ui.render(frame, clock[0])
     k = layout.key_index("Sc") * 3
     assert tuple(frame[k:k + 3]) == palette.REFUSE
-    assert ui.state.to_json() == before and not events[1:]
+    # The refusal is told (the PC says why) and nothing else happened.
+    assert events[1:] == [("refused", (layout.key_index("Sc"), R_EDGE_NO_CUBE, ""),
+                           ui.state.digest())]
+    assert ui.state.to_json() == before
     # A cube the farm does not hold, while the farm is on view: refused too.
     press("cS")
     empty = [vora.CELL_NAMES[c] for c, t in enumerate(ui.farm_cells(0)) if t < 0][0]

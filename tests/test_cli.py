@@ -59,7 +59,8 @@ def test_bots_only_game_ends_and_its_record_replays(tmp_path):
     assert "Game over" in done.stdout and "Traceback" not in done.stderr
     record = json.loads(path.read_text())
     assert record["game"] == "vora" and record["seed"] == 3 and record["players"] == 3
-    assert set(record["options"]) == {"box", "seats", "pushed_out", "max_turns", "chain_lines"}
+    assert set(record["options"]) == {"box", "seats", "pushed_out", "max_turns", "chain_lines",
+                                      "position"}
     assert record["moves"] and len(record["digests"]) == len(record["moves"])
     assert record["result"]["over"] is True
     assert record["result"]["end"] in ("box", "turns")

@@ -12,7 +12,7 @@ import random
 
 import pytest
 
-from shared_rules import games, prng, vora, vorcept
+from shared_rules import boars, gaia_vora, games, prng, tossing_tiger, tossing_tiger_data, vora, vorcept
 from shared_rules.errors import BadPosition, IllegalMove
 
 
@@ -106,7 +106,220 @@ class VorceptAdapter(Adapter):
                 state.grid[state.acted] >= vorcept.FIRST_PIECE
 
 
-ADAPTERS = {"vora": VoraAdapter, "vorcept": VorceptAdapter}
+class GaiaVoraAdapter(Adapter):
+    module = gaia_vora
+    # A turn is a rotation and at most four placements or three Storm moves.
+    max_moves = gaia_vora.DEFAULT_MAX_TURNS * 6
+    seeds = range(60)
+
+    @staticmethod
+    def move_universe():
+        g = gaia_vora
+        out = ["rotate %d" % n for n in range(5)]
+        for s in g.SPECIES:
+            for loc in g.LOCATIONS:
+                out.append("sun %s %s" % (s, loc))
+                out.append("storm %s %s" % (s, loc))
+                out += ["rainbow %s %s %s" % (c, s, loc) for c in g.COLOURS]
+        out += ["meteor " + t for t in g.TILES]
+        out += ["meteor %s %s" % (t, p) for t in g.TILES for p in g.POSITIONS]
+        out += ["rotate", "sun plant", "meteor", "storm water plant", "sun plant i",
+                "rainbow red plant water", "meteor sand z", "rotate two"]
+        return out
+
+    @staticmethod
+    def invariant(state):
+        # No figure and no tile is ever created or lost: per colour and species, the
+        # figures in pools, on the planet and on Fossil Cards; per tile type, the tiles on
+        # the planet and off it.
+        counts = []
+        for c in range(gaia_vora.N_COLOURS):
+            for s in range(3):
+                n = state.pools[c * 3 + s] + sum(
+                    1 for loc in range(9) if state.life[loc * 3 + s] == c)
+                n += sum(state.fossils[o * 12 + c * 3 + s] for o in range(4))
+                counts.append(n)
+        for t in range(4):
+            counts.append(state.supply[t] + sum(st.count(t) for st in state.stacks))
+        return tuple(counts)
+
+    @staticmethod
+    def check_state(state):
+        g = gaia_vora
+        for p in range(8):
+            st = state.stacks[p]
+            assert len(set(st)) == len(st), "a stack holds two alike tiles"
+            if not st:
+                assert state.life[p * 3:p * 3 + 3] == [-1] * 3, "Life-Forms on bare Water edge"
+        if state.phase in (g.PHASE_ROTATE, g.PHASE_SKY):
+            m = state._moon_loc()
+            c, h, p = state.life[m * 3:m * 3 + 3]
+            assert not (h >= 0 and p >= 0) and not (c >= 0 and h >= 0), "the Moon did not eat"
+        assert all(0 <= n <= state.stars_dealt for n in state.stars)
+
+
+class BoarsAdapter(Adapter):
+    module = boars
+    # Random games often run into the max_turns safeguard (300 turns, about 4 moves each).
+    max_moves = boars.DEFAULT_MAX_TURNS * 40
+    seeds = range(12)
+
+    @staticmethod
+    def move_universe():
+        # Moves of every kind, with the house cards' ids, legal or not.
+        ids = [c["id"] for c in boars.cards_list()]
+        others = [i for i in ids if i not in ("bristle", "tusker", "snout", "trotter")]
+        cubes = ["-", "r", "b", "y", "g", "rr", "rb", "yg", "rrr", "rbg", "bbb", "gy", "k"]
+        out = ["draw %d" % n for n in range(0, 40)] + ["draw", "draw -1", "draw x"]
+        out += ["vendetta %s %d" % (i, p) for i in others for p in range(5)]
+        out += ["vendetta %s %s" % (i, j) for i in ("finders", "switcheroo") for j in others]
+        out += ["vendetta switcheroo %s %s" % (i, j) for i in others[:12] for j in others[:12]]
+        out += ["buy %s %s" % (i, c) for i in others for c in cubes]
+        out += ["ticket " + t[0] for t in boars.TICKETS] + ["ticket bus", "ticket"]
+        out += ["diet top", "diet bottom", "diet"] + ["diet " + i for i in ids]
+        out += ["diet careless " + i for i in ids]
+        out += ["discard " + i for i in ids]
+        out += ["take " + c for c in cubes] + ["lose " + c for c in cubes]
+        out += ["menu new", "menu keep", "menu", "end", "end now", "pass"]
+        return out
+
+    @staticmethod
+    def invariant(state):
+        # No figure and no tile is ever created or lost: per colour and species, the
+        # figures in pools, on the planet and on Fossil Cards; per tile type, the tiles on
+        # the planet and off it.
+        counts = []
+        for c in range(gaia_vora.N_COLOURS):
+            for s in range(3):
+                n = state.pools[c * 3 + s] + sum(
+                    1 for loc in range(9) if state.life[loc * 3 + s] == c)
+                n += sum(state.fossils[o * 12 + c * 3 + s] for o in range(4))
+                counts.append(n)
+        for t in range(4):
+            counts.append(state.supply[t] + sum(st.count(t) for st in state.stacks))
+        return tuple(counts)
+
+    @staticmethod
+    def check_state(state):
+        g = gaia_vora
+        for p in range(8):
+            st = state.stacks[p]
+            assert len(set(st)) == len(st), "a stack holds two alike tiles"
+            if not st:
+                assert state.life[p * 3:p * 3 + 3] == [-1] * 3, "Life-Forms on bare Water edge"
+        if state.phase in (g.PHASE_ROTATE, g.PHASE_SKY):
+            m = state._moon_loc()
+            c, h, p = state.life[m * 3:m * 3 + 3]
+            assert not (h >= 0 and p >= 0) and not (c >= 0 and h >= 0), "the Moon did not eat"
+        assert all(0 <= n <= state.stars_dealt for n in state.stars)
+
+
+class BoarsAdapter(Adapter):
+    module = boars
+    # Random games often run into the max_turns safeguard (300 turns, about 4 moves each).
+    max_moves = boars.DEFAULT_MAX_TURNS * 40
+    seeds = range(12)
+
+    @staticmethod
+    def move_universe():
+        # Moves of every kind, with the house cards' ids, legal or not.
+        ids = [c["id"] for c in boars.cards_list()]
+        others = [i for i in ids if i not in ("bristle", "tusker", "snout", "trotter")]
+        cubes = ["-", "r", "b", "y", "g", "rr", "rb", "yg", "rrr", "rbg", "bbb", "gy", "k"]
+        out = ["draw %d" % n for n in range(0, 40)] + ["draw", "draw -1", "draw x"]
+        out += ["vendetta %s %d" % (i, p) for i in others for p in range(5)]
+        out += ["vendetta %s %s" % (i, j) for i in ("finders", "switcheroo") for j in others]
+        out += ["vendetta switcheroo %s %s" % (i, j) for i in others[:12] for j in others[:12]]
+        out += ["buy %s %s" % (i, c) for i in others for c in cubes]
+        out += ["ticket " + t[0] for t in boars.TICKETS] + ["ticket bus", "ticket"]
+        out += ["diet top", "diet bottom", "diet"] + ["diet " + i for i in ids]
+        out += ["diet careless " + i for i in ids]
+        out += ["discard " + i for i in ids]
+        out += ["take " + c for c in cubes] + ["lose " + c for c in cubes]
+        out += ["menu new", "menu keep", "menu", "end", "end now", "pass"]
+        return out
+
+    @staticmethod
+    def invariant(state):
+        # Cubes of each colour (bags, reserve, in front) and cards (hands, display, deck).
+        cubes = tuple(sum(b[c] for b in state.bags) + state.front[c]
+                      + (state.supply[c] if c < boars.N_FOOD else 0) for c in range(5))
+        cards = sorted(state.deck + [x for x in state.display if x >= 0]
+                       + [x for h in state.hands for x in h])
+        return cubes, tuple(cards)
+
+    @staticmethod
+    def check_state(state):
+        # from_json's own consistency checks, on every state reached by play.
+        boars.from_json(state.to_json())
+        for p in range(state.players):
+            assert 1 + len(state.hands[p]) <= boars.HAND_LIMIT + (
+                state.phase == boars.PH_DISCARD and p == state.active)
+
+
+class TossingTigerAdapter(Adapter):
+    module = tossing_tiger
+    # A random game is a few dozen moves (measured: 28 on average, 100 at most over 40 seeds).
+    max_moves = 5000
+    seeds = range(60)
+
+    @staticmethod
+    def move_universe():
+        # Every move word with plausible arguments, to probe what legal_moves() leaves out.
+        cards = sorted(set(tossing_tiger.deck_of(tossing_tiger._check_options(2, {
+            "more_animals": True, "dawndojo": True}))))
+        types = list(tossing_tiger_data.TYPES)
+        out = ["fight %d %d" % (p, n) for p in range(7) for n in range(0, 8)]
+        out += ["fight %d" % n for n in range(8)]
+        out += ["add " + c for c in cards] + ["dawn " + c for c in cards if "rooster" in c]
+        out += ["pick " + t for t in types] + ["guess " + t for t in types]
+        out += ["copy " + t for t in types] + ["tribute " + c for c in cards]
+        out += ["keep " + c for c in cards] + ["discard " + c for c in cards]
+        out += ["keep %s %d" % (c, p) for c in cards[:6] for p in range(6)]
+        for j in range(1, 7):
+            out += ["merge %d" % j, "reroll %d" % j, "look %d" % j, "remove %d" % j,
+                    "steal %d" % j, "claim %d" % j, "destroy %da" % j, "destroy %dd" % j,
+                    "draw %da" % j, "draw %dd" % j, "bonus %d" % j]
+            out += ["swap %d %d" % (j, i) for i in range(1, 7)]
+            out += ["switch %d %d" % (j, i) for i in range(1, 7)]
+            out += ["take %d %s" % (j, c) for c in cards[:8]]
+        out += ["next", "flee", "pass", "stop", "give", "concede", "retreat", "rebuild",
+                "draw deck", "fight", "add", "keep", "Pass", "next "]
+        return out
+
+    @staticmethod
+    def invariant(state):
+        # No card is created or lost: every card of the box lies in exactly one place.
+        return len(tossing_tiger_cards(state))
+
+    @staticmethod
+    def check_state(state):
+        s = state.s
+        assert sorted(tossing_tiger_cards(state)) == state._c["deck"], "a card went astray"
+        if s["war"] is None and not s["end"]:
+            low = 3 if s["options"]["fight_together"] else 2
+            assert all(len(h) >= low for h in s["hands"]), "a war starts with a player too low"
+
+
+def tossing_tiger_cards(state):
+    s = state.s
+    out = [c for h in s["hands"] for c in h] + s["draw"] + s["discard"] + s["destroyed"]
+    out += s["warpile"]
+    w = s["war"]
+    if w is not None:
+        for bt in w["b"]:
+            for side in bt["s"]:
+                out += side["pile"] + ([side["face"]] if side["face"] else [])
+        if w["build"] is not None:
+            out += w["build"]["pool"] + w["build"]["cur"]
+        for lots in w["loot"]:
+            for lot in lots:
+                out += lot["cards"]
+    return out
+
+
+ADAPTERS = {"vora": VoraAdapter, "vorcept": VorceptAdapter, "gaia-vora": GaiaVoraAdapter,
+            "boars": BoarsAdapter, "tossing-tiger": TossingTigerAdapter}
 
 
 def test_every_registered_game_has_an_adapter():

@@ -47,3 +47,20 @@ def test_the_board_link_speaks_the_same_under_micropython():
     assert any(l.startswith("LOG") and "refused MODE" in l for l in lines)
     assert any(l.startswith("REFUSE 0") and "protocol version 3" in l for l in lines)
     assert lines[-1] == "moves 6 connected True mode 1"
+
+
+def test_one_person_against_the_boards_bot_matches_cpython_and_fits_the_heap():
+    # The board's bot at North, South by keys, a takeback by keys: the same moves and
+    # digests on both runtimes, and no step (a key event, or one scan of the bot
+    # thinking) above the heap budget.
+    script = SCRIPT.with_name("board_bot.py")
+    args = ("1", "60")
+    cpy = subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True,
+                         cwd=REPO_ROOT, check=True).stdout.splitlines()
+    mpy = run_micropython(script, args, check=True, timeout=300, steps="step").stdout.splitlines()
+    played = ("start", "move", "takeback")
+    assert [l for l in mpy if l.startswith(played)] == [l for l in cpy if l.startswith(played)]
+    assert cpy[0].startswith("start N ") and any(l.startswith("takeback") for l in cpy)
+    assert sum(l.startswith("move") for l in cpy) >= 60
+    measures = dict(line.split() for line in mpy if not line.startswith(played))
+    assert 0 < int(measures["bot_peak_bytes"]) <= int(measures["peak_bytes"]) < HEAP_BUDGET

@@ -291,7 +291,8 @@ def test_a_script_runs_first_and_answers_each_command(save_dir, tmp_path):
     lines = proc.stdout.splitlines()
     assert lines[0].startswith("/dev/")
     assert lines[1:] == ["ok", vora.new_game(2, seed=3).position(), "ok",
-                         "error 'bogus' is neither a command nor a key (help lists them)",
+                         "error 'bogus' is neither a command, a move nor a key (help lists "
+                         "them)",
                          "ok"]
 
 

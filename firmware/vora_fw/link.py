@@ -13,6 +13,9 @@ code the PC runs. This module decides what the board says and how it answers:
   PIXELS_DIFF) and keys go to the host only. A failed session (host gone) brings the board
   back to standalone.
 - REPL: the application stops and MicroPython's REPL is free for mpremote.
+- Play (capability "play", messages 0x17..0x1C): the host's bots (BOTS, BOT_MOVE), a
+  takeback asked from the PC (TAKEBACK_REQ) and reported (TAKEBACK), a position to set up
+  (POSITION), and every refused key or request with its reason (REFUSED).
 Bytes from the host are data, never code: nothing here evaluates what it receives.
 """
 
@@ -25,8 +28,9 @@ from shared_rules import wire
 from shared_rules.session import FAILED, Session
 from vora_fw import VERSION
 from vora_fw.clock import ticks_diff
+from vora_fw.vora_ui import NO_KEY, R_NOT_NOW
 
-CAPABILITIES = ("standalone", "terminal", "moves", "state", "keys", "repl")
+CAPABILITIES = ("standalone", "terminal", "moves", "state", "keys", "repl", "play")
 
 
 class BoardLink:
@@ -48,6 +52,7 @@ class BoardLink:
         self.ui = None  # type: Any
         self.now = 0
         self.refused_hellos = 0
+        self.host_play = False  # the host announced "play": it reads REFUSED and TAKEBACK
 
     def attach(self, ui):
         self.ui = ui
@@ -71,6 +76,8 @@ class BoardLink:
         # No acknowledgement for max_retries rounds: the host is gone or the cable out.
         self.connected = False
         self.mode = wire.MODE_STANDALONE
+        if self.ui is not None:
+            self.ui.host_bots = ""  # nobody plays them now: people may take those seats
 
     # ---- messages from the host
 
@@ -113,6 +120,30 @@ class BoardLink:
         elif type == wire.REPL:
             self.session.ack_now()
             self.repl_requested = True
+        else:
+            self._play_message(type, payload)
+
+    def _play_message(self, type, payload):
+        ui = self.ui
+        if type == wire.BOTS:
+            ui.host_bots = wire.unpack_bots(payload)
+        elif type == wire.BOT_MOVE:
+            game, n, move = wire.unpack_bot_move(payload)
+            st = ui.state
+            if (st is None or game != ui.game_id or n != ui.moves_played + 1
+                    or st.seats[st.active] not in ui.host_bots):
+                ui.refuse(NO_KEY, self.now, R_NOT_NOW,
+                          "BOT_MOVE %d of game %d is not the move awaited" % (n, game))
+            else:
+                ui.enter_move(move, self.now, True)
+        elif type == wire.TAKEBACK_REQ:
+            if wire.unpack_takeback_req(payload) != ui.game_id or ui.state is None:
+                ui.refuse(NO_KEY, self.now, R_NOT_NOW, "TAKEBACK_REQ for another game")
+            else:
+                ui.request_takeback("", self.now)
+        elif type == wire.POSITION:
+            seed, text = wire.unpack_position(payload)
+            ui.set_position(text, seed, self.now)
 
     def _hello(self, payload):
         try:
@@ -127,6 +158,10 @@ class BoardLink:
         self.session.reset()
         self.connected = True
         self.mode = wire.MODE_STANDALONE
+        caps = hello.get("caps")
+        self.host_play = isinstance(caps, list) and "play" in caps
+        if self.ui is not None:
+            self.ui.host_bots = ""  # a new session: the host says again which seats it plays
         answer = {"game": None}  # type: dict
         if self._has_game():
             answer = self._game_summary()  # game, seed, players, seats, moves, digest, over
@@ -162,6 +197,10 @@ class BoardLink:
         d = {"game": ui.game_id, "name": "vora", "seed": ui.seed, "players": st.players,
              "seats": st.seats, "moves": ui.moves_played, "digest": st.digest(),
              "over": st.is_over(), "mode": self.mode}
+        if ui.start is not None:
+            d["position"] = ui.start
+        if ui.board_bots:
+            d["board_bots"] = ui.board_bots
         if full:
             d["state"] = st.to_json()
         return d
@@ -184,6 +223,15 @@ class BoardLink:
         if event == "move":
             self._send(wire.MOVE, wire.pack_move(ui.game_id, ui.moves_played, state.digest(),
                                                  detail))
+            return
+        if event == "refused" or event == "takeback":
+            if self.host_play:
+                if event == "refused":
+                    self._send(wire.REFUSED, wire.pack_refused(
+                        detail[0] if 0 <= detail[0] < 49 else NO_KEY, detail[1], detail[2]))
+                else:
+                    self._send(wire.TAKEBACK, wire.pack_takeback(ui.game_id, detail,
+                                                                 state.digest()))
             return
         d = self._game_summary() if state is not None else {"game": ui.game_id}
         d["event"] = event

@@ -45,6 +45,7 @@ DIM = (24, 24, 24)
 GO = (0, 255, 0)
 STOP = (255, 0, 0)
 REFUSE = (255, 0, 0)
+UNDO = (255, 120, 0)  # amber: the menu's takeback key, and the corners asked to agree
 
 
 def level(pattern, now):

@@ -23,6 +23,13 @@ same on the board, in the virtual board and under tests. The player's guide is t
   the red key ends it and starts a new setup.
 - At the end the scores scroll across the meadow in each seat's colour, and the winner's
   corner pulses; press the centre key for a new game.
+- Bots: a corner held for 2 seconds in setup makes that seat the board's own bot
+  (vora_fw.bot); the PC may play seats too (host bots, BOTS and BOT_MOVE messages). A bot's
+  move is previewed like a player's, then played.
+- Taking back: in the menu the centre key (amber) asks to take back the last move of a
+  person (and the bots' moves after it); every other person agrees with their corner.
+- A refused key says why: refuse() keeps a reason code (R_...), which the PC turns into
+  words (vora_host.games.vora.view.refusal_text).
 """
 
 try:
@@ -47,6 +54,7 @@ MODE_SETUP = const(0)
 MODE_PLAY = const(1)
 MODE_MENU = const(2)
 MODE_OVER = const(3)
+MODE_UNDO = const(4)  # a takeback was asked for: waiting for every person to agree
 
 HOLD_MS = const(2000)  # corner held this long opens the menu
 PEEK_MS = const(3000)  # another player's farm stays on view this long
@@ -55,6 +63,35 @@ ANIM_MS = const(350)  # a cube that changed fades in from white over this time
 SWEEP_MS = const(45)  # a push sweeps along its line, one cell after the other
 FALL_DELAY_MS = const(260)  # then the cubes that fell or were refilled
 SCROLL_MS = const(160)  # one column of scrolling text
+AUTO_MS = const(1100)  # a bot's (or a typed) move stays previewed this long, then plays
+BOT_WAIT_MS = const(500)  # the board's bot starts thinking once the last move has shown
+
+# Why a key (or a request from the PC) was refused: refused_reason holds one of these; the
+# PC says it in words (vora_host.games.vora.view.REFUSALS). Codes never change meaning.
+R_SETUP_KEY = const(1)  # setup: only corners and c3 do something
+R_FEW_SEATS = const(2)  # c3 with fewer than two seats
+R_MENU_KEY = const(3)  # menu: c2, c3, c4 only
+R_OVER_KEY = const(4)  # game over: c3 or a corner
+R_NO_SEAT = const(5)  # a corner where nobody sits
+R_RULES = const(6)  # the rules refused the move (refused_detail says why)
+R_FARM_EMPTY = const(7)  # a cell with no cube of the farm on view
+R_NO_STEAL = const(8)  # that cube cannot be stolen
+R_NOT_IN_LINE = const(9)  # collect phase: not a cube of a line
+R_NO_EXTRA = const(10)  # bonus phase: no extra cube there
+R_CELL_NO_MOVE = const(11)  # action phase: that cube has no move of its own
+R_EDGE_NOT_NOW = const(12)  # an edge outside the action phase
+R_EDGE_NO_CUBE = const(13)  # an edge before a cube was picked from the farm
+R_EDGE_BAD = const(14)  # the picked cube cannot go in there
+R_BOT_TURN = const(15)  # a bot plays this seat now
+R_WAIT = const(16)  # a move is being shown and plays in a moment
+R_NOT_NOW = const(17)  # a request from the PC that does not fit the board's state
+R_BUSY = const(18)  # a position while a game is in progress
+R_BAD_POSITION = const(19)  # a position the rules refuse (refused_detail says why)
+R_NO_TAKEBACK = const(20)  # no move of a person to take back
+R_UNDO_CANCELLED = const(21)  # a key other than an agreeing corner: takeback cancelled
+R_FARM_TARGET = const(22)  # a farm cube picked: the cell pressed takes none of it
+R_SWAP_TARGET = const(23)  # a mole or duck picked: it cannot swap with that cube
+NO_KEY = const(255)  # refused_key of a request that came from the PC, not a key
 
 # What the selection adds to a key (VoraUI.overlay holds one per key).
 OV_NONE = const(0)
@@ -70,6 +107,7 @@ OV_PASS = const(8)  # the corner that confirms a pass: blinks red
 CENTRE_KEY = const(24)  # c3
 MENU_BACK_KEY = const(17)  # c2: green, back to the game
 MENU_END_KEY = const(31)  # c4: red, end the game
+MENU_UNDO_KEY = const(24)  # c3: amber, take back the last move
 
 # 3x5 digits for the scores; each glyph is 3 columns, bit 0 the top row.
 _FONT = {
@@ -107,6 +145,9 @@ class VoraUI:
         self.view_until = 0
         self.refused_key = -1
         self.refused_at = 0
+        self.refused_reason = 0
+        self.refused_detail = ""
+        self.refusals = 0  # counts refusals, so a caller can tell whether its key was one
         self.held_key = -1
         self.held_since = 0
         self.changed = 0  # mask of meadow cells that changed with the last move
@@ -119,6 +160,20 @@ class VoraUI:
         self.game_id = 0
         self.seed = 0
         self.moves = []  # every move played, in order
+        self.start = None  # the position the game was set up from, None for a deal
+        self.board_bots = ""  # seats the board's own bot plays (chosen in setup)
+        self.host_bots = ""  # seats the PC's bots play (BOTS message; forgotten with the PC)
+        self.bot = None  # type: Any  # vora_fw.bot.BoardBot, made when a bot seat first acts
+        self.auto_move = None  # type: Any  # a bot's or typed move, previewed until auto_at
+        self.auto_at = 0
+        self.hold_fired = False
+        self.setup_press = False  # the key held was pressed in setup (which acts on release)
+        self.menu_seat = ""  # who opened the menu (the takeback's asker)
+        self.undo_wait = ""  # seats whose agreement to a takeback is still awaited
+        # The state before the last move of a person, and how many moves came before it:
+        # a takeback returns there without replaying the game (None: replay instead).
+        self.snap = None  # type: Any
+        self.snap_n = 0
         self.overlay = bytearray(49)
         self.view_cells = None  # type: Any
         self.pick_rgb = palette.OFF
@@ -139,8 +194,14 @@ class VoraUI:
             moves = saved["moves"]
             game_id = saved["game_id"]
             seed = saved["seed"]
+            start = saved.get("start")
+            bots = saved.get("bots", "")
             if not isinstance(moves, list) or not isinstance(game_id, int):
                 raise TypeError("moves or game_id of the wrong type")
+            if start is not None and not isinstance(start, str):
+                raise TypeError("start of the wrong type")
+            if not isinstance(bots, str) or any(b not in state.seats for b in bots):
+                raise TypeError("bots of the wrong type")
         except (ValueError, KeyError, TypeError) as exc:  # RulesError is a ValueError
             self.error = "save ignored: %s" % exc  # a save from another version
             return
@@ -148,6 +209,9 @@ class VoraUI:
         self.moves = moves
         self.game_id = game_id
         self.seed = seed
+        self.start = start
+        self.board_bots = bots
+        self.chosen_seats = state.seats
         self._tell("resume", None)
 
     @property
@@ -156,11 +220,16 @@ class VoraUI:
 
     def record(self):
         """The game record: replaying it from the seed gives the board's state."""
+        options = {"seats": self.state.seats}
+        if self.start is not None:
+            options["position"] = self.start
         return {"game": vora.NAME, "players": self.state.players, "seed": self.seed,
-                "options": {"seats": self.state.seats}, "moves": self.moves}
+                "options": options, "moves": self.moves}
 
     def _enter_game(self, state):
         self.state = state
+        self.auto_move = None
+        self.snap = None
         self._reset_selection()
         self.legal = state.legal_moves()
         self.mode = MODE_OVER if state.is_over() else MODE_PLAY
@@ -171,17 +240,44 @@ class VoraUI:
     def new_game(self, seats, seed):
         order = "".join(s for s in vora.SIDES if s in seats)
         state = vora.new_game(len(order), seed=seed, seats=order)
+        self._begin(state, seed, None)
+
+    def _begin(self, state, seed, start):
+        self.board_bots = "".join(b for b in self.board_bots if b in state.seats)
         self._enter_game(state)
         self.moves = []
         self.seed = seed
+        self.start = start
         self.game_id = self.id_fn() & 0xFFFFFFFF
         self._save()
         self._tell("new", None)
 
+    def set_position(self, position, seed, now):
+        """A game set up from a position (from the PC: teaching, puzzles). Refused while
+        a game is in progress, or when the rules refuse the position. Returns 0 or the
+        reason code."""
+        if self.state is not None and self.mode != MODE_OVER:
+            return self.refuse(NO_KEY, now, R_BUSY)
+        words = position.split(" ")
+        try:
+            state = vora.new_game(len(words[1]) if len(words) > 1 else 0, seed,
+                                  position=position)
+        except (RulesError, ValueError) as exc:
+            return self.refuse(NO_KEY, now, R_BAD_POSITION, str(exc))
+        self.chosen_seats = state.seats
+        self._begin(state, seed, state.start)
+        return 0
+
     def play(self, move, now):
         """Play a move from the keys (or from the host); RulesError leaves everything alone."""
         before = self.state.grid[:]
+        snap = None
+        if not self._is_bot(self.state.seats[self.state.active]):
+            snap = self.state.clone()  # where a takeback of this move returns
         self.state.play(move)
+        if snap is not None:
+            self.snap = snap
+            self.snap_n = len(self.moves)
         self.moves.append(move)
         changed = 0
         for i in range(25):
@@ -204,8 +300,10 @@ class VoraUI:
     def _save(self):
         # The state with the record that led to it: the PC may ask for any move it missed.
         if self.store is not None:
-            self.store.save('{"game_id":%d,"seed":%d,"moves":%s,"state":%s}' % (
-                self.game_id, self.seed, json.dumps(self.moves), self.state.to_json()))
+            self.store.save('{"game_id":%d,"seed":%d,"start":%s,"bots":"%s","moves":%s,'
+                            '"state":%s}' % (
+                                self.game_id, self.seed, json.dumps(self.start),
+                                self.board_bots, json.dumps(self.moves), self.state.to_json()))
 
     def _tell(self, event, detail):
         if self.listener is not None:
@@ -229,13 +327,21 @@ class VoraUI:
         if not pressed:
             if k == self.held_key:
                 self.held_key = -1
+                # Setup acts on release: a corner held long enough did its hold instead.
+                if self.mode == MODE_SETUP and self.setup_press and not self.hold_fired:
+                    self._key_setup(k, now)
+                    self._refresh()
             return
         self.held_key = k
         self.held_since = now
-        if self.mode == MODE_SETUP:
-            self._key_setup(k, now)
-        elif self.mode == MODE_MENU:
+        self.hold_fired = False
+        self.setup_press = self.mode == MODE_SETUP
+        if self.setup_press:
+            return  # on release (above) or on hold (tick)
+        if self.mode == MODE_MENU:
             self._key_menu(k, now)
+        elif self.mode == MODE_UNDO:
+            self._key_undo(k, now)
         elif self.mode == MODE_OVER:
             self._key_over(k, now)
         else:
@@ -243,39 +349,198 @@ class VoraUI:
         self._refresh()
 
     def tick(self, now):
-        """Time passing: long presses and views that expire."""
+        """Time passing: long presses, views that expire, bots and previewed moves."""
         self.now = now
         if self.held_key >= 0 and ticks_diff(now, self.held_since) >= HOLD_MS:
             k = self.held_key
             self.held_key = -1
-            if self.mode == MODE_PLAY and k == self._my_corner():
+            seat = layout.SEAT_OF_CORNER.get(k)
+            if self.mode == MODE_SETUP and seat is not None:
+                self.hold_fired = True
+                # A corner held in setup: that seat is played by the board's bot (again:
+                # by a person).
+                if seat not in self.chosen_seats:
+                    self.chosen_seats += seat
+                if seat in self.board_bots:
+                    self.board_bots = self.board_bots.replace(seat, "")
+                else:
+                    self.board_bots += seat
+            elif (self.mode == MODE_PLAY and seat is not None and seat in self.state.seats
+                  and not self._is_bot(seat) and self.auto_move is None):
+                self.hold_fired = True
                 self._reset_selection()
+                self.menu_seat = seat
                 self.mode = MODE_MENU
                 self._refresh()
         if self.view_for == "peek" and ticks_diff(now, self.view_until) >= 0:
             self.view_farm = -1
             self.view_for = ""
             self._refresh()
+        if self.mode != MODE_PLAY:
+            return
+        if self.auto_move is not None:
+            if ticks_diff(now, self.auto_at) >= 0:
+                move = self.auto_move
+                self.auto_move = None
+                try:
+                    self.play(move, now)
+                except RulesError as exc:
+                    self._reset_selection()
+                    self.refuse(NO_KEY, now, R_RULES, str(exc))
+                    self._refresh()
+        elif self.state.seats[self.state.active] in self.board_bots:
+            self._bot_tick(now)
 
-    def refuse(self, k, now):
+    def _bot_tick(self, now):
+        # The board's own bot thinks a little at each tick (one candidate move per call),
+        # so key scanning goes on and the heap holds one trial state at a time.
+        if ticks_diff(now, self.changed_at) < BOT_WAIT_MS:
+            return
+        if self.bot is None:
+            from vora_fw.bot import BoardBot
+            self.bot = BoardBot()
+        bot = self.bot
+        if bot.n != len(self.moves) or bot.game != self.game_id:
+            bot.start(self.state, self.legal, self.seed ^ self.game_id, len(self.moves),
+                      self.game_id)
+        elif bot.step() and self.enter_move(bot.best, now, True):
+            bot.n = -1  # refused (it cannot be, but never loop on it): think again
+
+    def refuse(self, k, now, reason=0, detail=""):
+        """A key (or, with NO_KEY, a request from the PC) that does nothing: the key
+        flashes red, and the reason is kept and told to the listener. Returns reason."""
         self.refused_key = k
         self.refused_at = now
+        self.refused_reason = reason
+        self.refused_detail = detail
+        self.refusals += 1
+        self._tell("refused", (k, reason, detail))
+        return reason
+
+    def _is_bot(self, seat):
+        return seat in self.board_bots or seat in self.host_bots
+
+    def humans(self):
+        """The seats of the game played by people (not by a bot of the board or the PC)."""
+        return "".join(s for s in self.state.seats if not self._is_bot(s))
+
+    def enter_move(self, move, now, bot=False):
+        """A whole move at once (a bot's, or typed on the PC): checked like keys, shown as
+        a preview for AUTO_MS, then played. `bot`: it comes from the bot of the seat to
+        act (else from a person, refused on a bot's turn). Returns 0, or the reason it
+        was refused."""
+        if self.state is None or self.mode != MODE_PLAY:
+            return self.refuse(NO_KEY, now, R_NOT_NOW)
+        if self.auto_move is not None:
+            return self.refuse(NO_KEY, now, R_WAIT)
+        if self._is_bot(self.state.seats[self.state.active]) != bot:
+            return self.refuse(NO_KEY, now, R_NOT_NOW if bot else R_BOT_TURN)
+        if move not in self.legal:
+            try:
+                self.state.clone().play(move)
+                why = "not a legal move now"
+            except RulesError as exc:
+                why = str(exc)
+            return self.refuse(NO_KEY, now, R_RULES, why)
+        self._reset_selection()
+        words = move.split(" ")
+        if words[0] == "push":
+            self.sel_type = vora.TYPES.index(words[1])
+        self.preview = move
+        self.auto_move = move
+        self.auto_at = now + AUTO_MS
+        self._refresh()
+        return 0
+
+    def request_takeback(self, seat, now):
+        """Ask to take back the last move of a person (and the bots' moves after it).
+        `seat` is the asker ("" for the PC): every other person agrees with their corner.
+        Returns 0 or the reason it was refused."""
+        if self.state is None or self.mode not in (MODE_PLAY, MODE_MENU) \
+                or self.auto_move is not None:
+            return self.refuse(NO_KEY if not seat else MENU_UNDO_KEY, now, R_NOT_NOW)
+        if self._takeback_target() < 0:
+            self.mode = MODE_PLAY
+            return self.refuse(NO_KEY if not seat else MENU_UNDO_KEY, now, R_NO_TAKEBACK)
+        self._reset_selection()
+        self.undo_wait = self.humans().replace(seat, "") if seat else self.humans()
+        self.mode = MODE_UNDO
+        if not self.undo_wait:
+            self._take_back(now)
+        self._refresh()
+        return 0
+
+    def _key_undo(self, k, now):
+        seat = layout.SEAT_OF_CORNER.get(k)
+        if seat is not None and seat in self.undo_wait:
+            self.undo_wait = self.undo_wait.replace(seat, "")
+            if not self.undo_wait:
+                self._take_back(now)
+            return
+        self.undo_wait = ""
+        self.mode = MODE_PLAY
+        self.refuse(k, now, R_UNDO_CANCELLED)
+
+    def _takeback_target(self):
+        # How many moves stay: those before the last move of a person.
+        if self.snap is not None and self.snap_n < len(self.moves):
+            return self.snap_n
+        n = -1
+        st = self._start_state()
+        for i in range(len(self.moves)):
+            if not self._is_bot(st.seats[st.active]):
+                n = i
+            st.play(self.moves[i])
+        return n
+
+    def _start_state(self):
+        st = self.state
+        if self.start is not None:
+            return vora.new_game(st.players, self.seed, seats=st.seats, position=self.start)
+        return vora.new_game(st.players, self.seed, seats=st.seats)
+
+    def _take_back(self, now):
+        n = self._takeback_target()
+        if self.snap is not None and self.snap_n == n:
+            state = self.snap
+        else:  # after a power cut or a second takeback: replay the record
+            state = self._start_state()
+            for i in range(n):
+                state.play(self.moves[i])
+        before = self.state.grid
+        del self.moves[n:]
+        self.snap = None
+        if self.bot is not None:
+            self.bot.n = -1  # its last decision was for a position that is gone
+        self.undo_wait = ""
+        self._enter_game(state)
+        self.changed = 0
+        for i in range(25):
+            if state.grid[i] != before[i]:
+                self.changed |= 1 << i
+        self.changed_at = now
+        self._plan_animation("take back")
+        self._save()
+        self._tell("takeback", n)
 
     def _key_setup(self, k, now):
         seat = layout.SEAT_OF_CORNER.get(k)
         if seat is not None:
             if seat in self.chosen_seats:
                 self.chosen_seats = self.chosen_seats.replace(seat, "")
+                self.board_bots = self.board_bots.replace(seat, "")
             else:
                 self.chosen_seats += seat
         elif k == CENTRE_KEY and len(self.chosen_seats) >= 2:
             self.new_game(self.chosen_seats, self.seed_fn())
         else:
-            self.refuse(k, now)
+            self.refuse(k, now, R_FEW_SEATS if k == CENTRE_KEY else R_SETUP_KEY)
 
     def _key_menu(self, k, now):
         if k == MENU_BACK_KEY:
             self.mode = MODE_PLAY
+        elif k == MENU_UNDO_KEY:
+            self.request_takeback(self.menu_seat, now)
         elif k == MENU_END_KEY:
             self._tell("abandon", None)
             if self.store is not None:
@@ -283,7 +548,7 @@ class VoraUI:
             self.state = None
             self.mode = MODE_SETUP
         else:
-            self.refuse(k, now)
+            self.refuse(k, now, R_MENU_KEY)
 
     def _key_over(self, k, now):
         seat = layout.SEAT_OF_CORNER.get(k)
@@ -295,7 +560,7 @@ class VoraUI:
         elif seat is not None and seat in self.state.seats:
             self._peek(self.state.seats.index(seat), now)
         else:
-            self.refuse(k, now)
+            self.refuse(k, now, R_OVER_KEY)
 
     def _my_corner(self):
         return layout.CORNER_OF_SEAT[self.state.seats[self.state.active]]
@@ -313,12 +578,20 @@ class VoraUI:
         if self.view_for == "peek":
             self.view_farm = -1
             self.view_for = ""
+        if seat is not None and seat not in st.seats:
+            self.refuse(k, now, R_NO_SEAT)
+            return
+        if self.auto_move is not None or self._is_bot(st.seats[st.active]):
+            # A bot's turn, or a move being shown: corners still show farms (and a
+            # person's held corner opens the menu); anything else waits.
+            if seat is not None:
+                self._peek(st.seats.index(seat), now)
+            else:
+                self.refuse(k, now, R_WAIT if self.auto_move is not None else R_BOT_TURN)
+            return
         if k == mine:
             self._own_corner(now)
         elif seat is not None:
-            if seat not in st.seats:
-                self.refuse(k, now)
-                return
             p = st.seats.index(seat)
             if st.phase == vora.PHASE_BONUS and any(m.startswith("steal %d " % p) for m in self.legal):
                 self._reset_selection()
@@ -339,8 +612,8 @@ class VoraUI:
             move = self.preview
             try:
                 self.play(move, now)
-            except RulesError:
-                self.refuse(self._my_corner(), now)
+            except RulesError as exc:
+                self.refuse(self._my_corner(), now, R_RULES, str(exc))
             return
         if self.view_for == "pick":
             self._reset_selection()  # a second press closes the farm
@@ -355,7 +628,7 @@ class VoraUI:
     def _farm_pick(self, k, cell, now):
         t = self.farm_cells(self.view_farm)[cell] if cell >= 0 else -1
         if t < 0:
-            self.refuse(k, now)
+            self.refuse(k, now, R_FARM_EMPTY)
             return
         if self.view_for == "steal":
             move = "steal %d %s" % (self.view_farm, vora.TYPES[t])
@@ -364,7 +637,7 @@ class VoraUI:
                 self.view_farm = -1
                 self.view_for = ""
             else:
-                self.refuse(k, now)
+                self.refuse(k, now, R_NO_STEAL)
             return
         self.view_farm = -1
         self.view_for = ""
@@ -379,7 +652,7 @@ class VoraUI:
                     self._reset_selection()
                     self.preview = "take " + first
                     return
-            self.refuse(k, now)
+            self.refuse(k, now, R_NOT_IN_LINE)
             return
         if st.phase == vora.PHASE_BONUS:
             move = "extra " + name
@@ -387,7 +660,7 @@ class VoraUI:
                 self._reset_selection()
                 self.preview = move
             else:
-                self.refuse(k, now)
+                self.refuse(k, now, R_NO_EXTRA)
             return
         # The action phase.
         if self.sel_type == vora.CROW and ("crow " + name) in self.legal:
@@ -423,13 +696,15 @@ class VoraUI:
                     self._reset_selection()
                     self.preview = "water " + vora.CELL_NAMES[vora.first_cell(m)]
                     return
-        self.refuse(k, now)
+        self.refuse(k, now, R_SWAP_TARGET if self.sel_cell >= 0 else
+                    R_FARM_TARGET if self.sel_type >= 0 else R_CELL_NO_MOVE)
 
     def _edge(self, k, now):
         st = self.state
         edge = layout.KEY_NAMES[k]
         if st.phase != vora.PHASE_ACTION or self.sel_type < 0:
-            self.refuse(k, now)
+            self.refuse(k, now, R_EDGE_NOT_NOW if st.phase != vora.PHASE_ACTION
+                        else R_EDGE_NO_CUBE)
             return
         if k == self.sel_edge and len(self.variants) > 1:
             self.variant = (self.variant + 1) % len(self.variants)
@@ -441,7 +716,7 @@ class VoraUI:
             candidates.append("%s %s" % (t, edge))  # the ability on the same edge
         options = [m for m in candidates if m in self.legal]
         if not options:
-            self.refuse(k, now)
+            self.refuse(k, now, R_EDGE_BAD)
             return
         self.sel_edge = k
         self.variants = options
@@ -531,11 +806,13 @@ class VoraUI:
             self._render_setup(frame, now)
         elif self.mode == MODE_MENU:
             self._render_menu(frame, now)
+        elif self.mode == MODE_UNDO:
+            self._render_undo(frame, now)
         elif self.mode == MODE_OVER:
             self._render_over(frame, now)
         else:
             self._render_play(frame, now)
-        if self.refused_key >= 0:
+        if 0 <= self.refused_key < 49:
             age = ticks_diff(now, self.refused_at)
             if 0 <= age < REFUSE_MS:
                 if (age // 110) % 2 == 0:
@@ -546,7 +823,9 @@ class VoraUI:
     def _render_setup(self, frame, now):
         for seat in vora.SIDES:
             k = layout.CORNER_OF_SEAT[seat]
-            if seat in self.chosen_seats:
+            if seat in self.board_bots:  # the board's bot: the seat's colour, blinking
+                _put(frame, k, palette.SEAT_RGB[seat], 256 if now % 600 < 300 else 48)
+            elif seat in self.chosen_seats:
                 _put(frame, k, palette.SEAT_RGB[seat], 256)
             else:
                 _put(frame, k, palette.DIM, 256)
@@ -560,6 +839,15 @@ class VoraUI:
         self._render_meadow(frame, now, 40)
         _put(frame, MENU_BACK_KEY, palette.GO, 256)
         _put(frame, MENU_END_KEY, palette.STOP, palette.pulse(now))
+        _put(frame, MENU_UNDO_KEY, palette.UNDO, 256)
+
+    def _render_undo(self, frame, now):
+        # The meadow dimmed; the corners whose agreement is awaited blink amber.
+        self._render_meadow(frame, now, 40)
+        _put(frame, MENU_UNDO_KEY, palette.UNDO, palette.pulse(now))
+        for seat in self.undo_wait:
+            _put(frame, layout.CORNER_OF_SEAT[seat], palette.UNDO,
+                 256 if now % 500 < 330 else 48)
 
     def _render_farm(self, frame, now):
         cells = self.view_cells

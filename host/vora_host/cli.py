@@ -125,9 +125,16 @@ def build_parser():
                            "others are bots")
     play.add_argument("--bots-only", action="store_true",
                       help="every player is a bot: a demo that needs no keyboard")
-    play.add_argument("--bot", metavar="KIND", default="greedy",
-                      help="kind of the bots: %s, or a comma list given to the bot seats "
-                           "in order (default greedy)" % " or ".join(sorted(bots.bot_kinds("vora"))))
+    play.add_argument("--bot", metavar="SEAT=KIND", action="append", default=None,
+                      help="a bot at a seat: N=greedy (a seat letter or a player number; "
+                           "repeat or join with commas); on the board the PC plays that "
+                           "seat. With --typed also a kind alone (%s) or a comma list, "
+                           "given to the bot seats in order (default greedy)"
+                           % " or ".join(sorted(bots.bot_kinds("vora"))))
+    play.add_argument("--position", metavar="TEXT", default=None,
+                      help="start from this position instead of a deal (notation in "
+                           "docs/vora-notation.md), e.g. 'PWMDL/DLPWM/WMDLP/LPWMD/MDLPW SN "
+                           "0 CP/D G30': for teaching and puzzles")
     play.add_argument("--delay", type=seconds, default=None, metavar="SECONDS",
                       help="pause before each bot move (default %.1f at a terminal, 0 with "
                            "--bots-only or when input is not a terminal)" % INTERACTIVE_DELAY)
@@ -270,6 +277,28 @@ def _open_log(console, db):
         return None
 
 
+def _board_play_options(args, parser):
+    # --bot SEAT=KIND and --position for a board: checked here, before anything starts.
+    from vora_host.play.board_play import parse_bot_seats
+    try:
+        seats = parse_bot_seats(args.bot or [])
+    except ValueError as exc:
+        parser.error("--bot: %s" % exc)
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 32)
+    position = None
+    if args.position is not None:
+        words = args.position.split()
+        try:
+            state = vora.new_game(len(words[1]) if len(words) > 1 else 0, seed,
+                                  position=" ".join(words))
+        except (BadPosition, ValueError) as exc:
+            parser.error("--position: %s" % exc)
+        position = state.start
+    if not seats and position is None:
+        return None
+    return {"bots": seats, "position": position, "seed": seed}
+
+
 def cmd_play_board(args, console, parser):
     """A game on the board: Vora refereed by the board and mirrored here; any other game
     run here with the board as screen and keypad (terminal mode). The board found on USB,
@@ -279,9 +308,12 @@ def cmd_play_board(args, console, parser):
     from vora_host.link.mirror import VirtualCompanion, run_mirror
     from vora_host.play.board import BoardGameCompanion, run_board_game
     host = None
-    if args.game != "vora":
+    play = None
+    if args.game == "vora":
+        play = _board_play_options(args, parser)
+    else:
         # Vora is the board's own; the others are run here, every seat a human at the
-        # board unless --human names fewer (the rest are bots).
+        # board unless --human or --bot name fewer (the rest are bots).
         if args.human is None:
             args.human = "all"
         module, state, seed, agents = _prepare_game(args, parser)
@@ -323,8 +355,8 @@ def cmd_play_board(args, console, parser):
             console.print(companion.finish())
             return status
         if device is not None:
-            return run_mirror(device, log)
-        companion = VirtualCompanion(log, sys.stdout, plain)
+            return run_mirror(device, log, play=play)
+        companion = VirtualCompanion(log, sys.stdout, plain, play=play)
         return sim.run(save_dir=args.save_dir, fresh=args.fresh, seed=args.seed,
                        headless=plain, companion=companion)
     finally:
@@ -377,7 +409,18 @@ def _make_agents(args, players, seats, seed, parser):
             humans = parse_seat_list("0" if args.human is None else args.human, players, seats)
         except ValueError as exc:
             parser.error("--human: %s" % exc)
-    kinds = [k.strip().lower() for k in args.bot.split(",") if k.strip()] or ["greedy"]
+    plain = [v for v in (args.bot or []) if "=" not in v]
+    kinds = [k.strip().lower() for v in plain for k in v.split(",") if k.strip()] or ["greedy"]
+    from vora_host.play.board_play import parse_bot_seats
+    try:
+        at_seats = parse_bot_seats([v for v in (args.bot or []) if "=" in v])
+    except ValueError as exc:
+        parser.error("--bot: %s" % exc)
+    for key in at_seats:  # a seat given a bot is no human's, whatever --human says
+        p = key if isinstance(key, int) else seats.find(key)
+        if not 0 <= p < players:
+            parser.error("--bot: nobody sits at %r (seats %s)" % (key, seats))
+        humans.discard(p)
     known = bots.bot_kinds(args.game)
     kinds = [k if k != "greedy" or k in known else "random" for k in kinds]
     for k in kinds:
@@ -389,6 +432,9 @@ def _make_agents(args, players, seats, seed, parser):
     for p in range(players):
         if p in humans:
             agents.append(Human())
+        elif p in at_seats or (seats and seats[p] in at_seats):
+            agents.append(bots.make_bot(at_seats.get(p, at_seats.get(seats[p] if seats else p)),
+                                        seed * 10 + p, args.game))
         else:
             agents.append(bots.make_bot(kinds[n_bots % len(kinds)], seed * 10 + p, args.game))
             n_bots += 1
@@ -410,6 +456,10 @@ def _game_options(args, module, parser):
     if "seats" in given:
         given["seats"] = given["seats"].upper()
     options.update(given)
+    if args.position is not None:
+        if not any(spec[0] == "position" for spec in module.OPTIONS):
+            parser.error("--position: %s has no set-up positions" % module.TITLE)
+        options["position"] = " ".join(args.position.split())
     return options
 
 
@@ -417,6 +467,9 @@ def _prepare_game(args, parser):
     """The game asked for: (module, state, seed, agents), every error a usage error."""
     module = rules_games.load(args.game)
     players = args.players
+    if players is None and args.position is not None and module is vora:
+        words = args.position.split()  # a Vora position names its seats, so its players
+        players = len(words[1]) if len(words) > 1 else None
     if players is None:
         players = 2 if 2 in module.PLAYER_COUNTS else module.PLAYER_COUNTS[0]
     if players not in module.PLAYER_COUNTS:
@@ -426,8 +479,8 @@ def _prepare_game(args, parser):
     options = _game_options(args, module, parser)
     try:
         state = module.new_game(players, seed, **options)
-    except (BadPosition, TypeError) as exc:
-        parser.error(str(exc))
+    except (BadPosition, TypeError, ValueError) as exc:
+        parser.error(("--position: %s" if args.position else "%s") % exc)
     options = state.options()  # every option spelled out, house defaults included
     seats = options.get("seats") if isinstance(options.get("seats"), str) else ""
     agents = _make_agents(args, players, seats, seed, parser)

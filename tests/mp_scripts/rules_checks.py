@@ -2,7 +2,7 @@
 JSON and position round trips, refusals that change nothing, scoring, records replay.
 Prints "ok <n>" after n checks; any failure raises."""
 
-from shared_rules import games, prng, vora, vorcept
+from shared_rules import gaia_vora, games, prng, vora, vorcept
 from shared_rules.errors import BadPosition, IllegalMove
 
 checks = 0
@@ -88,5 +88,40 @@ try:
     check(False, "a bad Vorcept state accepted")
 except BadPosition:
     check(True, "")
+# Gaia-Vora: the rulebook's example (three steps, then the Storm) and round trips.
+g = gaia_vora.new_game(3)
+g.stacks[5] = []  # f's Sand sits on a: f is Water
+g.stacks[0] = [gaia_vora.STONE, gaia_vora.SAND]
+g.home = 0xFF & ~(1 << 5)
+for loc, species, colour in ((7, 0, 1), (7, 1, 2), (7, 2, 0), (6, 0, 0), (6, 2, 0),
+                             (2, 0, 0), (2, 2, 2), (8, 1, 0), (8, 2, 1)):
+    g.life[loc * 3 + species] = colour
+    g.pools[colour * 3 + species] -= 1
+g = gaia_vora.from_json(g.to_json())
+g.play("rotate 3")
+check(g.fossil_card(2) == {"yellow": {"plant": 1}}, "white ate the yellow plant")
+check(g.fossil_card(1) == {"white": {"herbivore": 1}}, "green ate the white herbivore")
+g.play("storm plant water")
+g.play("storm carnivore water")
+check(g.fossil_card(0) == {"green": {"plant": 1}, "white": {"plant": 1}}, "yellow's fossils")
+check(g.lifeforms("water") == {"carnivore": "yellow"}, "the water after the storm")
+check(g.pool(0)["herbivore"] == 4, "the yellow herbivore is back in the pool")
+for seed in range(3):
+    state = gaia_vora.new_game(2 + seed, seed=seed, moon_eats=("end", "each")[seed % 2])
+    chooser = prng.seed_state(seed)
+    while not state.is_over():
+        text = state.to_json()
+        check(gaia_vora.from_json(text).to_json() == text, "gaia JSON round trip")
+        try:
+            state.play("sun cow water")
+            check(False, "an illegal move was accepted")
+        except IllegalMove as exc:
+            check(exc.move == "sun cow water" and exc.reason, "the refusal says why")
+        check(state.to_json() == text, "a refusal changes nothing")
+        moves = state.legal_moves()
+        check(moves == sorted(moves), "legal moves are sorted")
+        i, chooser = prng.below(chooser, len(moves))
+        state.play(moves[i])
+    check(state.end_reason() in ("tiles", "turns"), "the game ended")
 
 print("ok", checks)

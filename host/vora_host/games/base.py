@@ -160,3 +160,71 @@ class BoardMapping:
 
     def frame(self, state, viewer, now):
         raise NotImplementedError
+
+    def key_marks(self, state, viewer, pressed=()):
+        """{key: a short word} saying what a key is now, for screens that draw the keys
+        (the virtual board): pieces, sky objects, the choices of a selection."""
+        return {}
+
+
+# Keys for word-by-word entry: the move kinds on the top and bottom edges (west to east);
+# each following word on the inner 5x5 (top-left first, row by row), then the west, east,
+# top and bottom edges. With more choices than keys, the last key turns the page.
+KIND_KEYS = tuple(key_of(x, 6) for x in range(1, 6)) + tuple(key_of(x, 0) for x in range(1, 6))
+CHOICE_KEYS = tuple(key_of(x, y) for y in range(5, 0, -1) for x in range(1, 6)) + tuple(
+    key_of(0, y) for y in range(5, 0, -1)) + tuple(key_of(6, y) for y in range(5, 0, -1)) + \
+    KIND_KEYS
+
+
+def _paged(region, k):
+    # The keys that choose the k-th choice: the page key (the region's last) once per
+    # page to turn, then the choice's key on its page.
+    per_page = len(region) - 1
+    return (region[-1],) * (k // per_page) + (region[k % per_page],)
+
+
+class WordKeys(BoardMapping):
+    """A mapping for games whose moves are best chosen word by word (card and dice games):
+    the first word (the move's kind) on an edge key, then each following word on the
+    inner keys, in the sorted order of the choices left. The PC screen names what each
+    key chooses (`key_labels`); the game's own frame shows its state, and the choices
+    glow when a selection is under way."""
+
+    def _choices(self, state, prefix):
+        n = len(prefix)
+        words = set()
+        for move in state.legal_moves():
+            w = move.split(" ")
+            if len(w) > n and w[:n] == prefix:
+                words.add(w[n])
+        return sorted(words)
+
+    def _keyed_words(self, state, move):
+        # [(key, what it chooses)] along the move: a word, or "more..." for a page turn.
+        words = move.split(" ")
+        out = []
+        for i in range(len(words)):
+            choices = self._choices(state, words[:i])
+            region = KIND_KEYS if i == 0 else CHOICE_KEYS
+            k = choices.index(words[i])
+            keys = _paged(region, k) if len(choices) > len(region) else (region[k],)
+            out += [(key, "more...") for key in keys[:-1]] + [(keys[-1], words[i])]
+        return out
+
+    def key_path(self, state, move):
+        return tuple(k for k, _ in self._keyed_words(state, move))
+
+    def key_marks(self, state, viewer, pressed=()):
+        if state.to_act() != viewer and viewer is not None:
+            return {}
+        return dict((k, w[:5]) for k, w in self.key_labels(state, pressed).items())
+
+    def key_labels(self, state, pressed):
+        """{key: the word it chooses now} given the keys pressed so far."""
+        n = len(pressed)
+        labels = {}
+        for move in state.legal_moves():
+            keyed = self._keyed_words(state, move)
+            if len(keyed) > n and [k for k, _ in keyed[:n]] == list(pressed):
+                labels[keyed[n][0]] = keyed[n][1]
+        return labels

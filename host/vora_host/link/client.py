@@ -67,6 +67,10 @@ class BoardClient:
         self.last_heard = None
         self.mode = wire.MODE_STANDALONE
         self.pongs = collections.deque(maxlen=16)  # PONG payloads, for ping()
+        self.refused = collections.deque(maxlen=8)  # REFUSED: (key, reason code, detail)
+        self.start_position = None  # the position the followed game was set up from
+        self.board_bots = ""  # seats the board's own bot plays
+        self.takebacks = 0
 
     # ---- the session
 
@@ -80,7 +84,7 @@ class BoardClient:
         self.session.send_unreliable(wire.HELLO, wire.pack_json({
             "proto": wire.PROTOCOL_VERSION, "minor": wire.PROTOCOL_MINOR, "nonce": self.nonce,
             "role": "host", "sw": "vora-host %s" % __version__,
-            "caps": ["standalone", "terminal"]}))
+            "caps": ["standalone", "terminal", "play"]}))
 
     def feed(self, data, now):
         self.session.feed(data, now)
@@ -158,6 +162,13 @@ class BoardClient:
             self.on_change("key")
         elif type == wire.LOG:
             self._problem("the board says: " + wire.unpack_text(payload))
+        elif type == wire.REFUSED:
+            self.refused.append(wire.unpack_refused(payload))
+            self.on_change("refused_key")
+        elif type == wire.TAKEBACK:
+            game, n, digest = wire.unpack_takeback(payload)
+            if game == self.game_id:
+                self._take_back(n, digest)
 
     def _hello_ok(self, info):
         if info.get("nonce") != self.nonce:
@@ -201,8 +212,11 @@ class BoardClient:
             return
         seed = summary.get("seed")
         if game != self.game_id or seed != self.seed:
-            self._start(game, seed, summary.get("players"), summary.get("seats"))
+            self._start(game, seed, summary.get("players"), summary.get("seats"),
+                        summary.get("position"))
         self.board_digest = summary.get("digest")
+        bots = summary.get("board_bots", "")
+        self.board_bots = bots if isinstance(bots, str) else ""
         have = len(self.moves)
         board_moves = self.board_moves = summary.get("moves", have)
         if board_moves > have and self.asked_from != have + 1:
@@ -211,11 +225,15 @@ class BoardClient:
         elif board_moves == have:
             self._check_board_digest()
 
-    def _start(self, game, seed, players, seats):
+    def _start(self, game, seed, players, seats, position=None):
+        options = {"seats": seats}
+        if position is not None:
+            options["position"] = position
         record = {"game": vora.NAME, "players": players, "seed": seed,
-                  "options": {"seats": seats}, "moves": []}
+                  "options": options, "moves": []}
         self.game_id = game
         self.seed = seed
+        self.start_position = position
         self.state = games.start(record)
         self.moves = []
         self.history.clear()
@@ -223,7 +241,9 @@ class BoardClient:
         self.log_id = None
         if self.log is not None:
             found = self.log.find_game(game, seed)
-            if found is not None and found["status"] != "abandoned":
+            # The same board id and seed but another start (a position) is another game.
+            if found is not None and found["status"] != "abandoned" \
+                    and found["options"].get("position") == position:
                 self.log_id = found["id"]
                 # What we logged before: replay it, so new moves continue from there.
                 for m in self.log.game(found["id"])["moves"]:
@@ -231,7 +251,7 @@ class BoardClient:
             else:
                 self.log_id = self.log.start_game(players=players, seed=seed,
                                                   source=self.source, board_game_id=game,
-                                                  options={"seats": seats})
+                                                  options=options)
         self.on_change("game")
 
     def _play_known(self, n, move):
@@ -279,6 +299,39 @@ class BoardClient:
             self._end("over")
         self.on_change("move")
 
+    def _take_back(self, n, digest):
+        """The board took back its moves after the n-th (people agreed). The log records
+        each takeback, last move first (history is not rewritten); the game is replayed
+        here to n moves and checked against the board's digest."""
+        if n >= len(self.moves):
+            return  # a repeat, or moves we never had: nothing to take back here
+        if self.log is not None and self.log_id is not None:
+            for number in range(len(self.moves), n, -1):
+                try:
+                    self.log.take_back(self.log_id, number)
+                except GameLogError as exc:
+                    self._problem("the log refused the takeback of move %d: %s" % (number, exc))
+                    break
+        moves = self.moves[:n]
+        self._start_replay(moves)
+        if self.state.digest() != digest:
+            self._problem("after the takeback to move %d the board's state is %s, replayed "
+                          "here %s" % (n, digest, self.state.digest()))
+        self.board_moves = n
+        self.takebacks += 1
+        self.on_change("takeback")
+
+    def _start_replay(self, moves):
+        options = {"seats": self.state.seats}
+        if self.start_position is not None:
+            options["position"] = self.start_position
+        self.state = games.start({"game": vora.NAME, "players": self.state.players,
+                                  "seed": self.seed, "options": options, "moves": []})
+        self.moves = []
+        self.history.clear()
+        for k, move in enumerate(moves, 1):
+            self._play_known(k, move)
+
     def _check_board_digest(self):
         # When we hold exactly the moves the board said it had, the states must agree.
         if (self.board_digest and self.state is not None
@@ -319,6 +372,31 @@ class BoardClient:
 
     def ask_repl(self):
         return self.send(wire.REPL, b"")
+
+    # ---- play: bots, takebacks, positions (capability "play")
+
+    def plays(self):
+        """True when the board takes the play messages (it announced "play")."""
+        return self.connected and "play" in ((self.board or {}).get("caps") or ())
+
+    def send_bots(self, seats):
+        """The seats the PC's bots play (letters); the board waits for their moves."""
+        return self.plays() and self.send(wire.BOTS, wire.pack_bots(seats))
+
+    def send_bot_move(self, n, move):
+        """Move number n of the followed game, for a bot seat: the board checks it like
+        keys, shows it, plays it (or answers REFUSED)."""
+        return self.plays() and self.send(wire.BOT_MOVE,
+                                          wire.pack_bot_move(self.game_id, n, move))
+
+    def ask_takeback(self):
+        """Ask the people at the board to agree to take back the last move."""
+        return (self.plays() and self.game_id is not None
+                and self.send(wire.TAKEBACK_REQ, wire.pack_takeback_req(self.game_id)))
+
+    def send_position(self, seed, position):
+        """A game set up from `position` (checked by the board's rules too)."""
+        return self.plays() and self.send(wire.POSITION, wire.pack_position(seed, position))
 
     def ping(self, token):
         self.session.send_unreliable(wire.PING, token)

@@ -130,10 +130,15 @@ class Follower:
             self.client.feed(data, ticks_ms())
 
 
-def mirror_renderable(follower, width=100, meadow=True):
+def mirror_renderable(follower, width=100, meadow=True, compact=False, play=None):
     """What the mirror shows: the game (the meadow too unless `meadow` is False: beside
-    the virtual board it is already on screen), the link, the problems."""
+    the virtual board it is already on screen), the link, the problems. `compact`: a
+    narrow column (the virtual board at 80 columns). `play`: vora play's BoardPlay, for
+    who plays each seat and what the board refused."""
     c = follower.client
+    who = play.who() if play is not None else {}
+    if compact:
+        return _compact_mirror(follower, width, who)
     parts = []
     head = Text()
     head.append("Vora mirror", style="bold")
@@ -148,15 +153,39 @@ def mirror_renderable(follower, width=100, meadow=True):
             c.game_id, c.seed, len(c.moves), c.log_id if c.log_id is not None else "-"),
             style="dim"))
         if meadow:
-            parts.append(render.render_game(c.state, history=list(c.history), width=width))
+            parts.append(render.render_game(c.state, who, history=list(c.history),
+                                            width=width))
         else:
-            parts.append(render.render_status(c.state, history=list(c.history)))
+            parts.append(render.render_status(c.state, who, history=list(c.history),
+                                              marks=False))
         if c.state.is_over():
             for line in render.result_lines(c.state):
                 parts.append(Text(line, style="bold"))
     for p in c.problems[-3:]:
         parts.append(Text("mismatch: " + p, style="bold red"))
+    if play is not None:
+        for m in list(play.messages)[-2:]:
+            parts.append(Text(m, style="yellow"))
     return Group(*parts)
+
+
+def _compact_mirror(follower, width, who):
+    c = follower.client
+    out = Text()
+    out.append("PC mirror", style="bold")
+    if not c.connected:
+        out.append(": " + ("waiting" if follower.status == "open" else follower.status),
+                   style="yellow")
+    elif c.log_id is not None:
+        out.append(", logged #%s" % c.log_id, style="dim")
+    if c.state is None:
+        out.append("\nno game yet")
+        return out
+    out.append("\n")
+    out.append_text(render.compact_status(c.state, who, list(c.history), width=width))
+    for p in c.problems[-1:]:
+        out.append("\nmismatch: " + p[:width * 2], style="bold red")
+    return out
 
 
 def ansi_lines(renderable, width):
@@ -174,31 +203,79 @@ def plain_printer(out):
     return emit
 
 
-async def _mirror_main(follower, live):
-    task = asyncio.create_task(follower.run())
+async def _mirror_main(follower, live, emit=None, play=None, stdin=None):
+    tasks = [asyncio.create_task(follower.run())]
+    if play is not None:
+        tasks.append(asyncio.create_task(_play_loop(play, emit)))
+    if stdin is not None:
+        _read_commands(follower, stdin, play.say if play is not None else (
+            lambda text: emit("play", text) if emit is not None else None))
+    status = None
     try:
         while True:
             if live is not None:
-                live.update(mirror_renderable(follower, live.console.width))
+                live.update(mirror_renderable(follower, live.console.width, play=play))
+            elif emit is not None and follower.status != status:
+                # Plain output says what the follower is waiting for, not only events.
+                status = follower.status
+                if status != "open":
+                    emit("link", status)
             await asyncio.sleep(0.1)
     finally:
-        task.cancel()
+        for task in tasks:
+            task.cancel()
 
 
-def run_mirror(path, log, out=None, plain=None):
-    """Follow the board at `path` until Ctrl-C. Returns the exit status."""
+def _read_commands(follower, stdin, say):
+    # Lines typed under the mirror: `undo` asks the people at the board for a takeback.
+    loop = asyncio.get_running_loop()
+    fd = stdin.fileno()
+
+    def readable():
+        line = stdin.readline()
+        if not line:
+            loop.remove_reader(fd)
+            return
+        word = line.strip().lower()
+        if word in ("undo", "takeback"):
+            ok = follower.client.ask_takeback()
+            text = ("takeback asked: every person at the board agrees with their corner"
+                    if ok else "no takeback: the board is not connected or cannot do it")
+        elif word:
+            text = "type undo (and Enter) to ask for a takeback; Ctrl-C stops"
+        else:
+            return
+        say(text)
+
+    try:
+        loop.add_reader(fd, readable)
+    except (OSError, ValueError):
+        pass
+
+
+def run_mirror(path, log, out=None, plain=None, play=None, stdin=None):
+    """Follow the board at `path` until Ctrl-C. Returns the exit status. `play`: vora
+    play's options for BoardPlay (bots, position, seed); then lines typed on `stdin`
+    (default sys.stdin at a terminal) may ask for a takeback (`undo`)."""
     out = out or sys.stdout
     plain = (not out.isatty()) if plain is None else plain
-    follower = Follower(path, log=log, on_event=plain_printer(out) if plain else None)
+    emit = plain_printer(out) if plain else None
+    follower = Follower(path, log=log, on_event=emit)
+    board_play = None
+    if play is not None:
+        from vora_host.play.board_play import BoardPlay
+        board_play = BoardPlay(follower.client, **play)
+        if stdin is None and sys.stdin.isatty():
+            stdin = sys.stdin
     try:
         if plain:
-            asyncio.run(_mirror_main(follower, None))
+            asyncio.run(_mirror_main(follower, None, emit, board_play, stdin))
         else:
             from rich.live import Live
             console = Console(file=out)
             with Live(mirror_renderable(follower, console.width), console=console,
                       refresh_per_second=10, screen=False) as live:
-                asyncio.run(_mirror_main(follower, live))
+                asyncio.run(_mirror_main(follower, live, None, board_play, stdin))
     except KeyboardInterrupt:
         return 130
     return 0
@@ -206,23 +283,45 @@ def run_mirror(path, log, out=None, plain=None):
 
 class VirtualCompanion:
     """The mirror next to the virtual board (`vora play` without a board): a follower on
-    the virtual board's own serial device, drawn beside the board or printed as lines."""
+    the virtual board's own serial device, drawn beside the board or printed as lines.
+    `play`: {"bots": {seat: kind}, "position": text, "seed": n} for BoardPlay."""
 
-    def __init__(self, log, out, plain):
+    def __init__(self, log, out, plain, play=None):
         self.log = log
         self.out = out
         self.plain = plain
         self.follower = None
+        self.play_options = play
+        self.play = None
 
     def start(self, board):
         self.follower = Follower(board.port.path, log=self.log, source="virtual board",
                                  on_event=plain_printer(self.out) if self.plain else None)
-        return [asyncio.create_task(self.follower.run())]
+        tasks = [asyncio.create_task(self.follower.run())]
+        if self.play_options is not None:
+            from vora_host.play.board_play import BoardPlay
+            self.play = BoardPlay(self.follower.client, **self.play_options)
+            board.host_bot_names = self.play.names()
+            tasks.append(asyncio.create_task(_play_loop(
+                self.play, plain_printer(self.out) if self.plain else None)))
+        return tasks
 
-    def side_lines(self, width):
+    def side_lines(self, width, compact=False):
         if self.follower is None:
             return []
-        return ansi_lines(mirror_renderable(self.follower, width, meadow=False), width)
+        return ansi_lines(mirror_renderable(self.follower, width, meadow=False,
+                                            compact=compact, play=self.play), width)
+
+
+async def _play_loop(play, emit=None):
+    said = 0
+    while True:
+        play.poll()
+        if emit is not None and play.said > said:
+            for m in list(play.messages)[-min(play.said - said, len(play.messages)):]:
+                emit("play", m)
+            said = play.said
+        await asyncio.sleep(0.05)
 
 
 

@@ -30,7 +30,7 @@ __all__ = [
 RECORD_FORMAT = 1
 # The options vora.new_game accepts, and the JSON type each must have in a record.
 OPTION_TYPES = {"box": dict, "seats": str, "pushed_out": str, "max_turns": int,
-                "chain_lines": str}
+                "chain_lines": str, "position": (str, type(None))}
 
 
 class RecordError(Exception):

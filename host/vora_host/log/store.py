@@ -914,6 +914,8 @@ def export_text(log, game_id) -> str:
             ("Players", info["players"]), ("Seats", opts["seats"]),
             ("Box", box_text(opts["box"])), ("PushedOut", opts["pushed_out"]),
             ("MaxTurns", opts["max_turns"]), ("ChainLines", opts["chain_lines"])]
+    if opts.get("position"):  # set up from a position, as PGN's FEN tag
+        tags.append(("Position", opts["position"]))
     tags += _result_tags(info["result"])
     tags += [("Status", info["status"]), ("Source", info["source"])]
     if info["board_game_id"] is not None:
@@ -1189,10 +1191,13 @@ def _build_from_tags(parsed):
             raise BadImport("[ChainLines] must be one of %s, not %r"
                             % (", ".join(vora.CHAIN_LINES_CHOICES), value), line)
         options["chain_lines"] = value
+    value, line = tag("Position")
+    if value is not None:
+        options["position"] = value
     try:
         options = normalize_options(vora.NAME, players, seed, options)
     except ValueError as exc:
-        raise BadImport(str(exc), parsed.line_of("Box", "Seats", "Players"))
+        raise BadImport(str(exc), parsed.line_of("Position", "Box", "Seats", "Players"))
     result = _result_from_tags(parsed, players)
     meta = {}
     value, line = tag("Status")

@@ -185,9 +185,11 @@ def compose_frame(mapping, state, viewer, pad, now, waiting_for=None):
                 blink = now % 600 < 400
                 for k in pad.pressed:
                     pixels[k] = WHITE if blink else OFF
-                # Where the selection can go on: dark keys glow faintly.
+                # Where the selection can go on: dark keys glow faintly; lit ones flicker
+                # to dim white now and then, so the game's own colours stay readable.
+                flicker = now % 1200 < 300
                 for k in pad.next_keys(state):
-                    if pixels[k] == OFF:
+                    if pixels[k] == OFF or (pad.pressed and flicker):
                         pixels[k] = (40, 40, 40)
         for c in corners:
             pixels[c] = _scale(colour, _pulse(now))
@@ -290,7 +292,8 @@ class BoardGame:
         shown = self.view.move_text(before, player, move, self.viewer())
         self.state.play(move)
         self.moves.append(move)
-        self.history.append((player, move))
+        self.history.append((player, self.view.move_text(before, player, move, None)
+                             if self.view.rules.HIDDEN_INFORMATION else move))
         self.pad.reset()
         if self.revealed == player and self.state.to_act() != player:
             self.revealed = None
@@ -357,7 +360,21 @@ class BoardGame:
             self.play(self.agents[player].choose(self.state), now)
         frame = compose_frame(self.mapping, self.state, self.viewer(), self.pad, now,
                               self.waiting_for())
-        if frame != self._sent and self.client.show(frame):
+        if frame == self._sent:
+            return
+        # Animations change a few keys at a time: send only those (4 bytes a key instead
+        # of the whole 147-byte frame), the whole frame when much has changed.
+        changes = []
+        if self._sent is not None:
+            for k in range(KEYS):
+                rgb = frame[3 * k:3 * k + 3]
+                if rgb != self._sent[3 * k:3 * k + 3]:
+                    changes.append((k, rgb[0], rgb[1], rgb[2]))
+        if self._sent is not None and len(changes) <= 12:
+            sent = self.client.show_changes(changes)
+        else:
+            sent = self.client.show(frame)
+        if sent:
             self._sent = frame
 
 
@@ -399,6 +416,8 @@ class BoardGameCompanion:
         from vora_host.link.client import ticks_ms
         from vora_host.link.mirror import Follower
         path = path or board.port.path
+        if board is not None:
+            board.terminal_keys = self.key_names_and_marks
         self.follower = Follower(path, log=None, source=self.source)
         client = self.follower.client
         self.game = BoardGame(self.game_name, self.state, self.agents, client, log=self.log,
@@ -421,6 +440,17 @@ class BoardGameCompanion:
                 await asyncio.sleep(POLL_S)
 
         return [asyncio.create_task(self.follower.run()), asyncio.create_task(loop())]
+
+    def key_names_and_marks(self):
+        """The keys as this game names them (a1..g7 over the whole 7x7) and what each
+        shows now, for the virtual board's screen."""
+        game = self.game
+        if game is None:
+            return None
+        viewer = game.viewer()
+        marks = game.mapping.key_marks(self.state, viewer, tuple(game.pad.pressed))
+        return (tuple(key_name(k) for k in range(KEYS)),
+                tuple(marks.get(k, "") for k in range(KEYS)))
 
     def finish(self):
         """The session ends: an unfinished game is logged as interrupted. Returns a line
@@ -458,10 +488,19 @@ class BoardGameCompanion:
                           style="bold")
         for line in self.lines[-4:]:
             status.append("\n" + line, style="red" if line.startswith("refused") else "")
+        labels = getattr(game.mapping, "key_labels", None)
+        if p is not None and p in game.humans and labels is not None:
+            choices = labels(self.state, game.pad.pressed)
+            if choices:
+                status.append("\nkeys: " + "  ".join(
+                    "%s %s" % (key_name(k), w) for k, w in sorted(choices.items())),
+                    style="cyan")
         parts.append(status)
         return Group(*parts)
 
-    def side_lines(self, width):
+    def side_lines(self, width, compact=False):
+        # Beside the virtual board (the screen asks for a compact form when it is narrow;
+        # the game's view folds to the width it is given either way).
         if self.game is None:
             return []
         from vora_host.link.mirror import ansi_lines

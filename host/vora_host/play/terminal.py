@@ -231,7 +231,9 @@ class TerminalGame:
         turn = self.state.turn_count()
         shown = self.view.move_text(before, player, move, self.viewer)
         self.state.play(move)  # a bot's or a checked human move: legal by construction
-        self.history.append((player, move))
+        # The history is shown to everybody: secret cards stay out of it.
+        self.history.append((player, self.view.move_text(before, player, move, None)
+                             if self.hidden else move))
         if self.record is not None:
             self.record["moves"].append(move)
             self.record["digests"].append(self.state.digest())
@@ -309,7 +311,7 @@ class TerminalGame:
                 try:
                     state.clone().play(move)
                 except IllegalMove as exc:
-                    error = "illegal move %r: %s" % (move, exc.reason)
+                    error = "illegal move %r: %s" % (shorten(move), shorten(exc.reason, 200))
             if error is not None:
                 self.console.print("[red]%s[/red]" % escape(error))
                 continue
@@ -334,7 +336,7 @@ class TerminalGame:
             self.console.print()
             return None
         if self.echo:
-            self.console.print(escape(line), markup=True, highlight=False)
+            self.console.print(escape(shorten(line)), markup=True, highlight=False)
         return line
 
     # ---- the end
@@ -355,3 +357,14 @@ class TerminalGame:
         if state.is_over():
             for line in self.view.result_lines(state):
                 console.print(line, style="bold")
+
+
+SHOW_LIMIT = 60  # characters of a typed line repeated on the screen
+
+
+def shorten(text, limit=SHOW_LIMIT):
+    """A typed text as repeated on the screen: cut past `limit` characters, saying how
+    long it was (a pasted page is not printed back in full)."""
+    return text if len(text) <= limit else "%s... (%d characters)" % (text[:limit], len(text))
+
+

@@ -38,6 +38,7 @@ import asyncio
 import errno
 import json
 import os
+import random
 import shutil
 import signal
 import sys
@@ -52,6 +53,7 @@ from vora_fw.clock import ticks_ms
 from vora_fw.hal_sim import SimHardware
 from vora_fw.link import BoardLink
 from vora_fw.store import Store
+from vora_host.games.vora import view
 
 __all__ = ["SimError", "VirtualBoard", "PtyPort", "default_save_dir", "default_pinmap_path",
            "load_pinmap", "parse_key", "run", "PRESS_MS", "HOLD_MS", "PINMAP_NAME"]
@@ -275,9 +277,14 @@ class VirtualBoard:
         self.bytes_out = 0
         self.link = BoardLink(self._link_write, board="virtual board (%s)" % pinmap.get("board", ""))
         seed_fn = (lambda: seed) if seed is not None else None
+        # Every game its own id, even when --seed deals the same one again: the PC's log
+        # tells games apart by (id, seed).
         self.app = App(self.hw, pinmap, store=self.store, link=self.link, seed_fn=seed_fn,
-                       now=ticks_ms())
+                       now=ticks_ms(), id_fn=lambda: random.getrandbits(32))
         self._down = [0] * layout.KEYS  # how many presses hold each switch closed
+        # In terminal mode the PC's game names the keys (vora play GAME): a callable
+        # giving (49 names, 49 marks), or None to keep Vora's.
+        self.terminal_keys = None
 
     @property
     def ui(self):
@@ -286,6 +293,22 @@ class VirtualBoard:
     def _link_write(self, data):
         self.bytes_out += len(data)
         self.port.write(data)
+
+    def key_names(self):
+        """The keys' names: Vora's (a1..e5, Sa, cS...), or in terminal mode the names of
+        the game the PC runs (a1..g7 over the whole 7x7)."""
+        if self.link.mode and self.terminal_keys:
+            named = self.terminal_keys()
+            if named:
+                return tuple(named[0])
+        return layout.KEY_NAMES
+
+    def parse_key(self, name):
+        """Key index of a key name as the keys are named now (key_names()); KeyError."""
+        names = self.key_names()
+        if names is not layout.KEY_NAMES and name in names:
+            return names.index(name)
+        return parse_key(name)
 
     def receive(self, data):
         """Bytes from the serial program: to the board's link endpoint."""
@@ -357,37 +380,141 @@ class VirtualBoard:
 
     def status(self):
         """One line about the game for the screen."""
+        if self.link.mode:
+            return "The PC runs the game: the keys and lights are the PC's (terminal mode)"
         ui = self.ui
         st = ui.state
         if ui.mode == vora_ui.MODE_SETUP or st is None:
-            text = "setup: seats %s (press corners to change, c3 to deal)" % (
-                ui.chosen_seats or "-")
-        elif ui.mode == vora_ui.MODE_MENU:
-            text = "menu: c2 back to the game, c4 ends it"
-        elif ui.mode == vora_ui.MODE_OVER:
+            seats = " ".join("%s%s" % (_SEAT_NAMES[s], " (board bot)" if s in ui.board_bots
+                                       else "") for s in ui.chosen_seats)
+            return "Setup: seats %s" % (seats or "none yet")
+        if ui.mode == vora_ui.MODE_MENU:
+            return "Menu (%s's): c2 back to the game, c3 take back, c4 end the game" % (
+                _SEAT_NAMES.get(ui.menu_seat, "?"))
+        if ui.mode == vora_ui.MODE_UNDO:
+            return "Takeback asked: waiting for %s to agree (their corner)" % (
+                ", ".join("%s (c%s)" % (_SEAT_NAMES[s], s) for s in ui.undo_wait))
+        if ui.mode == vora_ui.MODE_OVER:
             w = st.winner()
-            text = "game over: scores %s, %s" % (
-                " ".join("%s %d" % (st.seats[p], s) for p, s in enumerate(st.scores())),
+            return "Game over: scores %s; %s" % (
+                " ".join("%s %d" % (_SEAT_NAMES[st.seats[p]], sc)
+                         for p, sc in enumerate(st.scores())),
                 "a draw" if w is None else "%s wins" % _SEAT_NAMES[st.seats[w]])
-        else:
-            phase = {vora.PHASE_ACTION: "act", vora.PHASE_COLLECT: "collect",
-                     vora.PHASE_BONUS: "bonus"}.get(st.phase, str(st.phase))
-            text = "%s to %s (turn %d)" % (_SEAT_NAMES[st.seats[st.active]], phase, st.turn + 1)
-            if ui.preview:
-                text += "; preview: %s (the corner confirms)" % ui.preview
-            elif ui.view_for == "pick":
-                text += "; the farm is on the meadow: press a cube"
-            elif ui.view_for == "steal":
-                text += "; a farm to steal from is on the meadow: press a cube"
-            elif ui.view_for == "peek":
-                text += "; showing %s's farm" % _SEAT_NAMES[st.seats[ui.view_farm]]
-            elif ui.sel_type >= 0:
-                text += "; %s picked: press an edge" % vora.TYPES[ui.sel_type]
-            elif ui.sel_cell >= 0:
-                text += "; %s picked: press the cube to swap with" % vora.CELL_NAMES[ui.sel_cell]
+        phase = {vora.PHASE_ACTION: "act", vora.PHASE_COLLECT: "collect",
+                 vora.PHASE_BONUS: "take a bonus"}.get(st.phase, str(st.phase))
+        seat = st.seats[st.active]
+        who = self.seat_role(seat)
+        text = "%s%s to %s (turn %d)" % (_SEAT_NAMES[seat], " (%s)" % who if who else "",
+                                          phase, st.turn + 1)
         if ui.error:
             text += "  [%s]" % ui.error
         return text
+
+    def seat_role(self, seat):
+        """'board bot', 'greedy on the PC' or '' for a person."""
+        ui = self.ui
+        if seat in ui.board_bots:
+            return "the board's bot"
+        if seat in ui.host_bots:
+            return (self.host_bot_names or {}).get(seat, "bot") + " on the PC"
+        return ""
+
+    host_bot_names = None  # seat -> bot kind, set by vora play's companion
+
+    def detail(self):
+        """A second line: the preview, the farm on view (and from whose seat it is laid
+        out), or what was picked."""
+        if self.link.mode:
+            return ""
+        ui = self.ui
+        st = ui.state
+        if st is None or ui.mode not in (vora_ui.MODE_PLAY, vora_ui.MODE_OVER):
+            return ""
+        if ui.view_farm >= 0 and ui.view_cells is not None:
+            viewer = st.active if ui.view_for != "peek" else ui.view_farm
+            if ui.mode == vora_ui.MODE_OVER:
+                viewer = ui.view_farm
+            text = view.farm_seat_note(st.seats[ui.view_farm], st.seats[viewer],
+                                       st.farms[ui.view_farm])
+            if ui.view_for == "pick":
+                text += "; press the cube to play"
+            elif ui.view_for == "steal":
+                text += "; press the cube to steal"
+            return text
+        if ui.auto_move is not None:
+            return "playing %s in a moment" % ui.auto_move
+        if ui.preview:
+            return "preview: %s (c%s confirms)" % (ui.preview, st.seats[st.active])
+        if ui.sel_type >= 0:
+            return "%s picked: press a blinking edge%s" % (
+                vora.TYPES[ui.sel_type], " or animal" if ui.sel_type == vora.CROW else "")
+        if ui.sel_cell >= 0:
+            return "%s on %s picked: press a blinking cube to swap with" % (
+                vora.TYPES[st.grid[ui.sel_cell]], vora.CELL_NAMES[ui.sel_cell])
+        if st.phase == vora.PHASE_COLLECT:
+            return "lines to collect (they blink): " + view.collect_text(st)
+        return ""
+
+    def help_line(self):
+        """The footer: the keys that play now, for the seat whose turn it is."""
+        if self.link.mode:
+            return ("Press the keys the PC's screen names (click, or type a key name a1..g7 "
+                    "and Enter) | q quits")
+        ui = self.ui
+        st = ui.state
+        if ui.mode == vora_ui.MODE_SETUP or st is None:
+            return ("Setup: press corners (cS cW cN cE) to choose seats; hold one 2 s and "
+                    "the board's bot plays it; c3 deals | q quits")
+        if ui.mode == vora_ui.MODE_MENU:
+            return "c2: back | c3: take back the last move | c4: end the game"
+        if ui.mode == vora_ui.MODE_UNDO:
+            return "Each asked corner agrees; any other key cancels the takeback"
+        if ui.mode == vora_ui.MODE_OVER:
+            return "c3 starts a new game; a corner shows that farm | q quits"
+        seat = st.seats[st.active]
+        return view.seat_help(seat, st.phase, self.seat_role(seat)) + \
+            " | or type a move (push crow Sc) | q quits"
+
+    def key_marks(self):
+        """What each key shows besides its name: the cube's letter on a meadow cell (of
+        the farm on view when there is one), the seat on a corner, the push direction on
+        an edge. Empty in terminal mode (the PC's pixels mean what the PC says)."""
+        marks = [""] * layout.KEYS
+        if self.link.mode:
+            named = self.terminal_keys() if self.terminal_keys else None
+            return list(named[1]) if named else marks
+        ui = self.ui
+        st = ui.state
+        for seat, k in layout.CORNER_OF_SEAT.items():
+            if seat in ui.board_bots:
+                marks[k] = seat + " bot"
+            elif st is not None and seat in st.seats:
+                marks[k] = _SEAT_NAMES[seat] if seat not in ui.host_bots else seat + " bot"
+            elif st is None and seat in ui.chosen_seats:
+                marks[k] = _SEAT_NAMES[seat]
+        if st is None or ui.mode == vora_ui.MODE_SETUP:
+            return marks
+        for k in range(layout.KEYS):
+            if layout.is_edge(k):
+                marks[k] = _ARROWS[layout.KEY_NAMES[k][0]]
+        cells = ui.view_cells if ui.view_cells is not None else st.grid
+        if ui.mode == vora_ui.MODE_OVER and ui.view_cells is None:
+            return marks  # the scores scroll over the meadow
+        for c in range(25):
+            t = cells[c]
+            marks[layout.meadow_key(c)] = vora.LETTERS[t] if t >= 0 else "."
+        return marks
+
+    def resumed_note(self):
+        """Said at start when the board resumed a saved game ('' otherwise)."""
+        ui = self.ui
+        if ui.state is None:
+            return ""
+        return ("Resumed the saved game (%d moves). A new one: hold your corner 2 s, then "
+                "c4; or start with --fresh" % ui.moves_played)
+
+
+_ARROWS = {"S": "^", "N": "v", "W": ">", "E": "<"}  # the way an edge key pushes
 
 
 _SEAT_NAMES = {"S": "South", "W": "West", "N": "North", "E": "East"}
@@ -395,9 +522,12 @@ _SEAT_NAMES = {"S": "South", "W": "West", "N": "North", "E": "East"}
 
 # ---------------------------------------------------------------- commands
 
-HELP = ("commands: KEY | press KEY [ms] | hold KEY [ms] | down KEY | up KEY | wait ms | "
-        "frame | state | help | quit   (keys: a1..e5, Sa..Se Na..Ne W1..W5 E1..E5, "
-        "cS cW cN cE)")
+HELP = ("commands: KEY | press KEY [ms] | hold KEY [ms] | down KEY | up KEY | MOVE | undo | "
+        "wait ms | frame | state | help | quit   (keys: a1..e5, Sa..Se Na..Ne W1..W5 E1..E5, "
+        "cS cW cN cE; a MOVE in notation, e.g. push crow Sc)")
+MOVE_WORDS = ("push", "pig", "wolf", "crow", "mole", "duck", "ladybug", "water", "take",
+              "pass", "extra", "steal")
+SHOW_LIMIT = 60  # characters of a typed line repeated in an answer
 
 
 class Quit(Exception):
@@ -414,6 +544,50 @@ def _ms(text, what="a time in ms"):
     return n
 
 
+def _shown(text):
+    # A typed line repeated in an answer: cut, so a pasted page does not flood the screen.
+    return text if len(text) <= SHOW_LIMIT else "%s... (%d characters)" % (
+        text[:SHOW_LIMIT], len(text))
+
+
+def refusal(board):
+    """The board's last refusal in words."""
+    ui = board.ui
+    k = ui.refused_key
+    name = layout.KEY_NAMES[k] if 0 <= k < layout.KEYS else None
+    return view.refusal_text(ui.refused_reason, name, ui.refused_detail)
+
+
+async def _press_and_say(board, k, ms, name, emit):
+    before = board.ui.refusals
+    seen = await board.press(k, ms)
+    if not seen:
+        emit("error the firmware did not see %s change" % name)
+        return
+    if board.ui.refusals != before:
+        emit("refused " + refusal(board))
+    emit("ok")
+
+
+async def _typed_move(board, line, emit):
+    # A move in notation, as the rules write it or with other capitals ("push crow sc").
+    ui = board.ui
+    text = " ".join(line.split())
+    move = text
+    for m in ui.legal if ui.state is not None else ():
+        if m.lower() == text.lower():
+            move = m
+            break
+    if not move.isascii() or not move.isprintable():
+        emit("error %r is not a move in notation" % _shown(text))
+        return
+    if ui.enter_move(move, ticks_ms()):
+        emit("error " + refusal(board))
+        return
+    await board._until(lambda: ui.auto_move is None, timeout=vora_ui.AUTO_MS / 1000 + 2)
+    emit("ok")
+
+
 async def run_command(board, line, emit):
     """Run one command line; emit(text) gets the answer lines. Raises Quit for quit."""
     words = line.split()
@@ -428,14 +602,13 @@ async def run_command(board, line, emit):
         if verb in ("press", "hold"):
             if not 1 <= len(args) <= 2:
                 raise ValueError("usage: %s KEY [ms]" % verb)
-            k = _key(args[0])
+            k = _key(args[0], board)
             ms = _ms(args[1]) if len(args) > 1 else (PRESS_MS if verb == "press" else HOLD_MS)
-            seen = await board.press(k, ms)
-            emit("ok" if seen else "error the firmware did not see %s change" % args[0])
+            await _press_and_say(board, k, ms, args[0], emit)
         elif verb in ("down", "up"):
             if len(args) != 1:
                 raise ValueError("usage: %s KEY" % verb)
-            board.set_switch(_key(args[0]), verb == "down")
+            board.set_switch(_key(args[0], board), verb == "down")
             emit("ok")
         elif verb == "wait":
             if len(args) != 1:
@@ -451,23 +624,30 @@ async def run_command(board, line, emit):
         elif verb in ("help", "?"):
             emit(HELP)
             emit("ok")
+        elif verb in ("undo", "takeback"):
+            # From the PC: every person at the board then agrees with their corner.
+            if board.ui.request_takeback("", ticks_ms()):
+                emit("error " + refusal(board))
+            else:
+                emit("ok")
+        elif verb in MOVE_WORDS:
+            await _typed_move(board, line, emit)
         elif len(words) == 1:
             try:
-                k = parse_key(words[0])
+                k = board.parse_key(words[0])
             except KeyError:
-                raise ValueError("%r is neither a command nor a key (help lists them)"
-                                 % words[0])
-            seen = await board.press(k)
-            emit("ok" if seen else "error the firmware did not see %s change" % words[0])
+                raise ValueError("%r is neither a command, a move nor a key (help lists "
+                                 "them)" % _shown(words[0]))
+            await _press_and_say(board, k, PRESS_MS, words[0], emit)
         else:
-            raise ValueError("unknown command %r (help lists them)" % words[0])
+            raise ValueError("unknown command %r (help lists them)" % _shown(words[0]))
     except ValueError as exc:
         emit("error %s" % exc)
 
 
-def _key(name):
+def _key(name, board=None):
     try:
-        return parse_key(name)
+        return board.parse_key(name) if board is not None else parse_key(name)
     except KeyError:
         raise ValueError("no key is called %r (a1..e5, Sa..Se, Na..Ne, W1..W5, E1..E5, "
                          "cS cW cN cE)" % name)
@@ -477,7 +657,8 @@ def _key(name):
 
 CELL_W = 6  # characters per key, plus one between keys
 LEFT = 3  # first column of the board on the screen
-TOP = 3  # first row of the board
+TOP = 3  # first row of the board (row 1: the title, row 2: the cube legend)
+SIDE_COL = LEFT + 7 * (CELL_W + 1) + 2  # first column of the mirror beside the board
 CAP_RGB = (14, 14, 16)  # an unlit key (darker than the dimmest light, 24)
 CAP_TEXT = (140, 140, 140)
 
@@ -514,9 +695,39 @@ def _label_colour(rgb):
     return (0, 0, 0) if lum > 110 else (235, 235, 235)
 
 
+SIDE_FULL = 40  # columns beside the board for the whole mirror
+SIDE_COMPACT = 22  # ... for its compact form (80 columns give 26)
+BOTTOM = 7  # lines under the board: status, detail, link, entry, message, help
+
+
+def _wrap(text, width):
+    """Plain text folded at spaces into lines of at most `width` characters."""
+    lines = []
+    for para in text.split("\n"):
+        line = ""
+        for word in para.split(" "):
+            while len(word) > width:
+                if line:
+                    lines.append(line)
+                    line = ""
+                lines.append(word[:width])
+                word = word[width:]
+            if not line:
+                line = word
+            elif len(line) + 1 + len(word) <= width:
+                line += " " + word
+            else:
+                lines.append(line)
+                line = word
+        lines.append(line)
+    return lines
+
+
 class Screen:
-    """The 7x7 board in true colour, the cursor, and a few status lines, drawn with ANSI
-    sequences on the alternate screen; only what changed is redrawn."""
+    """The 7x7 board in true colour, each key with its name and what it holds (a cube's
+    letter, a seat, an edge's push direction), the cube legend, the PC's mirror beside it
+    (whole or compact, as the width allows), and status, message and help lines drawn with
+    ANSI sequences on the alternate screen; only what changed is redrawn."""
 
     def __init__(self, board, out=None, companion=None):
         self.board = board
@@ -526,13 +737,16 @@ class Screen:
         self.scale = 255 / max(1, min(255, cap))  # show LEDs at full scale, not capped
         self.cursor = layout.key_index("c3")
         self.entry = ""
-        self.message = "type a key name and Enter, or click a key; q quits"
+        self.message = board.resumed_note() or (
+            "Type a key name (c3) or a move (push crow Sc) and Enter, or click a key")
         self.cell_h = 3
         self.rows = self.cols = 0
         self._cells = [None] * layout.KEYS
         self._lines = {}
         self.full = True
         self.frames_drawn = 0
+        self._refusals = board.ui.refusals
+        self.side_mode = "full"
 
     # geometry
     def layout_for_size(self):
@@ -541,9 +755,11 @@ class Screen:
         except (AttributeError, ValueError, OSError):
             size = shutil.get_terminal_size((80, 24))
         self.cols, self.rows = size.columns, size.lines
-        status = 7
-        self.cell_h = 3 if self.rows >= TOP + 21 + status else \
-            2 if self.rows >= TOP + 14 + status else 1
+        self.cell_h = 3 if self.rows >= TOP + 21 + BOTTOM else \
+            2 if self.rows >= TOP + 14 + BOTTOM else 1
+        side = self.cols - SIDE_COL
+        self.side_mode = "full" if side >= SIDE_FULL else \
+            "compact" if side >= SIDE_COMPACT else "none"
 
     def key_at(self, col, row):
         """The key at screen position (1-based column and row), or -1."""
@@ -558,22 +774,50 @@ class Screen:
             return -1
         return y * 7 + x
 
-    def _status_lines(self):
+    def _bottom_lines(self):
+        b = self.board
+        width = max(20, self.cols - 1)
+        parts = [("\x1b[1m", b.status()), ("", b.detail()),
+                 ("\x1b[2m", b.link_status())]
+        if self.companion is not None and self.side_mode == "none":
+            parts[2] = ("\x1b[33m", "PC mirror: widen the terminal to %d columns" % (
+                SIDE_COL + SIDE_COMPACT))
+        entry = "> " + self.entry + "\x1b[7m \x1b[0m"
+        message = ("\x1b[31m" if " refused" in self.message or self.message.startswith(
+            ("refused", "error")) else "", self.message)
+        help_part = ("\x1b[2m", b.help_line())
+        lines = []
+        for style, text in parts:
+            lines.append([style + line + "\x1b[0m" for line in _wrap(text, width) if line])
+        lines.append([entry])
+        lines.append([message[0] + line + "\x1b[0m" for line in _wrap(message[1], width)])
+        lines.append([help_part[0] + line + "\x1b[0m" for line in _wrap(help_part[1], width)])
+        # Too many for the room: the link line goes first (unless it asks for a wider
+        # terminal), then the detail.
+        flat = sum(len(x) for x in lines)
+        if flat > BOTTOM and self.side_mode != "none":
+            lines[2] = []
+        if sum(len(x) for x in lines) > BOTTOM:
+            lines[1] = []
+        out = [line for group in lines for line in group][:BOTTOM]
+        while len(out) < BOTTOM:
+            out.append("")
+        return out
+
+    def _top_lines(self):
         b = self.board
         port = b.port
-        lines = [
-            "\x1b[1mVora Board\x1b[0m (virtual)  serial: \x1b[1m%s\x1b[0m  %s" % (
-                port.path, "host connected" if port.connected else "no host"),
-            b.status(),
-        ]
-        lines.append("\x1b[2m%s\x1b[0m" % b.link_status())
-        while len(lines) < 5:
-            lines.append("")
-        lines.append("> " + self.entry + "\x1b[7m \x1b[0m")
-        lines.append(self.message)
-        lines.append("\x1b[2mkey name+Enter: press it | hold cS: menu | arrows+Space | "
-                     "click | q: quit\x1b[0m")
-        return [_clip(line, self.cols - 1) for line in lines]
+        title = "\x1b[1mVora Board\x1b[0m (virtual)  serial: \x1b[1m%s\x1b[0m  %s" % (
+            port.path, "host connected" if port.connected else "no host")
+        legend = _ansi(view.render_legend(sep="  " if self.cols > 76 else " "),
+                       max(20, self.cols - 1))[0]
+        return [_clip(title, self.cols - 1), _clip(legend, self.cols - 1)]
+
+    def _refusal_seen(self):
+        ui = self.board.ui
+        if ui.refusals != self._refusals:
+            self._refusals = ui.refusals
+            self.message = refusal(self.board)
 
     def draw(self, force=False):
         out = []
@@ -583,9 +827,11 @@ class Screen:
             self._cells = [None] * layout.KEYS
             self._lines = {}
             self.full = False
+        self._refusal_seen()
         frame = self.board.frame()
         closed = self.board.hw.closed
-        names = layout.KEY_NAMES
+        names = self.board.key_names()
+        marks = self.board.key_marks()
         for k in range(layout.KEYS):
             v = frame[k * 3:k * 3 + 3]
             if any(v):
@@ -594,52 +840,67 @@ class Screen:
             else:
                 rgb, fg = CAP_RGB, CAP_TEXT
             held = bool(closed >> k & 1)
-            look = (rgb, fg, k == self.cursor, held, self.cell_h)
+            look = (rgb, fg, k == self.cursor, held, self.cell_h, marks[k], names[k])
             if self._cells[k] == look:
                 continue
             self._cells[k] = look
             x, y = k % 7, k // 7
             col = LEFT + x * (CELL_W + 1)
             row0 = TOP + (6 - y) * self.cell_h
-            name = names[k]
-            label = ("[%s]" % name) if k == self.cursor else (" %s " % name)
-            label = label.center(CELL_W)
+            name = ("[%s]" % names[k]) if k == self.cursor else names[k]
+            mark = marks[k]
+            if self.cell_h == 1:
+                texts = [(name + " " + mark[:1]).strip() if len(mark) <= 1 else name]
+            else:
+                texts = [name, mark] + [""] * (self.cell_h - 2)
             style = _sgr_rgb(rgb, True) + _sgr_rgb(fg, False) + ("\x1b[1;4m" if held else "")
-            mid = self.cell_h // 2 if self.cell_h != 2 else 0
             for i in range(self.cell_h):
-                text = label if i == mid else " " * CELL_W
-                out.append("\x1b[%d;%dH%s%s\x1b[0m" % (row0 + i, col, style, text))
+                text = texts[i][:CELL_W].center(CELL_W)
+                bold = "\x1b[1m" if i == 1 and len(mark) == 1 else ""
+                out.append("\x1b[%d;%dH%s%s%s\x1b[0m" % (row0 + i, col, style, bold, text))
         self._draw_side(out)
-        base = TOP + 7 * self.cell_h + 1
-        for i, line in enumerate(self._status_lines()):
-            if self._lines.get(i) != line:
-                self._lines[i] = line
-                row = 1 if i == 0 else base + i - 1
-                if row > self.rows:
-                    continue  # a tiny terminal: the board first, what fits below it
+        rows = {1: None, 2: None}
+        top = self._top_lines()
+        for i, line in enumerate(top):
+            rows[1 + i] = line
+        base = TOP + 7 * self.cell_h
+        for i, line in enumerate(self._bottom_lines()):
+            rows[base + i] = _clip(line, self.cols - 1)
+        for row, line in rows.items():
+            if line is None or row > self.rows:
+                continue  # a tiny terminal: the board first, what fits below it
+            if self._lines.get(row) != line:
+                self._lines[row] = line
                 out.append("\x1b[%d;1H\x1b[2K%s" % (row, line))
         if out:
             self.out.write("".join(out))
             self.out.flush()
             self.frames_drawn += 1
 
-
     def _draw_side(self, out):
-        # The companion's panel (vora play's mirror) right of the board, when it fits.
-        if self.companion is None:
+        # The companion's panel (vora play's mirror) right of the board: whole when it
+        # fits, else compact; the bottom lines say how wide it wants when neither fits.
+        if self.companion is None or self.side_mode == "none":
             return
-        col = LEFT + 7 * (CELL_W + 1) + 3
-        width = self.cols - col
-        if width < 40:
-            return
-        lines = self.companion.side_lines(width)
-        rows = max(0, TOP + 7 * self.cell_h - TOP)
+        width = self.cols - SIDE_COL
+        lines = self.companion.side_lines(width, compact=self.side_mode == "compact")
+        rows = 7 * self.cell_h
         for i in range(rows):
             line = lines[i] if i < len(lines) else ""
             key = ("side", i)
             if self._lines.get(key) != line:
                 self._lines[key] = line
-                out.append("\x1b[%d;%dH\x1b[0K%s\x1b[0m" % (TOP + i, col, line))
+                out.append("\x1b[%d;%dH\x1b[0K%s\x1b[0m" % (TOP + i, SIDE_COL,
+                                                             _clip(line, width)))
+
+
+def _ansi(renderable, width):
+    import io
+    from rich.console import Console
+    buf = io.StringIO()
+    Console(file=buf, force_terminal=True, color_system="truecolor", width=width).print(
+        renderable)
+    return buf.getvalue().rstrip("\n").split("\n")
 
 
 class KeyboardInput:
@@ -728,7 +989,7 @@ class KeyboardInput:
                 self.mouse_at = loop.time()
                 self.screen.cursor = k
                 self.board.key_down(k)
-                self.screen.message = "mouse: %s" % layout.KEY_NAMES[k]
+                self.screen.message = "mouse: %s" % self.board.key_names()[k]
         elif seq.endswith("m") and self.mouse_key >= 0:
             k = self.mouse_key
             self.mouse_key = -1
@@ -749,9 +1010,9 @@ class KeyboardInput:
             if line:
                 self._run_typed(line)
             else:
-                self.submit("press " + layout.KEY_NAMES[s.cursor])
+                self.submit("press " + self.board.key_names()[s.cursor])
         elif ch == " " and not s.entry:
-            self.submit("press " + layout.KEY_NAMES[s.cursor])
+            self.submit("press " + self.board.key_names()[s.cursor])
         elif ch == "q" and not s.entry:
             self.quit(EXIT_OK)
         elif ch in ("\x7f", "\x08"):
@@ -770,7 +1031,7 @@ class KeyboardInput:
             "press", "hold", "down", "up") else None
         if name is not None:
             try:
-                self.screen.cursor = parse_key(name)
+                self.screen.cursor = self.board.parse_key(name)
             except KeyError:
                 pass
         self.submit(line)
@@ -901,7 +1162,14 @@ async def _main(board, script_lines, draw, keyboard, stdin, stdout, stderr, comp
 
     def emit(text):
         if screen is not None:  # answers go to the message line of the screen
-            screen.message = screen.message + "  ok" if text == "ok" else text
+            if text == "ok":
+                if screen.message.startswith("> "):
+                    screen.message += "  ok"
+            elif text.startswith("refused "):
+                screen._refusals = board.ui.refusals
+                screen.message = text[len("refused "):]
+            else:
+                screen.message = text
             return
         try:
             stdout.write(text + "\n")
@@ -913,7 +1181,7 @@ async def _main(board, script_lines, draw, keyboard, stdin, stdout, stderr, comp
 
     async def do(line):
         if screen is not None and line.strip() and not line.strip().startswith("#"):
-            screen.message = "> " + line.strip()
+            screen.message = "> " + _shown(line.strip())
         await run_command(board, line, emit)
 
     async def worker():

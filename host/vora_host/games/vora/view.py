@@ -25,7 +25,8 @@ __all__ = [
     "CUBE_STYLES", "CUBE_STYLES_16", "palette_for", "SEAT_NAMES", "CORNER_OF_SEAT",
     "PHASE_NAMES", "Key", "frame_keys", "render_frame", "render_board", "render_farm",
     "render_status", "render_game", "phase_name", "seat_label", "end_reason",
-    "result_lines", "cube_chip",
+    "result_lines", "cube_chip", "render_legend", "FARM_NOTE", "farm_seat_note",
+    "REFUSALS", "refusal_text", "compact_status", "seat_help",
 ]
 
 # One style per cube type, indexed like vora.TYPES: a background colour and a letter
@@ -270,8 +271,12 @@ def _bonus_text(state):
     return ""
 
 
-def render_status(state, who=None, history=(), last=4, palette=CUBE_STYLES):
-    """Turn, box, phase, each farm with its score, and the last few moves."""
+def render_status(state, who=None, history=(), last=4, palette=CUBE_STYLES, marks=True):
+    """Turn, box, phase, each farm with its score, and the last few moves.
+
+    `marks`: the meadow drawn with it shows [x] on the cubes that may be collected; when
+    it is drawn elsewhere (beside the virtual board, where they blink), the groups are
+    named instead."""
     who = who or {}
     lines = Text()
     over = state.is_over()
@@ -282,7 +287,11 @@ def render_status(state, who=None, history=(), last=4, palette=CUBE_STYLES):
     if state.phase == vora.PHASE_BONUS:
         lines.append("\n" + _bonus_text(state), style="italic")
     elif state.phase == vora.PHASE_COLLECT:
-        lines.append("\n[x] marks the cubes you may collect", style="italic")
+        if marks:
+            lines.append("\n[x] marks the cubes you may collect", style="italic")
+        else:
+            lines.append("\nlines to collect (they blink): %s" % collect_text(state),
+                         style="italic")
     scores = state.scores()
     to_act = state.to_act()
     for p in range(len(state.seats)):
@@ -292,11 +301,136 @@ def render_status(state, who=None, history=(), last=4, palette=CUBE_STYLES):
         lines.append("  score %+d" % scores[p])
         lines.append("\n  ")
         lines.append_text(render_farm(state, p, palette))
+    lines.append("\n" + FARM_NOTE, style="dim")
     if history:
         lines.append("\nLast moves", style="underline")
         for player, move in list(history)[-last:]:
             lines.append("\n  P%d %s" % (player, move))
     return lines
+
+
+# ---------------------------------------------------------------- help for newcomers
+
+FARM_NOTE = "farms: a cube's letter, then how many (C2 = two crows)"
+
+
+def render_legend(palette=CUBE_STYLES, width=None, sep="  "):
+    """The nine cube types, each letter on its colour with its name: 'P pig  C crow ...'.
+    Folded onto more lines when `width` is too small for one."""
+    items = [(t, vora.LETTERS[t] + " " + name) for t, name in enumerate(vora.TYPES)]
+    out = Text()
+    col = 0
+    for t, label in items:
+        size = len(label) + (len(sep) if col else 0)
+        if width is not None and col and col + size > width:
+            out.append("\n")
+            col = 0
+            size = len(label)
+        elif col:
+            out.append(sep)
+        out.append(vora.LETTERS[t], style=palette[t])
+        out.append(label[1:])
+        col += size
+    return out
+
+
+def collect_text(state):
+    """The line groups the player may collect now: 'take a1 (a1 b1 c1); take ...'."""
+    return "; ".join("take %s (%s)" % (first, " ".join(cells))
+                     for first, cells in sorted(state.collectable_groups().items()))
+
+
+def farm_seat_note(owner_seat, viewer_seat, counts=None):
+    """Says whose farm the meadow shows and from whose seat it is laid out, for a screen
+    drawn with South at the bottom: 'North's farm on the meadow, laid out for North's
+    seat (upside down from here): C2 P1'."""
+    turn = {"S": "", "N": " (upside down from here)", "W": " (turned a quarter to the right)",
+            "E": " (turned a quarter to the left)"}[viewer_seat]
+    text = "%s's farm on the meadow, laid out for %s's seat%s" % (
+        SEAT_NAMES[owner_seat], SEAT_NAMES[viewer_seat], turn)
+    if counts is not None:
+        text += ": " + (" ".join("%s%d" % (vora.LETTERS[t], n) for t, n in enumerate(counts)
+                                 if n) or "empty")
+    return text
+
+
+# What a refused key means, by the board's reason code (firmware/vora_fw/vora_ui.py R_*).
+REFUSALS = {
+    1: "in setup only the corners (seats) and c3 (deal) do something",
+    2: "choose two seats or more (their corners) before c3 deals",
+    3: "menu: c2 goes back to the game, c3 takes back the last move, c4 ends the game",
+    4: "the game is over: c3 starts a new one, a corner shows that farm",
+    5: "nobody sits at that corner",
+    6: "the rules refuse that move",
+    7: "no cube of the farm there: press a lit cell",
+    8: "that cube cannot be stolen",
+    9: "collect: press a cube of a blinking line (your corner alone passes)",
+    10: "bonus: press a meadow cube for the extra cube, a corner to steal, or your corner to pass",
+    11: "that cube has no move of its own: open your farm with your corner first",
+    12: "edges push only at the start of a turn (now: collect, bonus, or your corner to pass)",
+    13: "pick a cube from your farm first: press your corner, then a cube",
+    14: "that cube cannot go in there: the blinking edges can take it",
+    15: "a bot plays this seat: wait for its move",
+    16: "a move is being shown: it plays in a moment",
+    17: "the board cannot do that now",
+    18: "a game is in progress: end it first (hold your corner 2 s, then c4)",
+    19: "the rules refuse that position",
+    20: "there is no move of a person to take back",
+    21: "takeback cancelled",
+    22: "the picked cube goes in at a blinking edge (a crow also onto a blinking animal)",
+    23: "it swaps only with a blinking cube",
+}
+
+
+def refusal_text(reason, key_name=None, detail=""):
+    """A refusal in words: 'Sa refused: pick a cube from your farm first: ...'."""
+    text = REFUSALS.get(reason, "refused (reason %d)" % reason)
+    if detail:
+        text += ": " + detail
+    return ("%s refused: %s" % (key_name, text)) if key_name else "refused: " + text
+
+
+def seat_help(seat, phase, is_bot=None):
+    """The footer for the seat whose turn it is: which keys play now."""
+    corner = "c" + seat
+    name = SEAT_NAMES[seat]
+    if is_bot:
+        return "%s is %s: wait for its move. Take back: hold your corner 2 s, then c3" % (
+            name, is_bot)
+    if phase == vora.PHASE_COLLECT:
+        what = "press a blinking line, then %s collects it; %s alone passes" % (corner, corner)
+    elif phase == vora.PHASE_BONUS:
+        what = "a meadow cube (extra), a corner (steal), or %s to pass" % corner
+    else:
+        what = "%s shows your farm, press a cube, then an edge; %s confirms" % (corner, corner)
+    return "%s (%s): %s | hold %s: menu, undo" % (name, corner, what, corner)
+
+
+def compact_status(state, who=None, history=(), palette=CUBE_STYLES, width=25):
+    """The mirror in a narrow column (the virtual board at 80 columns): turn, phase and
+    box, each seat's score and farm (one line each), the last moves."""
+    who = who or {}
+    out = Text()
+    over = state.is_over()
+    out.append("Turn %d %s, box %d" % (state.turn if over else state.turn + 1,
+                                        phase_name(state), sum(state.box)), style="bold")
+    to_act = state.to_act()
+    scores = state.scores()
+    for p in range(len(state.seats)):
+        out.append("\n")
+        mark = ">" if p == to_act else " "
+        label = "%sP%d %s %+d" % (mark, p, SEAT_NAMES[state.seats[p]], scores[p])
+        if who.get(p):
+            label += " " + who[p]
+        out.append(label[:width], style=TO_ACT_STYLE if p == to_act else "bold")
+        out.append("\n  ")
+        farm = render_farm(state, p, palette)
+        farm.truncate(width - 2)
+        out.append_text(farm)
+    out.append("\n" + "farm: letter, count"[:width], style="dim")
+    for player, move in list(history)[-2:]:
+        out.append("\n" + ("P%d %s" % (player, move))[:width])
+    return out
 
 
 def render_game(state, who=None, history=(), width=None, palette=CUBE_STYLES):

@@ -51,6 +51,15 @@ class VorceptBoard(BoardMapping):
             return (host, host)
         raise ValueError("no keys for %r" % move)
 
+    def key_marks(self, state, viewer, pressed=()):
+        seen = self.rules.determinize(state.view(viewer), 0)
+        marks = {}
+        for name in seen.cell_names():
+            letter = seen.board_rows()[seen.size - int(name[1:])][ord(name[0]) - 97]
+            if letter != ".":
+                marks[cell_key(name)] = letter
+        return marks
+
     def frame(self, state, viewer, now):
         seen = self.rules.determinize(state.view(viewer), 0)  # nothing is hidden
         out = [(0, 0, 0)] * 49

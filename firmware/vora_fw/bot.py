@@ -1,0 +1,101 @@
+"""The board's own bot: a seat the board plays itself, so one person can play alone.
+
+Small on purpose (the board's heap budget is 64 KB per key event): it tries moves one at a
+time on a copy of the state, each call to step() trying one, so the key scan goes on
+between them and at most one trial state lives at a time. A trial plays the move and then
+finishes the turn's collecting the cheap way (the first line offered, no bonus), and the
+move is judged by the bot's score minus the best other score, then by its cubes; in the
+collect phase it always takes a line when one is offered (as the PC's greedy bot). In the
+action phase every move but the pushes is tried, and about SAMPLE of the pushes (there are
+up to 180), drawn with the bot's own PRNG so that the choice is the same on every runtime
+and the game's PRNG is never touched.
+"""
+
+try:
+    from micropython import const
+except ImportError:
+    def const(x):  # type: ignore[misc]
+        return x
+
+try:
+    from typing import Any  # noqa: F401  (type comments only)
+except ImportError:
+    pass
+
+from shared_rules import prng, vora
+
+SAMPLE = const(16)  # pushes tried per decision, about
+FINISH_STEPS = const(4)  # collect steps simulated after a trial move, at most
+
+
+class BoardBot:
+    def __init__(self):
+        self.n = -1  # the move number the decision is for
+        self.game = -1
+        self.state = None  # type: Any
+        self.moves = []  # type: Any
+        self.i = 0
+        self.rng = 1
+        self.me = 0
+        self.sampling = False
+        self.best = None  # type: Any
+        self.best_value = None  # type: Any
+        self.tried = 0
+
+    def start(self, state, legal, seed, n, game):
+        """Begin a decision for `state` (whose legal moves are `legal`)."""
+        self.n = n
+        self.game = game
+        self.state = state
+        self.moves = legal
+        self.i = 0
+        self.me = state.active
+        self.rng = prng.seed_state((seed + n * 7919) & 0xFFFFFFFF)
+        self.sampling = state.phase == vora.PHASE_ACTION and len(legal) > 2 * SAMPLE
+        self.best = legal[0]
+        self.best_value = None
+        self.tried = 0
+        if state.phase == vora.PHASE_COLLECT and len(legal) > 1:
+            # Lines are what scores in the end: take one (as the PC's greedy bot does),
+            # the best of them; "pass" sorts first and is left out.
+            self.i = 1
+            self.best = legal[1]
+
+    def step(self):
+        """Try the next candidate; True once the decision is made (then see `best`)."""
+        moves = self.moves
+        count = len(moves)
+        while self.i < count:
+            m = moves[self.i]
+            self.i += 1
+            if self.sampling and m.startswith("push "):
+                r, self.rng = prng.below(self.rng, count)
+                if r >= SAMPLE:
+                    continue
+            v = self._value(m)
+            self.tried += 1
+            if self.best_value is None or v > self.best_value:
+                self.best = m
+                self.best_value = v
+            return self.i >= count
+        return True
+
+    def _value(self, move):
+        t = self.state.clone()
+        t.play(move)
+        me = self.me
+        k = 0
+        while t.active == me and k < FINISH_STEPS and (
+                t.phase == vora.PHASE_COLLECT or t.phase == vora.PHASE_BONUS):
+            if t.phase == vora.PHASE_COLLECT:
+                ms = t.legal_moves()  # "pass" and a "take" per line: a short list
+                t.play(ms[1] if len(ms) > 1 else "pass")
+            else:
+                t.play("pass")
+            k += 1
+        scores = t.scores()
+        other = -1000
+        for p in range(len(scores)):
+            if p != me and scores[p] > other:
+                other = scores[p]
+        return (scores[me] - other) * 1000 + sum(t.farms[me])

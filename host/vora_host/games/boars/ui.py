@@ -1,0 +1,128 @@
+"""Boars on the Run! in the terminal, from `state.view(viewer)` only: the track with every
+boar, the display of cards, the viewer's own bag and hand, the cubes drawn and in front,
+the tickets on offer. Another player's bag is shown only by its size."""
+
+from functools import lru_cache
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from vora_host.games.base import TerminalView
+
+__all__ = ["BoarsView"]
+
+CUBE_STYLE = {"r": "bold #ffffff on #d55e00", "b": "bold #ffffff on #0072b2",
+              "y": "bold #000000 on #f0e442", "g": "bold #ffffff on #009e73",
+              "k": "bold #ffffff on #000000"}
+SPACE_CHAR = {"start": "S", "finish": "F", "food": "f", "predator": "!", "station": "T"}
+
+HELP_TEXT = """\
+[bold]Entering a move[/bold]: its [bold]number[/bold] from the list, or the move in notation:
+  draw <n>                     draw n cubes from your bag (you choose how many)
+  buy <card> <cubes>           buy a displayed card, paying with cubes drawn (buy mono-rr gy)
+  ticket cab|ferry|metro|squirrel   exactly 3 red / 4 yellow / 5 blue / 6 green drawn
+  diet top|bottom|<card>       use your Boar card's diet or a Diet card, once a turn each
+  end                          movement over: bump, then the space acts
+  vendetta <card> <target>     a Vendetta that your draw triggered
+  menu new|keep, discard <card>, take <cubes>, lose <cubes>
+Cubes: r red, b blue, y yellow, g green, k black (spoiled)."""
+
+
+@lru_cache(maxsize=8)
+def _track(text):
+    from shared_rules import boars
+    return tuple(s["kind"] for s in boars.track_spaces(text))
+
+
+@lru_cache(maxsize=8)
+def _cards(text):
+    from shared_rules import boars
+    return dict((c["id"], c) for c in boars.cards_list(text))
+
+
+def cubes_text(counts):
+    t = Text()
+    for letter, n in zip("rbygk", counts):
+        if n:
+            t.append(" %s%d " % (letter, n), style=CUBE_STYLE[letter])
+            t.append(" ")
+    return t if t else Text("-", style="dim")
+
+
+class BoarsView(TerminalView):
+    help_text = HELP_TEXT
+
+    def seat_label(self, state, player, who=None):
+        text = "P%d" % player
+        return "%s (%s)" % (text, who) if who else text
+
+    def prompt(self, state):
+        decision = state.view(state.to_act())["decision"]
+        return {"draw": "draw cubes", "vendetta": "resolve a vendetta",
+                "menu": "keep or change the menu", "act": "buy, take tickets, eat, or end",
+                "discard": "discard a card", "space": "choose what the space gives"}.get(
+                    decision, decision)
+
+    def render(self, state, viewer=None, who=None, history=(), width=None, palette=None):
+        v = self.seen(state, viewer)
+        who = who or {}
+        kinds = _track(v["track"])
+        cards = _cards(v["cards"])
+        track = Text()
+        per_row = 48 if (width or 80) >= 60 else 24
+        for start in range(0, len(kinds), per_row):
+            line = Text("%2d " % start, style="dim")
+            here = Text("   ")
+            for i in range(start, min(start + per_row, len(kinds))):
+                line.append(SPACE_CHAR.get(kinds[i], "?"))
+                boars_here = [p for p, pos in enumerate(v["positions"]) if pos == i]
+                here.append(str(boars_here[0]) if boars_here else " ",
+                            style="bold reverse" if boars_here else "")
+            track.append_text(line)
+            track.append("\n")
+            track.append_text(here)
+            track.append("\n")
+        track.append("S start, F finish, f food, ! predator, T station; digits: the boars",
+                     style="dim")
+        table = Table(show_edge=False, box=None, padding=(0, 1))
+        for col in ("player", "space", "boar", "cards", "bag"):
+            table.add_column(col, no_wrap=False)
+        for p, pos in enumerate(v["positions"]):
+            hand = ", ".join(v["hands"][p]) or "-"
+            bag = Text("%d cubes" % v["bag_sizes"][p])
+            if p == viewer and v.get("bag") is not None:
+                bag = cubes_text(v["bag"])
+            table.add_row(Text(self.seat_label(state, p, who.get(p)),
+                               style="bold reverse" if p == v["to_act"] else "bold"),
+                          str(pos), v["boars"][p], hand, bag)
+        status = Text()
+        status.append("Turn %d   decision: %s" % (v["turn"] + (v["decision"] != "over"),
+                                                   v["decision"]), style="bold")
+        if v["sick"]:
+            status.append("   sick!", style="bold red")
+        status.append("\nDrawn: ")
+        status.append_text(cubes_text(v["drawn"]))
+        status.append("   in front: ")
+        status.append_text(cubes_text(v["front"]))
+        status.append("\nReserve: ")
+        status.append_text(cubes_text(list(v["supply"]) + [0]))
+        status.append("\nDisplay: " + ", ".join(
+            "%s (%s)" % (c, cards[c]["text"]) if c in cards else str(c)
+            for c in v["display"] if c))
+        if v["tickets"]:
+            status.append("\nTickets on offer: " + ", ".join(v["tickets"]))
+        if history:
+            status.append("\nLast moves", style="underline")
+            for player, move in list(history)[-4:]:
+                status.append("\n  P%d %s" % (player, move))
+        return Group(track, table, status)
+
+    def end_reason(self, state):
+        return {"finish": "a boar reached the Finish",
+                "turns": "the turn limit was reached (a house safeguard)"}.get(
+                    state.end_reason(), state.end_reason())
+
+    def result_lines(self, state):
+        w = state.winner()
+        return ["A draw."] if w is None else ["P%d wins." % w]

@@ -1,0 +1,114 @@
+"""Gaia-Vora in the terminal: the Sky Board's eight slots round the Water as a 3x3 grid,
+each with its Sky Object, the position and stack under it and the Life-Forms there; then
+pools, Fossil Cards, Stars, tiles left and scores."""
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from vora_host.games.base import TerminalView
+
+__all__ = ["GaiaView"]
+
+COLOUR_STYLE = {"yellow": "bold #000000 on #f0e442", "green": "bold #000000 on #009e73",
+                "white": "bold #000000 on #f5f5f5", "orange": "bold #000000 on #e69f00"}
+TILE_STYLE = {"stone": "#999999", "sand": "#e69f00", "grass": "#009e73", "snow": "bold #ffffff"}
+SPECIES_LETTER = {"carnivore": "C", "herbivore": "H", "plant": "P"}
+GRID = (("nw", "n", "ne"), ("w", None, "e"), ("sw", "s", "se"))
+
+HELP_TEXT = """\
+[bold]Entering a move[/bold]: its [bold]number[/bold] from the list, or the move in notation:
+  rotate 1|2|3                          turn the carousel clockwise (1 and 3 cost a Star)
+  sun <species> <location>              place one of your Life-Forms (the Sun)
+  rainbow <colour> <species> <location> place a Life-Form of any colour (the Rainbow)
+  storm <species> <location>            move a Life-Form out from under the Storm
+  meteor grass|snow                     drop a Grass or Snow Tile under the Meteor
+  meteor sand|stone <position>          drop a Sand or Stone Tile with its riders
+Species: carnivore herbivore plant. Locations: the positions a..h (printed on the
+carousel, they turn with it) and water. Colours: yellow green white orange."""
+
+
+class GaiaView(TerminalView):
+    help_text = HELP_TEXT
+
+    def seat_label(self, state, player, who=None):
+        text = "P%d %s" % (player, self.rules.COLOURS[player])
+        return "%s (%s)" % (text, who) if who else text
+
+    def prompt(self, state):
+        phase = state.board()["phase"]
+        return {"rotate": "rotate the carousel", "sky": "choose a Sky Object",
+                "sun": "go on with the Sun", "rainbow": "go on with the Rainbow",
+                "storm": "go on with the Storm"}.get(phase, phase)
+
+    def _life(self, life):
+        t = Text()
+        for species in ("carnivore", "herbivore", "plant"):
+            colour = life.get(species)
+            if colour:
+                t.append(" %s " % SPECIES_LETTER[species], style=COLOUR_STYLE[colour])
+            else:
+                t.append(" . ", style="dim")
+        return t
+
+    def render(self, state, viewer=None, who=None, history=(), width=None, palette=None):
+        b = self.rules.from_json(self.seen(state, viewer)).board()
+        slots = dict((s["slot"], s) for s in b["slots"])
+        grid = Table.grid(padding=(0, 1))
+        for _ in range(3):
+            grid.add_column(width=16, no_wrap=True)
+        for row in GRID:
+            cells = []
+            for name in row:
+                cell = Text()
+                if name is None:
+                    cell.append("WATER\n", style="bold #56b4e9")
+                    cell.append_text(self._life(b["water"]))
+                else:
+                    s = slots[name]
+                    cell.append("%-2s %s\n" % (name, (s["sky"] or "").upper()), style="bold")
+                    if s["location"] == "water":
+                        cell.append("%s: uncovered\n" % s["position"], style="#56b4e9")
+                    else:
+                        cell.append("%s: " % s["position"])
+                        for tile in s["stack"]:
+                            cell.append(tile[:2] + " ", style=TILE_STYLE[tile])
+                        cell.append("(%d)\n" % s["altitude"], style="dim")
+                        cell.append_text(self._life(s["life"]))
+                cells.append(cell)
+            grid.add_row(*cells)
+        legend = Text("C carnivore  H herbivore  P plant, on their colour; (n) points a "
+                      "Life-Form scores there", style="dim")
+        return Group(grid, legend, Text(""), self._status(b, state, who or {}, history))
+
+    def _status(self, b, state, who, history):
+        t = Text()
+        t.append("Turn %d   phase %s   Stars %s   off the planet: %d grass, %d snow"
+                 % (b["turn"] + (0 if b["phase"] == "over" else 1), b["phase"], "/".join(str(n) for n in b["stars"]),
+                    b["supply"]["grass"], b["supply"]["snow"]), style="bold")
+        for colour in b["colours"] + b["bots"]:
+            p = b["colours"].index(colour) if colour in b["colours"] else None
+            t.append("\n")
+            label = self.seat_label(state, p, who.get(p)) if p is not None else "bot %s" % colour
+            t.append(label, style="bold reverse" if p is not None and p == b["to_act"] else "bold")
+            pool = b["pools"][colour]
+            t.append("  score %d  pool C%d H%d P%d  fossils %d" % (
+                b["scores"][colour], pool["carnivore"], pool["herbivore"], pool["plant"],
+                sum(sum(v.values()) for v in b["fossils"][colour].values())))
+        if history:
+            t.append("\nLast moves", style="underline")
+            for player, move in list(history)[-4:]:
+                t.append("\n  P%d %s" % (player, move))
+        return t
+
+    def end_reason(self, state):
+        return {"tiles": "the last Land Tile was placed",
+                "turns": "the turn limit was reached (a house safeguard)"}.get(
+                    state.end_reason(), state.end_reason())
+
+    def result_lines(self, state):
+        w = state.winner()
+        scores = state.scores()
+        if w is None:
+            return ["A draw on %d points." % max(scores)]
+        return ["P%d %s wins with %d points." % (w, self.rules.COLOURS[w], scores[w])]

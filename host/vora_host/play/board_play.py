@@ -1,0 +1,162 @@
+"""What `vora play` adds to following a board: the PC's bots at their seats, a position
+to set up, a takeback asked from the PC, and the board's refusals in words.
+
+`BoardPlay.poll()` is called every few tens of milliseconds beside a BoardClient (the
+virtual board's companion, or `vora mirror` on a USB board). It only talks to a board
+that announced the "play" capability (docs/protocol.md, "Play messages"):
+- BOTS tells the board which seats the PC plays, after every HELLO (the board forgets
+  them when the PC goes away, so people can take those seats over);
+- when such a seat is to act and the PC has caught up with the board, its bot chooses a
+  move on a copy of the followed state and sends it as BOT_MOVE; the board checks it like
+  keys, shows it, plays it and reports it as any move (so it is logged the same way);
+- a position (`--position`) is sent once the board answers; the board refuses it while a
+  game is in progress, and the refusal is said in words.
+"""
+
+import collections
+
+from vora_host import bots as bot_kinds
+from vora_host.games.vora import view
+
+__all__ = ["BoardPlay", "parse_bot_seats"]
+
+
+def parse_bot_seats(values, kinds=None):
+    """`--bot N=greedy` values (a list) as {seat letter or player number: kind}.
+    ValueError naming what is wrong."""
+    kinds = kinds or bot_kinds.bot_kinds("vora")
+    out = {}
+    for value in values:
+        for part in value.split(","):
+            part = part.strip()
+            if not part:
+                continue
+            who, sep, kind = part.partition("=")
+            who, kind = who.strip(), kind.strip().lower()
+            if not sep:
+                raise ValueError("%r: give a seat and a bot, e.g. N=greedy or 1=random" % part)
+            if who.isdigit() and int(who) < 4:
+                key = int(who)
+            elif who.upper() in ("S", "W", "N", "E"):
+                key = who.upper()
+            else:
+                raise ValueError("%r is not a seat: S, W, N, E or a player number 0 to 3"
+                                 % who)
+            if kind not in kinds:
+                raise ValueError("unknown bot %r (choose from %s)" % (
+                    kind, ", ".join(sorted(kinds))))
+            out[key] = kind
+    return out
+
+
+class BoardPlay:
+    def __init__(self, client, bots=None, position=None, seed=0):
+        self.client = client
+        self.bots = dict(bots or {})  # seat letter or player number -> kind
+        self.position = position
+        self.seed = seed
+        self.messages = collections.deque(maxlen=6)  # what to tell the user, newest last
+        self.said = 0  # messages said so far
+        self._agents = {}
+        self._told = None  # (seats, the HELLO_OK they were told under)
+        self._sent = None  # (game, move number, takebacks seen) of the last bot move sent
+        self._position_sent = None
+        self._refused_seen = 0
+        self._missing_said = False
+
+    def seats(self):
+        """The seat letters the PC's bots play in the followed game ('' before one)."""
+        st = self.client.state
+        if st is None:
+            return "".join(k for k in self.bots if isinstance(k, str))
+        out = ""
+        for key in self.bots:
+            seat = st.seats[key] if isinstance(key, int) and key < len(st.seats) else key
+            if isinstance(seat, str) and seat in st.seats and seat not in out:
+                out += seat
+        return out
+
+    def names(self):
+        """seat -> bot kind, for the screens."""
+        st = self.client.state
+        out = {}
+        for key, kind in self.bots.items():
+            if isinstance(key, int):
+                if st is not None and key < len(st.seats):
+                    out[st.seats[key]] = kind
+            else:
+                out[key] = kind
+        return out
+
+    def who(self):
+        """player -> what plays the seat ('greedy (PC)', 'board bot'), for the mirror."""
+        st = self.client.state
+        if st is None:
+            return {}
+        names = self.names()
+        out = {}
+        for p, seat in enumerate(st.seats):
+            if seat in names:
+                out[p] = "%s (PC)" % names[seat]
+            elif seat in self.client.board_bots:
+                out[p] = "board bot"
+        return out
+
+    def say(self, text):
+        self.messages.append(text)
+        self.said += 1
+
+    def _agent(self, seat):
+        kind = self.names()[seat]
+        if (seat, kind) not in self._agents:
+            self._agents[(seat, kind)] = bot_kinds.make_bot(
+                kind, (self.client.seed or 0) * 10 + "SWNE".index(seat), "vora")
+        return self._agents[(seat, kind)]
+
+    def poll(self):
+        c = self.client
+        self._refusals()
+        if not c.connected:
+            return
+        if not c.plays():
+            if (self.bots or self.position) and not self._missing_said:
+                self._missing_said = True
+                self.say("this board's firmware cannot take bots, positions or takebacks "
+                         "from the PC (no \"play\" capability): update it")
+            return
+        if self.position is not None and self._position_sent is not c.board:
+            if c.send_position(self.seed, self.position):
+                self._position_sent = c.board
+        st = c.state
+        if (self.position is not None and st is not None
+                and c.start_position is not None and not c.moves):
+            self.position = None  # the board set it up: done
+        seats = self.seats()
+        if self._told != (seats, id(c.board)):
+            if c.send_bots(seats):
+                self._told = (seats, id(c.board))
+        if st is None or st.is_over() or c.asked_from is not None \
+                or len(c.moves) < c.board_moves:
+            return
+        seat = st.seats[st.to_act()]
+        if seat not in seats:
+            return
+        key = (c.game_id, len(c.moves) + 1, c.takebacks)
+        if key == self._sent:
+            return
+        move = self._agent(seat).choose(st.clone())
+        if c.send_bot_move(len(c.moves) + 1, move):
+            self._sent = key
+
+    def _refusals(self):
+        # REFUSED from the board, in words (the virtual board's screen reads its own).
+        c = self.client
+        while c.refused:
+            key, reason, detail = c.refused.popleft()
+            name = None if key == 255 else _key_name(key)
+            self.say(view.refusal_text(reason, name, detail))
+
+
+def _key_name(k):
+    from vora_fw import layout
+    return layout.KEY_NAMES[k]

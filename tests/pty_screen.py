@@ -1,0 +1,106 @@
+"""A program run at a pseudo-terminal of a given size, its screen read back with pyte
+(a VT100 emulator), for tests that look at what a person sees.
+
+    with PtyScreen(["vora", "play", ...], cols=80, rows=24) as term:
+        term.wait_for("Vora Board")
+        term.send("c3\r")
+        print(term.text())
+"""
+
+import fcntl
+import os
+import pty
+import select
+import signal
+import struct
+import termios
+import time
+
+import pyte
+
+
+class PtyScreen:
+    def __init__(self, argv, cols=80, rows=24, env=None, cwd=None):
+        self.cols, self.rows = cols, rows
+        self.screen = pyte.Screen(cols, rows)
+        self.stream = pyte.ByteStream(self.screen)
+        self.raw = bytearray()
+        pid, fd = pty.fork()
+        if pid == 0:
+            try:
+                fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+                if cwd:
+                    os.chdir(cwd)
+                os.execvpe(argv[0], argv, dict(os.environ, **(env or {}), TERM="xterm-256color",
+                                               COLUMNS=str(cols), LINES=str(rows)))
+            finally:
+                os._exit(127)
+        self.pid, self.fd = pid, fd
+        self.status = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def pump(self, seconds=0.05):
+        """Read what the program wrote for up to `seconds`."""
+        end = time.monotonic() + seconds
+        while True:
+            left = end - time.monotonic()
+            r, _, _ = select.select([self.fd], [], [], max(0, left))
+            if r:
+                try:
+                    data = os.read(self.fd, 65536)
+                except OSError:
+                    data = b""
+                if not data:
+                    return False
+                self.raw += data
+                self.stream.feed(data)
+            elif left <= 0:
+                return True
+
+    def lines(self):
+        return [line.rstrip() for line in self.screen.display]
+
+    def text(self):
+        return "\n".join(self.lines())
+
+    def wait_for(self, needle, timeout=15.0):
+        end = time.monotonic() + timeout
+        while needle not in self.text():
+            if time.monotonic() > end:
+                raise AssertionError("%r never appeared on the screen:\n%s" % (needle, self.text()))
+            if not self.pump(0.1) and needle not in self.text():
+                raise AssertionError("the program ended without %r:\n%s" % (needle, self.text()))
+        return self.text()
+
+    def send(self, data, settle=0.3):
+        os.write(self.fd, data.encode() if isinstance(data, str) else data)
+        self.pump(settle)
+
+    def wait_exit(self, timeout=10.0):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            self.pump(0.05)
+            done, status = os.waitpid(self.pid, os.WNOHANG)
+            if done:
+                self.status = os.waitstatus_to_exitcode(status)
+                self.pid = 0
+                return self.status
+        raise AssertionError("the program did not end:\n%s" % self.text())
+
+    def close(self):
+        if self.pid:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+                os.waitpid(self.pid, 0)
+            except OSError:
+                pass
+            self.pid = 0
+        try:
+            os.close(self.fd)
+        except OSError:
+            pass
