@@ -544,3 +544,13 @@ def test_a_bot_that_always_wins_is_drawn_too(tmp_path):
         for k in range(n + 1):
             low, high = stats.wilson(k, n)
             assert 0 <= low <= k / n <= high <= 1, (k, n)
+
+
+@pytest.mark.parametrize("game", __import__("shared_rules.games").games.names())
+def test_every_registered_game_runs_in_the_lab(game, tmp_path):
+    # The lab takes any game from the registry: nothing in it is particular to a game.
+    report, complete = play(LabSpec(game, games=3, seed_effect=1), tmp_path / game)
+    v = report["variants"][0]
+    assert complete and v["games"] == 3 and sum(e["count"] for e in v["ends"]) == 3
+    assert all(e["reason"] for e in v["ends"]) and v["kinds"]
+    assert v["moves"]["min"] >= 1
