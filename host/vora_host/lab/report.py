@@ -50,8 +50,10 @@ def header_lines(report):
     per_value = " per value" if len(report["variants"]) > 1 else ""
     lines = ["%s lab, project version %s, rules and bots fingerprint %s"
              % (spec["game"], report["version"], report["fingerprint"]),
-             "%d games%s, %d players, base seed %d, bots by seat: %s; %s"
-             % (spec["games"], per_value, spec["players"], spec["seed"],
+             "%d games%s, %s, base seed %d, bots by seat: %s; %s"
+             % (spec["games"], per_value,
+                "players compared" if spec["compare"] and spec["compare"][0] == "players"
+                else "%d players" % spec["players"], spec["seed"],
                 ", ".join(spec["bots"]),
                 "seed effect: the first %d replayed with other bot seeds" % spec["seed_effect"]
                 if spec["seed_effect"] else "no replays for the seed effect")]

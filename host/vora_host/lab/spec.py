@@ -123,7 +123,6 @@ class LabSpec:
             raise SpecError("--seed: %s" % exc)
         if not self.bots:
             raise SpecError("--bots: name at least one bot")
-        kinds = host_bots.bot_kinds(self.game)
         for kind in self.bots:
             try:
                 host_bots.make_bot(kind, 0, self.game)
@@ -132,7 +131,6 @@ class LabSpec:
                 if kind.split(":")[0] == "greedy":
                     hint = " ('greedy' is Vora's own bot; other games have their own bots or none)"
                 raise SpecError("--bots: %s%s" % (exc, hint))
-        del kinds
         if self.compare is not None:
             name, values = self.compare
             if len(values) < 2:
