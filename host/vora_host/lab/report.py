@@ -87,9 +87,12 @@ def seat_rows(v):
 
 def edge_line(v):
     e = v["first_player_edge"]
-    return ("First player's edge: %s points (%s to %s) over the fair share of %s: %s"
+    mixed = len(set(v["bots"])) > 1
+    return ("First player's edge: %s points (%s to %s) over the fair share of %s: %s%s"
             % (signed(100 * e["edge"]), signed(100 * e["low"]), signed(100 * e["high"]),
-               pct(v["fair_share"]), "significant" if e["significant"] else "not significant"))
+               pct(v["fair_share"]), "significant" if e["significant"] else "not significant",
+               " (the seats have different bots: this is the bots' difference as much as "
+               "the seat's)" if mixed else ""))
 
 
 LENGTH_COLUMNS = ("mean", "sd", "min", "p5", "p25", "median", "p75", "p95", "max")

@@ -77,7 +77,8 @@ def run_lab(spec, out, runner, console, err, resume=False, plots=True):
                     results.add(s)
                 elapsed = time.perf_counter() - started
                 rate = (results.count - before) / elapsed if elapsed > 0 else 0.0
-                progress.update(task, completed=results.count, rate="%.0f" % rate)
+                progress.update(task, completed=results.count,
+                                rate=("%.1f" if rate < 10 else "%.0f") % rate)
 
             complete = runner.run(spec.to_dict(), chunks, on_result,
                                   notice=lambda text: progress.console.print(text, style="yellow"))
