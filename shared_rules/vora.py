@@ -20,9 +20,15 @@ when nothing more can be collected.
 
 try:
     from micropython import const
+    # On the board, memory is scarce: move strings are built as they are needed.
+    _STRING_TABLES = False
 except ImportError:  # CPython
     def const(x):
         return x
+    # On the PC, speed matters (the lab plays millions of games): every move string is
+    # made once, in tables, and legal_moves() copies them (the same lists, faster). They
+    # live in shared_rules/vora_tables.py, which never goes on the board.
+    _STRING_TABLES = True
 
 from shared_rules import prng
 from shared_rules.errors import BadPosition, IllegalMove
@@ -169,6 +175,7 @@ _AROUND_BY_NAME = tuple(tuple(sorted(AROUND[i], key=lambda n: CELL_NAMES[n])) fo
 _EDGES_BY_NAME = tuple(sorted(range(20), key=lambda e: EDGE_NAMES[e]))
 _TYPES_BY_NAME = tuple(sorted(range(N_TYPES), key=lambda t: TYPES[t]))
 _PUSH_PREFIX = tuple("push " + name + " " for name in TYPES)
+_ALL_EDGES_OK = (True,) * 20
 
 
 def cell_index(name):
@@ -198,21 +205,30 @@ def _popcount(mask):
 
 def runs(grid):
     """Masks of the maximal straight runs of 3 or more alike cubes (gaps break a run)."""
+    # A line has 5 cells, so a run of 3 or more always holds its middle cell, and a line
+    # holds at most one: look at the middle, then how far the run reaches each way.
     out = []
     for line in LINES:
-        k = 0
-        while k < 5:
-            t = grid[line[k]]
-            j = k + 1
-            if t != EMPTY:
-                while j < 5 and grid[line[j]] == t:
-                    j += 1
-                if j - k >= 3:
-                    m = 0
-                    for q in range(k, j):
-                        m |= 1 << line[q]
-                    out.append(m)
-            k = j
+        c0, c1, c2, c3, c4 = line
+        t = grid[c2]
+        if t == EMPTY:
+            continue
+        if grid[c1] == t:
+            if grid[c3] == t:
+                m = (1 << c1) | (1 << c2) | (1 << c3)
+                if grid[c4] == t:
+                    m |= 1 << c4
+            else:
+                if grid[c0] != t:
+                    continue
+                m = (1 << c1) | (1 << c2)
+            if grid[c0] == t:
+                m |= 1 << c0
+        elif grid[c3] == t and grid[c4] == t:
+            m = (1 << c2) | (1 << c3) | (1 << c4)
+        else:
+            continue
+        out.append(m)
     return out
 
 
@@ -550,33 +566,40 @@ class VoraState:
     def _action_moves(self):
         # Built directly in sorted order (verbs, then names, alphabetically), so no sort is
         # needed: on the board, sorting a few hundred strings costs more than making them.
+        if _STRING_TABLES:
+            return _tables.action_moves(self)
         g = self.grid
         farm = self.farms[self.active]
         moves = []
-        # Where a push's cube goes out decides whether it leaves the pusher a cube.
-        ok1 = [self._keeps_a_cube(1, EDGE_EXIT[e]) for e in range(20)]
+        # Where a push's cube goes out decides whether it leaves the pusher a cube; with
+        # two cubes or more in the farm, every push does.
+        roomy = sum(farm) >= 2
+        ok1 = _ALL_EDGES_OK if roomy else [self._keeps_a_cube(1, EDGE_EXIT[e]) for e in range(20)]
         if farm[CROW]:
             for i in _NAME_ORDER:
                 if is_animal(g[i]) and g[i] != CROW:
                     moves.append("crow " + CELL_NAMES[i])
-        for i in _NAME_ORDER:
-            if g[i] == DUCK:
-                prefix = "duck " + CELL_NAMES[i] + " "
-                for n in _NAME_ORDER:
-                    if g[n] == WATER or g[n] == GRASS:
-                        moves.append(prefix + CELL_NAMES[n])
-        for i in _NAME_ORDER:
-            if g[i] == LADYBUG:
-                moves.append("ladybug " + CELL_NAMES[i])
-        for i in _NAME_ORDER:
-            if g[i] == MOLE:
-                prefix = "mole " + CELL_NAMES[i] + " "
-                for n in _AROUND_BY_NAME[i]:
-                    if g[n] != MOLE:
-                        moves.append(prefix + CELL_NAMES[n])
+        if DUCK in g:
+            for i in _NAME_ORDER:
+                if g[i] == DUCK:
+                    prefix = "duck " + CELL_NAMES[i] + " "
+                    for n in _NAME_ORDER:
+                        if g[n] == WATER or g[n] == GRASS:
+                            moves.append(prefix + CELL_NAMES[n])
+        if LADYBUG in g:
+            for i in _NAME_ORDER:
+                if g[i] == LADYBUG:
+                    moves.append("ladybug " + CELL_NAMES[i])
+        if MOLE in g:
+            for i in _NAME_ORDER:
+                if g[i] == MOLE:
+                    prefix = "mole " + CELL_NAMES[i] + " "
+                    for n in _AROUND_BY_NAME[i]:
+                        if g[n] != MOLE:
+                            moves.append(prefix + CELL_NAMES[n])
         if farm[PIG]:
             for e in _EDGES_BY_NAME:
-                if self._keeps_a_cube(2, EDGE_EXIT[e]):
+                if roomy or self._keeps_a_cube(2, EDGE_EXIT[e]):
                     moves.append("pig " + EDGE_NAMES[e])
         for t in _TYPES_BY_NAME:
             if farm[t]:
@@ -584,11 +607,12 @@ class VoraState:
                 for e in _EDGES_BY_NAME:
                     if ok1[e]:
                         moves.append(prefix + EDGE_NAMES[e])
-        groups = water_groups(g)
-        for i in _NAME_ORDER:
-            for m in groups:
-                if first_cell(m) == i:
-                    moves.append("water " + CELL_NAMES[i])
+        if g.count(WATER) >= 3:
+            groups = water_groups(g)
+            for i in _NAME_ORDER:
+                for m in groups:
+                    if first_cell(m) == i:
+                        moves.append("water " + CELL_NAMES[i])
         if farm[WOLF]:
             for e in _EDGES_BY_NAME:
                 if ok1[e] and is_animal(g[EDGE_CELLS[e][0]]):
@@ -598,9 +622,11 @@ class VoraState:
     def _groups(self):
         # Line groups the active player may collect now: maximal runs of 3+ that this step
         # touched or reshaped, joined with every run they cross (an L or T is one group).
+        all_runs = runs(self.grid)
+        if not all_runs:
+            return all_runs
         mine = []
         old = runs(self.before) if self.before else []
-        all_runs = runs(self.grid)
         for m in all_runs:
             if m & self.touched or m not in old:
                 mine.append(m)
@@ -861,6 +887,8 @@ class VoraState:
         # Gaps close towards the active player: along each line that points at them,
         # cubes slide towards their side. A wolf that has eaten stays where it is.
         g = self.grid
+        if EMPTY not in g:
+            return  # nothing to close (a plain push, a swap)
         pinned = self.pinned
         for line in GRAVITY[self.seats[self.active]]:
             w = 0
@@ -923,9 +951,10 @@ class VoraState:
             self.phase = PHASE_OVER
             self.end = "box"
             return
-        for i in VIEW[self.seats[self.active]]:
-            if self.grid[i] == EMPTY:
-                self.grid[i] = self._draw()
+        if gaps:
+            for i in VIEW[self.seats[self.active]]:
+                if self.grid[i] == EMPTY:
+                    self.grid[i] = self._draw()
         self.active = (self.active + 1) % self.players
         self.phase = PHASE_ACTION
         if self.turn >= self.max_turns:
@@ -1262,3 +1291,7 @@ def from_json(text):
     if (s.phase in (PHASE_COLLECT, PHASE_BONUS)) != bool(s.before):
         raise BadPosition("field 'before' must be given exactly while lines are being collected")
     return s
+
+
+if _STRING_TABLES:
+    from shared_rules import vora_tables as _tables

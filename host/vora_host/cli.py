@@ -26,6 +26,7 @@ from shared_rules.errors import BadPosition
 
 from vora_host import __version__, bots
 from vora_host.log import cli as games_cli
+from vora_host.lab import cli as lab_cli
 from vora_host.argtypes import game_option_pairs, positive_int, seconds, seed as seed_arg
 from vora_host import games as host_games
 from vora_host.log.store import GameLogError
@@ -229,6 +230,7 @@ def build_parser():
                       help="the serial device (default: the board found on USB)")
 
     games_cli.add_parser(sub)  # vora games: the game log (games_cli.py)
+    lab_cli.add_parser(sub)  # vora lab: the balance lab (lab/cli.py)
     return parser
 
 
@@ -254,6 +256,8 @@ def main(argv=None):
             return cmd_sim(args)
         if args.command == "games":
             return games_cli.run(args, console)
+        if args.command == "lab":
+            return lab_cli.run(args, console)
         parser.print_help()
         return 2
     except KeyboardInterrupt:

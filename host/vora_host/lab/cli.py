@@ -1,0 +1,180 @@
+"""`vora lab GAME`: the command line of the balance lab (docs/lab.md)."""
+
+from rich.console import Console
+
+from shared_rules import games as rules_games
+from shared_rules.errors import BadPosition
+
+from vora_host.argtypes import non_negative_int, option_value, positive_int
+
+__all__ = ["add_parser", "run", "parse_options", "parse_compare"]
+
+DEFAULT_GAMES = 200
+
+
+def add_parser(sub):
+    """Register `vora lab` on the `vora` subparsers `sub`."""
+    lab = sub.add_parser(
+        "lab", help="play many games between bots and report how fair and how long they are",
+        description="The balance lab: play GAMES games between bots and report win rates "
+                    "by seat with 95% intervals, game lengths, how games end, scores, the "
+                    "moves used, and how much the seed alone decides. --compare plays the "
+                    "same seeds under each value of an option and tests the differences. "
+                    "Writes a folder with games.jsonl (every game), report.json, PNG plots "
+                    "and report.html. Ctrl-C stops and reports the games played; --resume "
+                    "goes on. See docs/lab.md.",
+        epilog="Example: vora lab vora --bots greedy --games 300 --compare pushed_out=box,pusher")
+    lab.set_defaults(lab_parser=lab)
+    lab.add_argument("game", metavar="GAME", choices=rules_games.names(),
+                     help="the game: %s" % ", ".join(rules_games.names()))
+    lab.add_argument("--games", "-n", type=positive_int, default=DEFAULT_GAMES, metavar="N",
+                     help="games per value compared (default %d)" % DEFAULT_GAMES)
+    lab.add_argument("--players", type=positive_int, default=None, metavar="N",
+                     help="number of players (default 2, or the game's smallest count)")
+    lab.add_argument("--bots", default="random", metavar="KINDS",
+                     help="the bots: one kind for every seat, or one per seat separated by "
+                          "commas, seat 0 first (e.g. greedy,random). Kinds: random for any "
+                          "game, a game's own (Vora: greedy), and kinds with a budget such as "
+                          "search:200 where the bot takes one. Default random")
+    lab.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE",
+                     help="a game option (repeat for several); 'vora rules GAME' lists them. "
+                          "A dict option also takes a bare number N: N for each of its keys "
+                          "(Vora: -o box=10, ten cubes of each type)")
+    lab.add_argument("--compare", metavar="NAME=V1,V2,...", default=None,
+                     help="play every game once per value of option NAME (or 'players') and "
+                          "show them side by side with the differences and their significance")
+    lab.add_argument("--seed", type=non_negative_int, default=0,
+                     help="the run's base seed: every game's seeds derive from it and the "
+                          "game's number (default 0)")
+    lab.add_argument("--seed-effect", type=non_negative_int, default=None, metavar="N",
+                     help="replay the first N games with other bot seeds to measure how much "
+                          "the seed alone decides (default: a fifth of the games, 50 to 1000, "
+                          "for a game with chance; 0 for one without)")
+    run = lab.add_argument_group("where the games run")
+    run.add_argument("--workers", type=positive_int, default=None, metavar="N",
+                     help="local worker processes (default: one per core); 1 plays in this "
+                          "process")
+    run.add_argument("--ray", metavar="ADDRESS", default=None,
+                     help="play on a Ray cluster at ADDRESS (host:port, or auto), or 'local' "
+                          "to start one on this machine for the run; the results are the same")
+    out = lab.add_argument_group("output")
+    out.add_argument("--out", metavar="DIR", default=None,
+                     help="the run's folder (default lab-runs/GAME-DATE-TIME)")
+    out.add_argument("--resume", action="store_true",
+                     help="go on with the run in --out (interrupted, or with more --games)")
+    out.add_argument("--no-plots", action="store_true",
+                     help="no PNG plots and no HTML report (terminal and JSON only)")
+    lab.add_argument("--max-moves", type=positive_int, default=None, metavar="N",
+                     help="stop a game after N moves, end reason lab-cap (default 100000; "
+                          "every game has its own safeguard, so this is the lab's own)")
+
+
+def dict_default(module, name):
+    """A dict option's value with every key spelled out (state.options() of a new game)."""
+    players = 2 if 2 in module.PLAYER_COUNTS else module.PLAYER_COUNTS[0]
+    value = module.new_game(players, 0).options().get(name)
+    return value if isinstance(value, dict) else None
+
+
+def parse_value(module, name, text):
+    """One option value from the command line: by the option's kind, and for a dict
+    option a bare whole number N means N for each key of its house default."""
+    from shared_rules.games import option_spec
+    try:
+        kind = option_spec(module, name)[2]
+    except BadPosition as exc:
+        raise ValueError(str(exc))
+    text = text.strip()
+    if kind == "dict" and text.isdigit():
+        default = dict_default(module, name)
+        if default:
+            return {key: int(text) for key in default}
+    return option_value(module, name, text)
+
+
+def parse_options(module, texts):
+    out = {}
+    for text in texts or ():
+        name, sep, value = text.partition("=")
+        if not sep or not name.strip():
+            raise ValueError("%r: give an option as NAME=VALUE (options of %s: %s)" % (
+                text, module.TITLE, ", ".join(s[0] for s in module.OPTIONS) or "none"))
+        out[name.strip()] = parse_value(module, name.strip(), value)
+    return out
+
+
+def parse_compare(module, text):
+    """(name, [values]) from NAME=V1,V2,..."""
+    from vora_host.lab.spec import PLAYERS, split_values
+    name, sep, rest = text.partition("=")
+    name = name.strip()
+    if not sep or not name or not rest.strip():
+        raise ValueError("give --compare as NAME=VALUE1,VALUE2,... (options of %s: %s, or "
+                         "players)" % (module.TITLE, ", ".join(s[0] for s in module.OPTIONS)))
+    values = split_values(rest)
+    if any(not v for v in values):
+        raise ValueError("--compare %s: an empty value in %r" % (name, rest))
+    if name == PLAYERS:
+        out = []
+        for v in values:
+            if not v.isdigit():
+                raise ValueError("--compare players: %r is not a number of players" % v)
+            out.append(int(v))
+        return name, out
+    return name, [parse_value(module, name, v) for v in values]
+
+
+def build_spec(args):
+    """The LabSpec the arguments ask for, checked; ValueError (a usage error) otherwise."""
+    from vora_host.lab.spec import DEFAULT_MAX_MOVES, LabSpec
+    module = rules_games.load(args.game)
+    options = parse_options(module, args.option)
+    compare = parse_compare(module, args.compare) if args.compare else None
+    bots = [k.strip() for k in args.bots.split(",")]
+    if any(not k for k in bots):
+        raise ValueError("--bots: an empty bot kind in %r" % args.bots)
+    spec = LabSpec(args.game, args.players, bots, options, args.games, args.seed, compare,
+                   args.seed_effect, args.max_moves or DEFAULT_MAX_MOVES)
+    return spec.check()
+
+
+def run(args, console):
+    """Run `vora lab`; returns the exit status (0 done, 1 failed, 2 usage, 130 stopped)."""
+    from vora_host.lab.run import LabError, default_out_dir, run_lab
+    from vora_host.lab.runners import RunnerError, make_runner
+    from vora_host.lab.spec import SpecError
+    from vora_host.lab.store import LabFileError
+    err = Console(stderr=True, highlight=False)
+    parser = args.lab_parser
+    if args.resume and not args.out:
+        parser.error("--resume needs --out DIR: the folder of the run to go on with")
+    if args.ray and args.workers and args.ray != "local":
+        parser.error("--workers counts local processes; a Ray cluster has its own (with "
+                     "--ray local, --workers sets how many CPUs it gets)")
+    try:
+        spec = build_spec(args)
+    except (ValueError, SpecError) as exc:
+        parser.error(str(exc))
+    if not args.no_plots:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            parser.error("the plots need matplotlib (pip install matplotlib==3.11.2, in "
+                         "requirements.lock); or add --no-plots")
+    out = args.out or str(default_out_dir(args.game))
+    runner = make_runner(args.workers, args.ray)
+    try:
+        report, complete = run_lab(spec, out, runner, console, err, resume=args.resume,
+                                   plots=not args.no_plots)
+    except (LabError, LabFileError, RunnerError) as exc:
+        err.print("[red]vora lab: %s[/red]" % _escape(str(exc)))
+        return 1
+    except KeyboardInterrupt:  # between the games, while reading or writing the files
+        err.print("[yellow]Interrupted.[/yellow]")
+        return 130
+    return 0 if complete else 130
+
+
+def _escape(text):
+    from rich.markup import escape
+    return escape(text)
