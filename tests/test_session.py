@@ -310,7 +310,7 @@ def test_bad_frames_are_counted_by_kind_and_never_delivered():
     s = sn.Session(lambda f: None, lambda t, p: got.append(p))
     good = wire.encode_frame(wire.LOG, 1, 0, b"fine")
     corrupt = bytearray(good)
-    corrupt[4] ^= 0x20
+    corrupt[good.index(b"fine")] ^= 0x20
     s.feed(b"\x05\x01\x00" + bytes(corrupt) + b"\x02\x01\x00" + b"\x41" * 1300 + b"\x00" + good, 0)
     assert got == [b"fine"]
     assert s.bad["cobs"] == 1 and s.bad["crc"] == 1 and s.bad["short"] == 1 and s.bad["long"] == 1
@@ -331,7 +331,7 @@ def test_sequence_numbers_wrap_and_skip_zero():
 
 
 def test_clock_wraps_at_2_to_the_30():
-    pair = Pair(4, 0.05, start=PERIOD - 3000)  # the ticks wrap 3 s into the run
+    pair = Pair(4, 0.05, start=PERIOD - 1000)  # the ticks wrap 1 s into the run
     msgs = random_messages(pair.rng, 200)
     run_traffic(pair, msgs, msgs[:50])
     assert pair.t > PERIOD
@@ -397,7 +397,8 @@ def test_hello_exchange_as_documented():
                 pair.B.send_unreliable(wire.REFUSE, wire.pack_text(wire.version_refusal(hello["proto"])))
                 return
             pair.B.reset()
-            pair.B.send_unreliable(wire.HELLO_OK, wire.pack_json({"proto": 1, "nonce": hello["nonce"]}))
+            pair.B.send_unreliable(wire.HELLO_OK, wire.pack_json({"proto": wire.PROTOCOL_VERSION,
+                                                                   "nonce": hello["nonce"]}))
             pair.B.send(wire.GAME, wire.pack_json({"event": "resume", "game": 9, "moves": 3}))
         else:
             board_log.append((t, p))
@@ -422,7 +423,7 @@ def test_hello_exchange_as_documented():
     pair.A.close()
     for n in (41, 42):
         nonce[0] = n
-        pair.A.send_unreliable(wire.HELLO, wire.pack_json({"proto": 1, "nonce": n}))
+        pair.A.send_unreliable(wire.HELLO, wire.pack_json({"proto": wire.PROTOCOL_VERSION, "nonce": n}))
     for _ in range(200):
         pair.step()
     assert pair.A.state == sn.OPEN and pair.B.state == sn.OPEN
@@ -435,10 +436,11 @@ def test_hello_exchange_as_documented():
         pair.step()
     assert board_log[-1] == (wire.STATE_REQ, b"") and host_log[-1] == (wire.MOVE, b"new")
     # A board speaking another major version is refused with both versions named.
-    pair.A.send_unreliable(wire.HELLO, wire.pack_json({"proto": 2, "nonce": 1}))
+    other = wire.PROTOCOL_VERSION + 1
+    pair.A.send_unreliable(wire.HELLO, wire.pack_json({"proto": other, "nonce": 1}))
     for _ in range(10):
         pair.step()
-    assert host_log[-1][0] == wire.REFUSE and b"version 2" in host_log[-1][1]
+    assert host_log[-1][0] == wire.REFUSE and b"version %d" % other in host_log[-1][1]
 
 
 def test_closed_session_drops_reliable_frames_but_passes_unreliable():
