@@ -140,6 +140,13 @@ class Session:
         """Reliable messages not yet acknowledged (in flight + queued)."""
         return len(self._unacked) + len(self._queue)
 
+    def room(self):
+        """How many send() calls would be taken now: free places in the window and the
+        queue (0 unless OPEN). An endpoint keeps what does not fit and sends it later."""
+        if self.state != OPEN:
+            return 0
+        return self.window - len(self._unacked) + self.queue_size - len(self._queue)
+
     def stats(self):
         """The counters as a new dict (for the host's `vora link` display and the tests)."""
         d = {
