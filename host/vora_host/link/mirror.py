@@ -92,9 +92,11 @@ class Follower:
             if c.state.is_over():
                 self.on_event("over", "game over: " + "; ".join(render.result_lines(c.state)))
         elif what == "problem":
-            while self.problems_seen < len(c.problems):
-                self.on_event("problem", c.problems[self.problems_seen])
-                self.problems_seen += 1
+            # The client keeps the latest problems only: announce those not seen yet.
+            new = c.problem_count - self.problems_seen
+            for text in c.problems[-new:] if 0 < new <= len(c.problems) else c.problems[-1:]:
+                self.on_event("problem", text)
+            self.problems_seen = c.problem_count
         if what == "game":
             self.reported = len(c.moves)
 
