@@ -42,6 +42,7 @@ from shared_rules import vora
 from shared_rules.errors import RulesError
 from vora_fw import layout, palette
 from vora_fw.clock import ticks_diff
+from vora_fw.store import parse_game
 
 MODE_SETUP = const(0)
 MODE_PLAY = const(1)
@@ -55,6 +56,9 @@ ANIM_MS = const(350)  # a cube that changed fades in from white over this time
 SWEEP_MS = const(45)  # a push sweeps along its line, one cell after the other
 FALL_DELAY_MS = const(260)  # then the cubes that fell or were refilled
 SCROLL_MS = const(160)  # one column of scrolling text
+SAVE_RETRY_MS = const(5000)  # a save that failed (flash full) is tried again this often
+SAVE_FLASH_MS = const(150)  # while saving fails, the edges flash red this long ...
+SAVE_FLASH_EVERY_MS = const(2000)  # ... this often
 
 # What the selection adds to a key (VoraUI.overlay holds one per key).
 OV_NONE = const(0)
@@ -115,6 +119,8 @@ class VoraUI:
         self.scroll = None  # type: Any
         self.winner_player = None  # type: Any
         self.error = ""
+        self.save_error = ""  # why saving fails, while it does (the flash is full...)
+        self.save_retry_at = 0
         # The game's record: what the PC needs to replay it and fetch moves it missed.
         self.game_id = 0
         self.seed = 0
@@ -134,14 +140,12 @@ class VoraUI:
         if not text:
             return
         try:
-            saved = json.loads(text)
+            saved = parse_game(text)  # every field checked, as link input is
             state = vora.from_json(saved["state"])
             moves = saved["moves"]
             game_id = saved["game_id"]
             seed = saved["seed"]
-            if not isinstance(moves, list) or not isinstance(game_id, int):
-                raise TypeError("moves or game_id of the wrong type")
-        except (ValueError, KeyError, TypeError) as exc:  # RulesError is a ValueError
+        except (ValueError, KeyError, TypeError) as exc:  # BadSave, RulesError: ValueErrors
             self.error = "save ignored: %s" % exc  # a save from another version
             return
         self._enter_game(state)
@@ -203,9 +207,26 @@ class VoraUI:
 
     def _save(self):
         # The state with the record that led to it: the PC may ask for any move it missed.
-        if self.store is not None:
+        # A save that fails (OSError: the flash is full) does not stop the game: it is
+        # shown (the edges flash red, the host gets a LOG and the STATE says so) and tried
+        # again every SAVE_RETRY_MS and at the next move; each save holds the whole game.
+        if self.store is None or self.state is None:
+            return
+        try:
             self.store.save('{"game_id":%d,"seed":%d,"moves":%s,"state":%s}' % (
                 self.game_id, self.seed, json.dumps(self.moves), self.state.to_json()))
+        except OSError as exc:
+            code = exc.args[0] if exc.args else 0
+            failing = self.save_error
+            self.save_error = "saving the game fails: %s" % (
+                "no space left on the flash" if code == 28 else "error %s" % code)  # 28: ENOSPC
+            self.save_retry_at = self.now + SAVE_RETRY_MS
+            if not failing:
+                self._tell("save_failed", self.save_error + "; the game goes on, unsaved")
+            return
+        if self.save_error:
+            self.save_error = ""
+            self._tell("saved", "the game is saved again")
 
     def _tell(self, event, detail):
         if self.listener is not None:
@@ -256,6 +277,8 @@ class VoraUI:
             self.view_farm = -1
             self.view_for = ""
             self._refresh()
+        if self.save_error and ticks_diff(now, self.save_retry_at) >= 0:
+            self._save()
 
     def refuse(self, k, now):
         self.refused_key = k
@@ -542,6 +565,10 @@ class VoraUI:
                     _put(frame, self.refused_key, palette.REFUSE, 256)
             else:
                 self.refused_key = -1
+        if self.save_error and now % SAVE_FLASH_EVERY_MS < SAVE_FLASH_MS:
+            for k in range(49):  # saving fails: the free edge keys flash red together
+                if layout.is_edge(k) and self.overlay[k] == OV_NONE:
+                    _put(frame, k, palette.STOP, 160)
 
     def _render_setup(self, frame, now):
         for seat in vora.SIDES:
