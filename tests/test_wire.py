@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from mpy import REPO_ROOT, run_micropython
 from shared_rules import wire
+from wire_errors import assert_no_bogus_frame, frames_for_the_error_test
 
 SCRIPTS = Path(__file__).resolve().parent / "mp_scripts"
 
@@ -522,63 +523,6 @@ def test_mpy_cross_compiles(module, tmp_path):
 
 
 # --- every single error over many frames (issue 8, finding 2) ----------------------------
-
-_MOVES = ["push crow Sc", "take b3", "mole e3 e2", "pass", "water c2", "steal 1 pig", "wolf Nd",
-          "extra a1", "ladybug d4", "duck b2 b3", "pig Wa"]
-
-
-def random_frame(rng):
-    """A frame as the endpoints send them: any type, realistic payloads."""
-    t = rng.choice([wire.MOVE, wire.MOVE, wire.KEY, wire.ACK, wire.MOVES_REQ, wire.GAME,
-                    wire.MOVES, wire.PIXELS_DIFF, wire.STATE_REQ, wire.LOG])
-    seq, ack = rng.randrange(256), rng.randrange(256)
-    if t == wire.MOVE:
-        p = wire.pack_move(rng.getrandbits(32), rng.randint(1, 400), "%016x" % rng.getrandbits(64),
-                           rng.choice(_MOVES))
-    elif t == wire.KEY:
-        p = wire.pack_key(rng.randrange(49), rng.random() < .5)
-    elif t == wire.MOVES_REQ:
-        p = wire.pack_moves_req(rng.getrandbits(32), rng.randint(1, 400))
-    elif t == wire.GAME:
-        p = wire.pack_json({"event": "new", "game": rng.getrandbits(32),
-                            "seed": rng.getrandbits(32), "moves": 0, "players": 2})
-    elif t == wire.MOVES:
-        p = wire.pack_moves(rng.getrandbits(32), rng.randint(1, 300),
-                            [rng.choice(_MOVES) for _ in range(rng.randint(0, 12))])[0]
-    elif t == wire.PIXELS_DIFF:
-        p = wire.pack_pixels_diff([(rng.randrange(49), rng.randrange(256), 0, rng.randrange(256))
-                                   for _ in range(rng.randint(0, 6))])
-    elif t == wire.LOG:
-        p = bytes(rng.choice(b"ab \x00\x01") for _ in range(rng.randint(0, 40)))
-    else:
-        p = b""
-    return wire.encode_frame(t, seq, ack, p)
-
-
-def frames_for_the_error_test(count, seed):
-    """`count` random frames, one in four of them chosen so that the encoding ends with
-    0x01 before its delimiter (the body ends with a zero byte: the case of finding 2)."""
-    rng = random.Random(seed)
-    out = []
-    while len(out) < count:
-        f = random_frame(rng)
-        if len(out) % 4 == 0 and f[-2:] != b"\x01\x00":
-            continue
-        out.append(f)
-    return out
-
-
-def assert_no_bogus_frame(frame, after, damaged, what, harmless_possible=False):
-    got = wire.FrameReader().feed(bytes(damaged) + after)
-    want = [wire.decode_frame(after)]
-    if harmless_possible:  # a zero inserted before or after the frame leaves it whole
-        want.append(wire.decode_frame(frame))
-    else:
-        assert errors_of(got), "%s of %s: no error" % (what, frame.hex())
-    # Nothing gets through but the next frame (a damaged delimiter may take that down too).
-    assert all(x in want for x in frames_of(got)), "%s of %s let %r through" % (
-        what, frame.hex(), [x for x in frames_of(got) if x not in want])
-
 
 def test_a_lost_trailing_zero_is_caught():
     # Finding 2: when the body ends with 0x00 (the CRC's last byte was 0x00 in 1 frame in

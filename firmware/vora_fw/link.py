@@ -40,6 +40,7 @@ from vora_fw.clock import ticks_diff
 CAPABILITIES = ("standalone", "terminal", "moves", "state", "keys", "repl")
 OWED_EVENTS = const(4)  # GAME events kept while the queue is full (then a STATE says it all)
 OWED_KEYS = const(16)  # key events kept while the queue is full (the oldest go first)
+KEY_ROOM = const(8)  # standalone: a key report leaves this many places for moves and answers
 
 
 class BoardLink:
@@ -198,7 +199,8 @@ class BoardLink:
             session.send(wire.STATE, wire.pack_json(summary))
             self._owed_state = False
         keys = self._owed_keys
-        while keys and session.room():
+        room = KEY_ROOM if self.mode == wire.MODE_STANDALONE else 1
+        while keys and session.room() >= room:
             session.send(wire.KEY, keys.pop(0))
 
     def _flush_moves(self):
@@ -287,7 +289,10 @@ class BoardLink:
         if not self.connected:
             return
         payload = wire.pack_key(k, pressed)
-        if not self._owed_keys and self._send(wire.KEY, payload):
+        # In standalone mode keys only inform the host: they may not fill the queue that
+        # moves and answers need (KEY_ROOM places stay free for those).
+        room = KEY_ROOM if self.mode == wire.MODE_STANDALONE else 1
+        if not self._owed_keys and self.session.room() >= room and self._send(wire.KEY, payload):
             return
         if len(self._owed_keys) >= OWED_KEYS:
             self._owed_keys.pop(0)
