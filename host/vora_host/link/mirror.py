@@ -20,6 +20,7 @@ from rich.text import Text
 
 from vora_host.games.vora import view as render
 from vora_host.link.client import BoardClient, ticks_ms
+from vora_host.link.ports import virtual_device_path
 
 REOPEN_S = 1.0  # how often a missing device is looked for again
 POLL_S = 0.01
@@ -106,8 +107,15 @@ class Follower:
             try:
                 self.port = SerialPort(self.path)
             except (serial.SerialException, OSError) as exc:
-                self.status = "waiting for the board at %s (%s)" % (
-                    self.path, getattr(exc, "strerror", None) or exc)
+                if self.path == virtual_device_path():
+                    status = "waiting for the virtual board at %s: start it with `vora sim`" % (
+                        self.path)
+                else:
+                    status = "waiting for the board at %s (%s)" % (
+                        self.path, getattr(exc, "strerror", None) or exc)
+                if status != self.status:
+                    self.on_event("link", status)  # once, not at every look
+                self.status = status
                 await asyncio.sleep(REOPEN_S)
                 continue
             self.status = "open"
