@@ -183,7 +183,7 @@ except AttributeError:  # a port built without binascii.crc32
 def crc32(data, crc=0):
     """CRC-32 (zlib) of a bytes-like `data`, unsigned; pass a previous result to continue."""
     if _crc32_c is not None:
-        return _crc32_c(data, crc) & 0xFFFFFFFF
+        return _crc32_c(data, crc)  # unsigned on both runtimes (CPython 3, MicroPython)
     return crc32_soft(data, crc)
 
 
