@@ -165,8 +165,8 @@ class Session:
 
     def send(self, type, payload=b""):
         """Queue a reliable message. Returns True if taken, False if the queue is full or
-        the session is not OPEN (nothing queued then: the caller decides, e.g. the board
-        drops a MOVE report and the host catches up with MOVES_REQ after the next HELLO).
+        the session is not OPEN (nothing queued then: the caller keeps what it owes and
+        sends it when room() allows; the board's link does, see firmware/vora_fw/link.py).
         Raises WireError for a payload over MAX_PAYLOAD and ValueError for a bad type:
         those are programming errors, not link conditions."""
         if len(payload) > wire.MAX_PAYLOAD:
