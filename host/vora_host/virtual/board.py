@@ -436,6 +436,8 @@ class VirtualBoard:
                 text += "; %s picked: press the cube to swap with" % vora.CELL_NAMES[ui.sel_cell]
         if ui.error:
             text += "  [%s]" % ui.error
+        if ui.save_error:
+            text += "  [%s]" % ui.save_error
         return text
 
 
