@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from shared_rules import vora, wire
+from shared_rules import vora
 from vora_fw import layout, store as store_mod
 from vora_fw.store import Store
 from vora_fw.vora_ui import VoraUI
@@ -190,4 +190,3 @@ def test_parse_game_accepts_what_the_board_writes():
     with pytest.raises(store_mod.BadSave, match="seed"):
         store_mod.parse_game(saved_text(seed="3"))
     assert issubclass(store_mod.BadSave, ValueError)
-    assert wire  # the same limits as link input: see docs/firmware.md
