@@ -21,7 +21,6 @@ ones may:
 """
 
 import json
-import random
 
 from shared_rules import vora, wire
 from vora_fw import store as store_mod
