@@ -5,8 +5,9 @@ as docs/protocol.md says.
 
 The channel works frame by frame (Session.write is called once per frame): a fault hits a
 fraction of the frames, chosen at random among dropping the frame, corrupting 1 to 3 of its
-bytes (the delimiter included), duplicating it, and delaying it by up to 400 ms (so frames
-overtake each other and some resends are spurious). Bytes reach the other end in random
+bytes (the delimiter included), duplicating it, delaying it by up to 400 ms (so frames
+overtake each other and some resends are spurious), cutting its end off, and inserting or
+deleting one byte. Bytes reach the other end in random
 chunks of 1 to 64 bytes. All randomness is seeded.
 """
 
@@ -31,18 +32,27 @@ class Channel:
         self.latency_ms = latency_ms
         self.in_flight = []  # [due, order, bytes]
         self.order = 0
-        self.faults = {"drop": 0, "corrupt": 0, "dup": 0, "delay": 0}
+        self.faults = {"drop": 0, "corrupt": 0, "dup": 0, "delay": 0, "truncate": 0,
+                       "insert": 0, "delete": 0}
         self.frames = 0
 
     def put(self, frame, now):
         self.frames += 1
         due = now + self.latency_ms
         if self.rng.random() < self.fault_rate:
-            fault = self.rng.choice(("drop", "corrupt", "dup", "delay"))
+            fault = self.rng.choice(tuple(self.faults))
             self.faults[fault] += 1
             if fault == "drop":
                 return
-            if fault == "corrupt":
+            if fault == "truncate":  # the end lost, delimiter included
+                frame = frame[:self.rng.randrange(1, len(frame))]
+            elif fault == "insert":
+                i = self.rng.randrange(len(frame) + 1)
+                frame = frame[:i] + bytes((self.rng.randrange(256),)) + frame[i:]
+            elif fault == "delete":
+                i = self.rng.randrange(len(frame))
+                frame = frame[:i] + frame[i + 1:]
+            elif fault == "corrupt":
                 frame = bytearray(frame)
                 for _ in range(self.rng.randint(1, 3)):
                     frame[self.rng.randrange(len(frame))] = self.rng.randrange(256)
