@@ -669,7 +669,8 @@ def unpack_json(payload):
     Nesting is limited to MAX_DEPTH before the text reaches the JSON parser (CPython's
     recurses, and a deep enough text would raise RecursionError)."""
     _check_max("JSON", payload)
-    _check_depth(payload)
+    if json_too_deep(payload):
+        raise BadPayload("JSON nested deeper than %d levels" % MAX_DEPTH)
     try:
         obj = json.loads(bytes(payload).decode())
     except Exception:  # UnicodeError, ValueError; MicroPython may raise others on garbage
@@ -682,12 +683,14 @@ def unpack_json(payload):
 MAX_DEPTH = const(8)  # JSON nesting the protocol's messages need: 3
 
 
-def _check_depth(payload, limit=MAX_DEPTH):
-    # Brackets inside strings do not count; an escaped quote does not end a string.
+def json_too_deep(data, limit=MAX_DEPTH):
+    """True when the JSON text `data` (bytes) nests deeper than `limit`. Brackets inside
+    strings do not count; an escaped quote does not end a string. Used before a parser
+    sees untrusted JSON (here and by the board's save loader)."""
     depth = 0
     in_string = False
     escaped = False
-    for c in payload:
+    for c in data:
         if in_string:
             if escaped:
                 escaped = False
@@ -700,9 +703,10 @@ def _check_depth(payload, limit=MAX_DEPTH):
         elif c == 0x5B or c == 0x7B:  # [ {
             depth += 1
             if depth > limit:
-                raise BadPayload("JSON nested deeper than %d levels" % limit)
+                return True
         elif c == 0x5D or c == 0x7D:
             depth -= 1
+    return False
 
 
 def pack_text(text):

@@ -45,6 +45,8 @@ import json
 import os
 import sys
 
+from shared_rules.wire import json_too_deep
+
 try:  # type hints only for tools; MicroPython has no typing module
     from typing import Optional  # noqa: F401
 except ImportError:
@@ -333,30 +335,6 @@ class BadSave(ValueError):
     """A save whose checksum holds but whose contents are not a game this firmware wrote."""
 
 
-def _check_depth(data):
-    # Counted on the bytes before json.loads sees them: CPython's parser recurses, and
-    # a deep enough text raises RecursionError instead of a clear error.
-    depth = 0
-    in_string = False
-    escaped = False
-    for c in data:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif c == 0x5C:
-                escaped = True
-            elif c == 0x22:
-                in_string = False
-        elif c == 0x22:
-            in_string = True
-        elif c == 0x5B or c == 0x7B:
-            depth += 1
-            if depth > _MAX_DEPTH:
-                raise BadSave("nested deeper than %d levels" % _MAX_DEPTH)
-        elif c == 0x5D or c == 0x7D:
-            depth -= 1
-
-
 def _whole(d, key, lo, hi):
     v = d.get(key)
     if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
@@ -369,8 +347,10 @@ def parse_game(text):
     # still a dict: vora.from_json checks it), or BadSave naming what is wrong.
     if not isinstance(text, str) or len(text) > _MAX_FILE:
         raise BadSave("not a save of at most %d bytes" % _MAX_FILE)
-    data = text.encode("utf-8")
-    _check_depth(data)
+    if json_too_deep(text.encode("utf-8"), _MAX_DEPTH):
+        # Before json.loads: CPython's parser recurses, and a deep enough text raises
+        # RecursionError instead of a clear error.
+        raise BadSave("nested deeper than %d levels" % _MAX_DEPTH)
     try:
         d = json.loads(text)
     except ValueError:
