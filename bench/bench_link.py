@@ -165,8 +165,8 @@ def main():
     print("  full-state sync (STATE_REQ and STATE): %d bytes in, %d bytes out" % sync)
     print("  ping round trip: median %.2f ms, 95th percentile %.2f ms, max %.2f ms"
           % (statistics.median(rtts), sorted(rtts)[int(len(rtts) * 0.95)], max(rtts)))
-    print("  terminal mode: %.0f whole frames/s (154 bytes each), %.0f one-pixel updates/s"
-          % (fps, dps))
+    print("  terminal mode: %.0f whole frames/s (%d bytes each), %.0f one-pixel updates/s"
+          % (fps, len(wire.encode_frame(wire.PIXELS, 1, 0, bytes(wire.PIXELS_SIZE))), dps))
 
 
 if __name__ == "__main__":

@@ -140,6 +140,13 @@ class Session:
         """Reliable messages not yet acknowledged (in flight + queued)."""
         return len(self._unacked) + len(self._queue)
 
+    def room(self):
+        """How many send() calls would be taken now: free places in the window and the
+        queue (0 unless OPEN). An endpoint keeps what does not fit and sends it later."""
+        if self.state != OPEN:
+            return 0
+        return self.window - len(self._unacked) + self.queue_size - len(self._queue)
+
     def stats(self):
         """The counters as a new dict (for the host's `vora link` display and the tests)."""
         d = {
@@ -158,8 +165,8 @@ class Session:
 
     def send(self, type, payload=b""):
         """Queue a reliable message. Returns True if taken, False if the queue is full or
-        the session is not OPEN (nothing queued then: the caller decides, e.g. the board
-        drops a MOVE report and the host catches up with MOVES_REQ after the next HELLO).
+        the session is not OPEN (nothing queued then: the caller keeps what it owes and
+        sends it when room() allows; the board's link does, see firmware/vora_fw/link.py).
         Raises WireError for a payload over MAX_PAYLOAD and ValueError for a bad type:
         those are programming errors, not link conditions."""
         if len(payload) > wire.MAX_PAYLOAD:

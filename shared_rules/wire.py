@@ -1,16 +1,19 @@
-"""The frame codec of the board-host link: COBS frames, CRC-16, message types and payloads.
+"""The frame codec of the board-host link: COBS frames, CRC-32, message types and payloads.
 
 On the wire every frame is `cobs(body) + b"\\x00"`, and a body is
 
-    type (u8) | seq (u8) | ack (u8) | payload (0..MAX_PAYLOAD bytes) | crc16 (u16, big-endian)
+    type (u8) | seq (u8) | ack (u8) | length (u16) | payload (length bytes) | crc32 (u32)
 
-with CRC-16/CCITT-FALSE over type..payload. docs/protocol.md is the specification; this
-module is its one implementation, shared by the board (MicroPython) and the host (CPython).
+integers big-endian, with the CRC-32 of zlib (binascii.crc32) over type..payload.
+docs/protocol.md is the specification; this module is its one implementation, shared by the
+board (MicroPython) and the host (CPython).
 
 Why by hand: the `cobs` package on PyPI is CPython-only (a C extension plus a Python
-fallback that uses CPython-only features), and MicroPython has no CRC-16, so both are
-written here in the subset of Python the two runtimes share. The tests check this codec
-against the `cobs` package byte for byte.
+fallback that uses CPython-only features), so COBS is written here in the subset of Python
+the two runtimes share. The tests check this codec against the `cobs` package byte for byte.
+
+Limits come first: every decoder looks at the size of its input before it decodes or
+checksums a byte of it, so a flood costs nothing but the length test.
 
 Memory: a FrameReader preallocates two buffers of MAX_FRAME bytes and never grows them;
 decoding a frame allocates the payload it returns, the result list and a few small
@@ -27,18 +30,19 @@ except ImportError:  # CPython
 
 import binascii
 import json
-from array import array
 
-PROTOCOL_VERSION = const(1)  # the major version: both ends must speak the same one
+# The major version: both ends must speak the same one. 2: the length field and CRC-32
+# (version 1 had neither and let a lost trailing zero byte through).
+PROTOCOL_VERSION = const(2)
 PROTOCOL_MINOR = const(0)  # additions a peer may ignore (new JSON fields)
 
 MAX_PAYLOAD = const(1024)
-HEADER_SIZE = const(3)  # type, seq, ack
-CRC_SIZE = const(2)
-MIN_BODY = const(5)  # HEADER_SIZE + CRC_SIZE: an empty payload
-MAX_BODY = const(1029)  # MIN_BODY + MAX_PAYLOAD
+HEADER_SIZE = const(5)  # type, seq, ack, payload length (u16)
+CRC_SIZE = const(4)
+MIN_BODY = const(9)  # HEADER_SIZE + CRC_SIZE: an empty payload
+MAX_BODY = const(1033)  # MIN_BODY + MAX_PAYLOAD
 # Encoded bytes of one frame, without its delimiter. COBS adds one byte per 254 bytes of
-# body (at most 5 for MAX_BODY), so a valid frame needs at most 1034: the margin keeps a
+# body (at most 5 for MAX_BODY), so a valid frame needs at most 1038: the margin keeps a
 # newer peer's slightly larger frame from being cut while still bounding the buffer.
 MAX_FRAME = const(1200)
 
@@ -84,8 +88,8 @@ class WireError(ValueError):
 
     FrameReader and decode_body RETURN these as values (input from the wire never makes
     them raise); encode_frame and the payload helpers RAISE them. `kind` is a short fixed
-    word for counters ("cobs", "crc", "short", "long", "type", "payload"); str(error) says
-    what exactly was wrong.
+    word for counters ("cobs", "crc", "short", "long", "length", "type", "payload");
+    str(error) says what exactly was wrong.
     """
 
     kind = "wire"
@@ -106,13 +110,18 @@ class BadCrc(WireError):
 
 
 class TooShort(WireError):
-    """A body shorter than type + seq + ack + CRC."""
+    """A body shorter than the header and the CRC."""
     kind = "short"
 
 
 class TooLong(WireError):
     """A frame over MAX_FRAME (discarded up to the next delimiter) or a payload over MAX_PAYLOAD."""
     kind = "long"
+
+
+class BadLength(WireError):
+    """A body whose size is not what its length field says (bytes lost or added)."""
+    kind = "length"
 
 
 class UnknownType(WireError):
@@ -125,7 +134,7 @@ class BadPayload(WireError):
     kind = "payload"
 
 
-ERROR_KINDS = ("cobs", "crc", "short", "long", "type", "payload")
+ERROR_KINDS = ("cobs", "crc", "short", "long", "length", "type", "payload")
 
 
 def type_name(t):
@@ -134,45 +143,48 @@ def type_name(t):
     return name if name is not None else "0x%02x" % t
 
 
-# --- CRC-16/CCITT-FALSE ---------------------------------------------------------------
-# poly 0x1021, init 0xFFFF, no reflection, xorout 0; check value 0x29B1 for b"123456789".
-# No final xor means a valid body followed by 0x00 bytes is valid too (the register is 0
-# after a message and its CRC, and zeros keep it 0). In a COBS stream that is an extra
-# 0x01 right before a delimiter: an insertion, never a single substituted byte as long as
-# no sender writes two delimiters in a row (this module never does). docs/protocol.md,
-# "What the CRC does not catch".
-# A 256-entry table costs 512 bytes (array 'H') and one lookup per byte; the bitwise form
-# needs no table but runs 8 shift/xor steps per byte, about 8x slower under MicroPython
-# (measured in tests/mp_scripts/wire_vectors.py bench). The table is built once, here.
+# --- CRC-32 -----------------------------------------------------------------------------
+# The CRC-32 of zlib and Ethernet (reflected polynomial 0xEDB88320, initial value and final
+# xor 0xFFFFFFFF; check value 0xCBF43926 for b"123456789"). binascii.crc32 computes it in C
+# on both runtimes (MicroPython has it on every port this firmware targets); the nibble
+# table below is the fallback for a build without it. Its final xor means zero bytes added
+# to or lost from a body change the CRC; the length field catches them for certain anyway.
 
-def _crc_table():
-    table = array("H", range(256))
-    for i in range(256):
-        c = i << 8
-        for _ in range(8):
-            c = (((c << 1) ^ 0x1021) if c & 0x8000 else (c << 1)) & 0xFFFF
-        table[i] = c
-    return table
+def _nibble_table():
+    out = []
+    for n in range(16):
+        c = n
+        for _ in range(4):
+            c = (c >> 1) ^ (0xEDB88320 if c & 1 else 0)
+        out.append(c)
+    return tuple(out)
 
 
-_CRC_TABLE = _crc_table()
+_NIBBLES = _nibble_table()
 
 
-def crc16(data, crc=0xFFFF):
-    """CRC-16/CCITT-FALSE of a bytes-like `data`; pass a previous result as `crc` to continue."""
-    table = _CRC_TABLE
+def crc32_soft(data, crc=0):
+    """CRC-32 without binascii, a nibble at a time (the reference and the fallback)."""
+    table = _NIBBLES
+    crc = ~crc & 0xFFFFFFFF
     for b in data:
-        crc = ((crc << 8) & 0xFFFF) ^ table[(crc >> 8) ^ b]
-    return crc
+        crc ^= b
+        crc = (crc >> 4) ^ table[crc & 15]
+        crc = (crc >> 4) ^ table[crc & 15]
+    return ~crc & 0xFFFFFFFF
 
 
-def crc16_bitwise(data, crc=0xFFFF):
-    """The same CRC without a table (reference for the tests and the measurement)."""
-    for b in data:
-        crc ^= b << 8
-        for _ in range(8):
-            crc = ((crc << 1) ^ 0x1021) & 0xFFFF if crc & 0x8000 else (crc << 1) & 0xFFFF
-    return crc
+try:
+    _crc32_c = binascii.crc32
+except AttributeError:  # a port built without binascii.crc32
+    _crc32_c = None
+
+
+def crc32(data, crc=0):
+    """CRC-32 (zlib) of a bytes-like `data`, unsigned; pass a previous result to continue."""
+    if _crc32_c is not None:
+        return _crc32_c(data, crc)  # unsigned on both runtimes (CPython 3, MicroPython)
+    return crc32_soft(data, crc)
 
 
 # --- COBS -------------------------------------------------------------------------------
@@ -241,11 +253,14 @@ def _cobs_decode_into(src, n, dst):
     return o
 
 
-def cobs_decode(data):
-    """Decode one COBS-encoded block of bytes (no delimiter). Returns bytes or a BadCobs."""
+def cobs_decode(data, limit=MAX_FRAME):
+    """Decode one COBS-encoded block of bytes (no delimiter): bytes, or a BadCobs, or a
+    TooLong for an input over `limit` bytes (refused before any work)."""
+    n = len(data)
+    if n > limit:
+        return TooLong("frame of %d bytes: at most %d" % (n, limit))
     if not isinstance(data, (bytes, bytearray)):
         data = bytes(data)
-    n = len(data)
     z = data.find(b"\x00")
     if z >= 0:
         return BadCobs("bad COBS: a zero byte inside the frame at byte %d" % z)
@@ -268,16 +283,15 @@ def encode_frame(type, seq, ack, payload=b""):
         raise UnknownType("cannot send unknown message type %d" % type)
     if not (0 <= seq <= 255 and 0 <= ack <= 255):
         raise ValueError("seq and ack are bytes, not %r and %r" % (seq, ack))
-    body = bytearray(n + MIN_BODY)
+    size = n + MIN_BODY
+    body = bytearray(size)
     body[0] = type
     body[1] = seq
     body[2] = ack
+    _put_u16(body, 3, n)
     if n:
-        body[3:3 + n] = payload
-    crc = crc16(memoryview(body)[:3 + n])
-    body[3 + n] = crc >> 8
-    body[4 + n] = crc & 0xFF
-    size = n + MIN_BODY
+        body[HEADER_SIZE:HEADER_SIZE + n] = payload
+    _put_u32(body, HEADER_SIZE + n, crc32(memoryview(body)[:HEADER_SIZE + n]))
     # Room for the worst case (one code byte per 254 bytes, plus the delimiter), then one
     # copy of what was used into the bytes returned. bytearray() starts zeroed, so the
     # byte after the encoding is already the delimiter.
@@ -287,21 +301,28 @@ def encode_frame(type, seq, ack, payload=b""):
 
 
 def _decode_body(body, n):
-    """Check and split body[:n]: (type, seq, ack, payload bytes) or a WireError."""
+    """Check and split body[:n]: (type, seq, ack, payload bytes) or a WireError.
+
+    Sizes first, then the length field, then the CRC, then the type: the cheap checks
+    refuse most damage before a byte is summed."""
     if n < MIN_BODY:
         return TooShort("frame too short: %d bytes, a frame has at least %d" % (n, MIN_BODY))
-    mv = memoryview(body)
-    got = (body[n - 2] << 8) | body[n - 1]
-    want = crc16(mv[:n - 2])
+    if n > MAX_BODY:
+        return TooLong("payload of %d bytes: at most %d are allowed" % (n - MIN_BODY, MAX_PAYLOAD))
+    length = _u16(body, 3)
+    if length + MIN_BODY != n:
+        return BadLength("frame of %d bytes says its payload is %d bytes (it holds %d)"
+                         % (n, length, n - MIN_BODY))
+    end = HEADER_SIZE + length
+    got = _u32(body, end)
+    want = crc32(memoryview(body)[:end])
     if got != want:
-        return BadCrc("bad CRC: frame of %d bytes says %04x, contents give %04x" % (n, got, want))
+        return BadCrc("bad CRC: frame of %d bytes says %08x, contents give %08x" % (n, got, want))
     t = body[0]
     if t not in TYPE_NAMES:
         return UnknownType("unknown message type 0x%02x (seq %d, %d bytes of payload)"
-                           % (t, body[1], n - MIN_BODY))
-    if n > MAX_BODY:
-        return TooLong("payload of %d bytes: at most %d are allowed" % (n - MIN_BODY, MAX_PAYLOAD))
-    return (t, body[1], body[2], bytes(mv[3:n - 2]))
+                           % (t, body[1], length))
+    return (t, body[1], body[2], bytes(memoryview(body)[HEADER_SIZE:end]))
 
 
 def decode_body(body):
@@ -311,9 +332,12 @@ def decode_body(body):
 
 def decode_frame(frame):
     """Decode one whole frame (with or without its trailing delimiter): a tuple or a WireError."""
-    if len(frame) and frame[-1] == 0:
-        frame = frame[:-1]
-    body = cobs_decode(frame)
+    n = len(frame)
+    if n and frame[n - 1] == 0:
+        n -= 1
+    if n > MAX_FRAME:
+        return TooLong("frame of %d bytes: at most %d" % (n, MAX_FRAME))
+    body = cobs_decode(memoryview(frame)[:n])
     if isinstance(body, WireError):
         return body
     return decode_body(body)
@@ -426,6 +450,13 @@ def _check_len(what, payload, least):
         raise BadPayload("%s payload too short: %d bytes, at least %d" % (what, len(payload), least))
 
 
+def _check_max(what, payload):
+    # Before any decoding: a payload from a frame is never longer, so this only refuses
+    # what did not come through decode_frame.
+    if len(payload) > MAX_PAYLOAD:
+        raise BadPayload("%s payload of %d bytes: at most %d" % (what, len(payload), MAX_PAYLOAD))
+
+
 def _move_bytes(what, move):
     """A move text as ASCII bytes, or BadPayload."""
     if not isinstance(move, str):
@@ -468,6 +499,7 @@ def pack_move(game, n, digest_hex, move):
 def unpack_move(payload):
     """(game, n, digest_hex, move) from a MOVE payload, or BadPayload."""
     _check_len("MOVE", payload, 6 + DIGEST_SIZE + 1)
+    _check_max("MOVE", payload)
     n = _u16(payload, 4)
     if n == 0:
         raise BadPayload("MOVE: move numbers start at 1, got 0")
@@ -536,6 +568,7 @@ def pack_moves(game, first, moves, limit=MAX_PAYLOAD):
 def unpack_moves(payload):
     """(game, first, [move, ...]) from a MOVES payload, or BadPayload."""
     _check_len("MOVES", payload, 6)
+    _check_max("MOVES", payload)
     first = _u16(payload, 4)
     if first == 0:
         raise BadPayload("MOVES: move numbers start at 1, got 0")
@@ -631,7 +664,13 @@ def pack_json(obj):
 
 
 def unpack_json(payload):
-    """The JSON object (a dict) of a HELLO, HELLO_OK, GAME or STATE payload, or BadPayload."""
+    """The JSON object (a dict) of a HELLO, HELLO_OK, GAME or STATE payload, or BadPayload.
+
+    Nesting is limited to MAX_DEPTH before the text reaches the JSON parser (CPython's
+    recurses, and a deep enough text would raise RecursionError)."""
+    _check_max("JSON", payload)
+    if json_too_deep(payload):
+        raise BadPayload("JSON nested deeper than %d levels" % MAX_DEPTH)
     try:
         obj = json.loads(bytes(payload).decode())
     except Exception:  # UnicodeError, ValueError; MicroPython may raise others on garbage
@@ -639,6 +678,35 @@ def unpack_json(payload):
     if not isinstance(obj, dict):
         raise BadPayload("payload is JSON but not an object")
     return obj
+
+
+MAX_DEPTH = const(8)  # JSON nesting the protocol's messages need: 3
+
+
+def json_too_deep(data, limit=MAX_DEPTH):
+    """True when the JSON text `data` (bytes) nests deeper than `limit`. Brackets inside
+    strings do not count; an escaped quote does not end a string. Used before a parser
+    sees untrusted JSON (here and by the board's save loader)."""
+    depth = 0
+    in_string = False
+    escaped = False
+    for c in data:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif c == 0x5C:  # backslash
+                escaped = True
+            elif c == 0x22:
+                in_string = False
+        elif c == 0x22:
+            in_string = True
+        elif c == 0x5B or c == 0x7B:  # [ {
+            depth += 1
+            if depth > limit:
+                return True
+        elif c == 0x5D or c == 0x7D:
+            depth -= 1
+    return False
 
 
 def pack_text(text):
@@ -650,6 +718,7 @@ def pack_text(text):
 
 
 def unpack_text(payload):
+    _check_max("text", payload)
     try:
         return bytes(payload).decode()
     except Exception:

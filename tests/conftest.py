@@ -1,10 +1,32 @@
-"""Shared test set-up: no test writes to the user's own game log.
+"""Shared test set-up: no test touches the user's own files.
 
-`vora play` logs every game, typed ones too; each test gets a game log of its own in its
-temporary folder through $VORA_DB (subprocesses inherit it). A test that wants another
-log says so with --db or its own $VORA_DB."""
+- Every test gets a game log of its own in its temporary folder through $VORA_DB
+  (subprocesses inherit it); `vora play` logs every game, typed ones too. A test that
+  wants another log says so with --db or its own $VORA_DB.
+- Every virtual board a test starts keeps its stable device name (a symbolic link,
+  docs/host.md) in a folder of this run, not in the user's own runtime folder, where a
+  virtual board the user is playing on may be keeping it.
+"""
+
+import os
+import shutil
+import tempfile
 
 import pytest
+
+_SIM_FOLDER = None
+
+
+def pytest_configure(config):
+    global _SIM_FOLDER
+    if "VORA_SIM_DEVICE" not in os.environ:
+        _SIM_FOLDER = tempfile.mkdtemp(prefix="vora-tests-")
+        os.environ["VORA_SIM_DEVICE"] = os.path.join(_SIM_FOLDER, "ttyVORA")
+
+
+def pytest_unconfigure(config):
+    if _SIM_FOLDER is not None:
+        shutil.rmtree(_SIM_FOLDER, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)

@@ -34,13 +34,73 @@ def test_boards_are_found_by_usb_identity():
     assert ports.identify(port("x", 0x303A, 0x1001)) == "an Espressif ESP32-S3 board"
 
 
-def test_no_board_and_several_boards_say_what_to_do():
+def test_no_board_and_several_boards_say_what_to_do(monkeypatch):
+    monkeypatch.setenv("VORA_SIM_DEVICE", "/somewhere/ttyVORA")
     with pytest.raises(ports.NoBoard, match=r"no Vora Board found on USB \(serial devices "
-                                            r"seen: /dev/ttyS0\).*--port sim"):
+                                            r"seen: /dev/ttyS0\).*--port sim.*vora sim.*"
+                                            r"/somewhere/ttyVORA"):
         ports.choose_port(None, [port("/dev/ttyS0")])
     two = [port("/dev/ttyACM0", 0x2E8A, 0x0005), port("/dev/ttyACM1", 0x2E8A, 0x0005)]
     with pytest.raises(ports.NoBoard, match="several boards.*--port"):
         ports.choose_port(None, two)
+
+
+def test_port_sim_is_the_virtual_boards_stable_device(monkeypatch, tmp_path):
+    # The Vora issue: `vora mirror` with no board suggested --port sim, which then waited
+    # forever on a port named "sim".
+    monkeypatch.delenv("VORA_SIM_DEVICE", raising=False)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    assert ports.choose_port("sim") == str(tmp_path / "vora" / "ttyVORA")
+    assert ports.choose_port("virtual") == ports.virtual_device_path()
+    monkeypatch.setenv("XDG_RUNTIME_DIR", "relative/not/used")
+    assert ports.virtual_device_path().endswith("/vora-%d/ttyVORA" % os.getuid())
+    monkeypatch.setenv("VORA_SIM_DEVICE", str(tmp_path / "mine"))
+    assert ports.choose_port("sim") == str(tmp_path / "mine")
+
+
+def test_a_mirror_follows_a_restarted_virtual_board_by_its_stable_name(tmp_path, monkeypatch):
+    # Finding 4: a virtual board restarted gets a new pseudo-terminal, and a mirror waited
+    # forever on the old one. The board keeps a stable name (a symbolic link) up to date,
+    # and `--port sim` is that name: the mirror may even start first.
+    device = tmp_path / "dev" / "ttyVORA"
+    monkeypatch.setenv("VORA_SIM_DEVICE", str(device))
+    db = tmp_path / "games.sqlite3"
+    save = tmp_path / "save"
+    mirror = MirrorProcess("sim", db)
+    board = SimProcess("--fresh", "--save-dir", str(save), "--seed", "21")
+    try:
+        assert os.readlink(device) == board.path
+        player = Player(board)
+        player.press("c3")
+        for _ in range(3):
+            player.play([m for m in player.ui.legal if m.startswith("push")][0]
+                        if player.ui.state.phase == vora.PHASE_ACTION else player.ui.legal[0])
+
+        def logged():
+            with GameLog(db) as log:
+                found = log.games()
+                return [] if not found else [m["move"] for m in log.game(found[0]["id"])["moves"]]
+
+        def wait(n):
+            end = time.monotonic() + TIMEOUT
+            while time.monotonic() < end and len(logged()) < n:
+                time.sleep(0.1)
+            return logged()
+
+        assert len(wait(player.ui.moves_played)) == player.ui.moves_played
+        board.kill()  # the virtual board stops (killed: its name is left dangling)
+        board = SimProcess("--save-dir", str(save), "--seed", "21")  # and starts again
+        assert os.readlink(device) == board.path  # (a new pseudo-terminal, or a reused one)
+        player.board = board
+        player.play([m for m in player.ui.legal if m.startswith("push")][0]
+                    if player.ui.state.phase == vora.PHASE_ACTION else player.ui.legal[0])
+        assert wait(player.ui.moves_played) == player.ui.moves
+        board.proc.terminate()  # a board that ends normally takes its name away
+        board.proc.wait(timeout=TIMEOUT)
+        assert not os.path.lexists(device)
+    finally:
+        mirror.stop()
+        board.kill()
 
 
 def test_vora_mirror_without_a_board_says_so(tmp_path, capsys, monkeypatch):

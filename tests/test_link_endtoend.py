@@ -143,12 +143,13 @@ def test_a_host_of_another_protocol_version_is_refused_clearly():
     client = rig.client
     client.poll = lambda now: None  # no HELLO of its own: only the one below
     client.session.close()
-    client.session.send_unreliable(wire.HELLO, wire.pack_json({"proto": 2, "nonce": 1}))
+    other = wire.PROTOCOL_VERSION + 1
+    client.session.send_unreliable(wire.HELLO, wire.pack_json({"proto": other, "nonce": 1}))
     refused = []
     client.session._deliver = lambda t, p: refused.append((t, bytes(p)))
     rig.run(100)
     assert refused and refused[0][0] == wire.REFUSE
-    assert b"protocol version 2 not supported" in refused[0][1]
+    assert b"protocol version %d not supported" % other in refused[0][1]
     assert not rig.link.connected
 
 
@@ -191,10 +192,10 @@ def test_the_host_refuses_a_board_of_another_protocol_version():
     client = BoardClient(lambda data: None)
     client.hello(0)
     answer = wire.encode_frame(wire.HELLO_OK, 0, 0, wire.pack_json(
-        {"proto": 2, "nonce": client.nonce, "fw": "9.0"}))
+        {"proto": 9, "nonce": client.nonce, "fw": "9.0"}))
     client.feed(answer, 10)
     assert not client.connected
-    assert "protocol 2" in client.refusal and "this host 1" in client.refusal
+    assert "protocol 9" in client.refusal and "this host %d" % wire.PROTOCOL_VERSION in client.refusal
     assert "refused" in client.status_line()
 
 

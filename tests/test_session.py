@@ -5,8 +5,9 @@ as docs/protocol.md says.
 
 The channel works frame by frame (Session.write is called once per frame): a fault hits a
 fraction of the frames, chosen at random among dropping the frame, corrupting 1 to 3 of its
-bytes (the delimiter included), duplicating it, and delaying it by up to 400 ms (so frames
-overtake each other and some resends are spurious). Bytes reach the other end in random
+bytes (the delimiter included), duplicating it, delaying it by up to 400 ms (so frames
+overtake each other and some resends are spurious), cutting its end off, and inserting or
+deleting one byte. Bytes reach the other end in random
 chunks of 1 to 64 bytes. All randomness is seeded.
 """
 
@@ -31,18 +32,27 @@ class Channel:
         self.latency_ms = latency_ms
         self.in_flight = []  # [due, order, bytes]
         self.order = 0
-        self.faults = {"drop": 0, "corrupt": 0, "dup": 0, "delay": 0}
+        self.faults = {"drop": 0, "corrupt": 0, "dup": 0, "delay": 0, "truncate": 0,
+                       "insert": 0, "delete": 0}
         self.frames = 0
 
     def put(self, frame, now):
         self.frames += 1
         due = now + self.latency_ms
         if self.rng.random() < self.fault_rate:
-            fault = self.rng.choice(("drop", "corrupt", "dup", "delay"))
+            fault = self.rng.choice(tuple(self.faults))
             self.faults[fault] += 1
             if fault == "drop":
                 return
-            if fault == "corrupt":
+            if fault == "truncate":  # the end lost, delimiter included
+                frame = frame[:self.rng.randrange(1, len(frame))]
+            elif fault == "insert":
+                i = self.rng.randrange(len(frame) + 1)
+                frame = frame[:i] + bytes((self.rng.randrange(256),)) + frame[i:]
+            elif fault == "delete":
+                i = self.rng.randrange(len(frame))
+                frame = frame[:i] + frame[i + 1:]
+            elif fault == "corrupt":
                 frame = bytearray(frame)
                 for _ in range(self.rng.randint(1, 3)):
                     frame[self.rng.randrange(len(frame))] = self.rng.randrange(256)
@@ -310,7 +320,7 @@ def test_bad_frames_are_counted_by_kind_and_never_delivered():
     s = sn.Session(lambda f: None, lambda t, p: got.append(p))
     good = wire.encode_frame(wire.LOG, 1, 0, b"fine")
     corrupt = bytearray(good)
-    corrupt[4] ^= 0x20
+    corrupt[good.index(b"fine")] ^= 0x20
     s.feed(b"\x05\x01\x00" + bytes(corrupt) + b"\x02\x01\x00" + b"\x41" * 1300 + b"\x00" + good, 0)
     assert got == [b"fine"]
     assert s.bad["cobs"] == 1 and s.bad["crc"] == 1 and s.bad["short"] == 1 and s.bad["long"] == 1
@@ -331,7 +341,7 @@ def test_sequence_numbers_wrap_and_skip_zero():
 
 
 def test_clock_wraps_at_2_to_the_30():
-    pair = Pair(4, 0.05, start=PERIOD - 3000)  # the ticks wrap 3 s into the run
+    pair = Pair(4, 0.05, start=PERIOD - 1000)  # the ticks wrap 1 s into the run
     msgs = random_messages(pair.rng, 200)
     run_traffic(pair, msgs, msgs[:50])
     assert pair.t > PERIOD
@@ -397,7 +407,8 @@ def test_hello_exchange_as_documented():
                 pair.B.send_unreliable(wire.REFUSE, wire.pack_text(wire.version_refusal(hello["proto"])))
                 return
             pair.B.reset()
-            pair.B.send_unreliable(wire.HELLO_OK, wire.pack_json({"proto": 1, "nonce": hello["nonce"]}))
+            pair.B.send_unreliable(wire.HELLO_OK, wire.pack_json({"proto": wire.PROTOCOL_VERSION,
+                                                                   "nonce": hello["nonce"]}))
             pair.B.send(wire.GAME, wire.pack_json({"event": "resume", "game": 9, "moves": 3}))
         else:
             board_log.append((t, p))
@@ -422,7 +433,7 @@ def test_hello_exchange_as_documented():
     pair.A.close()
     for n in (41, 42):
         nonce[0] = n
-        pair.A.send_unreliable(wire.HELLO, wire.pack_json({"proto": 1, "nonce": n}))
+        pair.A.send_unreliable(wire.HELLO, wire.pack_json({"proto": wire.PROTOCOL_VERSION, "nonce": n}))
     for _ in range(200):
         pair.step()
     assert pair.A.state == sn.OPEN and pair.B.state == sn.OPEN
@@ -435,10 +446,11 @@ def test_hello_exchange_as_documented():
         pair.step()
     assert board_log[-1] == (wire.STATE_REQ, b"") and host_log[-1] == (wire.MOVE, b"new")
     # A board speaking another major version is refused with both versions named.
-    pair.A.send_unreliable(wire.HELLO, wire.pack_json({"proto": 2, "nonce": 1}))
+    other = wire.PROTOCOL_VERSION + 1
+    pair.A.send_unreliable(wire.HELLO, wire.pack_json({"proto": other, "nonce": 1}))
     for _ in range(10):
         pair.step()
-    assert host_log[-1][0] == wire.REFUSE and b"version 2" in host_log[-1][1]
+    assert host_log[-1][0] == wire.REFUSE and b"version %d" % other in host_log[-1][1]
 
 
 def test_closed_session_drops_reliable_frames_but_passes_unreliable():

@@ -80,6 +80,8 @@ class _Writer:
         chunk = self.fs.chunk
         for i in range(0, len(buf), chunk):
             piece = buf[i:i + chunk]
+            if self.fs.capacity is not None and self.fs.used() + len(piece) > self.fs.capacity:
+                raise self.fs._oserror(errno.ENOSPC, self.path)  # the flash is full
             try:
                 self.fs.step()
             except PowerCut:
@@ -104,10 +106,14 @@ class FaultFS:
 
     rename_replaces: True like littlefs/POSIX (rename onto an existing name replaces it
     atomically); False like FAT (rename onto an existing name fails with EEXIST).
+    capacity: bytes the flash holds in all files (None: no limit); a write past it raises
+    OSError(ENOSPC) and writes nothing of that chunk.
     """
 
-    def __init__(self, disk, budget=None, rename_replaces=True, chunk=7, junk_on_cut=False):
+    def __init__(self, disk, budget=None, rename_replaces=True, chunk=7, junk_on_cut=False,
+                 capacity=None):
         self.disk = disk
+        self.capacity = capacity
         self.budget = budget
         self.rename_replaces = rename_replaces
         self.chunk = chunk
@@ -120,6 +126,9 @@ class FaultFS:
     def check(self):
         if self.cut:
             raise PowerCut()
+
+    def used(self):
+        return sum(len(data) for data in self.disk.files.values())
 
     def step(self):
         self.check()

@@ -9,6 +9,11 @@ code the PC runs. This module decides what the board says and how it answers:
 - Standalone mode: every game event (GAME), every move (MOVE, with its number and the
   state's digest) and every key (KEY) goes to the host; STATE_REQ gets the whole state,
   MOVES_REQ the moves from a given number (from the game's record).
+- Nothing is dropped for want of room: when the session's queue is full, what could not be
+  sent is remembered in a few bytes (the first move number not yet reported or asked for,
+  a STATE owed, up to OWED_EVENTS game events and OWED_KEYS keys) and sent as soon as the
+  host's acknowledgements make room, in that order. Move reports held back this way go
+  out as MOVES from the first one missing, so the host still gets every move, in order.
 - Terminal mode: the game stays as it is; the pixels show what the host sends (PIXELS,
   PIXELS_DIFF) and keys go to the host only. A failed session (host gone) brings the board
   back to standalone.
@@ -18,6 +23,12 @@ code the PC runs. This module decides what the board says and how it answers:
   (POSITION), and every refused key or request with its reason (REFUSED).
 Bytes from the host are data, never code: nothing here evaluates what it receives.
 """
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):  # type: ignore[misc]
+        return x
 
 try:
     from typing import Any  # noqa: F401  (type comments only)
@@ -31,6 +42,9 @@ from vora_fw.clock import ticks_diff
 from vora_fw.vora_ui import NO_KEY, R_NOT_NOW
 
 CAPABILITIES = ("standalone", "terminal", "moves", "state", "keys", "repl", "play")
+OWED_EVENTS = const(4)  # GAME events kept while the queue is full (then a STATE says it all)
+OWED_KEYS = const(16)  # key events kept while the queue is full (the oldest go first)
+KEY_ROOM = const(8)  # standalone: a key report leaves this many places for moves and answers
 
 
 class BoardLink:
@@ -53,6 +67,17 @@ class BoardLink:
         self.now = 0
         self.refused_hellos = 0
         self.host_play = False  # the host announced "play": it reads REFUSED and TAKEBACK
+        self.keys_dropped = 0  # key events lost to a queue full for too long
+        self._clear_owed()
+
+    def _clear_owed(self):
+        # What the session had no room for, kept small: a number, not the moves.
+        self._owed_events = []  # (type, payload) of GAME and TAKEBACK messages, oldest first
+        self._owed_state = False
+        self._owed_game = 0
+        self._owed_moves = 0  # first move number owed to the host (0: none)
+        self._owed_answer = False  # a MOVES_REQ waits: at least one MOVES, even empty
+        self._owed_keys = []  # KEY payloads
 
     def attach(self, ui):
         self.ui = ui
@@ -71,13 +96,17 @@ class BoardLink:
             if data:
                 self.session.feed(data, now)
         self.session.poll(now)
+        if self.connected:
+            self._flush()
 
     def _host_gone(self):
         # No acknowledgement for max_retries rounds: the host is gone or the cable out.
+        # What was owed goes too: a host that comes back says HELLO and asks again.
         self.connected = False
         self.mode = wire.MODE_STANDALONE
         if self.ui is not None:
             self.ui.host_bots = ""  # nobody plays them now: people may take those seats
+        self._clear_owed()
 
     # ---- messages from the host
 
@@ -87,8 +116,9 @@ class BoardLink:
         try:
             self._handle(type, payload)
         except Exception as exc:  # noqa: BLE001  (the firmware must not stop on a message)
-            self._send(wire.LOG, wire.pack_text("refused %s: %s" % (
-                wire.type_name(type), str(exc)[:200])))
+            self._log("refused %s: %s" % (wire.type_name(type), str(exc)[:200]))
+        if self.connected:
+            self._flush()
 
     def _handle(self, type, payload):
         if type == wire.HELLO:
@@ -98,9 +128,7 @@ class BoardLink:
         elif not self.connected:
             return  # anything else needs a HELLO first
         elif type == wire.STATE_REQ:
-            summary = self._game_summary(full=True) if self._has_game() else {
-                "game": None, "mode": self.mode}
-            self._send(wire.STATE, wire.pack_json(summary))
+            self._owed_state = True  # sent by _flush, now or when there is room
         elif type == wire.MOVES_REQ:
             self._moves(*wire.unpack_moves_req(payload))
         elif type == wire.MODE:
@@ -156,6 +184,7 @@ class BoardLink:
             self.session.send_unreliable(wire.REFUSE, wire.pack_text(refusal))
             return
         self.session.reset()
+        self._clear_owed()  # the new session starts clean: the host asks for what it lacks
         self.connected = True
         self.mode = wire.MODE_STANDALONE
         caps = hello.get("caps")
@@ -175,16 +204,63 @@ class BoardLink:
     def _moves(self, game, first):
         ui = self.ui
         if not self._has_game() or game != ui.game_id:
-            self._send(wire.GAME, wire.pack_json({"event": "unknown", "game": game}))
+            self._owe_event(wire.GAME, wire.pack_json({"event": "unknown", "game": game}))
+            return
+        if self._owed_moves == 0 or self._owed_game != game or first < self._owed_moves:
+            self._owed_moves = first
+        self._owed_game = game
+        self._owed_answer = True
+
+    def _owe_event(self, type, payload):
+        events = self._owed_events
+        if len(events) >= OWED_EVENTS:
+            events.pop(0)
+            self._owed_state = True  # a STATE tells the host where things are instead
+        events.append((type, payload))
+
+    def _flush(self):
+        """Send what is owed, as far as the session has room: events, moves, the state,
+        keys. Called after every message and every poll, so it goes out as soon as the
+        host's acknowledgements free the window."""
+        session = self.session
+        events = self._owed_events
+        while events and session.room():
+            type, payload = events.pop(0)
+            session.send(type, payload)
+        if self._owed_moves and session.room():
+            self._flush_moves()
+        if self._owed_state and session.room():
+            summary = self._game_summary(full=True) if self._has_game() else {
+                "game": None, "mode": self.mode}
+            session.send(wire.STATE, wire.pack_json(summary))
+            self._owed_state = False
+        keys = self._owed_keys
+        room = KEY_ROOM if self.mode == wire.MODE_STANDALONE else 1
+        while keys and session.room() >= room:
+            session.send(wire.KEY, keys.pop(0))
+
+    def _flush_moves(self):
+        ui = self.ui
+        game = self._owed_game
+        if not self._has_game() or ui.game_id != game:
+            # The game changed before the moves went out: a host that asked hears so.
+            if self._owed_answer:
+                self._owe_event(wire.GAME, wire.pack_json({"event": "unknown", "game": game}))
+            self._owed_moves = 0
+            self._owed_answer = False
             return
         moves = ui.moves
+        first = self._owed_moves
         # Split under the payload limit; an empty MOVES answers "nothing from there on".
-        while True:
-            chunk = moves[first - 1:]
-            payload, count = wire.pack_moves(game, first, chunk)
-            if not self._send(wire.MOVES, payload) or count == len(chunk):
-                return
+        while self.session.room():
+            payload, count = wire.pack_moves(game, first, moves[first - 1:])
+            self.session.send(wire.MOVES, payload)
             first += count
+            if first > len(moves):
+                self._owed_moves = 0
+                self._owed_answer = False
+                return
+        self._owed_moves = first
 
     # ---- what the board reports
 
@@ -201,13 +277,15 @@ class BoardLink:
             d["position"] = ui.start
         if ui.board_bots:
             d["board_bots"] = ui.board_bots
+        if ui.save_error:
+            d["save_error"] = ui.save_error  # saving fails: the host says so
         if full:
             d["state"] = st.to_json()
         return d
 
     def _send(self, type, payload):
-        # False when it could not be queued: the host will notice the gap in move numbers
-        # and ask again (MOVES_REQ), or say HELLO again when the session failed.
+        # False when it could not be queued (the caller keeps it owed), or when no host
+        # listens (a host that connects later catches up from HELLO_OK and MOVES_REQ).
         if not self.connected:
             return False
         ok = self.session.send(type, payload)
@@ -215,34 +293,65 @@ class BoardLink:
             self.connected = False
         return ok
 
+    def _log(self, text):
+        # LOG is unreliable: a note for the host's user; what matters is also in STATE.
+        if self.connected:
+            self.session.send_unreliable(wire.LOG, wire.pack_text(text))
+
     def game_event(self, event, state, detail):
         """From the game (VoraUI's listener): tell the host, if one is listening."""
         if not self.connected:
             return  # a host that connects later catches up with MOVES_REQ
         ui = self.ui
         if event == "move":
-            self._send(wire.MOVE, wire.pack_move(ui.game_id, ui.moves_played, state.digest(),
-                                                 detail))
+            n = ui.moves_played
+            owed = self._owed_moves and self._owed_game == ui.game_id
+            if not owed and not self._owed_events and self._send(
+                    wire.MOVE, wire.pack_move(ui.game_id, n, state.digest(), detail)):
+                return
+            if not owed:  # held back: it goes out with the owed MOVES, in order
+                self._owed_game = ui.game_id
+                self._owed_moves = n
+            return
+        if event == "save_failed" or event == "saved":
+            self._log(detail)
             return
         if event == "refused" or event == "takeback":
             if self.host_play:
                 if event == "refused":
+                    # A note for the player's screen: lost with a full queue, it is not
+                    # owed (the next refusal says the same).
                     self._send(wire.REFUSED, wire.pack_refused(
                         detail[0] if 0 <= detail[0] < 49 else NO_KEY, detail[1], detail[2]))
                 else:
-                    self._send(wire.TAKEBACK, wire.pack_takeback(ui.game_id, detail,
-                                                                 state.digest()))
+                    # The host must hear of it, in order with the moves: owed like a GAME.
+                    payload = wire.pack_takeback(ui.game_id, detail, state.digest())
+                    if self._owed_events or self._owed_moves or \
+                            not self._send(wire.TAKEBACK, payload):
+                        self._owe_event(wire.TAKEBACK, payload)
             return
         d = self._game_summary() if state is not None else {"game": ui.game_id}
         d["event"] = event
         if event == "over":
             d["scores"] = state.scores()
             d["winner"] = state.winner()
-        self._send(wire.GAME, wire.pack_json(d))
+        payload = wire.pack_json(d)
+        if self._owed_events or not self._send(wire.GAME, payload):
+            self._owe_event(wire.GAME, payload)
 
     def key_event(self, k, pressed):
-        if self.connected:
-            self._send(wire.KEY, wire.pack_key(k, pressed))
+        if not self.connected:
+            return
+        payload = wire.pack_key(k, pressed)
+        # In standalone mode keys only inform the host: they may not fill the queue that
+        # moves and answers need (KEY_ROOM places stay free for those).
+        room = KEY_ROOM if self.mode == wire.MODE_STANDALONE else 1
+        if not self._owed_keys and self.session.room() >= room and self._send(wire.KEY, payload):
+            return
+        if len(self._owed_keys) >= OWED_KEYS:
+            self._owed_keys.pop(0)
+            self.keys_dropped += 1
+        self._owed_keys.append(payload)
 
 
 class StdioPort:

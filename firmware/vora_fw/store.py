@@ -27,14 +27,25 @@ order is newest-committed first: game.old only exists while game.json is missing
 one; game.new is only trusted when nothing else is left). Then it tidies, so the one save left is
 game.json; each tidy step keeps the answer load() just gave, so a cut while tidying is harmless.
 
+A full flash: save() raises the OSError (ENOSPC) after removing its torn game.new, so the
+blocks it took are free again and game.json still holds the previous save. The caller keeps
+playing and tries again later (vora_ui.VoraUI: "saving fails" on the pixels and to the host).
+
+The checksum says a file is whole, not that it holds a game: parse_game() checks what a save
+holds, as the link checks what a host sends (sizes and nesting before parsing, then every
+field), and raises BadSave for anything else.
+
 Runs unchanged on MicroPython and CPython and uses only what MicroPython's os has. All file
 access goes through `fs` so tests can inject power cuts. Errors are detected by looking (stat)
 rather than by errno numbers, because ports disagree: MicroPython's WebAssembly port reports a
 missing file as errno 44, the board and CPython as 2.
 """
 
+import json
 import os
 import sys
+
+from shared_rules.wire import json_too_deep
 
 try:  # type hints only for tools; MicroPython has no typing module
     from typing import Optional  # noqa: F401
@@ -141,14 +152,23 @@ class Store:
         header = "%s %d %08x\n" % (_MAGIC, len(data), crc32(data))
         f = fs.open(self._new, "wb")  # "wb" truncates a leftover game.new from a cut save
         try:
-            self._write_all(f, header.encode("utf-8"))
-            self._write_all(f, data)
-            f.flush()
-            fsync = getattr(fs, "fsync", None)
-            if fsync is not None:
-                fsync(f)
-        finally:
-            f.close()
+            try:
+                self._write_all(f, header.encode("utf-8"))
+                self._write_all(f, data)
+                f.flush()
+                fsync = getattr(fs, "fsync", None)
+                if fsync is not None:
+                    fsync(f)
+            finally:
+                f.close()
+        except OSError:
+            # Most likely the flash is full: give the torn copy's blocks back, so that the
+            # next try (and anything else) has them. game.json is untouched.
+            try:
+                self._remove_if_exists(self._new)
+            except OSError:
+                pass
+            raise
         data = None  # let the GC have it before the renames
         # game.new must be durable BEFORE it can become game.json, or a cut could leave a
         # game.json naming blocks that were never written.
@@ -302,3 +322,61 @@ def _parse_header(head):
     if len(parts) != 3 or parts[0] != _MAGIC or len(parts[2]) != 8:
         raise ValueError("not a save header")
     return int(parts[1]), int(parts[2], 16)
+
+
+# ---- what a save holds -------------------------------------------------------------------
+
+MAX_SAVED_MOVES = 0xFFFF  # move numbers are u16 on the link
+MAX_MOVE_TEXT = 64
+_MAX_DEPTH = 8  # a save nests 3 levels deep (the state's farms); deeper is not a save
+
+
+class BadSave(ValueError):
+    """A save whose checksum holds but whose contents are not a game this firmware wrote."""
+
+
+def _whole(d, key, lo, hi):
+    v = d.get(key)
+    if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
+        raise BadSave("%s must be a whole number from %d to %d, not %r" % (key, lo, hi, v))
+    return v
+
+
+MAX_START_TEXT = 200  # a position text: 25 letters and a few short fields
+
+
+def parse_game(text):
+    # str -> dict {"game_id", "seed", "moves", "state"} with every field checked (the state
+    # still a dict: vora.from_json checks it), or BadSave naming what is wrong.
+    if not isinstance(text, str) or len(text) > _MAX_FILE:
+        raise BadSave("not a save of at most %d bytes" % _MAX_FILE)
+    if json_too_deep(text.encode("utf-8"), _MAX_DEPTH):
+        # Before json.loads: CPython's parser recurses, and a deep enough text raises
+        # RecursionError instead of a clear error.
+        raise BadSave("nested deeper than %d levels" % _MAX_DEPTH)
+    try:
+        d = json.loads(text)
+    except ValueError:
+        raise BadSave("not JSON")
+    if not isinstance(d, dict):
+        raise BadSave("not a JSON object")
+    _whole(d, "game_id", 0, 0xFFFFFFFF)
+    _whole(d, "seed", 0, 0xFFFFFFFF)  # shared_rules.prng.SEED_MAX
+    moves = d.get("moves")
+    if not isinstance(moves, list) or len(moves) > MAX_SAVED_MOVES:
+        raise BadSave("moves must be a list of at most %d moves" % MAX_SAVED_MOVES)
+    for m in moves:
+        if not isinstance(m, str) or not 0 < len(m) <= MAX_MOVE_TEXT:
+            raise BadSave("a move is text of 1 to %d characters, not %r" % (MAX_MOVE_TEXT, m))
+        for c in m.encode("utf-8"):
+            if c < 0x20 or c > 0x7E:
+                raise BadSave("a move is printable ASCII, not %r" % m)
+    if not isinstance(d.get("state"), dict):
+        raise BadSave("state must be a JSON object")
+    start = d.get("start")  # the position the game started from, or None for a deal
+    if start is not None and (not isinstance(start, str) or len(start) > MAX_START_TEXT):
+        raise BadSave("start must be a position text of at most %d characters" % MAX_START_TEXT)
+    bots = d.get("bots", "")  # the seats the board's own bot plays
+    if not isinstance(bots, str) or len(bots) > 4 or any(b not in "SWNE" for b in bots):
+        raise BadSave("bots must be seat letters (S, W, N, E), not %r" % (bots,))
+    return d

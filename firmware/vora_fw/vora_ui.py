@@ -49,6 +49,7 @@ from shared_rules import vora
 from shared_rules.errors import RulesError
 from vora_fw import layout, palette
 from vora_fw.clock import ticks_diff
+from vora_fw.store import parse_game
 
 MODE_SETUP = const(0)
 MODE_PLAY = const(1)
@@ -92,6 +93,9 @@ R_UNDO_CANCELLED = const(21)  # a key other than an agreeing corner: takeback ca
 R_FARM_TARGET = const(22)  # a farm cube picked: the cell pressed takes none of it
 R_SWAP_TARGET = const(23)  # a mole or duck picked: it cannot swap with that cube
 NO_KEY = const(255)  # refused_key of a request that came from the PC, not a key
+SAVE_RETRY_MS = const(5000)  # a save that failed (flash full) is tried again this often
+SAVE_FLASH_MS = const(150)  # while saving fails, the edges flash red this long ...
+SAVE_FLASH_EVERY_MS = const(2000)  # ... this often
 
 # What the selection adds to a key (VoraUI.overlay holds one per key).
 OV_NONE = const(0)
@@ -156,6 +160,8 @@ class VoraUI:
         self.scroll = None  # type: Any
         self.winner_player = None  # type: Any
         self.error = ""
+        self.save_error = ""  # why saving fails, while it does (the flash is full...)
+        self.save_retry_at = 0
         # The game's record: what the PC needs to replay it and fetch moves it missed.
         self.game_id = 0
         self.seed = 0
@@ -189,20 +195,16 @@ class VoraUI:
         if not text:
             return
         try:
-            saved = json.loads(text)
+            saved = parse_game(text)  # every field checked, as link input is
             state = vora.from_json(saved["state"])
             moves = saved["moves"]
             game_id = saved["game_id"]
             seed = saved["seed"]
             start = saved.get("start")
             bots = saved.get("bots", "")
-            if not isinstance(moves, list) or not isinstance(game_id, int):
-                raise TypeError("moves or game_id of the wrong type")
-            if start is not None and not isinstance(start, str):
-                raise TypeError("start of the wrong type")
-            if not isinstance(bots, str) or any(b not in state.seats for b in bots):
-                raise TypeError("bots of the wrong type")
-        except (ValueError, KeyError, TypeError) as exc:  # RulesError is a ValueError
+            if any(b not in state.seats for b in bots):
+                raise ValueError("bots at seats %r where nobody sits" % bots)
+        except (ValueError, KeyError, TypeError) as exc:  # BadSave, RulesError: ValueErrors
             self.error = "save ignored: %s" % exc  # a save from another version
             return
         self._enter_game(state)
@@ -299,11 +301,28 @@ class VoraUI:
 
     def _save(self):
         # The state with the record that led to it: the PC may ask for any move it missed.
-        if self.store is not None:
+        # A save that fails (OSError: the flash is full) does not stop the game: it is
+        # shown (the edges flash red, the host gets a LOG and the STATE says so) and tried
+        # again every SAVE_RETRY_MS and at the next move; each save holds the whole game.
+        if self.store is None or self.state is None:
+            return
+        try:
             self.store.save('{"game_id":%d,"seed":%d,"start":%s,"bots":"%s","moves":%s,'
                             '"state":%s}' % (
                                 self.game_id, self.seed, json.dumps(self.start),
                                 self.board_bots, json.dumps(self.moves), self.state.to_json()))
+        except OSError as exc:
+            code = exc.args[0] if exc.args else 0
+            failing = self.save_error
+            self.save_error = "saving the game fails: %s" % (
+                "no space left on the flash" if code == 28 else "error %s" % code)  # 28: ENOSPC
+            self.save_retry_at = self.now + SAVE_RETRY_MS
+            if not failing:
+                self._tell("save_failed", self.save_error + "; the game goes on, unsaved")
+            return
+        if self.save_error:
+            self.save_error = ""
+            self._tell("saved", "the game is saved again")
 
     def _tell(self, event, detail):
         if self.listener is not None:
@@ -376,6 +395,8 @@ class VoraUI:
             self.view_farm = -1
             self.view_for = ""
             self._refresh()
+        if self.save_error and ticks_diff(now, self.save_retry_at) >= 0:
+            self._save()
         if self.mode != MODE_PLAY:
             return
         if self.auto_move is not None:
@@ -819,6 +840,10 @@ class VoraUI:
                     _put(frame, self.refused_key, palette.REFUSE, 256)
             else:
                 self.refused_key = -1
+        if self.save_error and now % SAVE_FLASH_EVERY_MS < SAVE_FLASH_MS:
+            for k in range(49):  # saving fails: the free edge keys flash red together
+                if layout.is_edge(k) and self.overlay[k] == OV_NONE:
+                    _put(frame, k, palette.STOP, 160)
 
     def _render_setup(self, frame, now):
         for seat in vora.SIDES:

@@ -103,7 +103,8 @@ def setup(code):
     R.reader = wire.FrameReader()
     R.last_in = 0
     R.app = App(R.hw, default_pinmap(), link=R.link, seed_fn=lambda: SEED)
-    R.link.receive(wire.encode_frame(wire.HELLO, 0, 0, wire.pack_json({"proto": 1})), 0)
+    R.link.receive(wire.encode_frame(wire.HELLO, 0, 0, wire.pack_json({"proto": wire.PROTOCOL_VERSION})), 0)
+    assert R.link.connected, "the scripted host must be connected: its frames count"
     R.chooser = prng.seed_state(SEED + 99)
     R.moves = 0
     R.worst_us = 0

@@ -81,7 +81,7 @@ def press(name):
     run(60)
 
 
-send(wire.HELLO, wire.pack_json({"proto": 1, "nonce": 5}), reliable=False)
+send(wire.HELLO, wire.pack_json({"proto": wire.PROTOCOL_VERSION, "nonce": 5}), reliable=False)
 run(50)
 press("c3")
 chooser = prng.seed_state(9)

@@ -55,10 +55,11 @@ class Rng:
 
 
 def vectors():
-    print("crc 123456789 %04x" % wire.crc16(b"123456789"))
-    print("crc bitwise %04x" % wire.crc16_bitwise(b"123456789"))
-    print("crc empty %04x" % wire.crc16(b""))
-    print("crc 256 %04x" % wire.crc16(bytes(range(256))))
+    print("crc 123456789 %08x" % wire.crc32(b"123456789"))
+    print("crc soft %08x" % wire.crc32_soft(b"123456789"))
+    print("crc empty %08x" % wire.crc32(b""))
+    print("crc 256 %08x" % wire.crc32(bytes(range(256))))
+    print("crc continued %08x" % wire.crc32(b"56789", wire.crc32(b"1234")))
     for data in (b"", b"\x00", b"\x00\x00", b"\x11\x22\x00\x33", b"\x11\x22\x33\x44",
                  b"\x11\x00\x00\x00", bytes(range(1, 255)), bytes(range(0, 255)),
                  bytes(range(1, 256)), bytes(range(2, 256)) + b"\x00",
@@ -74,7 +75,7 @@ def vectors():
     frames = [
         wire.encode_frame(wire.MOVE, 1, 0, move),
         wire.encode_frame(wire.ACK, 0, 1),
-        wire.encode_frame(wire.HELLO, 0, 0, b'{"proto":1}'),
+        wire.encode_frame(wire.HELLO, 0, 0, b'{"proto":2}'),
         wire.encode_frame(wire.KEY, 200, 255, wire.pack_key(48, True)),
         wire.encode_frame(wire.PIXELS, 3, 2, bytes(range(147))),
         wire.encode_frame(wire.PIXELS_DIFF, 4, 2, wire.pack_pixels_diff([(0, 255, 0, 0), (24, 1, 2, 3)])),
@@ -110,15 +111,16 @@ def vectors():
     # Errors by name.
     print(show(wire.decode_body(b"\x11\x01")))
     print(show(wire.decode_body(b"\x7f\x01\x00" + bytes(2))))
-    body = bytearray(b"\x7f\x01\x00\x00\x00")
-    c = wire.crc16(body[:3])
-    body[3], body[4] = c >> 8, c & 0xFF
+    body = bytearray(b"\x7f\x01\x00\x00\x00\x00\x00\x00\x00")
+    c = wire.crc32(body[:5])
+    body[5:9] = bytes(((c >> 24) & 0xFF, (c >> 16) & 0xFF, (c >> 8) & 0xFF, c & 0xFF))
+    print(show(wire.decode_body(bytes(body))))
+    body[4] = 1  # the length field says one byte more than there is
     print(show(wire.decode_body(bytes(body))))
     big = bytearray(wire.MAX_BODY + 1)
     big[0] = wire.LOG
-    c = wire.crc16(big[:-2])
-    big[-2], big[-1] = c >> 8, c & 0xFF
     print(show(wire.decode_body(bytes(big))))
+    print(show(wire.decode_frame(b"\x01" * 5000)))
     print([show(x) for x in wire.FrameReader().feed(b"\x01" * 1300 + b"\x00" + frames[1])])
 
     # The reader: noise, frames and noise again, in pseudo-random chunks.
@@ -304,8 +306,8 @@ def step():
         measure("FrameReader.feed 1024 B text payload", lambda: reader.feed(tf), 30)
         measure("encode_frame 1024 zero bytes", lambda: wire.encode_frame(wire.LOG, 1, 0, big), 30)
         measure("FrameReader.feed 1024 zero bytes", lambda: reader.feed(bf), 30)
-        measure("crc16 table, 1024 B", lambda: wire.crc16(big), 30)
-        measure("crc16 bitwise, 1024 B", lambda: wire.crc16_bitwise(big), 10)
+        measure("crc32 (binascii), 1024 B", lambda: wire.crc32(big), 30)
+        measure("crc32 soft, 1024 B", lambda: wire.crc32_soft(big), 10)
         measure("cobs_encode 1024 zero bytes", lambda: wire.cobs_encode(big), 30)
         measure("cobs_encode 1024 B text", lambda: wire.cobs_encode(text), 30)
         s = B.s

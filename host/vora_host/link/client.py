@@ -8,18 +8,24 @@ serial device with pyserial, reconnecting after an unplug.
 What it keeps in step with the board (docs/protocol.md):
 - the game being played (the board's game id and seed), replayed locally from the seed so
   every move the board reports is checked by the rules and its digest compared;
-- the log: every move is logged (durable) as soon as it is known; after a reconnect the
-  client asks for the moves it missed (MOVES_REQ) and logs them, never twice;
+- the log: every move is logged (durable) as soon as it is known; whenever the board has
+  moves the log lacks, the client asks for them (MOVES_REQ) and asks again, slower and
+  slower, until it has them all: never twice the same move in the log, never a gap;
 - mismatches (a move the rules refuse, a digest that differs) are reported, not hidden.
+
+The board is not trusted: every field of every message is checked (`check_summary` and the
+wire helpers) before anything changes here; a bad message is reported and dropped, the link
+stays up; a game switch happens whole or not at all; problems are kept as a bounded history
+with counts; and text from the board is shown with its control characters escaped.
 """
 
 import collections
 import random
 import time
 
-from shared_rules import games, vora, wire
+from shared_rules import games, prng, vora, wire
 from shared_rules.errors import RulesError
-from shared_rules.session import Session
+from shared_rules.session import Session, ticks_diff
 
 from vora_host import __version__
 from vora_host.log.store import GameLogError
@@ -27,6 +33,15 @@ from vora_host.log.store import GameLogError
 HELLO_INTERVAL_MS = 500
 HELLO_ATTEMPTS = 10
 HEARTBEAT_MS = 2000  # an idle host asks for the state now and then: a dead board shows up
+# Asking for missing moves: at once, then again after ASK_FIRST_MS without progress,
+# doubling up to ASK_MAX_MS, for as long as moves are missing.
+ASK_FIRST_MS = 1000
+ASK_MAX_MS = 8000
+REFUSED_RETRY_MS = 5000  # a board that refused us may be updated: say HELLO again this often
+PROBLEMS_KEPT = 100  # the latest problems in words; older ones survive as counts
+TEXT_LIMIT = 200  # characters of board text shown in one problem or status line
+
+GAME_EVENTS = ("new", "resume", "over", "abandon", "unknown")
 
 
 def ticks_ms():
@@ -36,6 +51,111 @@ def ticks_ms():
 class LinkRefused(Exception):
     """The board refused our HELLO (a protocol version it does not speak)."""
 
+
+# ---- text and fields from the board -----------------------------------------------------
+
+def printable(text, limit=TEXT_LIMIT):
+    """Text from the board as it may reach a terminal: every character that is not
+    printable (controls, escape sequences, C1 codes, bidirectional overrides, line breaks)
+    written as a Python escape (\\x1b, \\u202e), and at most `limit` characters."""
+    if not isinstance(text, str):
+        text = str(text)
+    if len(text) > limit:
+        text = text[:limit] + "..."
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+
+
+def _bad(what, field, value, want):
+    raise wire.BadPayload("%s: %s must be %s, not %s" % (what, field, want, printable(repr(value), 60)))
+
+
+def _int_field(what, d, field, lo, hi, required=True):
+    if field not in d:
+        if required:
+            raise wire.BadPayload("%s: the field %s is missing" % (what, field))
+        return None
+    v = d[field]
+    if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
+        _bad(what, field, v, "a whole number from %d to %d" % (lo, hi))
+    return v
+
+
+def _str_field(what, d, field, limit, required=False):
+    if field not in d:
+        if required:
+            raise wire.BadPayload("%s: the field %s is missing" % (what, field))
+        return None
+    v = d[field]
+    if not isinstance(v, str) or len(v) > limit:
+        _bad(what, field, v, "text of at most %d characters" % limit)
+    return v
+
+
+def check_summary(d, what):
+    """Check the game summary of a HELLO_OK, GAME or STATE (docs/protocol.md, "JSON
+    fields"): every field the host uses has its type and range, or wire.BadPayload names
+    the first that does not. Returns the game id (None: no game)."""
+    _int_field(what, d, "mode", wire.MODE_STANDALONE, wire.MODE_TERMINAL, required=False)
+    if "over" in d and not isinstance(d["over"], bool):
+        _bad(what, "over", d["over"], "true or false")
+    name = _str_field(what, d, "name", 32)
+    if name is not None and name != vora.NAME:
+        _bad(what, "name", name, "%r (the one game a board referees)" % vora.NAME)
+    if "game" not in d:
+        raise wire.BadPayload("%s: the field game is missing" % what)
+    game = d["game"]
+    if game is None:
+        return None
+    _int_field(what, d, "game", 0, wire.U32_MAX)
+    _int_field(what, d, "seed", 0, prng.SEED_MAX)
+    players = _int_field(what, d, "players", min(vora.PLAYER_COUNTS), max(vora.PLAYER_COUNTS))
+    seats = _str_field(what, d, "seats", 4, required=True)
+    if len(seats) != players or any(s not in vora.SIDES or seats.count(s) > 1 for s in seats):
+        _bad(what, "seats", seats, "%d different sides among %s" % (players, vora.SIDES))
+    _int_field(what, d, "moves", 0, 0xFFFF)
+    digest = _str_field(what, d, "digest", 16, required=True)
+    if len(digest) != 16 or any(c not in "0123456789abcdef" for c in digest):
+        _bad(what, "digest", digest, "16 hexadecimal digits")
+    _str_field(what, d, "state", wire.MAX_PAYLOAD)
+    _str_field(what, d, "save_error", TEXT_LIMIT)
+    return game
+
+
+def check_event(d):
+    """Check a GAME message: the event, and the summary where the event carries one."""
+    event = d.get("event")
+    if event not in GAME_EVENTS:
+        _bad("GAME", "event", event, "one of %s" % ", ".join(GAME_EVENTS))
+    what = "GAME %s" % event
+    if event in ("new", "resume", "over"):
+        check_summary(d, what)
+    _int_field(what, d, "game", 0, wire.U32_MAX)
+    if event == "over":
+        scores = d.get("scores")
+        if not isinstance(scores, list) or len(scores) != d["players"] or any(
+                not isinstance(s, int) or isinstance(s, bool) or not -99999 <= s <= 99999 for s in scores):
+            _bad(what, "scores", scores, "one whole number per player")
+        winner = d.get("winner")
+        if winner is not None:
+            _int_field(what, d, "winner", 0, d["players"] - 1)
+    return event
+
+
+def check_hello_ok(d):
+    """The link part of a HELLO_OK (the game summary is checked apart)."""
+    _int_field("HELLO_OK", d, "nonce", 0, wire.U32_MAX)
+    _int_field("HELLO_OK", d, "proto", 0, 255)
+    for field in ("fw", "board", "layout", "role"):
+        _str_field("HELLO_OK", d, field, 64)
+    caps = d.get("caps", [])
+    if not isinstance(caps, list) or len(caps) > 32 or any(
+            not isinstance(c, str) or len(c) > 32 for c in caps):
+        _bad("HELLO_OK", "caps", caps, "a list of short names")
+
+
+# ---- the client -------------------------------------------------------------------------
 
 class BoardClient:
     """Follows one board. `log` is a vora_host.log.store.GameLog or None; `source` says
@@ -48,7 +168,8 @@ class BoardClient:
         self.source = source
         self.on_change = on_change or (lambda what: None)
         self.connected = False
-        self.refusal = None
+        self.refusal = None  # why the board refused us (shown; we try again later)
+        self.refused_at = None
         self.board = None  # the HELLO_OK
         self.nonce = None
         self.hello_at = None
@@ -58,12 +179,19 @@ class BoardClient:
         self.state = None  # the game replayed here
         self.moves = []
         self.log_id = None
-        self.board_digest = None
-        self.board_moves = 0
-        self.asked_from = None  # a MOVES_REQ in flight
+        self.board_digest = None  # (moves, digest) from the board's last summary
+        self.board_moves = 0  # the moves the board has, as far as we know
+        self.board_save_error = None  # why the board cannot save its game (None: it can)
+        self.asked_from = None  # the first move of the last MOVES_REQ (None: none pending)
+        self.asked_at = None
+        self.ask_wait = ASK_FIRST_MS
+        self.asks = 0  # MOVES_REQ sent, first ones and repeats
+        self.progress_at = None  # when the last missing move arrived
         self.history = collections.deque(maxlen=8)  # (player, move) for the mirror
         self.keys = collections.deque(maxlen=8)
-        self.problems = []  # mismatches and refused moves, in words
+        self.problems = []  # the latest PROBLEMS_KEPT problems, in words (escaped)
+        self.problem_count = 0  # every problem ever, kept or not
+        self.problem_kinds = {}  # kind -> how many
         self.last_heard = None
         self.mode = wire.MODE_STANDALONE
         self.pongs = collections.deque(maxlen=16)  # PONG payloads, for ping()
@@ -81,28 +209,39 @@ class BoardClient:
         self.nonce = random.getrandbits(32)
         self.hello_at = now
         self.hello_attempts += 1
+        self.asked_from = None  # a request of the old session is gone with it
+        self.asked_at = None
         self.session.send_unreliable(wire.HELLO, wire.pack_json({
             "proto": wire.PROTOCOL_VERSION, "minor": wire.PROTOCOL_MINOR, "nonce": self.nonce,
             "role": "host", "sw": "vora-host %s" % __version__,
             "caps": ["standalone", "terminal", "play"]}))
 
     def feed(self, data, now):
+        """Bytes from the board. Never raises for anything the board sends."""
         self.session.feed(data, now)
 
     def poll(self, now):
-        """Time passing: HELLO again while unanswered, heartbeats, the session's resends."""
-        if self.refusal is not None:
-            return
+        """Time passing: HELLO again while unanswered, heartbeats, the session's resends,
+        asking again for moves still missing."""
         if not self.connected:
+            if self.refusal is not None:
+                # Refused: say so, and look again now and then (the board may be updated).
+                if self.refused_at is None or ticks_diff(now, self.refused_at) >= REFUSED_RETRY_MS:
+                    self.refused_at = now
+                    self.hello(now)
+                return
             # Unanswered: HELLO every 0.5 s, then every 2 s once silent() says nobody is
             # there; never giving up, so a board plugged back in is found again.
             interval = HELLO_INTERVAL_MS if not self.silent() else 4 * HELLO_INTERVAL_MS
-            if self.hello_at is None or now - self.hello_at >= interval:
+            if self.hello_at is None or ticks_diff(now, self.hello_at) >= interval:
                 self.hello(now)
             return
         self.session.poll(now)
+        if not self.connected:
+            return  # the session failed during that poll
+        self._catch_up(now)
         if (self.session.idle and self.last_heard is not None
-                and now - self.last_heard >= HEARTBEAT_MS):
+                and ticks_diff(now, self.last_heard) >= HEARTBEAT_MS):
             self.last_heard = now
             self.session.send(wire.STATE_REQ, b"")
 
@@ -127,17 +266,19 @@ class BoardClient:
         self.last_heard = self.session.now
         try:
             self._handle(type, payload)
-        except wire.WireError as exc:
-            self._problem("the board sent a malformed %s: %s" % (wire.type_name(type), exc))
+        except wire.BadPayload as exc:
+            self._problem("malformed", "the board sent a malformed %s: %s" % (
+                wire.type_name(type), exc))
 
     def _handle(self, type, payload):
         if type == wire.HELLO_OK:
             self._hello_ok(wire.unpack_json(payload))
         elif type == wire.REFUSE:
-            self.refusal = wire.unpack_text(payload)
-            self.on_change("refused")
+            self._refused(wire.unpack_text(payload))
         elif type == wire.PONG:
             self.pongs.append(bytes(payload))
+        elif type == wire.LOG:
+            self._problem("board log", "the board says: " + wire.unpack_text(payload))
         elif not self.connected:
             return
         elif type == wire.MOVE:
@@ -147,21 +288,22 @@ class BoardClient:
         elif type == wire.MOVES:
             game, first, moves = wire.unpack_moves(payload)
             if game == self.game_id:
-                self.asked_from = None
+                if first + len(moves) - 1 > 0xFFFF:
+                    raise wire.BadPayload("MOVES: move numbers past 65535")
                 for k, move in enumerate(moves):
-                    self._move(first + k, move, None)
+                    if not self._move(first + k, move, None):
+                        break
                 self._check_board_digest()
         elif type == wire.GAME:
             self._game_event(wire.unpack_json(payload))
         elif type == wire.STATE:
             summary = wire.unpack_json(payload)
+            check_summary(summary, "STATE")
             self.mode = summary.get("mode", self.mode)
             self._follow(summary)
         elif type == wire.KEY:
             self.keys.append(wire.unpack_key(payload))
             self.on_change("key")
-        elif type == wire.LOG:
-            self._problem("the board says: " + wire.unpack_text(payload))
         elif type == wire.REFUSED:
             self.refused.append(wire.unpack_refused(payload))
             self.on_change("refused_key")
@@ -170,134 +312,221 @@ class BoardClient:
             if game == self.game_id:
                 self._take_back(n, digest)
 
+    def _refused(self, reason):
+        if self.connected or self.hello_at is None:
+            # Nobody asked: a REFUSE answers a HELLO, and ours was answered already.
+            self._problem("unsolicited", "the board sent a REFUSE nobody asked for: " + reason)
+            return
+        self.refusal = printable(reason)
+        self.refused_at = self.session.now
+        self.on_change("refused")
+
     def _hello_ok(self, info):
-        if info.get("nonce") != self.nonce:
+        if info.get("nonce") != self.nonce or self.nonce is None:
             return  # the answer to an older HELLO
+        check_hello_ok(info)
         refusal = wire.version_refusal(info.get("proto"))
         if refusal is not None:
             self.refusal = "the board speaks protocol %r, this host %d: %s" % (
                 info.get("proto"), wire.PROTOCOL_VERSION, refusal)
+            self.refused_at = self.session.now
             self.on_change("refused")
             return
         self.session.reset()
         self.connected = True
+        self.refusal = None
         self.hello_attempts = 0
         self.board = info
         self.mode = info.get("mode", wire.MODE_STANDALONE)
+        if self.mode not in (wire.MODE_STANDALONE, wire.MODE_TERMINAL):
+            self.mode = wire.MODE_STANDALONE
         self.on_change("link")
-        if info.get("game") is not None:
+        # The link is up even when the game part is malformed: that is reported (below,
+        # by _deliver) and the next STATE may be better.
+        if check_summary(info, "HELLO_OK") is not None:
             self._follow(info)
 
     def _game_event(self, event):
-        kind = event.get("event")
+        kind = check_event(event)
+        game = event["game"]
         if kind in ("new", "resume"):
             self._follow(event)
-        elif kind == "over" and event.get("game") == self.game_id:
+        elif kind == "over" and game == self.game_id:
             self._follow(event)
             if self.state is not None and self.state.is_over():
                 self._end("over")
-        elif kind == "abandon" and event.get("game") == self.game_id:
+        elif kind == "abandon" and game == self.game_id:
             self._end("abandoned")
             self.game_id = None
             self.state = None
+            self.asked_from = None
+        elif kind == "unknown" and game == self.game_id:
+            # The board no longer has the game we asked about: what we lack is gone.
+            missing = self.board_moves - len(self.moves)
+            self.board_moves = len(self.moves)
+            self.asked_from = None
+            if missing > 0:
+                self._problem("lost", "the board no longer has game %d: its moves %d to %d "
+                              "are not in the log" % (game, len(self.moves) + 1,
+                                                       len(self.moves) + missing))
         self.on_change("game")
 
     # ---- following the game
 
     def _follow(self, summary):
-        """The board tells which game it plays and how far it is: start following it if it
-        is new to us, and ask for the moves we miss."""
+        """The board tells which game it plays and how far it is (a checked summary):
+        start following it if it is new to us, and ask for the moves we miss."""
         game = summary.get("game")
         if game is None:
             return
-        seed = summary.get("seed")
+        seed = summary["seed"]
         if game != self.game_id or seed != self.seed:
-            self._start(game, seed, summary.get("players"), summary.get("seats"),
-                        summary.get("position"))
-        self.board_digest = summary.get("digest")
+            if not self._start(game, seed, summary["players"], summary["seats"],
+                               summary.get("position")):
+                return
+        self.board_digest = (summary["moves"], summary["digest"])
+        self.board_moves = summary["moves"]
+        self._note_saving(summary.get("save_error"))
         bots = summary.get("board_bots", "")
         self.board_bots = bots if isinstance(bots, str) else ""
         have = len(self.moves)
-        board_moves = self.board_moves = summary.get("moves", have)
-        if board_moves > have and self.asked_from != have + 1:
-            self.asked_from = have + 1
-            self.send(wire.MOVES_REQ, wire.pack_moves_req(game, have + 1))
-        elif board_moves == have:
+        if self.board_moves > have:
+            self._catch_up(self.session.now)
+        elif self.board_moves == have:
             self._check_board_digest()
 
+    def _note_saving(self, error):
+        # The board's summaries say whether it can save (its LOG about it may be lost).
+        if error == self.board_save_error:
+            return
+        if error:
+            self._problem("board save", "the board cannot save its game: %s" % error)
+        elif self.board_save_error:
+            self._problem("board save", "the board saves its game again")
+        self.board_save_error = error
+
     def _start(self, game, seed, players, seats, position=None):
+        """Switch to another game: all of it (state, replayed log, log entry) is made
+        first, then taken over at once; if any part fails, nothing changes."""
         options = {"seats": seats}
         if position is not None:
             options["position"] = position
         record = {"game": vora.NAME, "players": players, "seed": seed,
                   "options": options, "moves": []}
+        try:
+            state = games.start(record)
+        except RulesError as exc:
+            self._problem("malformed", "the board announced game %d that cannot be set up "
+                          "(seed %r, %r players, seats %r): %s" % (game, seed, players, seats, exc))
+            return False
+        known = []  # (number, move) logged before: replayed so new moves continue from there
+        log_id = None
+        if self.log is not None:
+            try:
+                found = self.log.find_game(game, seed)
+                # The same board id and seed but another start (a position) is another game.
+                if found is not None and found["status"] != "abandoned" \
+                        and found["options"].get("position") == position:
+                    log_id = found["id"]
+                    known = [(m["number"], m["move"]) for m in self.log.game(log_id)["moves"]]
+                else:
+                    log_id = self.log.start_game(players=players, seed=seed, source=self.source,
+                                                 board_game_id=game, options=options)
+            except (GameLogError, ValueError) as exc:
+                self._problem("log", "the game log cannot take game %d: %s (followed, not "
+                              "logged)" % (game, exc))
+                log_id = None
+                known = []
         self.game_id = game
         self.seed = seed
         self.start_position = position
-        self.state = games.start(record)
+        self.state = state
         self.moves = []
         self.history.clear()
         self.asked_from = None
-        self.log_id = None
-        if self.log is not None:
-            found = self.log.find_game(game, seed)
-            # The same board id and seed but another start (a position) is another game.
-            if found is not None and found["status"] != "abandoned" \
-                    and found["options"].get("position") == position:
-                self.log_id = found["id"]
-                # What we logged before: replay it, so new moves continue from there.
-                for m in self.log.game(found["id"])["moves"]:
-                    self._play_known(m["number"], m["move"])
-            else:
-                self.log_id = self.log.start_game(players=players, seed=seed,
-                                                  source=self.source, board_game_id=game,
-                                                  options=options)
+        self.asked_at = None
+        self.ask_wait = ASK_FIRST_MS
+        self.board_moves = 0
+        self.board_digest = None
+        self.log_id = log_id
+        for n, move in known:
+            self._play_known(n, move)
         self.on_change("game")
+        return True
 
     def _play_known(self, n, move):
         player = self.state.to_act()
         try:
             self.state.play(move)
         except RulesError as exc:
-            self._problem("logged move %d %r does not replay: %s" % (n, move, exc))
+            self._problem("mismatch", "logged move %d %r does not replay: %s" % (n, move, exc))
             return
         self.moves.append(move)
         self.history.append((player, move))
 
     def _move(self, n, move, digest):
+        """Move n as the board reports it. Returns False when it could not be taken (a
+        gap before it, or refused by the rules): later moves of the same message wait."""
         have = len(self.moves)
         if n <= have:
             if self.moves[n - 1] != move:
-                self._problem("move %d: the board says %r, the log has %r" % (
+                self._problem("mismatch", "move %d: the board says %r, the log has %r" % (
                     n, move, self.moves[n - 1]))
-            return  # a repeat (after a resend or a reconnect): already logged
+            return True  # a repeat (after a resend or a reconnect): already logged
         if n > have + 1:
             # Moves went by while we were away (or a report was dropped): fetch them.
-            if self.asked_from != have + 1:
-                self.asked_from = have + 1
-                self.send(wire.MOVES_REQ, wire.pack_moves_req(self.game_id, have + 1))
-            return
+            self.board_moves = max(self.board_moves, n)
+            self._catch_up(self.session.now)
+            return False
         player = self.state.to_act()
         try:
             self.state.play(move)
         except RulesError as exc:
-            self._problem("move %d %r from the board is refused by the rules: %s" % (
+            self._problem("mismatch", "move %d %r from the board is refused by the rules: %s" % (
                 n, move, exc))
-            return
+            return False
         mine = self.state.digest()
         if digest is not None and digest != mine:
-            self._problem("move %d %r: the board's digest %s, replayed here %s" % (
+            self._problem("mismatch", "move %d %r: the board's digest %s, replayed here %s" % (
                 n, move, digest, mine))
         self.moves.append(move)
         self.history.append((player, move))
+        self.board_moves = max(self.board_moves, n)
+        self.progress_at = self.session.now
+        self.ask_wait = ASK_FIRST_MS
         if self.log is not None and self.log_id is not None:
             try:
                 self.log.add_move(self.log_id, n, move, digest or mine)
-            except GameLogError as exc:  # a conflict with what was logged: say it, go on
-                self._problem("the log refused move %d: %s" % (n, exc))
+            except (GameLogError, ValueError) as exc:  # a conflict with what was logged: say it, go on
+                self._problem("log", "the log refused move %d: %s" % (n, exc))
         if self.state.is_over():
             self._end("over")
         self.on_change("move")
+        return True
+
+    def _catch_up(self, now):
+        """Ask for the moves the board has and we lack: at once the first time, then again
+        whenever ask_wait passed without a move arriving, the wait doubling up to
+        ASK_MAX_MS. The board answers every request, but an answer can still be lost with
+        a session that ended, and a request with a queue that was full."""
+        if not self.connected or self.state is None or now is None:
+            return
+        have = len(self.moves)
+        if self.board_moves <= have:
+            self.asked_from = None
+            return
+        if self.asked_at is not None:
+            since = self.asked_at
+            if self.progress_at is not None and ticks_diff(self.progress_at, since) > 0:
+                since = self.progress_at
+            if ticks_diff(now, since) < self.ask_wait:
+                return
+            if self.asked_from == have + 1:
+                self.ask_wait = min(2 * self.ask_wait, ASK_MAX_MS)  # no progress: slower
+        if self.send(wire.MOVES_REQ, wire.pack_moves_req(self.game_id, have + 1)):
+            self.asked_from = have + 1
+            self.asked_at = now
+            self.asks += 1
 
     def _take_back(self, n, digest):
         """The board took back its moves after the n-th (people agreed). The log records
@@ -333,12 +562,12 @@ class BoardClient:
             self._play_known(k, move)
 
     def _check_board_digest(self):
-        # When we hold exactly the moves the board said it had, the states must agree.
+        # When we hold exactly the moves of the board's last summary, the states must agree.
         if (self.board_digest and self.state is not None
-                and len(self.moves) == self.board_moves
-                and self.state.digest() != self.board_digest):
-            self._problem("after move %d the board's state is %s, replayed here %s" % (
-                len(self.moves), self.board_digest, self.state.digest()))
+                and len(self.moves) == self.board_digest[0]
+                and self.state.digest() != self.board_digest[1]):
+            self._problem("mismatch", "after move %d the board's state is %s, replayed here %s" % (
+                len(self.moves), self.board_digest[1], self.state.digest()))
             self.board_digest = None  # said once
 
     def _end(self, status):
@@ -347,10 +576,19 @@ class BoardClient:
             if status == "over" and self.state is not None:
                 from vora_host.log.records import result_of
                 result = result_of(self.state)
-            self.log.end_game(self.log_id, status, result)
+            try:
+                self.log.end_game(self.log_id, status, result)
+            except (GameLogError, ValueError) as exc:
+                self._problem("log", "the log cannot close game %s: %s" % (self.log_id, exc))
 
-    def _problem(self, text):
-        self.problems.append(text)
+    def _problem(self, kind, text):
+        """Keep a problem for the user: the text escaped, the latest PROBLEMS_KEPT of them,
+        and a count per kind of all of them."""
+        self.problem_count += 1
+        self.problem_kinds[kind] = self.problem_kinds.get(kind, 0) + 1
+        self.problems.append(printable(text))
+        if len(self.problems) > PROBLEMS_KEPT:
+            del self.problems[:len(self.problems) - PROBLEMS_KEPT]
         self.on_change("problem")
 
     # ---- asking the board
@@ -402,10 +640,13 @@ class BoardClient:
         self.session.send_unreliable(wire.PING, token)
 
     def status_line(self):
-        if self.refusal:
+        if not self.connected and self.refusal:
             return "refused: " + self.refusal
         if not self.connected:
-            return "no answer from the board yet" if not self.silent() else "no board answers"
+            if not self.silent():
+                return "no answer from the board yet"
+            return ("no board answers (a board whose firmware speaks another protocol "
+                    "version stays silent too: this host speaks version %d)" % wire.PROTOCOL_VERSION)
         b = self.board or {}
-        return "connected to %s, firmware %s" % (b.get("board") or "a board", b.get("fw", "?"))
-
+        return "connected to %s, firmware %s" % (printable(b.get("board") or "a board", 64),
+                                                 printable(b.get("fw", "?"), 32))

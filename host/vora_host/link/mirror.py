@@ -20,6 +20,7 @@ from rich.text import Text
 
 from vora_host.games.vora import view as render
 from vora_host.link.client import BoardClient, ticks_ms
+from vora_host.link.ports import virtual_device_path
 
 REOPEN_S = 1.0  # how often a missing device is looked for again
 POLL_S = 0.01
@@ -92,9 +93,11 @@ class Follower:
             if c.state.is_over():
                 self.on_event("over", "game over: " + "; ".join(render.result_lines(c.state)))
         elif what == "problem":
-            while self.problems_seen < len(c.problems):
-                self.on_event("problem", c.problems[self.problems_seen])
-                self.problems_seen += 1
+            # The client keeps the latest problems only: announce those not seen yet.
+            new = c.problem_count - self.problems_seen
+            for text in c.problems[-new:] if 0 < new <= len(c.problems) else c.problems[-1:]:
+                self.on_event("problem", text)
+            self.problems_seen = c.problem_count
         if what == "game":
             self.reported = len(c.moves)
 
@@ -104,8 +107,15 @@ class Follower:
             try:
                 self.port = SerialPort(self.path)
             except (serial.SerialException, OSError) as exc:
-                self.status = "waiting for the board at %s (%s)" % (
-                    self.path, getattr(exc, "strerror", None) or exc)
+                if self.path == virtual_device_path():
+                    status = "waiting for the virtual board at %s: start it with `vora sim`" % (
+                        self.path)
+                else:
+                    status = "waiting for the board at %s (%s)" % (
+                        self.path, getattr(exc, "strerror", None) or exc)
+                if status != self.status:
+                    self.on_event("link", status)  # once, not at every look
+                self.status = status
                 await asyncio.sleep(REOPEN_S)
                 continue
             self.status = "open"

@@ -3,7 +3,15 @@
 Boards are recognised by the USB vendor and product ids their MicroPython (or
 CircuitPython) presents; serial devices of other makes are listed in the error message so
 a user can pick one with --port.
+
+The virtual board (`vora sim`) gets a new pseudo-terminal each time it starts, so it also
+keeps a stable name for it, as a USB board has: a symbolic link, `virtual_device_path()`,
+pointed at its current pseudo-terminal while it runs. `--port sim` means that path: a
+mirror started before the virtual board, or left running while it restarts, finds it there.
 """
+
+import os
+import tempfile
 
 from serial.tools import list_ports
 
@@ -16,6 +24,24 @@ KNOWN_BOARDS = (
 )
 
 VIRTUAL = ("sim", "virtual")
+VIRTUAL_DEVICE_ENV = "VORA_SIM_DEVICE"  # another stable path (tests, two virtual boards)
+VIRTUAL_DEVICE_NAME = "ttyVORA"
+
+
+def virtual_device_path(environ=None):
+    """The virtual board's stable device path: $VORA_SIM_DEVICE, else ttyVORA in
+    $XDG_RUNTIME_DIR/vora, else in a folder of the user's own under the temporary
+    folder (/tmp/vora-<uid>/ttyVORA)."""
+    env = os.environ if environ is None else environ
+    given = env.get(VIRTUAL_DEVICE_ENV)
+    if given:
+        return given
+    runtime = env.get("XDG_RUNTIME_DIR") or ""
+    if runtime and os.path.isabs(runtime) and os.path.isdir(runtime):
+        folder = os.path.join(runtime, "vora")
+    else:
+        folder = os.path.join(tempfile.gettempdir(), "vora-%d" % os.getuid())
+    return os.path.join(folder, VIRTUAL_DEVICE_NAME)
 
 
 class NoBoard(Exception):
@@ -41,8 +67,11 @@ def find_boards(ports=None):
 
 
 def choose_port(name=None, ports=None):
-    """The device to open: `name` when given (a path, or "sim" for the virtual board),
-    else the one recognised board. NoBoard says why there is none or too many."""
+    """The device to open: `name` when given (a path, or "sim" for the virtual board's
+    stable path), else the one recognised board. NoBoard says why there is none or too
+    many."""
+    if name in VIRTUAL:
+        return virtual_device_path()
     if name:
         return name
     ports = list(ports if ports is not None else list_ports.comports())
@@ -54,5 +83,5 @@ def choose_port(name=None, ports=None):
                       % ", ".join("%s: %s" % b for b in boards))
     seen = ", ".join(sorted(p.device for p in ports)) or "none"
     raise NoBoard("no Vora Board found on USB (serial devices seen: %s). Plug the board in, "
-                  "give its device with --port, or use --port sim for the virtual board."
-                  % seen)
+                  "give its device with --port, or use --port sim for the virtual board "
+                  "(`vora sim`, whose serial device is also %s)." % (seen, virtual_device_path()))

@@ -31,7 +31,11 @@ the firmware's debouncer like a finger on the board):
   skipped. At the end of input the board keeps running: send `quit` or a signal.
 
 The first line of standard output is the path of the serial device (e.g. /dev/pts/5),
-written before anything else.
+written before anything else. The pseudo-terminal is new at each start, so the board also
+keeps a stable name for it, as a USB board has: a symbolic link at
+vora_host.link.ports.virtual_device_path() (/tmp/vora-<uid>/ttyVORA, or in
+$XDG_RUNTIME_DIR; $VORA_SIM_DEVICE chooses another), pointed at the new pseudo-terminal at
+every start and removed at the end. `vora mirror --port sim` opens that name.
 """
 
 import asyncio
@@ -41,6 +45,7 @@ import os
 import random
 import shutil
 import signal
+import stat
 import sys
 import termios
 from pathlib import Path
@@ -133,6 +138,49 @@ def frame_hex(frame):
 
 # ---------------------------------------------------------------- the serial port
 
+class StableName:
+    """A symbolic link at `link` to the pseudo-terminal `target`, kept while the board runs.
+
+    Made atomically (a new link renamed over the old one), so a program opening the name
+    gets the old device or the new one, never nothing; a link left by a board that was
+    killed is simply replaced. The folder is created private (0700) when missing, and one
+    that is not ours, or is itself a link, is refused: another user must not choose where
+    the name points. remove() deletes the link only while it still points at our device
+    (another virtual board may have taken the name since)."""
+
+    def __init__(self, link, target):
+        self.link = str(link)
+        self.target = target
+        folder = os.path.dirname(self.link) or "."
+        try:
+            os.makedirs(folder, mode=0o700, exist_ok=True)
+        except OSError as exc:
+            raise SimError("cannot make the folder %s for the stable device name: %s"
+                           % (folder, exc.strerror or exc))
+        info = os.lstat(folder)
+        if not stat.S_ISDIR(info.st_mode) or (hasattr(os, "getuid") and info.st_uid != os.getuid()):
+            raise SimError("%s is not a folder of yours: the stable device name is not made "
+                           "there (set VORA_SIM_DEVICE to another path)" % folder)
+        tmp = "%s.%d.tmp" % (self.link, os.getpid())
+        try:
+            try:
+                os.unlink(tmp)
+            except FileNotFoundError:
+                pass
+            os.symlink(target, tmp)
+            os.replace(tmp, self.link)
+        except OSError as exc:
+            raise SimError("cannot make the stable device name %s: %s"
+                           % (self.link, exc.strerror or exc))
+
+    def remove(self):
+        try:
+            if os.readlink(self.link) == self.target:
+                os.unlink(self.link)
+        except OSError:
+            pass
+
+
 class PtyPort:
     """The board's USB serial port: a pseudo-terminal whose slave side is the device path.
 
@@ -148,6 +196,7 @@ class PtyPort:
     def __init__(self):
         self.master, slave = os.openpty()
         self.path = os.ttyname(slave)
+        self.stable_path = None  # the stable name pointing here, once made (run())
         # Raw mode so bytes pass unchanged (no echo, no CR/LF translation, no signals).
         # The settings belong to the pty, so they stay after this fd is closed.
         attrs = termios.tcgetattr(slave)
@@ -409,6 +458,8 @@ class VirtualBoard:
                                           phase, st.turn + 1)
         if ui.error:
             text += "  [%s]" % ui.error
+        if ui.save_error:
+            text += "  [%s]" % ui.save_error
         return text
 
     def seat_role(self, seat):
@@ -808,8 +859,9 @@ class Screen:
     def _top_lines(self):
         b = self.board
         port = b.port
-        title = "\x1b[1mVora Board\x1b[0m (virtual)  serial: \x1b[1m%s\x1b[0m  %s" % (
-            port.path, "host connected" if port.connected else "no host")
+        title = "\x1b[1mVora Board\x1b[0m (virtual)  serial: \x1b[1m%s\x1b[0m%s  %s" % (
+            port.path, " = %s" % port.stable_path if port.stable_path else "",
+            "host connected" if port.connected else "no host")
         legend = _ansi(view.render_legend(sep="  " if self.cols > 76 else " "),
                        max(20, self.cols - 1))[0]
         return [_clip(title, self.cols - 1), _clip(legend, self.cols - 1)]
@@ -1119,7 +1171,15 @@ def run(save_dir=None, fresh=False, seed=None, headless=False, script=None, pinm
         stderr.flush()
         return EXIT_FAILED
     port = PtyPort()
+    stable = None
     try:
+        from vora_host.link.ports import virtual_device_path
+        try:  # the stable name first: whoever reads the first line finds it made
+            stable = StableName(virtual_device_path(), port.path)
+            port.stable_path = stable.link
+        except SimError as exc:
+            stderr.write("vora sim: %s; use %s\n" % (exc, port.path))
+            stderr.flush()
         # The very first line: where to connect.
         stdout.write(port.path + "\n")
         stdout.flush()
@@ -1131,6 +1191,8 @@ def run(save_dir=None, fresh=False, seed=None, headless=False, script=None, pinm
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     finally:
+        if stable is not None:
+            stable.remove()
         port.close()
         lock.release()
 

@@ -1,0 +1,117 @@
+"""The board's end of the link (firmware/vora_fw/link.py) when its send queue is full: no
+answer is dropped, every move reaches the host in order once room comes back, and the
+board never blocks or raises for it.
+
+The host here is a script of frames (HELLO, requests, acknowledgements), so the test
+decides exactly when the board's queue is full and when room comes back."""
+
+from shared_rules import wire
+from vora_fw.link import BoardLink
+from vora_fw.vora_ui import VoraUI
+
+
+class Board:
+    def __init__(self):
+        self.out = []
+        self.link = BoardLink(self.out.append, board="test")
+        self.ui = VoraUI(seed_fn=lambda: 3, id_fn=lambda: 77, listener=self.link.game_event)
+        self.link.attach(self.ui)
+        self.now = 0
+        self.reader = wire.FrameReader()
+        self.seen = []  # (type, seq, payload) of every frame the board wrote
+        self.host_seq = 0
+
+    def frames(self):
+        new = []
+        for data in self.out:
+            for item in self.reader.feed(data):
+                assert not isinstance(item, wire.WireError)
+                new.append((item[0], item[1], item[3]))
+        self.out.clear()
+        self.seen += new
+        return new
+
+    def hello(self):
+        self.link.receive(wire.encode_frame(wire.HELLO, 0, 0, wire.pack_json(
+            {"proto": wire.PROTOCOL_VERSION, "nonce": 1})), self.now)
+        assert self.link.connected
+
+    def request(self, t, payload=b""):
+        self.host_seq += 1
+        self.link.receive(wire.encode_frame(t, self.host_seq, 0, payload), self.now)
+
+    def ack_all(self):
+        # Acknowledge, in order, every reliable frame seen so far.
+        seqs = [seq for _, seq, _ in self.seen if seq]
+        if seqs:
+            self.link.receive(wire.encode_frame(wire.ACK, 0, seqs[-1]), self.now)
+
+    def time_passes(self, ms=50):
+        self.now += ms
+        self.link.poll(self.now)
+
+    def play(self, n):
+        for _ in range(n):
+            self.ui.play(self.ui.legal[0], self.now)
+
+
+def fill_the_queue(b):
+    b.hello()
+    b.ui.new_game("SN", 3)
+    b.play(40)  # 1 GAME + 40 MOVE reports, nothing acknowledged: the queue is full
+    for k in range(20):
+        b.link.key_event(k, True)
+    b.frames()
+    assert b.link.session.room() == 0
+
+
+def test_an_answer_waits_for_room_instead_of_being_dropped():
+    # Finding 1: when the board's send queue was full it dropped its answer to MOVES_REQ.
+    b = Board()
+    fill_the_queue(b)
+    b.request(wire.MOVES_REQ, wire.pack_moves_req(77, 1))
+    b.request(wire.STATE_REQ)
+    for _ in range(40):
+        b.ack_all()
+        b.time_passes()
+        b.frames()
+    moves = [wire.unpack_moves(p) for t, _, p in b.seen if t == wire.MOVES]
+    got = []
+    for game, first, part in moves:
+        assert game == 77 and first == len(got) + 1 or first <= len(got) + 1
+        got = got[:first - 1] + part
+    assert got == b.ui.moves
+    states = [wire.unpack_json(p) for t, _, p in b.seen if t == wire.STATE]
+    assert states and states[-1]["moves"] == 40
+
+
+def test_move_reports_refused_by_a_full_queue_follow_later_in_order():
+    b = Board()
+    fill_the_queue(b)
+    for _ in range(40):
+        b.ack_all()
+        b.time_passes()
+        b.frames()
+    got = []
+    for t, _, p in b.seen:
+        if t == wire.MOVE:
+            game, n, digest, move = wire.unpack_move(p)
+            assert n == len(got) + 1, "move %d after %d" % (n, len(got))
+            got.append(move)
+        elif t == wire.MOVES:
+            game, first, part = wire.unpack_moves(p)
+            assert first == len(got) + 1
+            got += part
+    assert got == b.ui.moves
+
+
+def test_an_answer_for_a_game_the_board_does_not_have_is_never_dropped_either():
+    b = Board()
+    fill_the_queue(b)
+    b.request(wire.MOVES_REQ, wire.pack_moves_req(12345, 1))
+    for _ in range(40):
+        b.ack_all()
+        b.time_passes()
+        b.frames()
+    unknown = [wire.unpack_json(p) for t, _, p in b.seen if t == wire.GAME]
+    assert {"event": "unknown", "game": 12345} in unknown
