@@ -67,6 +67,9 @@ class BoardClient:
         self.last_heard = None
         self.mode = wire.MODE_STANDALONE
         self.pongs = collections.deque(maxlen=16)  # PONG payloads, for ping()
+        # on_message(type, payload): the messages this client does not handle itself (the
+        # makers' tools take UPD_STATUS and DIAG through it), once connected.
+        self.on_message = None
 
     # ---- the session
 
@@ -158,6 +161,8 @@ class BoardClient:
             self.on_change("key")
         elif type == wire.LOG:
             self._problem("the board says: " + wire.unpack_text(payload))
+        elif self.on_message is not None:
+            self.on_message(type, payload)
 
     def _hello_ok(self, info):
         if info.get("nonce") != self.nonce:

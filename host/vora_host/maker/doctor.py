@@ -1,0 +1,3 @@
+"""placeholder"""
+def main(args, device, console, err):
+    return 1
