@@ -37,19 +37,27 @@ function frame(type, payload) {
   stdout.write(Buffer.concat([head, body]));
 }
 
-// Output to the serial port, as a board's cooked stdout: "\n" becomes "\r\n".
+// Output to the serial port, as a board's cooked stdout: "\n" becomes "\r\n". Code runs
+// synchronously here, so output is also sent while it runs (stdout to a pipe is synchronous
+// on Linux): the raw REPL's "OK" at once, as a board sends it before running the code, and
+// anything else every 20 ms.
 let lastOut = 0;
 let pending = [];
+let lastFlush = Date.now();
 function put(bytes) {
   for (const b of bytes) {
     if (b === 10 && lastOut !== 13) pending.push(13);
     pending.push(b);
     lastOut = b;
   }
+  const n = pending.length;
+  if (mode === "r" && !muted && n >= 2 && pending[n - 2] === 79 && pending[n - 1] === 75) flushOut();
+  else if (Date.now() - lastFlush > 20) flushOut();
 }
 function flushOut() {
   if (pending.length) frame("O", Buffer.from(pending));
   pending = [];
+  lastFlush = Date.now();
 }
 
 let files = new Map(); // flash path -> Uint8Array, only before the first start
@@ -135,7 +143,7 @@ function snapshot(FS, dir = FLASH, out = { files: new Map(), dirs: [] }) {
   return out;
 }
 
-async function boot(startMode, quiet) {
+async function boot(startMode, quiet, silent) {
   const carry = mp !== null ? snapshot(mp.FS) : { files, dirs };
   mp = null; // no change reports while the new instance is filled
   const inst = await loadMicroPython({
@@ -175,7 +183,7 @@ async function boot(startMode, quiet) {
     muted = quiet;
     feedChar(1);
     muted = false;
-    if (quiet) put(Buffer.from("raw REPL; CTRL-B to exit\r\n>"));
+    if (quiet && !silent) put(Buffer.from("raw REPL; CTRL-B to exit\r\n>"));
   } else if (!quiet) {
     put(Buffer.from(config.banner));
   }
@@ -270,7 +278,7 @@ async function handle(type, payload) {
   } else if (type === "G") {
     const start = JSON.parse(payload.toString("utf8"));
     config = start;
-    await boot(start.mode, start.quiet);
+    await boot(start.mode, start.quiet, start.silent);
     if (start.mode === "raw") atRawPrompt = true;
     flushOut();
     frame("A", mode);

@@ -202,6 +202,7 @@ class Updater:
         self._f = None  # type: Any
         self._h = None  # type: Any
         self._told = False  # a status about an unexpected chunk went out already
+        self._buf = None  # type: Any
 
     # ---- messages
 
@@ -340,7 +341,11 @@ class Updater:
                 self._remove(part)
                 self.offset = 0
                 raise UpdateError("hash", "the manifest does not match the SHA-256 offered")
-            self._take_manifest(self._load_manifest(part))
+            try:
+                self._take_manifest(self._load_manifest(part))
+            except UpdateError:
+                self._remove(part)  # a refused bundle leaves nothing behind
+                raise
             self.fs.rename(part, self.dir + "/" + MANIFEST)
         else:
             name, size, sha = self.files[self.file - 1]
@@ -454,9 +459,12 @@ class Updater:
         return True
 
     def _hash_file(self, p, hashes):
-        """Feed file p to every hash object; returns its length."""
-        buf = bytearray(512)
-        mv = memoryview(buf)
+        """Feed file p to every hash object; returns its length. One buffer for all files,
+        and no slice but for a file's last piece: verifying 25 files must not allocate per
+        block (the collector may not run during one message)."""
+        buf = self._buf
+        if buf is None:
+            buf = self._buf = bytearray(1024)
         n = 0
         f = self.fs.open(p, "rb")
         try:
@@ -465,8 +473,9 @@ class Updater:
                 if not k:
                     return n
                 n += k
+                part = buf if k == len(buf) else memoryview(buf)[:k]
                 for h in hashes:
-                    h.update(mv[:k])
+                    h.update(part)
         finally:
             f.close()
 

@@ -134,19 +134,32 @@ def compile_source(text, name, arch="", workdir=None):
         return out.read_bytes()
 
 
+_compiled = {}  # (source text, name, arch) -> .mpy bytes, for this process
+
+
 def compile_tree(arch="", version=None, root=ROOT):
     """[(board name, .mpy bytes)] of every slot module; `version` rewrites VERSION in
-    vora_fw/__init__ (a bundle for another version number, for tests and releases)."""
-    files = []
+    vora_fw/__init__ (a bundle for another version number, for tests and releases).
+    The modules compile in parallel, and once per process."""
+    from concurrent.futures import ThreadPoolExecutor
+    jobs = []
     for name, src in sources(root):
         text = src.read_text(encoding="utf-8")
         if version is not None and name == "vora_fw/__init__":
             lines = [('VERSION = "%s"' % version) if line.startswith("VERSION =") else line
                      for line in text.splitlines()]
             text = "\n".join(lines) + "\n"
-        rel = src.relative_to(root).as_posix()
-        files.append((name + ".mpy", compile_source(text, rel, arch)))
-    return files
+        jobs.append((name + ".mpy", text, src.relative_to(root).as_posix()))
+
+    def one(job):
+        name, text, rel = job
+        key = (text, rel, arch)
+        if key not in _compiled:
+            _compiled[key] = compile_source(text, rel, arch)
+        return name, _compiled[key]
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        return list(pool.map(one, jobs))
 
 
 def root_files(pinmap, arch="", root=ROOT):

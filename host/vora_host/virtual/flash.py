@@ -12,6 +12,8 @@ MicroPython (tools/mpy_repl_prelude.py) alike. Every file costs whole 4 KB block
 """
 
 import errno
+import hashlib
+import json
 import os
 from pathlib import Path
 
@@ -136,3 +138,18 @@ class SimFlash:
     def free(self):
         st = self.fs.statvfs()
         return st[0] * st[4]
+
+
+def slot_problem(folder, slot):
+    """None when every file of the slot's manifest is there and whole (what importing it on
+    a board needs), else what is wrong. folder: the flash folder."""
+    where = Path(folder) / "fw" / slot
+    try:
+        manifest = json.loads((where / "manifest.json").read_bytes())
+        for name, size, sha in manifest["files"]:
+            data = (where / name).read_bytes()
+            if len(data) != size or hashlib.sha256(data).hexdigest() != sha:
+                return "%s does not match its manifest" % name
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return "%s: %s" % (type(exc).__name__, exc)
+    return None

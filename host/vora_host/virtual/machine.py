@@ -19,8 +19,6 @@ application, the serial port goes to the REPL emulation (vora_host.virtual.repl)
 """
 
 import asyncio
-import hashlib
-import json
 import tempfile
 
 from vora_fw import VERSION, boot, start
@@ -102,17 +100,7 @@ class SimMachine:
 
     def check_slot(self, slot):
         """None when the slot's files are all there and whole, else what is wrong."""
-        folder = self.flash.folder / boot.FW_DIR / slot
-        try:
-            manifest = json.loads((folder / boot.MANIFEST).read_bytes())
-            entries = manifest["files"]
-            for name, size, sha in entries:
-                data = (folder / name).read_bytes()
-                if len(data) != size or hashlib.sha256(data).hexdigest() != sha:
-                    return "%s does not match its manifest" % name
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            return "%s: %s" % (type(exc).__name__, exc)
-        return None
+        return flash_mod.slot_problem(self.flash.folder, slot)
 
     def _corner_held(self):
         hw = self.board.hw

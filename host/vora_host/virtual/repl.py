@@ -135,8 +135,9 @@ class ReplEmulator:
 
     # ---- life
 
-    def start(self, mode="friendly", quiet=False):
-        """Start MicroPython with the flash as it is now; friendly shows the banner."""
+    def start(self, mode="friendly", quiet=False, silent=False):
+        """Start MicroPython with the flash as it is now; friendly shows the banner, raw
+        the raw prompt (unless silent: the caller has written the prompt)."""
         self.stop()
         self.proc = subprocess.Popen(node_command(), stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -155,7 +156,7 @@ class ReplEmulator:
         for kind, rel, data in self._flash_files():
             self._send(kind, rel.encode() + (b"\0" + data if kind == "F" else b""))
         config = {
-            "mode": mode, "quiet": quiet, "heap": 192 * 1024,
+            "mode": mode, "quiet": quiet, "silent": silent, "heap": 192 * 1024,
             "prelude": PRELUDE.read_text(encoding="utf-8"),
             "banner": self.banner(),
             "identity": {"platform": self.identity["platform"],
@@ -229,14 +230,21 @@ class ReplEmulator:
     def _interrupt(self, rest):
         # The sandbox is busy running code and cannot see Ctrl-C: start a fresh one, as the
         # KeyboardInterrupt would leave the board at its prompt (in-memory state is lost).
-        raw = self.mode == "r"
-        self.stop()
-        self.write(b"\r\nKeyboardInterrupt: \r\n" + (b"\x04" if raw else b""))
-        self.start("raw" if raw else "friendly", quiet=True)
-        if not raw:
-            self.write(b">>> ")
+        self._restart(b"KeyboardInterrupt: ")
         if rest:
             self.feed(rest)
+
+    def _restart(self, error):
+        # What a board prints when code stops on an error, then a fresh MicroPython at the
+        # same prompt: in the raw REPL the error goes between the two end-of-output marks.
+        raw = self.mode == "r"
+        self.stop()
+        trace = b"Traceback (most recent call last):\r\n" + error + b"\r\n"
+        if raw:
+            self.write(b"\x04" + trace + b"\x04>")
+        else:
+            self.write(b"\r\n" + trace + b">>> ")
+        self.start("raw" if raw else "friendly", quiet=True, silent=True)
 
     def _send(self, kind, payload):
         self._out += _frame(kind, payload)
@@ -330,13 +338,7 @@ class ReplEmulator:
             # was refused by the sandbox, for one): that MicroPython's state is not to be
             # trusted any more, so a fresh one takes over, as after Ctrl-C.
             self.errors.append(payload.decode("utf-8", "replace")[:2000])
-            raw = self.mode == "r"
-            self.stop()
-            self.write(b"\r\nOSError: refused by the virtual board's sandbox\r\n"
-                       + (b"\x04" if raw else b""))
-            self.start("raw" if raw else "friendly", quiet=True)
-            if not raw:
-                self.write(b">>> ")
+            self._restart(b"OSError: refused by the virtual board's sandbox")
         elif kind in "WDMRN":
             try:
                 self._apply(kind, payload)
