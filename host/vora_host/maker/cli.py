@@ -83,7 +83,7 @@ def _device(args, console):
 
 
 def run(args, console):
-    err = Console(stderr=True, highlight=False)
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
     if args.command == "update" and args.bundle is not None:
         return _write_bundle(args, err)
     device = _device(args, err)

@@ -116,8 +116,9 @@ class Flasher:
             self._install(t, bundle, roots, slot, record)
         finally:
             self._close()
-        self.console.print("Installed firmware %s in slot %s; the board restarts." % (
-            bundle.version, slot))
+        self.console.print("Installed firmware %s in slot %s; the board restarts. Waiting for "
+                           "its hello (a new version confirms itself after %d s)..." % (
+                               bundle.version, slot, fw_boot.CONFIRM_MS // 1000))
         board = self._wait_hello(bundle.version)
         self.seconds = time.monotonic() - t0
         return {"version": bundle.version, "slot": slot, "files": len(self.written),
@@ -239,6 +240,10 @@ class Flasher:
                 self._copy(t, path, data, bar)
             for name, data in roots:
                 self._copy(t, name + ".new", data, bar)
+            if bar is not None:
+                bar.stop()
+                bar = None
+            self.console.print("Checking every file's SHA-256 on the board...")
             self._verify(t, [(p, d) for p, d in plan] + [(n + ".new", d) for n, d in roots])
             for name, _ in roots:
                 if name != "main.py":

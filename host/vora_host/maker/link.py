@@ -149,7 +149,10 @@ class Connection:
         return None
 
     def request(self, type, payload, answer, timeout=15.0):
-        """Send and wait for the next message of type `answer` (its payload)."""
+        """Send and wait for the answer: the next message of type `answer` (its payload).
+        Everything sent before is acknowledged first, so an answer to an earlier message
+        (it rides with the acknowledgement) is not taken for this one."""
+        self.drain(timeout)
         for i in range(len(self.messages) - 1, -1, -1):
             if self.messages[i][0] == answer:
                 del self.messages[i]
