@@ -38,7 +38,10 @@ class Connection:
 
     def open(self):
         try:
-            self.ser = serial.Serial(self.device, baudrate=115200, timeout=0, write_timeout=2)
+            # serial_for_url: a device path, or a URL such as rfc2217://localhost:4000
+            # (Wokwi's simulated Pico, hardware/README.md)
+            self.ser = serial.serial_for_url(self.device, baudrate=115200, timeout=0,
+                                             write_timeout=2)
         except (serial.SerialException, OSError) as exc:
             self.ser = None
             raise LinkError("cannot open %s: %s" % (self.device,

@@ -170,6 +170,8 @@ class Updater:
             except LinkError as exc:
                 self._reconnect(exc)
         self._close_bar()
+        switched = time.monotonic() - t0
+        bytes_out, bytes_in = self.conn.bytes_out, self.conn.bytes_in
         self.console.print("Verified and switched on the board; restarting it into %s..."
                            % bundle.version)
         self._restart()
@@ -178,7 +180,8 @@ class Updater:
         self.conn.close()
         return {"from": old, "to": board.get("fw"), "bytes": bundle.size, "sent": self.sent,
                 "seconds": self.seconds, "resumed": self.resumed, "reconnects": self.reconnects,
-                "link_bytes_out": self.conn.bytes_out, "boot": board.get("boot")}
+                "transfer_seconds": switched, "transfer_bytes_out": bytes_out,
+                "transfer_bytes_in": bytes_in, "boot": board.get("boot")}
 
     def _offer(self):
         b = self.bundle
