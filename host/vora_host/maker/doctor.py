@@ -40,6 +40,33 @@ class DoctorFailed(Exception):
     pass
 
 
+NUMBERS = ("mem_free", "mem_alloc", "flash_free", "flash_total", "brightness_cap",
+           "brightness", "max_channel_sum", "ma_per_channel_full", "current_budget_ma",
+           "supply_ma", "frame_ma", "frame_sum", "current_scale", "frames_limited",
+           "ghosts_ignored", "pixels")
+TEXTS = ("fw", "micropython", "platform", "mpy", "arch", "board", "port")
+
+
+def clean_diag(d):
+    """DIAG as the doctor uses it: numbers are ints (else None), texts short strings,
+    keys_down valid key indices, boot a dict of short strings. The board is untrusted."""
+    out = {}
+    for k in NUMBERS:
+        v = d.get(k)
+        out[k] = v if isinstance(v, int) and not isinstance(v, bool) and abs(v) < 2 ** 40 else None
+    for k in TEXTS:
+        v = d.get(k)
+        out[k] = v[:80] if isinstance(v, str) else None
+    keys = d.get("keys_down")
+    out["keys_down"] = sorted({k for k in keys if isinstance(k, int) and not isinstance(k, bool)
+                               and 0 <= k < wire.KEYS}) \
+        if isinstance(keys, list) else []
+    boot = d.get("boot")
+    out["boot"] = {k: v[:16] for k, v in boot.items() if isinstance(k, str)
+                   and isinstance(v, str)} if isinstance(boot, dict) else None
+    return out
+
+
 def _frame(rgb_of_key):
     out = bytearray(wire.PIXELS_SIZE)
     for k in range(wire.KEYS):
@@ -105,7 +132,7 @@ class Doctor:
             d = wire.unpack_json(payload)
         except wire.WireError as exc:
             raise DoctorFailed("the board sent a malformed DIAG: %s" % exc)
-        return d
+        return clean_diag(d)
 
     # ---- the guided test
 
@@ -133,7 +160,7 @@ class Doctor:
 
     def guided(self, diag):
         conn = self.conn
-        stuck_at_start = set(k for k in diag.get("keys_down") or [] if 0 <= k < wire.KEYS)
+        stuck_at_start = set(diag["keys_down"])
         ghosts_before = diag.get("ghosts_ignored") or 0
         conn.client.set_mode(wire.MODE_TERMINAL)
         conn.drain(5.0)
@@ -188,7 +215,7 @@ class Doctor:
             if len(seen) == wire.KEYS - len(stuck_at_start) and not down:
                 break
         after = self.diag()
-        stuck = stuck_at_start | set(k for k in (after.get("keys_down") or []) if 0 <= k < wire.KEYS)
+        stuck = stuck_at_start | set(after["keys_down"])
         missing = set(range(wire.KEYS)) - seen - stuck
         ghosts = (after.get("ghosts_ignored") or 0) - ghosts_before
         white = colours[-1]

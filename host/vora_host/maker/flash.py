@@ -311,7 +311,7 @@ class Flasher:
                     last = str(exc)
                     time.sleep(0.3)
                     continue
-                boot = board.get("boot") or {}
+                boot = board.get("boot") if isinstance(board.get("boot"), dict) else {}
                 if board.get("fw") == version and boot.get("state") == "confirmed":
                     self.console.print("[green]The firmware says hello: Vora Board %s on %s "
                                        "(protocol %s.%s), confirmed.[/]" % (

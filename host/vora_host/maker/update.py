@@ -237,7 +237,7 @@ class Updater:
                 last = str(exc)
                 time.sleep(0.3)
                 continue
-            boot = board.get("boot") or {}
+            boot = board.get("boot") if isinstance(board.get("boot"), dict) else {}
             if board.get("fw") == new and boot.get("state") == "confirmed":
                 self.console.print("[green]The board runs %s and confirmed it.[/]" % new)
                 return board
