@@ -867,6 +867,8 @@ def run(save_dir=None, fresh=False, seed=None, headless=False, script=None, pinm
                 flash = SimFlash(flash_dir, **({"capacity": flash_size} if flash_size else {}))
             except OSError as exc:
                 raise SimError("cannot use the flash folder %s: %s" % (flash_dir, exc.strerror or exc))
+            except ValueError as exc:
+                raise SimError(str(exc))
         folder = Path(save_dir) if save_dir else flash.save_dir if flash else default_save_dir()
         try:
             folder.mkdir(parents=True, exist_ok=True)

@@ -121,6 +121,12 @@ class SimFlash:
         self.folder = Path(folder)
         self.capacity = capacity
         self.folder.mkdir(parents=True, exist_ok=True)
+        used = usage(self.folder)
+        if used > capacity:
+            # Not a board's flash (a home folder given by mistake?): the REPL would copy it all.
+            raise ValueError("the folder %s holds %d KB, more than the flash's %d KB: give an "
+                             "empty folder (or --flash-size)" % (folder, used // 1024,
+                                                                 capacity // 1024))
         self.fs = SimFs(self.root, capacity)
 
     @property

@@ -52,11 +52,23 @@ def micropython_version():
         return "1.27.0"
 
 
+def _node_version(node):
+    try:
+        v = subprocess.run([node, "--version"], capture_output=True, text=True,
+                           timeout=10).stdout.strip().lstrip("v")
+        return tuple(int(x) for x in v.split(".")[:2])
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return (0, 0)
+
+
 def unavailable():
     """None when the REPL can run here, else why not (for a clear refusal)."""
     import shutil
-    if shutil.which("node") is None:
+    node = shutil.which("node")
+    if node is None:
         return "the virtual board's REPL needs Node.js (apt-get install nodejs npm, then ./dev setup)"
+    if _node_version(node) < (20, 0):
+        return "the virtual board's REPL needs Node.js 20 or later (its sandbox: the permission model)"
     if not (PACKAGE_DIR / "micropython.mjs").is_file():
         return ("the virtual board's REPL needs MicroPython's WebAssembly port: run ./dev setup "
                 "(npm ci)")
@@ -74,12 +86,7 @@ def node_command():
     import shutil
     node = shutil.which("node")
     if _node_flags is None:
-        try:
-            v = subprocess.run([node, "--version"], capture_output=True, text=True,
-                               timeout=10).stdout.strip().lstrip("v")
-            major, minor = (int(x) for x in v.split(".")[:2])
-        except (OSError, ValueError, subprocess.SubprocessError):
-            major, minor = 20, 0
+        major, minor = _node_version(node)
         # The permission model is --experimental-permission up to Node 22.12, then --permission.
         flag = "--permission" if (major, minor) >= (22, 13) else "--experimental-permission"
         _node_flags = [flag, "--allow-fs-read=%s" % (str(PACKAGE_DIR) + "/"),
