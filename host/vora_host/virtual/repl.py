@@ -111,6 +111,18 @@ def safe_path(root, rel):
     return p
 
 
+def _die_with_parent():
+    # In the sandbox's process, before Node starts: if the virtual board is killed (even
+    # with SIGKILL), the kernel kills its MicroPython too; a sandbox busy in a loop would
+    # not notice its input closing.
+    try:
+        import ctypes
+        import signal
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def _frame(kind, payload=b""):
     return bytes((ord(kind),)) + struct.pack(">I", len(payload)) + payload
 
@@ -148,7 +160,7 @@ class ReplEmulator:
         self.stop()
         self.proc = subprocess.Popen(node_command(), stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     cwd=str(RUNNER.parent))
+                                     cwd=str(RUNNER.parent), preexec_fn=_die_with_parent)
         self.starts += 1
         self.started_at = time.monotonic()
         self.ready_at = None
