@@ -34,7 +34,7 @@ import json
 # The major version: both ends must speak the same one. 2: the length field and CRC-32
 # (version 1 had neither and let a lost trailing zero byte through).
 PROTOCOL_VERSION = const(2)
-PROTOCOL_MINOR = const(0)  # additions a peer may ignore (new JSON fields)
+PROTOCOL_MINOR = const(1)  # additions a peer may ignore (new JSON fields, types behind caps)
 
 MAX_PAYLOAD = const(1024)
 HEADER_SIZE = const(5)  # type, seq, ack, payload length (u16)
@@ -867,3 +867,104 @@ def unpack_position(payload):
     text = bytes(payload[4:])
     _check_move_text("POSITION", text)
     return _u32(payload, 0), text.decode()
+
+
+# --- makers: firmware update and doctor (0x40..0x5F) ------------------------------------
+# docs/protocol.md, "Updating the firmware" and "The doctor". The host sends a bundle (a
+# manifest and its files, docs/makers.md) in UPD_DATA chunks; the board stages it beside the
+# running version and answers with UPD_STATUS (JSON). Only boards whose HELLO_OK lists the
+# capability "update" (or "doctor") get these messages: to an older board they would be
+# unknown types, dropped as bad frames.
+
+UPD_OFFER = const(0x40)  # u8 flags, u32 manifest size, 32 bytes manifest SHA-256
+UPD_DATA = const(0x41)  # u8 file (0 = the manifest), u32 offset, 1..UPD_CHUNK bytes
+UPD_QUERY = const(0x42)  # empty: the board answers UPD_STATUS
+UPD_STATUS = const(0x43)  # JSON: where the staging stands, or why it stopped
+UPD_COMMIT = const(0x44)  # 32 bytes manifest SHA-256: verify everything, then switch
+UPD_ABORT = const(0x45)  # empty: forget the staged version
+UPD_RESET = const(0x46)  # empty: restart the board (into the new version, on trial)
+DIAG_REQ = const(0x50)  # empty
+DIAG = const(0x51)  # JSON: versions, memory, flash, keys down, pixel caps and current
+
+for _t, _n in ((UPD_OFFER, "UPD_OFFER"), (UPD_DATA, "UPD_DATA"), (UPD_QUERY, "UPD_QUERY"),
+               (UPD_STATUS, "UPD_STATUS"), (UPD_COMMIT, "UPD_COMMIT"),
+               (UPD_ABORT, "UPD_ABORT"), (UPD_RESET, "UPD_RESET"),
+               (DIAG_REQ, "DIAG_REQ"), (DIAG, "DIAG")):
+    TYPE_NAMES[_t] = _n
+del _t, _n
+
+UPD_ALLOW_DOWNGRADE = const(1)  # UPD_OFFER flag: the user said --allow-downgrade
+HASH_SIZE = const(32)  # SHA-256
+UPD_CHUNK = const(1019)  # MAX_PAYLOAD - 5: the data of one UPD_DATA at most
+UPD_MAX_FILES = const(255)  # file numbers are a byte; 0 is the manifest
+
+
+def _check_hash(what, digest):
+    if not isinstance(digest, (bytes, bytearray)) or len(digest) != HASH_SIZE:
+        raise BadPayload("%s: a SHA-256 is %d bytes, not %r" % (what, HASH_SIZE, digest))
+
+
+def pack_upd_offer(size, digest, allow_downgrade=False):
+    """UPD_OFFER payload: u8 flags (bit 0: downgrade allowed), u32 manifest size in bytes,
+    the manifest's 32-byte SHA-256 (which names the bundle)."""
+    _check_int("UPD_OFFER", "manifest size", size, 1, U32_MAX)
+    _check_hash("UPD_OFFER", digest)
+    out = bytearray(5 + HASH_SIZE)
+    out[0] = UPD_ALLOW_DOWNGRADE if allow_downgrade else 0
+    _put_u32(out, 1, size)
+    out[5:] = digest
+    return bytes(out)
+
+
+def unpack_upd_offer(payload):
+    """(size, digest, allow_downgrade) from an UPD_OFFER payload, or BadPayload."""
+    if len(payload) != 5 + HASH_SIZE:
+        raise BadPayload("UPD_OFFER payload is %d bytes, not %d" % (5 + HASH_SIZE, len(payload)))
+    if payload[0] & ~UPD_ALLOW_DOWNGRADE:
+        raise BadPayload("UPD_OFFER: unknown flags 0x%02x" % payload[0])
+    size = _u32(payload, 1)
+    if size == 0:
+        raise BadPayload("UPD_OFFER: an empty manifest")
+    return size, bytes(payload[5:]), payload[0] == UPD_ALLOW_DOWNGRADE
+
+
+def pack_upd_data(file, offset, data):
+    """UPD_DATA payload: u8 file number (0 the manifest, 1.. the manifest's files in order),
+    u32 offset of this chunk in that file, then 1..UPD_CHUNK bytes of it."""
+    _check_int("UPD_DATA", "file", file, 0, UPD_MAX_FILES)
+    _check_int("UPD_DATA", "offset", offset, 0, U32_MAX)
+    n = len(data)
+    if not 1 <= n <= UPD_CHUNK:
+        raise BadPayload("UPD_DATA: a chunk is 1..%d bytes, not %d" % (UPD_CHUNK, n))
+    out = bytearray(5 + n)
+    out[0] = file
+    _put_u32(out, 1, offset)
+    out[5:] = data
+    return bytes(out)
+
+
+def unpack_upd_data(payload):
+    """(file, offset, data) from an UPD_DATA payload, or BadPayload. data is a memoryview
+    of the payload (no copy: the board writes and hashes it as it is)."""
+    if len(payload) < 6:
+        raise BadPayload("UPD_DATA payload too short: %d bytes, at least 6" % len(payload))
+    return payload[0], _u32(payload, 1), memoryview(payload)[5:]
+
+
+def pack_upd_commit(digest):
+    """UPD_COMMIT payload: the SHA-256 of the manifest being committed."""
+    _check_hash("UPD_COMMIT", digest)
+    return bytes(digest)
+
+
+def unpack_upd_commit(payload):
+    if len(payload) != HASH_SIZE:
+        raise BadPayload("UPD_COMMIT payload is %d bytes, not %d" % (HASH_SIZE, len(payload)))
+    return bytes(payload)
+
+
+def check_empty(what, payload):
+    """UPD_QUERY, UPD_ABORT, UPD_RESET and DIAG_REQ carry nothing; returns payload or BadPayload."""
+    if len(payload):
+        raise BadPayload("%s payload is empty, not %d bytes" % (what, len(payload)))
+    return payload

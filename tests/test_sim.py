@@ -34,8 +34,8 @@ TIMEOUT = 15  # seconds for anything the board should do at once
 class SimProcess:
     """`python -m vora_host sim --headless ...` with line-wise stdin and stdout."""
 
-    def __init__(self, *args):
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
+    def __init__(self, *args, env=None):
+        env = dict(env or os.environ, PYTHONUNBUFFERED="1")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "vora_host", "sim", "--headless", *args],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

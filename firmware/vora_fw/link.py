@@ -66,6 +66,8 @@ class BoardLink:
         self.ui = None  # type: Any
         self.now = 0
         self.refused_hellos = 0
+        self.maker = None  # type: Any  # vora_fw.maker.MakerService: messages 0x40..0x5F
+        self.repl_refusal = None  # type: Any  # a reason to refuse REPL (the game goes on)
         self.host_play = False  # the host announced "play": it reads REFUSED and TAKEBACK
         self.keys_dropped = 0  # key events lost to a queue full for too long
         self._clear_owed()
@@ -146,8 +148,13 @@ class BoardLink:
                 frame[3 * k + 2] = b
             self.frame_changed = True
         elif type == wire.REPL:
+            if self.repl_refusal is not None:
+                self._send(wire.LOG, wire.pack_text("refused REPL: " + self.repl_refusal))
+                return
             self.session.ack_now()
             self.repl_requested = True
+        elif 0x40 <= type <= 0x5F and self.maker is not None:
+            self.maker.handle(type, payload)
         else:
             self._play_message(type, payload)
 
@@ -197,6 +204,9 @@ class BoardLink:
         answer.update({"proto": wire.PROTOCOL_VERSION, "minor": wire.PROTOCOL_MINOR,
                        "role": "board", "fw": VERSION, "board": self.board,
                        "layout": self.layout, "mode": self.mode, "caps": list(CAPABILITIES)})
+        if self.maker is not None:
+            answer.update(self.maker.hello_info())
+            answer["caps"] += list(self.maker.caps())
         if "nonce" in hello:
             answer["nonce"] = hello["nonce"]  # lets the host match this answer to its HELLO
         self.session.send_unreliable(wire.HELLO_OK, wire.pack_json(answer))
@@ -282,6 +292,10 @@ class BoardLink:
         if full:
             d["state"] = st.to_json()
         return d
+
+    def send(self, type, payload):
+        """Send a reliable message to the host (for services such as vora_fw.maker)."""
+        return self._send(type, payload)
 
     def _send(self, type, payload):
         # False when it could not be queued (the caller keeps it owed), or when no host

@@ -4,6 +4,9 @@
     vora replay    replay a recorded game, checking it move by move
     vora rules     where the rules are, and the move notation on one screen
     vora sim       the virtual board: the firmware on the PC, with a serial port (a pty)
+    vora flash     install the firmware on a board with stock MicroPython
+    vora update    update the board's firmware over the link
+    vora doctor    check a board: versions, memory, every pixel and key
 
 `main(argv)` returns the exit status instead of exiting, so tests can call it directly.
 Exit status: 0 done, 1 a failure the command reports (a record that does not replay, a
@@ -27,6 +30,7 @@ from shared_rules.errors import BadPosition
 from vora_host import __version__, bots
 from vora_host.log import cli as games_cli
 from vora_host.lab import cli as lab_cli
+from vora_host.maker import cli as maker_cli
 from vora_host.argtypes import game_option_pairs, positive_int, seconds, seed as seed_arg
 from vora_host import games as host_games
 from vora_host.log.store import GameLogError
@@ -207,6 +211,12 @@ def build_parser():
                      help="another pin map (default hardware/pinmap-rp2-pico.json)")
     sim.add_argument("--ghosting", action="store_true",
                      help="simulate a key matrix without diodes (ghost keys)")
+    sim.add_argument("--flash", metavar="DIR", default=None,
+                     help="the board's flash: boot from what is installed in DIR (empty: a "
+                          "board with stock MicroPython, for vora flash); the save goes to "
+                          "DIR/save (docs/makers.md)")
+    sim.add_argument("--flash-size", type=positive_int, default=None, metavar="KB",
+                     help="the flash's capacity in KB (default 848, a Raspberry Pi Pico's)")
 
     mirror = sub.add_parser(
         "mirror", help="follow a board: show its game live and log every move",
@@ -231,6 +241,7 @@ def build_parser():
 
     games_cli.add_parser(sub)  # vora games: the game log (games_cli.py)
     lab_cli.add_parser(sub)  # vora lab: the balance lab (lab/cli.py)
+    maker_cli.add_parsers(sub)  # vora flash, update, doctor (maker/cli.py)
     return parser
 
 
@@ -258,6 +269,8 @@ def main(argv=None):
             return games_cli.run(args, console)
         if args.command == "lab":
             return lab_cli.run(args, console)
+        if args.command in maker_cli.COMMANDS:
+            return maker_cli.run(args, console)
         parser.print_help()
         return 2
     except KeyboardInterrupt:
@@ -691,7 +704,8 @@ def cmd_sim(args):
     from vora_host.virtual import board as sim
     return sim.run(save_dir=args.save_dir, fresh=args.fresh, seed=args.seed,
                    headless=args.headless, script=args.script, pinmap_file=args.pinmap,
-                   ghosting=args.ghosting)
+                   ghosting=args.ghosting, flash_dir=args.flash,
+                   flash_size=args.flash_size * 1024 if args.flash_size else None)
 
 
 # ---------------------------------------------------------------- vora rules

@@ -91,7 +91,8 @@ def setup(code):
     R.last_in = 0
     R.app = App(R.hw, default_pinmap(), link=R.link, seed_fn=lambda: SEED)
     R.link.receive(wire.encode_frame(wire.HELLO, 0, 0, wire.pack_json(
-        {"proto": 1, "caps": ["play"]})), 0)
+        {"proto": wire.PROTOCOL_VERSION, "caps": ["play"]})), 0)
+    assert R.link.connected, "the scripted host must be connected: its frames count"
     R.chooser = prng.seed_state(SEED + 99)
     R.started = False
     R.keys = None

@@ -199,6 +199,9 @@ class BoardClient:
         self.start_position = None  # the position the followed game was set up from
         self.board_bots = ""  # seats the board's own bot plays
         self.takebacks = 0
+        # on_message(type, payload): the messages this client does not handle itself (the
+        # makers' tools take UPD_STATUS and DIAG through it), once connected.
+        self.on_message = None
 
     # ---- the session
 
@@ -311,6 +314,8 @@ class BoardClient:
             game, n, digest = wire.unpack_takeback(payload)
             if game == self.game_id:
                 self._take_back(n, digest)
+        elif self.on_message is not None:
+            self.on_message(type, payload)
 
     def _refused(self, reason):
         if self.connected or self.hello_at is None:

@@ -357,6 +357,9 @@ def send_repl(path, timeout=5.0):
                 return False, "the board refused the link: %s" % client.refusal
             if client.connected and not asked:
                 asked = client.ask_repl()
+            refused = [p for p in client.problems if "refused REPL" in p]
+            if refused:  # the board said why not, and goes on playing
+                return False, refused[0].replace("the board says: ", "the board ")
             if asked and client.session.idle:
                 return True, ("The board left its application: `mpremote connect %s repl` "
                               "reaches the REPL now. Reset the board to play again." % path)

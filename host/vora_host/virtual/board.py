@@ -53,13 +53,12 @@ from pathlib import Path
 import vora_fw
 from shared_rules import vora
 from vora_fw import layout, vora_ui
-from vora_fw.app import App
-from vora_fw.clock import ticks_ms
 from vora_fw.hal_sim import SimHardware
-from vora_fw.link import BoardLink
 from vora_fw.store import Store
 from vora_host.games.vora import view
 from vora_host.virtual.savelock import SaveFolderBusy, SaveLock
+from vora_host.virtual.flash import SimFlash
+from vora_host.virtual.machine import SimMachine
 
 __all__ = ["SimError", "VirtualBoard", "PtyPort", "default_save_dir", "default_pinmap_path",
            "load_pinmap", "parse_key", "run", "PRESS_MS", "HOLD_MS", "PINMAP_NAME"]
@@ -316,21 +315,23 @@ class PtyPort:
 # ---------------------------------------------------------------- the board
 
 class VirtualBoard:
-    """The firmware's App with simulated hardware, a save folder and the pty link."""
+    """The firmware's App with simulated hardware, a save folder and the pty link.
 
-    def __init__(self, save_dir, pinmap, port, seed=None, ghosting=False):
+    With `flash` (a vora_host.virtual.flash.SimFlash) the board boots from it at every
+    power-up and reset (vora_host.virtual.machine): what runs is what is installed there,
+    and its REPL serves mpremote; without, the repository's firmware runs at once."""
+
+    def __init__(self, save_dir, pinmap, port, seed=None, ghosting=False, flash=None,
+                 confirm_ms=None):
         self.pinmap = pinmap
         self.port = port
         self.save_dir = Path(save_dir)
         self.hw = SimHardware(pinmap, ghosting=ghosting)
-        self.store = Store(str(self.save_dir))
         self.bytes_out = 0
-        self.link = BoardLink(self._link_write, board="virtual board (%s)" % pinmap.get("board", ""))
-        seed_fn = (lambda: seed) if seed is not None else None
-        # Every game its own id, even when --seed deals the same one again: the PC's log
-        # tells games apart by (id, seed).
-        self.app = App(self.hw, pinmap, store=self.store, link=self.link, seed_fn=seed_fn,
-                       now=ticks_ms(), id_fn=lambda: random.getrandbits(32))
+        self.seed_fn = (lambda: seed) if seed is not None else None
+        self.store = self.link = self.app = None  # set at every boot by the machine
+        self.machine = SimMachine(self, flash, confirm_ms)
+        self.machine.power_on()
         self._down = [0] * layout.KEYS  # how many presses hold each switch closed
         # In terminal mode the PC's game names the keys (vora play GAME): a callable
         # giving (49 names, 49 marks), or None to keep Vora's.
@@ -344,10 +345,14 @@ class VirtualBoard:
         self.bytes_out += len(data)
         self.port.write(data)
 
+    def terminal_mode(self):
+        """True while the PC drives the keys and lights (no app: the REPL has the board)."""
+        return self.link is not None and bool(self.link.mode)
+
     def key_names(self):
         """The keys' names: Vora's (a1..e5, Sa, cS...), or in terminal mode the names of
         the game the PC runs (a1..g7 over the whole 7x7)."""
-        if self.link.mode and self.terminal_keys:
+        if self.terminal_mode() and self.terminal_keys:
             named = self.terminal_keys()
             if named:
                 return tuple(named[0])
@@ -361,12 +366,14 @@ class VirtualBoard:
         return parse_key(name)
 
     def receive(self, data):
-        """Bytes from the serial program: to the board's link endpoint."""
-        self.link.receive(data, ticks_ms())
+        """Bytes from the serial program: to the firmware's link, or to the REPL."""
+        self.machine.receive(data)
 
     def link_status(self):
         """One line about the link for the screen."""
         link = self.link
+        if self.machine.state != "app":
+            return "serial: the MicroPython REPL (mpremote connect %s)" % self.port.path
         stats = link.session.stats()
         if not link.connected:
             return "link: waiting for a host's HELLO"
@@ -407,6 +414,11 @@ class VirtualBoard:
     async def press(self, k, ms=PRESS_MS):
         """Close key k for `ms` and open it; returns once the firmware has seen both
         (False if the debouncer never reported one of them, e.g. a ghost pattern)."""
+        if self.machine.state != "app":  # no firmware reads the keys now
+            self.key_down(k)
+            await asyncio.sleep(ms / 1000)
+            self.key_up(k)
+            return False
         scanner = self.app.scanner
         self.key_down(k)
         try:
@@ -425,12 +437,16 @@ class VirtualBoard:
         return self.hw.frame_rgb()
 
     def position(self):
+        if self.app is None:
+            return "none"
         state = self.ui.state
         return "none" if state is None else state.position()
 
     def status(self):
         """One line about the game for the screen."""
-        if self.link.mode:
+        if self.machine.status() is not None:
+            return self.machine.status()
+        if self.terminal_mode():
             return "The PC runs the game: the keys and lights are the PC's (terminal mode)"
         ui = self.ui
         st = ui.state
@@ -476,7 +492,7 @@ class VirtualBoard:
     def detail(self):
         """A second line: the preview, the farm on view (and from whose seat it is laid
         out), or what was picked."""
-        if self.link.mode:
+        if self.terminal_mode():
             return ""
         ui = self.ui
         st = ui.state
@@ -509,7 +525,7 @@ class VirtualBoard:
 
     def help_line(self):
         """The footer: the keys that play now, for the seat whose turn it is."""
-        if self.link.mode:
+        if self.terminal_mode():
             return ("Press the keys the PC's screen names (click, or type a key name a1..g7 "
                     "and Enter) | q quits")
         ui = self.ui
@@ -532,7 +548,7 @@ class VirtualBoard:
         the farm on view when there is one), the seat on a corner, the push direction on
         an edge. Empty in terminal mode (the PC's pixels mean what the PC says)."""
         marks = [""] * layout.KEYS
-        if self.link.mode:
+        if self.terminal_mode():
             named = self.terminal_keys() if self.terminal_keys else None
             return list(named[1]) if named else marks
         ui = self.ui
@@ -575,7 +591,7 @@ _SEAT_NAMES = {"S": "South", "W": "West", "N": "North", "E": "East"}
 # ---------------------------------------------------------------- commands
 
 HELP = ("commands: KEY | press KEY [ms] | hold KEY [ms] | down KEY | up KEY | MOVE | undo | "
-        "wait ms | frame | state | help | quit   (keys: a1..e5, Sa..Se Na..Ne W1..W5 E1..E5, "
+        "wait ms | frame | state | reset | help | quit   (keys: a1..e5, Sa..Se Na..Ne W1..W5 E1..E5, "
         "cS cW cN cE; a MOVE in notation, e.g. push crow Sc)")
 MOVE_WORDS = ("push", "pig", "wolf", "crow", "mole", "duck", "ladybug", "water", "take",
               "pass", "extra", "steal")
@@ -672,6 +688,9 @@ async def run_command(board, line, emit):
             emit("ok")
         elif verb == "state":
             emit(board.position())
+            emit("ok")
+        elif verb == "reset":
+            board.machine.request_reset()  # the board restarts: boot path, game or REPL
             emit("ok")
         elif verb in ("help", "?"):
             emit(HELP)
@@ -1143,8 +1162,12 @@ def _read_script(path):
 
 
 def run(save_dir=None, fresh=False, seed=None, headless=False, script=None, pinmap_file=None,
-        ghosting=False, stdin=None, stdout=None, stderr=None, companion=None):
+        ghosting=False, stdin=None, stdout=None, stderr=None, companion=None, flash_dir=None,
+        flash_size=None):
     """Run the virtual board until quit; returns the exit status.
+
+    `flash_dir`: the board's simulated flash (boot from what is installed there; its save
+    in flash_dir/save unless save_dir says otherwise); flash_size its capacity in bytes.
 
     `companion` (vora play's mirror) runs in the same event loop: companion.start(board)
     returns its tasks, and companion.side_lines(width) what to draw beside the board."""
@@ -1155,7 +1178,15 @@ def run(save_dir=None, fresh=False, seed=None, headless=False, script=None, pinm
     try:
         pinmap = load_pinmap(pinmap_file)
         lines = _read_script(script) if script else []
-        folder = Path(save_dir) if save_dir else default_save_dir()
+        flash = None
+        if flash_dir is not None:
+            try:
+                flash = SimFlash(flash_dir, **({"capacity": flash_size} if flash_size else {}))
+            except OSError as exc:
+                raise SimError("cannot use the flash folder %s: %s" % (flash_dir, exc.strerror or exc))
+            except ValueError as exc:
+                raise SimError(str(exc))
+        folder = Path(save_dir) if save_dir else flash.save_dir if flash else default_save_dir()
         try:
             folder.mkdir(parents=True, exist_ok=True)
             lock.acquire(folder)  # before --fresh: never wipe the game of a board still running
@@ -1172,6 +1203,7 @@ def run(save_dir=None, fresh=False, seed=None, headless=False, script=None, pinm
         return EXIT_FAILED
     port = PtyPort()
     stable = None
+    board = None
     try:
         from vora_host.link.ports import virtual_device_path
         try:  # the stable name first: whoever reads the first line finds it made
@@ -1183,7 +1215,7 @@ def run(save_dir=None, fresh=False, seed=None, headless=False, script=None, pinm
         # The very first line: where to connect.
         stdout.write(port.path + "\n")
         stdout.flush()
-        board = VirtualBoard(folder, pinmap, port, seed=seed, ghosting=ghosting)
+        board = VirtualBoard(folder, pinmap, port, seed=seed, ghosting=ghosting, flash=flash)
         draw = not headless and _isatty(stdout)
         keyboard = draw and _isatty(stdin)
         return asyncio.run(_main(board, lines, draw, keyboard, stdin, stdout, stderr,
@@ -1193,6 +1225,8 @@ def run(save_dir=None, fresh=False, seed=None, headless=False, script=None, pinm
     finally:
         if stable is not None:
             stable.remove()
+        if board is not None:
+            board.machine.close()
         port.close()
         lock.release()
 
@@ -1322,7 +1356,7 @@ async def _main(board, script_lines, draw, keyboard, stdin, stdout, stderr, comp
         screen.full = True
 
     board.port.start(loop, board.receive)
-    tasks = [asyncio.create_task(board.app.run())]
+    tasks = [asyncio.create_task(board.machine.run())]  # the firmware, or the REPL
     if companion is not None:
         tasks += companion.start(board)
     worker_task = asyncio.create_task(worker())

@@ -1,0 +1,150 @@
+"""The makers' commands of `vora`: flash, update, doctor (registered by vora_host.cli)."""
+
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+
+from vora_host.argtypes import positive_int, seconds
+
+COMMANDS = ("flash", "update", "doctor")
+ROOT = Path(__file__).resolve().parents[3]
+DEFAULT_PINMAP = ROOT / "hardware" / "pinmap-rp2-pico.json"
+
+
+def add_parsers(sub):
+    flash = sub.add_parser(
+        "flash", help="install the firmware on a board with stock MicroPython (first install)",
+        description="Install the Vora firmware on a board running stock MicroPython, through "
+                    "its REPL (mpremote): check the board's MicroPython and kind, compile the "
+                    "firmware for it, copy it with a progress bar, check every file's hash on "
+                    "the board, reset it and wait for the firmware's hello. A board that cannot "
+                    "take it (another kind, an old MicroPython, a full filesystem) is left as it "
+                    "was. Also the way back from safe mode (hold a corner key at power-up). "
+                    "The saved game is kept. docs/makers.md is the guide.")
+    flash.add_argument("port", nargs="?", default=None, metavar="PORT",
+                       help="the board's serial device (default: the board found on USB)")
+    flash.add_argument("--pinmap", type=Path, default=DEFAULT_PINMAP, metavar="FILE",
+                       help="the board's pin map (default hardware/pinmap-rp2-pico.json)")
+    flash.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    update = sub.add_parser(
+        "update", help="update the board's firmware over the link, while the game runs",
+        description="Send a new firmware version to a board running Vora firmware: in chunks "
+                    "(resumed after a disconnect), staged beside the running version, checked "
+                    "hash by hash, switched at once; the board restarts into it and confirms "
+                    "it, or goes back to the previous version at its next start. The saved game "
+                    "is kept. Without --from, the firmware of this checkout is compiled for the "
+                    "board. docs/makers.md is the guide.")
+    update.add_argument("port", nargs="?", default=None, metavar="PORT",
+                        help="the board's serial device (default: the board found on USB)")
+    update.add_argument("--from", dest="source", type=Path, default=None, metavar="FILE",
+                        help="send this bundle file (written with --bundle) instead of building one")
+    update.add_argument("--bundle", type=Path, default=None, metavar="FILE",
+                        help="only write the bundle to FILE, for updating many boards (no board "
+                             "needed)")
+    update.add_argument("--board-kind", default="rp2", choices=("rp2", "esp32"),
+                        help="with --bundle: the kind of board (default rp2)")
+    update.add_argument("--allow-downgrade", action="store_true",
+                        help="install a version older than the board's")
+    update.add_argument("--wait", type=seconds, default=60.0, metavar="SECONDS",
+                        help="how long to wait for a board that went away mid-transfer "
+                             "(default 60)")
+    update.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    doctor = sub.add_parser(
+        "doctor", help="check a board: versions, memory, every pixel and every key",
+        description="Find the board and print its firmware, protocol and MicroPython versions "
+                    "and free memory, then a guided test on the board: every pixel in each "
+                    "colour (with the brightness cap and the estimated current), and every key "
+                    "pressed once (missing, stuck and ghosting keys are listed). Results as a "
+                    "table, and as JSON with --json.")
+    doctor.add_argument("port", nargs="?", default=None, metavar="PORT",
+                        help="the board's serial device (default: the board found on USB)")
+    doctor.add_argument("--json", dest="json_file", default=None, metavar="FILE",
+                        help="also write the results as JSON to FILE ('-': standard output, "
+                             "instead of the table)")
+    doctor.add_argument("--info", action="store_true",
+                        help="only the versions and memory: no guided test")
+    doctor.add_argument("--colour-s", type=seconds, default=None, metavar="SECONDS",
+                        help="show each colour this long instead of waiting for Enter")
+    doctor.add_argument("--keys-s", type=seconds, default=60.0, metavar="SECONDS",
+                        help="time for pressing every key (default 60; Enter ends it early)")
+
+
+def _device(args, console):
+    from vora_host.link import ports
+    try:
+        return ports.choose_port(args.port)
+    except ports.NoBoard as exc:
+        console.print("[red]%s[/red]" % escape(str(exc)))
+        return None
+
+
+def run(args, console):
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    if args.command == "update" and args.bundle is not None:
+        return _write_bundle(args, err)
+    device = _device(args, err)
+    if device is None:
+        return 1
+    if args.command == "flash":
+        return _flash(args, device, err)
+    if args.command == "update":
+        return _update(args, device, err)
+    from vora_host.maker import doctor
+    return doctor.main(args, device, console, err)
+
+
+def _write_bundle(args, console):
+    from vora_host.maker import bundle as bundles
+    from vora_host.maker.update import write_bundle_file
+    try:
+        b = write_bundle_file(args.bundle, board=args.board_kind)
+    except bundles.BundleError as exc:
+        console.print("[red]vora update: %s[/red]" % escape(str(exc)))
+        return 1
+    console.print("Wrote %s: %s. Install it on each board with: vora update --from %s PORT"
+                  % (escape(str(args.bundle)), b.describe(), escape(str(args.bundle))))
+    return 0
+
+
+def _flash(args, device, console):
+    from vora_host.maker.flash import Flasher, FlashFailed
+    flasher = Flasher(device, args.pinmap, console=console, progress=not args.no_progress)
+    try:
+        result = flasher.run()
+    except FlashFailed as exc:
+        console.print("[red]vora flash: %s[/red]" % escape(str(exc)))
+        return 1
+    console.print("Done in %.1f s: %d files, %d bytes." % (result["seconds"], result["files"],
+                                                          result["bytes"]))
+    return 0
+
+
+def _update(args, device, console):
+    from vora_host.maker import bundle as bundles
+    from vora_host.maker.update import Updater, UpdateFailed
+    bundle = None
+    if args.source is not None:
+        try:
+            bundle = bundles.read_bundle(args.source)
+        except bundles.BundleError as exc:
+            console.print("[red]vora update: %s[/red]" % escape(str(exc)))
+            return 1
+    up = Updater(device, console=console, allow_downgrade=args.allow_downgrade,
+                 wait_s=args.wait, progress=not args.no_progress)
+    try:
+        result = up.run(bundle)
+    except UpdateFailed as exc:
+        console.print("[red]vora update: %s[/red]" % escape(str(exc)))
+        return 1
+    console.print("Done in %.1f s: %d bytes sent%s." % (
+        result["seconds"], result["sent"],
+        ", resumed %d time(s)" % len(result["resumed"]) if result["resumed"] else ""))
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit("use: vora flash | vora update | vora doctor")

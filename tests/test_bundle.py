@@ -1,0 +1,200 @@
+"""Firmware bundles (host/vora_host/maker/bundle.py) and the makers' wire messages: a bundle
+file round-trips, anything else (damaged, truncated, foreign, not ours, random bytes) is
+refused with BundleError and nothing else, and a bundle is checked against the board it is
+for before anything is sent."""
+
+import hashlib
+import json
+import struct
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from shared_rules import wire
+from vora_fw import update
+from vora_host.maker import bundle as bundles
+
+from maker_support import full_bundle, small_bundle
+
+PICO = {"fw": "0.1.0", "port": "rp2", "mpy": "6.3", "micropython": "1.24.1"}
+
+
+def test_a_bundle_is_deterministic_and_round_trips(tmp_path):
+    b = full_bundle("0.1.0")
+    again = bundles.make_bundle(list(b.files), "rp2", tuple(b.manifest["mpy"]), "armv6m", "0.1.0")
+    assert again.manifest_bytes == b.manifest_bytes and again.id == b.id
+    path = tmp_path / "fw.vbundle"
+    bundles.write_bundle(b, path)
+    read = bundles.read_bundle(path)
+    assert read.id == b.id and read.files == b.files and read.version == "0.1.0"
+    assert read.size == len(b.manifest_bytes) + sum(len(d) for _, d in b.files)
+    names = [n for n, _ in b.files]
+    assert "vora_fw/start.mpy" in names and "shared_rules/vora.mpy" in names
+    assert "vora_fw/boot.mpy" not in names  # the boot path lives at the root of the board
+    assert all(d[:2] == b"M\x06" for _, d in b.files)  # .mpy v6
+
+
+def test_the_version_of_a_bundle_is_the_version_its_code_reports():
+    b = small_bundle("0.2.0")
+    assert b.version == "0.2.0"
+    init = dict(b.files)["vora_fw/__init__.mpy"]
+    assert b"0.2.0" in init
+
+
+def _file_bytes(b):
+    return bytearray(bundles.to_bytes(b))
+
+
+def _damaged(kind):
+    b = small_bundle("0.2.0")
+    data = _file_bytes(b)
+    head = len(bundles.MAGIC) + 4 + len(b.manifest_bytes)
+    if kind == "magic":
+        return bytes(b"ZIP" + data[3:])
+    if kind == "flip":
+        data[head + 10] ^= 1
+        return bytes(data)
+    if kind == "truncated":
+        return bytes(data[:-100])
+    if kind == "truncated-manifest":
+        return bytes(data[:len(bundles.MAGIC) + 10])
+    if kind == "trailing":
+        return bytes(data + b"more")
+    if kind == "huge-manifest":
+        return bundles.MAGIC + struct.pack(">I", 10 ** 6) + b"{}"
+    if kind == "manifest-json":
+        return bundles.MAGIC + struct.pack(">I", 4) + b"{{{{"
+    if kind in ("foreign", "format", "whole"):
+        m = json.loads(b.manifest_bytes)
+        m.update({"foreign": {"board": "nintendo"}, "format": {"format": "tar"},
+                  "whole": {"bundle": "0" * 64}}[kind])
+        mb = bundles.canonical_json(m)
+        return bundles.MAGIC + struct.pack(">I", len(mb)) + mb + b"".join(d for _, d in b.files)
+    raise AssertionError(kind)
+
+
+@pytest.mark.parametrize("kind, words", [
+    ("magic", "not a Vora Board firmware bundle"),
+    ("flip", "does not match its SHA-256"),
+    ("truncated", "truncated"),
+    ("truncated-manifest", "truncated"),
+    ("trailing", "after the last file"),
+    ("huge-manifest", "at most"),
+    ("manifest-json", "not JSON"),
+    ("foreign", "nintendo"),
+    ("format", "not a Vora Board firmware bundle"),
+    ("whole", "bundle hash"),
+])
+def test_damaged_and_foreign_bundle_files_are_refused_with_the_reason(tmp_path, kind, words):
+    path = tmp_path / "b.vbundle"
+    path.write_bytes(_damaged(kind))
+    with pytest.raises(bundles.BundleError) as err:
+        bundles.read_bundle(path)
+    assert words in str(err.value) and str(path) in str(err.value)
+
+
+def test_missing_and_oversized_files_are_refused(tmp_path):
+    with pytest.raises(bundles.BundleError, match="cannot read"):
+        bundles.read_bundle(tmp_path / "none.vbundle")
+    big = tmp_path / "big.vbundle"
+    with open(big, "wb") as f:
+        f.truncate(bundles.MAX_BUNDLE + 1)
+    with pytest.raises(bundles.BundleError, match="not a Vora bundle"):
+        bundles.read_bundle(big)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.binary(max_size=3000))
+def test_random_bytes_are_refused_with_bundle_error_only(data):
+    for candidate in (data, bundles.MAGIC + data):
+        with pytest.raises(bundles.BundleError):
+            bundles.parse_bundle(candidate)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_a_mutated_bundle_is_refused_or_exactly_a_valid_bundle(data):
+    good = bytes(_file_bytes(small_bundle("0.2.0")))
+    raw = bytearray(good)
+    for _ in range(data.draw(st.integers(1, 4))):
+        op = data.draw(st.sampled_from(["flip", "cut", "insert"]))
+        i = data.draw(st.integers(0, max(0, len(raw) - 1)))
+        if op == "flip" and raw:
+            raw[i] ^= data.draw(st.integers(1, 255))
+        elif op == "cut":
+            del raw[i:i + data.draw(st.integers(1, 50))]
+        else:
+            raw[i:i] = data.draw(st.binary(min_size=1, max_size=8))
+    try:
+        b = bundles.parse_bundle(bytes(raw))
+    except bundles.BundleError as exc:
+        assert str(exc)
+        return
+    # Accepted only if every hash still holds: then it is a whole bundle of its own.
+    assert hashlib.sha256(b"".join(d for _, d in b.files)).hexdigest() == b.manifest["bundle"]
+
+
+def test_a_bundle_is_checked_against_the_board_before_sending():
+    b = small_bundle("0.2.0")
+    bundles.check_for_board(b, PICO)
+    with pytest.raises(bundles.BundleError, match="for rp2 boards, the board here is esp32"):
+        bundles.check_for_board(b, dict(PICO, port="esp32"))
+    with pytest.raises(bundles.BundleError, match=r"\.mpy v6\.3"):
+        bundles.check_for_board(b, dict(PICO, mpy="6.1"))
+    old = small_bundle("0.0.9")
+    with pytest.raises(bundles.BundleError, match="--allow-downgrade"):
+        bundles.check_for_board(old, PICO)
+    bundles.check_for_board(old, PICO, allow_downgrade=True)
+
+
+def test_unknown_board_kinds_are_refused():
+    with pytest.raises(bundles.BundleError, match="unknown board kind"):
+        bundles.build(board="amiga")
+
+
+def test_versions_compare_as_numbers():
+    assert update.parse_version("0.10.0") > update.parse_version("0.9.9")
+    for bad in ("1.2", "1.2.3.4", "a.b.c", "1..2", 12, None, "1.2.-3"):
+        with pytest.raises(update.UpdateError):
+            update.parse_version(bad)
+
+
+# ---------------------------------------------------------------- the wire messages
+
+def test_update_payloads_round_trip_and_refuse_what_is_malformed():
+    digest = bytes(range(32))
+    p = wire.pack_upd_offer(3000, digest, allow_downgrade=True)
+    assert len(p) == 37 and wire.unpack_upd_offer(p) == (3000, digest, True)
+    assert wire.unpack_upd_offer(wire.pack_upd_offer(1, digest)) == (1, digest, False)
+    for bad in (p[:-1], b"\x02" + p[1:], b"\x00" + b"\x00" * 4 + digest):
+        with pytest.raises(wire.BadPayload):
+            wire.unpack_upd_offer(bad)
+    with pytest.raises(wire.BadPayload):
+        wire.pack_upd_offer(0, digest)
+    with pytest.raises(wire.BadPayload):
+        wire.pack_upd_offer(10, b"short")
+    d = wire.pack_upd_data(3, 70000, b"x" * wire.UPD_CHUNK)
+    assert len(d) == wire.MAX_PAYLOAD
+    f, o, data = wire.unpack_upd_data(d)
+    assert (f, o, bytes(data)) == (3, 70000, b"x" * wire.UPD_CHUNK)
+    for args in ((0, 0, b""), (0, 0, b"x" * (wire.UPD_CHUNK + 1)), (256, 0, b"x"), (0, -1, b"x")):
+        with pytest.raises(wire.BadPayload):
+            wire.pack_upd_data(*args)
+    with pytest.raises(wire.BadPayload):
+        wire.unpack_upd_data(b"\x00\x00\x00\x00\x00")
+    assert wire.unpack_upd_commit(wire.pack_upd_commit(digest)) == digest
+    with pytest.raises(wire.BadPayload):
+        wire.unpack_upd_commit(digest + b"x")
+    assert wire.check_empty("UPD_QUERY", b"") == b""
+    with pytest.raises(wire.BadPayload):
+        wire.check_empty("UPD_QUERY", b"x")
+
+
+def test_the_makers_types_are_in_their_range_and_framed_like_any_other():
+    mine = [wire.UPD_OFFER, wire.UPD_DATA, wire.UPD_QUERY, wire.UPD_STATUS, wire.UPD_COMMIT,
+            wire.UPD_ABORT, wire.UPD_RESET, wire.DIAG_REQ, wire.DIAG]
+    assert all(0x40 <= t <= 0x5F for t in mine) and len(set(mine)) == len(mine)
+    frame = wire.encode_frame(wire.UPD_DATA, 9, 4, wire.pack_upd_data(1, 0, b"\x00\x03" * 300))
+    assert wire.decode_frame(frame)[:3] == (wire.UPD_DATA, 9, 4)
+    assert wire.type_name(wire.DIAG) == "DIAG" and wire.PROTOCOL_MINOR >= 1

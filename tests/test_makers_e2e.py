@@ -1,0 +1,241 @@
+"""The makers' commands against the virtual board, for real: `vora flash` through stock
+mpremote onto a board with stock MicroPython, `vora update` over the framed link (cut in
+the middle and resumed), safe mode as the way back, `vora doctor`; and the refusals that
+leave a board as it was (a full filesystem, the wrong kind of board, an old MicroPython).
+"""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from shared_rules import wire
+from vora_fw import boot
+from vora_host.maker import bundle as bundles
+from vora_host.maker.doctor import clean_diag
+from vora_host.maker.flash import FlashFailed, check_board
+from vora_host.maker.update import Updater
+
+from maker_support import full_bundle, snapshot
+from test_repl_sim import mpremote
+from test_sim import ROOT, Host, SimProcess
+
+
+def vora(*args, timeout=300):
+    return subprocess.run([sys.executable, "-m", "vora_host", *args], capture_output=True,
+                          text=True, timeout=timeout, cwd=str(ROOT))
+
+
+def record_of(flash):
+    return boot.read_record(boot.Fs(), str(flash))
+
+
+def test_flash_a_stock_board_update_it_through_a_disconnect_safe_mode_and_flash_again(
+        tmp_path):
+    flash = tmp_path / "flash"
+    sim = SimProcess("--flash", str(flash), "--seed", "5")
+    try:
+        # A board with stock MicroPython: its REPL, no game.
+        assert not (flash / "main.py").exists()
+        done = vora("flash", sim.path, "--no-progress")
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "The firmware says hello: Vora Board 0.1.0" in done.stderr
+        assert "confirmed" in done.stderr and "armv6m" in done.stderr
+        assert record_of(flash) == dict(boot.empty_record(), slot="a")
+        assert (flash / "vora_boot.mpy").is_file() and (flash / "pinmap.json").is_file()
+        # A game, saved on the board's flash.
+        sim.cmd("press c3")
+        saved = (flash / "save" / "game.json").read_bytes()
+
+        # vora update, the USB cut after 20 chunks: it waits, resumes, finishes.
+        new = full_bundle("0.2.0")
+        up = Updater(sim.path, progress=False, wait_s=30)
+        sent = []
+        real_send = up.conn.send
+
+        def unplug_once(type, payload=b"", timeout=10.0):
+            if type == wire.UPD_DATA:
+                sent.append(1)
+                if len(sent) == 20:
+                    up.conn.ser.close()  # the cable, pulled
+            return real_send(type, payload, timeout)
+
+        up.conn.send = unplug_once
+        result = up.run(new)
+        assert result["from"] == "0.1.0" and result["to"] == "0.2.0"
+        assert result["reconnects"] == 1 and result["resumed"] and result["resumed"][0] != (0, 0)
+        assert result["sent"] < new.size + 2 * wire.UPD_CHUNK * 20  # resumed, not restarted
+        assert result["boot"]["state"] == "confirmed" and result["boot"]["slot"] == "b"
+        assert record_of(flash) == dict(boot.empty_record(), slot="b", prev="a")
+        assert (flash / "save" / "game.json").read_bytes() == saved
+
+        # An older bundle is refused without --allow-downgrade; nothing changes.
+        old_file = tmp_path / "old.vbundle"
+        bundles.write_bundle(full_bundle("0.1.0"), old_file)
+        before = snapshot(flash)
+        done = vora("update", sim.path, "--from", str(old_file), "--no-progress")
+        assert done.returncode == 1 and "--allow-downgrade" in done.stderr
+        assert snapshot(flash) == before
+
+        # The doctor sees the new version.
+        done = vora("doctor", sim.path, "--info", "--json", "-")
+        info = json.loads(done.stdout)
+        assert info["firmware"] == "0.2.0" and info["boot"]["state"] == "confirmed"
+        assert info["micropython"] and info["flash_free"] < info["flash_total"] == 848 * 1024
+
+        # Safe mode: a corner held at power-up leaves the REPL free, whatever is installed;
+        # a reset without the corner brings the game back.
+        sim.cmd("down cS")
+        sim.cmd("reset")
+        sim.cmd("wait 300")
+        sim.cmd("up cS")
+        done = mpremote(sim.path, "exec", "print('safe', 6 * 7)")
+        assert done.stdout.split() == ["safe", "42"], done.stderr
+        assert mpremote(sim.path, "reset").returncode == 0
+        host = Host(sim.path)
+        try:
+            assert host.connected().board["fw"] == "0.2.0"
+        finally:
+            host.close()
+
+        # vora flash over the running firmware (it asks it for the REPL over the link)
+        # installs this checkout's version into the other slot; the saved game is kept.
+        done = vora("flash", sim.path, "--no-progress")
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "asking it to stop for the REPL" in done.stderr
+        assert record_of(flash) == dict(boot.empty_record(), slot="a", prev="b")
+        assert (flash / "save" / "game.json").read_bytes() == saved
+        host = Host(sim.path)
+        try:
+            c = host.connected()
+            assert c.board["fw"] == "0.1.0" and c.board["game"] is not None
+        finally:
+            host.close()
+    finally:
+        sim.kill()
+
+
+def test_the_doctor_takes_nothing_from_a_diag_on_trust():
+    d = clean_diag({"mem_free": "lots", "keys_down": [3, 99, "x", 3, True], "fw": 5,
+                    "boot": {"slot": ["a"], "state": "confirmed"}, "frame_ma": True,
+                    "brightness_cap": 2 ** 60})
+    assert d["mem_free"] is None and d["keys_down"] == [3]
+    assert d["fw"] is None and d["frame_ma"] is None and d["brightness_cap"] is None
+    assert d["boot"] == {"state": "confirmed"}
+    assert clean_diag({"boot": "x", "keys_down": "all"})["keys_down"] == []
+
+
+def test_a_full_filesystem_is_refused_before_anything_is_written(tmp_path):
+    flash = tmp_path / "flash"
+    sim = SimProcess("--flash", str(flash), "--flash-size", "64")
+    try:
+        big = tmp_path / "big.bin"
+        big.write_bytes(b"\x55" * 20000)
+        assert mpremote(sim.path, "fs", "cp", str(big), ":big.bin").returncode == 0
+        before = snapshot(flash)
+        done = vora("flash", sim.path, "--no-progress")
+        assert done.returncode == 1
+        assert "too full" in done.stderr and "Nothing was written" in done.stderr
+        assert snapshot(flash) == before
+        done = mpremote(sim.path, "exec", "print('as it was')")  # still its REPL
+        assert done.stdout.strip() == "as it was"
+    finally:
+        sim.kill()
+
+
+def test_the_wrong_kind_of_board_is_refused_before_anything_is_written(tmp_path):
+    flash = tmp_path / "flash"
+    sim = SimProcess("--flash", str(flash))
+    try:
+        before = snapshot(flash)
+        done = vora("flash", sim.path, "--no-progress", "--pinmap",
+                    str(ROOT / "hardware" / "pinmap-esp32-s3.json"))
+        assert done.returncode == 1
+        assert "wrong board" in done.stderr and "rp2" in done.stderr
+        assert snapshot(flash) == before
+    finally:
+        sim.kill()
+
+
+PICO = ("micropython", (1, 24, 1), 6 | 3 << 8 | 4 << 10, "rp2", "Raspberry Pi Pico",
+        (4096, 4096, 212, 200, 200, 0, 0, 0, 0, 255))
+
+
+@pytest.mark.parametrize("change, words", [
+    ({1: (1, 19, 1), 2: 6 | 1 << 8 | 4 << 10}, "MicroPython 1.19.1 (.mpy v6.1)"),
+    ({2: 5 | 4 << 10}, "needs MicroPython 1.23.0 or later"),
+    ({0: "circuitpython"}, "runs circuitpython, not MicroPython"),
+    ({3: "esp32"}, "wrong board: it runs MicroPython for esp32"),
+])
+def test_boards_that_cannot_take_the_firmware_are_named_clearly(change, words):
+    ident = list(PICO)
+    for i, v in change.items():
+        ident[i] = v
+    with pytest.raises(FlashFailed) as err:
+        check_board(tuple(ident), {"port": "rp2"})
+    assert words in str(err.value)
+    assert check_board(PICO, {"port": "rp2"}) == ("armv6m", (6, 3), 200 * 4096)
+
+
+def test_vora_update_bundle_writes_a_file_for_many_boards(tmp_path):
+    out = tmp_path / "fw.vbundle"
+    done = vora("update", "--bundle", str(out))
+    assert done.returncode == 0, done.stderr
+    assert "vora update --from" in done.stderr
+    b = bundles.read_bundle(out)
+    assert b.board == "rp2" and b.manifest["arch"] == "armv6m"
+    done = vora("update", "--from", str(tmp_path / "missing.vbundle"), "--port", "x")
+    assert done.returncode == 2  # usage: PORT is positional
+    bad = tmp_path / "bad.vbundle"
+    bad.write_bytes(b"PK\x03\x04 not ours")
+    done = vora("update", "/dev/null", "--from", str(bad))
+    assert done.returncode == 1 and "not a Vora Board firmware bundle" in done.stderr
+
+
+def test_the_doctor_finds_stuck_missing_and_ghosting_keys(tmp_path):
+    sim = SimProcess("--save-dir", str(tmp_path / "save"), "--ghosting")
+    try:
+        sim.cmd("down a1")  # stuck before the test begins
+        out = tmp_path / "doctor.json"
+        doctor = subprocess.Popen(
+            [sys.executable, "-m", "vora_host", "doctor", sim.path, "--colour-s", "0.05",
+             "--keys-s", "6", "--json", str(out)], stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True, cwd=str(ROOT))
+        try:
+            sim.cmd("wait 2500")  # the colours
+            for key in ("b2", "c3", "Sc", "cN"):
+                sim.cmd("press %s" % key)
+            # Three corners of a rectangle held together: a ghost at the fourth (no diodes).
+            sim.cmd("down d4")
+            sim.cmd("down e4")
+            sim.cmd("down d5")
+            sim.cmd("wait 200")
+            for key in ("d4", "e4", "d5"):
+                sim.cmd("up %s" % key)
+            # Two keys down together (no rectangle): reported, and named.
+            sim.cmd("down b3")
+            sim.cmd("wait 100")
+            sim.cmd("down c4")
+            sim.cmd("wait 100")
+            sim.cmd("up b3")
+            sim.cmd("up c4")
+            stdout, stderr = doctor.communicate(timeout=60)
+        finally:
+            if doctor.poll() is None:
+                doctor.kill()
+        assert doctor.returncode == 1, stderr  # not all well
+        result = json.loads(out.read_text())
+        assert result["firmware"] == "0.1.0" and result["protocol"] == "%d.%d" % (
+            wire.PROTOCOL_VERSION, wire.PROTOCOL_MINOR)
+        assert result["keys_stuck"] == ["a1"]
+        assert {"b2", "c3", "Sc", "cN"} <= set(result["keys_pressed"])
+        assert "a2" in result["keys_missing"] and "a1" not in result["keys_missing"]
+        assert result["ghost_patterns_ignored"] >= 1  # the scanner saw the rectangle
+        assert result["keys_ghosting"] == ["b3", "c4"]  # down together
+        assert [c["colour"] for c in result["colours"]] == ["red", "green", "blue", "white"]
+        white = result["colours"][-1]
+        assert white["estimated_ma"] <= result["current_budget_ma"] and white["current_scale"] < 1
+        assert "stuck keys" in stdout and "a1" in stdout and "missing keys" in stdout
+    finally:
+        sim.kill()

@@ -1,0 +1,45 @@
+"""The board's side of `vora update` under real MicroPython (the WebAssembly port): a whole
+bundle of the real firmware received through the board's link endpoint, staged, verified
+and switched on MicroPython's own filesystem, with the same statuses as on CPython, and the
+heap it needs per message measured (docs/benchmarks.md, "Updating the firmware")."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+from mpy import run_micropython
+from maker_support import full_bundle
+
+SCRIPT = Path(__file__).resolve().parent / "mp_scripts" / "update_board.py"
+HEAP_LIMIT = 48 * 1024  # per message, code aside: well inside a Pico's free heap
+
+
+def bundle_dir(tmp_path):
+    b = full_bundle("0.2.0")
+    out = tmp_path / "bundle"
+    for name, data in b.files:
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).write_bytes(data)
+    (out / "manifest.json").write_bytes(b.manifest_bytes)
+    return out
+
+
+def lines_of(text):
+    return [line for line in text.splitlines()
+            if line.startswith(("status", "record", "messages"))]
+
+
+def test_a_whole_update_under_micropython_matches_cpython_and_fits_the_heap(tmp_path):
+    src = bundle_dir(tmp_path)
+    cpython = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path / "flash"), str(src)],
+                             capture_output=True, text=True, check=True).stdout
+    mp = run_micropython(SCRIPT, ["/flash", "/bundle"], mounts=[(src, "/bundle")],
+                         check=True, timeout=300, steps="step").stdout
+    assert lines_of(mp) == lines_of(cpython)
+    states = [line.split()[1] for line in lines_of(mp) if line.startswith("status")]
+    assert states[0] == "receiving" and states[-1] == "switched"
+    record = [line for line in mp.splitlines() if line.startswith("record")][0].split()
+    assert record[1:] == ["prev=None", "reverted=None", "slot=a", "trial=b", "tries=0"]
+    measures = dict(line.split() for line in mp.splitlines()
+                    if line.startswith(("peak_bytes", "alloc_bytes", "code_bytes")))
+    assert 0 < int(measures["peak_bytes"]) < HEAP_LIMIT, measures

@@ -1,0 +1,168 @@
+"""The virtual board's MicroPython REPL against stock mpremote, over its real pty.
+
+The code mpremote sends runs in the sandboxed MicroPython of the virtual board
+(host/vora_host/virtual/repl.py), against the board's simulated flash folder. Also the
+finding of the Vora issue: "`vora repl` on the virtual board says mpremote reaches the
+REPL, but the virtual board has none; `mpremote exec` hangs and the board is dead
+afterwards" (test_vora_repl_then_mpremote_exec_and_reset_on_the_virtual_board).
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import serial
+
+from test_sim import ROOT, Host, SimProcess
+
+MPREMOTE_TIMEOUT = 60
+
+
+def mpremote(path, *args, timeout=MPREMOTE_TIMEOUT):
+    return subprocess.run([sys.executable, "-m", "mpremote", "connect", path, *args],
+                          capture_output=True, text=True, timeout=timeout, cwd=str(ROOT))
+
+
+def vora(*args, env=None, timeout=60):
+    return subprocess.run([sys.executable, "-m", "vora_host", *args], capture_output=True,
+                          text=True, timeout=timeout, cwd=str(ROOT), env=env)
+
+
+def read_until(port, ending, timeout=15):
+    data = b""
+    end = time.monotonic() + timeout
+    while not data.endswith(ending):
+        if time.monotonic() > end:
+            raise AssertionError("no %r; got %r" % (ending, data[-200:]))
+        data += port.read(1)
+    return data
+
+
+def test_stock_mpremote_lists_copies_runs_and_resets_the_virtual_board(tmp_path):
+    flash = tmp_path / "flash"
+    sim = SimProcess("--flash", str(flash))
+    try:
+        done = mpremote(sim.path, "fs", "ls")
+        assert done.returncode == 0, done.stderr
+        assert "save/" in done.stdout
+        local = tmp_path / "notes.txt"
+        local.write_bytes(bytes(range(256)) * 5)
+        done = mpremote(sim.path, "fs", "cp", str(local), ":notes.txt", "+", "fs", "mkdir",
+                        ":lib", "+", "fs", "ls")
+        assert done.returncode == 0, done.stderr
+        assert "1280 notes.txt" in done.stdout and "lib/" in done.stdout
+        assert (flash / "notes.txt").read_bytes() == local.read_bytes()  # on the flash folder
+        assert (flash / "lib").is_dir()
+        done = mpremote(sim.path, "exec", "import sys; print(sys.platform, 6 * 7)")
+        assert done.stdout.split() == ["rp2", "42"], done.stderr
+        done = mpremote(sim.path, "fs", "cp", ":notes.txt", str(tmp_path / "back.txt"))
+        assert (tmp_path / "back.txt").read_bytes() == local.read_bytes()
+        assert mpremote(sim.path, "reset").returncode == 0
+        # A stock board after a reset: its REPL again, the flash as it was.
+        done = mpremote(sim.path, "fs", "ls")
+        assert done.returncode == 0 and "notes.txt" in done.stdout, done.stderr
+        done = mpremote(sim.path, "exec", "print(open('notes.txt','rb').read()[:3])")
+        assert done.stdout.strip() == "b'\\x00\\x01\\x02'"
+        assert mpremote(sim.path, "fs", "rm", ":notes.txt").returncode == 0
+        assert not (flash / "notes.txt").exists()
+    finally:
+        sim.kill()
+
+
+def test_raw_paste_is_refused_soft_reset_keeps_files_and_ctrl_c_stops_a_loop(tmp_path):
+    sim = SimProcess("--flash", str(tmp_path / "flash"))
+    try:
+        port = serial.Serial(sim.path, timeout=0.2)
+        port.write(b"\r\x03\x03\r\x01")
+        read_until(port, b"raw REPL; CTRL-B to exit\r\n>")
+        port.write(b"\x05A\x01")
+        assert read_until(port, b"R\x00") == b"R\x00"  # refused: plain raw REPL from here
+        port.write(b"x = 5\nf = open('kept.txt', 'w')\nf.write('kept')\nf.close()\x04")
+        read_until(port, b"\x04>")
+        port.write(b"\x04")  # soft reset: a fresh MicroPython, the flash stays
+        assert b"soft reboot" in read_until(port, b"raw REPL; CTRL-B to exit\r\n>")
+        port.write(b"print(open('kept.txt').read())\ntry:\n print(x)\nexcept NameError:\n"
+                   b" print('x is gone')\n\x04")
+        out = read_until(port, b"\x04>")
+        assert b"kept" in out and b"x is gone" in out
+        port.write(b"while True:\n pass\n\x04")
+        read_until(port, b"OK")
+        time.sleep(0.6)
+        port.write(b"\x03")  # Ctrl-C: the runaway program stops, the REPL is back
+        read_until(port, b">")
+        port.write(b"\r\x01")
+        read_until(port, b"raw REPL; CTRL-B to exit\r\n>")
+        port.write(b"print(40 + 2)\x04")
+        assert b"42" in read_until(port, b"\x04>")
+        port.close()
+    finally:
+        sim.kill()
+
+
+def test_code_that_reaches_javascript_stays_in_the_sandbox(tmp_path):
+    sim = SimProcess("--flash", str(tmp_path / "flash"))
+    target = tmp_path / "escaped.txt"
+    try:
+        done = mpremote(sim.path, "exec", "import js\n"
+                        "js.process.getBuiltinModule('fs').writeFileSync(%r, 'x')" % str(target))
+        assert done.returncode != 0
+        assert not target.exists()
+        done = mpremote(sim.path, "exec", "print('still', 'here')")
+        assert done.stdout.strip() == "still here", done.stderr
+    finally:
+        sim.kill()
+
+
+def test_vora_repl_then_mpremote_exec_and_reset_on_the_virtual_board(tmp_path):
+    # The Vora issue's finding: before, `mpremote exec` hung here and the board was dead.
+    sim = SimProcess("--save-dir", str(tmp_path / "save"), "--seed", "3")
+    try:
+        sim.cmd("press c3")  # a game is dealt (and saved)
+        done = vora("repl", "--port", sim.path)
+        assert done.returncode == 0 and "mpremote" in done.stdout, done.stdout + done.stderr
+        done = mpremote(sim.path, "exec", "print(6 * 7)", timeout=30)
+        assert done.returncode == 0 and done.stdout.strip() == "42", done.stderr
+        assert mpremote(sim.path, "reset").returncode == 0
+        host = Host(sim.path)  # the firmware again, with its saved game
+        try:
+            c = host.connected()
+            assert c.board["game"] is not None
+        finally:
+            host.close()
+    finally:
+        sim.kill()
+
+
+def test_without_a_repl_the_board_refuses_and_the_game_goes_on(tmp_path):
+    no_node = tmp_path / "bin"
+    no_node.mkdir()
+    os.symlink(sys.executable, no_node / "python")
+    env = dict(os.environ, PATH=str(no_node))
+    assert shutil.which("node", path=env["PATH"]) is None
+    sim = SimProcess("--save-dir", str(tmp_path / "save"), env=env)
+    try:
+        done = vora("repl", "--port", sim.path)
+        assert done.returncode == 1
+        assert "refused REPL" in done.stdout and "Node" in done.stdout, done.stdout
+        host = Host(sim.path)
+        try:
+            assert host.connected().board["fw"]
+        finally:
+            host.close()
+        sim.cmd("press c3")  # the game still runs
+        assert sim.cmd("state")[0] != "none"
+    finally:
+        sim.kill()
+
+
+def test_a_flash_folder_larger_than_the_flash_is_refused(tmp_path):
+    import io
+    from vora_host.virtual import board
+    (tmp_path / "big.bin").write_bytes(b"\0" * 20000)
+    err = io.StringIO()
+    out = io.StringIO()
+    assert board.run(flash_dir=tmp_path, flash_size=8192, headless=True, stdout=out,
+                     stderr=err) == 1
+    assert "more than the flash's 8 KB" in err.getvalue() and out.getvalue() == ""
