@@ -118,7 +118,8 @@ def build_parser():
                       help="every player is a bot: a demo that needs no keyboard")
     play.add_argument("--bot", metavar="KIND", default="greedy",
                       help="kind of the bots: %s, or a comma list given to the bot seats "
-                           "in order (default greedy)" % " or ".join(sorted(bots.bot_kinds("vora"))))
+                           "in order (default greedy); search:N searches N iterations a "
+                           "move, search:Nms N milliseconds" % " or ".join(sorted(bots.bot_kinds("vora"))))
     play.add_argument("--delay", type=seconds, default=None, metavar="SECONDS",
                       help="pause before each bot move (default %.1f at a terminal, 0 with "
                            "--bots-only or when input is not a terminal)" % INTERACTIVE_DELAY)
@@ -330,9 +331,10 @@ def _make_agents(args, players, seats, seed, parser):
             parser.error("--human: %s" % exc)
     kinds = [k.strip().lower() for k in args.bot.split(",") if k.strip()] or ["greedy"]
     for k in kinds:
-        if k not in bots.bot_kinds("vora"):
-            parser.error("--bot: unknown bot %r (choose from %s)"
-                         % (k, ", ".join(sorted(bots.bot_kinds("vora")))))
+        try:
+            bots.make_bot(k, 0, "vora")  # an unknown kind or a bad parameter, named
+        except ValueError as exc:
+            parser.error("--bot: %s" % exc)
     agents = []
     n_bots = 0
     for p in range(players):
