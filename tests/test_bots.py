@@ -137,7 +137,7 @@ def test_kind_strings():
 
 @pytest.mark.parametrize("kind,words", [
     ("search:abc", "'abc'"), ("search:0", "'search:0': iterations must be a whole number of at least 1, not 0"), ("search:-5ms", "'-5ms'"),
-    ("search:depth=3", "depth"), ("search:horizon=x", "horizon=x"),
+    ("search:depth=3", "depth"), ("search:horizon=x", "horizon takes a number, not 'x'"), ("search:lots", "cannot read 'lots'"),
     ("random:5", "no parameters"), ("greedy:fast", "no parameters"),
     ("oracle", "unknown bot 'oracle'"),
 ])
@@ -394,4 +394,4 @@ def test_vora_play_names_a_bad_search_kind(capsys):
     with pytest.raises(SystemExit) as done:
         main(["play", "--bots-only", "--bot", "search:lots"])
     assert done.value.code == 2
-    assert "--bot: search bot: cannot read 'lots'" in capsys.readouterr().err
+    assert "--bot: search bot: cannot read 'lots'; write e.g. search:2000" in capsys.readouterr().err

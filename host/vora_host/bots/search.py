@@ -38,6 +38,7 @@ ends first. Command-line and lab spelling: see `SearchBot.from_spec`.
 
 import json
 import math
+import re
 import sys
 import time
 
@@ -48,6 +49,7 @@ from vora_host.bots.base import Bot
 __all__ = ["SearchBot"]
 
 DEFAULT_ITERATIONS = 1000
+_TIME = re.compile(r"^(\d+(?:\.\d+)?)(ms|s)$")  # a time budget: 50ms, 1.5s
 _SEEDS = prng.SEED_MAX + 1  # determinize() takes the games' seeds, 0 to SEED_MAX
 
 
@@ -139,26 +141,27 @@ class SearchBot(Bot):
         "search:500:horizon=8:c=1". ValueError names the part it cannot read.
         """
         kwargs = {}
+        kinds = {n: k for n, _, k in cls._PARAMS}
         for part in arg.split(":") if arg else ():
             text = part.strip().lower()
-            try:
-                if "=" in text:
-                    name, _, value = text.partition("=")
-                    kinds = {n: k for n, _, k in cls._PARAMS}
-                    if name not in kinds:
-                        raise ValueError("unknown search parameter %r (known: %s)"
-                                         % (name, ", ".join(sorted(kinds))))
+            name, _, value = text.partition("=")
+            timed = _TIME.match(text)
+            if value:
+                if name not in kinds:
+                    raise ValueError("search bot: unknown setting %r in %r (known: %s)"
+                                     % (name, part, ", ".join(sorted(kinds))))
+                try:
                     kwargs[name] = kinds[name](value)
-                elif text.endswith("ms"):
-                    kwargs["ms"] = _number(text[:-2])
-                elif text.endswith("s"):
-                    kwargs["ms"] = _number(text[:-1]) * 1000
-                else:
-                    kwargs["iterations"] = int(text)
-            except ValueError as exc:
-                raise ValueError("search bot: cannot read %r (%s); write e.g. search:2000 "
+                except ValueError:
+                    raise ValueError("search bot: %s takes a number, not %r" % (name, value))
+            elif text.isdigit():
+                kwargs["iterations"] = int(text)
+            elif timed:
+                kwargs["ms"] = float(timed.group(1)) * (1 if timed.group(2) == "ms" else 1000)
+            else:
+                raise ValueError("search bot: cannot read %r; write e.g. search:2000 "
                                  "(iterations), search:50ms or search:2s (time), "
-                                 "search:500:horizon=8" % (part, exc))
+                                 "search:500:horizon=8" % (part,))
         try:
             return cls(seed, game=game, **kwargs)
         except ValueError as exc:
@@ -298,11 +301,3 @@ class SearchBot(Bot):
 
 def _rank(node):
     return (-1, 0.0) if node is None else (node.visits, node.reward / node.visits)
-
-
-def _number(text):
-    value = float(text)
-    if not value > 0 or value != value or value == float("inf"):
-        raise ValueError("the budget must be above 0")
-    return value
-
