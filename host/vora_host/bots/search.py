@@ -208,11 +208,15 @@ class SearchBot(Bot):
         horizon = players if self.horizon is None else self.horizon
         limit_turn = sample.turn_count() + horizon
         root = _Node()
+        # The root's moves are legal in every sample (the view shows them): they are
+        # tried once each, in an order drawn once, then chosen by plain UCB1.
+        untried = list(moves)
+        rng.shuffle(untried)
         deadline = None if self.ms is None else started + self.ms / 1000.0
         budget = self.iterations
         done = 0
         while True:
-            self._iterate(sample, root, moves, limit_turn)
+            self._iterate(sample, root, moves, untried, limit_turn)
             done += 1
             if budget is not None and done >= budget:
                 break
@@ -226,17 +230,34 @@ class SearchBot(Bot):
                      "visits": {m: children[m].visits for m in moves if m in children}}
         return best
 
-    def _iterate(self, state, root, root_moves, limit_turn):
+    def _iterate(self, state, root, root_moves, root_untried, limit_turn):
         rng = self.rng
         log = math.log
         sqrt = math.sqrt
         c = self.c
-        node = root
-        path = []  # (node, the player who chose the move into it)
-        # Every sample gives the player to act the same moves (the view shows them), so
-        # the root's are listed once.
-        moves = root_moves
-        while True:
+        player = state.to_act()
+        if root_untried:
+            move = root_untried.pop()
+            child = root.children[move] = _Node()
+            state.play(move)
+            path = [(child, player)]  # (node, the player who chose the move into it)
+            node = None  # a new leaf: the rollout starts here
+        else:
+            children = root.children
+            log_n = log(root.visits)
+            best_value = -1.0
+            for m in root_moves:
+                child = children[m]
+                value = child.reward / child.visits + c * sqrt(log_n / child.visits)
+                if value > best_value:
+                    best_value, move = value, m
+            state.play(move)
+            node = children[move]
+            path = [(node, player)]
+        # Below the root: a sample's moves differ with its secrets and its chance, so
+        # each node counts how often each child was available (ISMCTS).
+        while node is not None and not state.is_over():
+            moves = state.legal_moves()
             children = node.children
             untried = []
             for m in moves:
@@ -262,9 +283,6 @@ class SearchBot(Bot):
             state.play(move)
             node = children[move]
             path.append((node, player))
-            if state.is_over():
-                break
-            moves = state.legal_moves()
         # Rollout: random moves up to the horizon.
         steps = self.max_rollout_moves
         choice = rng.choice
