@@ -11,7 +11,9 @@ iteration of the search
 2. walks down one tree of move sequences shared by all samples (single-observer ISMCTS,
    Cowling, Powley and Whitehouse 2012): at each node only the moves legal in this sample
    count, a child's UCB1 exploration uses how often it was *available* rather than its
-   parent's visits, and the first move of the sample not yet in the tree is added;
+   parent's visits, and the first move of the sample not yet in the tree is added (the
+   root's moves are the same in every sample: each is tried once, in an order drawn
+   once, then plain UCB1 chooses among them);
 3. plays random moves from there up to a horizon (`horizon` turns after the position
    searched, by `turn_count()`, and at most `max_rollout_moves` moves), because random
    games of Vora last hundreds of moves and their end says little about the move tried;
