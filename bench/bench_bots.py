@@ -23,21 +23,26 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "host")]
 
 from shared_rules import games  # noqa: E402
-from vora_host.bots import RandomBot, make_bot, split_kind  # noqa: E402
+from vora_host.bots import RandomBot, make_bot  # noqa: E402
+
+
+# Speeds are per second of this process's CPU time (time.process_time), so that other
+# work on the machine does not halve them; a shared machine still slows caches a little.
+clock = time.process_time
 
 
 def random_playouts(module, players, seconds=3.0):
     """(games/s, moves/s, mean moves a game) of random play from new games."""
     done = moves = 0
-    started = time.perf_counter()
-    while time.perf_counter() - started < seconds:
+    started = clock()
+    while clock() - started < seconds:
         state = module.new_game(players, done)
         bot = RandomBot(done)
         while not state.is_over():
             state.play(bot.choose(state))
             moves += 1
         done += 1
-    elapsed = time.perf_counter() - started
+    elapsed = clock() - started
     return done / elapsed, moves / elapsed, moves / done
 
 
@@ -63,12 +68,22 @@ def sample_positions(name, players, count, seed=0):
 def simulations(name, players, kind, positions):
     """Simulations per second of the search bot over `positions`."""
     bot = make_bot(kind, 1, name)
-    iterations = seconds = 0
+    iterations = 0
+    started = clock()
     for state in positions:
         bot.choose(state)
         iterations += bot.last["iterations"]
-        seconds += bot.last["seconds"]
+    seconds = clock() - started
     return iterations / seconds, seconds / len(positions)
+
+
+def decision_time(name, kind, positions):
+    """CPU seconds a decision of bot `kind` over `positions`."""
+    bot = make_bot(kind, 1, name)
+    started = clock()
+    for state in positions:
+        bot.choose(state)
+    return (clock() - started) / len(positions)
 
 
 def one_game(job):
@@ -110,7 +125,6 @@ def match(pool, name, players, kind, other, count):
 
 def tenth(kind):
     """The same search bot with a tenth of the iterations (or milliseconds)."""
-    name, arg = split_kind(kind)
     bot = make_bot(kind, 0)
     if bot.ms is not None:
         bot.ms = bot.ms / 10
@@ -150,13 +164,16 @@ def main():
                 print("%s, %d players" % (module.TITLE, players), flush=True)
                 if "playouts" in parts:
                     gps, mps, length = random_playouts(module, players)
-                    print("  random playouts: %.0f games/s, %.0f moves/s, %.0f moves a game"
-                          % (gps, mps, length), flush=True)
+                    print("  random playouts: %.0f games/s, %.0f moves/s, %.0f moves a game "
+                          "(CPU time)" % (gps, mps, length), flush=True)
                 if "sims" in parts:
                     positions = sample_positions(name, players, 30)
                     sps, per = simulations(name, players, args.budget, positions)
                     print("  %s: %.0f simulations/s, %.3f s a decision (30 positions "
-                          "from play)" % (args.budget, sps, per), flush=True)
+                          "from play, CPU time)" % (args.budget, sps, per), flush=True)
+                    for own in sorted(set(_kinds(name)) - {"random", "search"}):
+                        print("  %s: %.4f s a decision on the same positions" % (
+                            own, decision_time(name, own, positions)), flush=True)
                 if "random" in parts:
                     r = match(pool, name, players, args.budget, "random", args.games)
                     report("%s vs random" % args.budget, r, players)
