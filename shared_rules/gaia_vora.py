@@ -1089,7 +1089,7 @@ def from_json(text):
         if not isinstance(v, list) or len(v) != n or any(
                 not isinstance(x, int) or isinstance(x, bool) or not lo <= x <= hi for x in v):
             raise BadPosition("field %r must be %d integers from %d to %d" % (key, n, lo, hi))
-        return v
+        return v[:]  # a copy: the state must not share lists with the dict it came from
 
     s = GaiaVoraState()
     s.players = field("players", int)

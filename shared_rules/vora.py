@@ -1251,7 +1251,7 @@ def from_json(text):
             v = field(key, list)
         if not isinstance(v, list) or len(v) != n or any(not isinstance(x, int) or not lo <= x <= hi for x in v):
             raise BadPosition("field %r must be %d integers from %d to %d" % (key, n, lo, hi))
-        return v
+        return v[:]  # the state's own list: playing on it must not change the caller's dict
 
     s = VoraState()
     s.players = field("players", int)

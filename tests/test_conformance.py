@@ -364,6 +364,17 @@ def check_views(module, state, rnd):
         assert sampled.view(viewer) == view, "determinize() must agree with the view"
         if viewer is not None and viewer == state.to_act():
             assert sampled.legal_moves() == state.legal_moves()
+        # A search bot determinizes one view many times and plays on each sample: the
+        # sample must not share lists with the view (nor a rebuilt state with its dict).
+        kept = json.dumps(view, sort_keys=True)
+        for move in sampled.legal_moves()[:1]:
+            sampled.play(move)
+        assert json.dumps(view, sort_keys=True) == kept, "playing on a sample changed the view"
+        parsed = json.loads(state.to_json())
+        rebuilt = module.from_json(parsed)
+        for move in rebuilt.legal_moves()[:1]:
+            rebuilt.play(move)
+        assert parsed == json.loads(state.to_json()), "from_json(dict) shares the dict's lists"
 
 
 def playout(adapter, players, seed, probe_every=7):

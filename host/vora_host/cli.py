@@ -138,7 +138,8 @@ def build_parser():
                       help="a bot at a seat: N=greedy (a seat letter or a player number; "
                            "repeat or join with commas); on the board the PC plays that "
                            "seat. With --typed also a kind alone (%s) or a comma list, "
-                           "given to the bot seats in order (default greedy)"
+                           "given to the bot seats in order (default greedy). search:N searches N "
+                           "iterations a move, search:Nms N milliseconds (docs/bots.md)"
                            % " or ".join(sorted(bots.bot_kinds("vora"))))
     play.add_argument("--position", metavar="TEXT", default=None,
                       help="start from this position instead of a deal (notation in "
@@ -495,11 +496,14 @@ def _make_agents(args, players, seats, seed, parser):
             parser.error("--bot: nobody sits at %r (seats %s)" % (key, seats))
         humans.discard(p)
     known = bots.bot_kinds(args.game)
-    kinds = [k if k != "greedy" or k in known else "random" for k in kinds]
+    # "greedy" is Vora's own: other games get the search bot, at a budget quick enough
+    # to play against.
+    kinds = [k if k != "greedy" or k in known else "search:200" for k in kinds]
     for k in kinds:
-        if k not in known:
-            parser.error("--bot: unknown bot %r for %s (choose from %s)"
-                         % (k, args.game, ", ".join(sorted(known))))
+        try:
+            bots.make_bot(k, 0, args.game)  # an unknown kind or a bad parameter, named
+        except ValueError as exc:
+            parser.error("--bot: %s" % exc)
     agents = []
     n_bots = 0
     for p in range(players):

@@ -2,15 +2,25 @@
 bots a game brings along in its host package (`vora_host.games.<module>.BOTS`).
 
     bot = make_bot("random", seed=7, game="vorcept")
+    bot = make_bot("search:2000", seed=7, game="vora")   # 2000 iterations a move
     move = bot.choose(state)
+
+A kind string is the bot's kind, then optional parameters after colons, read by the
+bot's class (`Bot.from_spec`). The search bot's: `search` (1000 iterations a move),
+`search:N` (N iterations: reproducible), `search:Nms` or `search:Ns` (a time budget: as
+many iterations as fit, so it depends on the machine), and name=value settings such as
+`search:500:horizon=8:c=1` (vora_host/bots/search.py lists them). A bot's `kind`
+attribute is the kind string that makes it again, as game records keep it.
 """
 
 from vora_host.bots.base import Bot, RandomBot
+from vora_host.bots.search import SearchBot
 
-__all__ = ["Bot", "RandomBot", "GENERIC_BOTS", "bot_kinds", "make_bot"]
+__all__ = ["Bot", "RandomBot", "SearchBot", "GENERIC_BOTS", "bot_kinds", "make_bot",
+           "split_kind"]
 
 # Bots every game gets.
-GENERIC_BOTS = {RandomBot.kind: RandomBot}
+GENERIC_BOTS = {RandomBot.kind: RandomBot, SearchBot.kind: SearchBot}
 
 
 def bot_kinds(game="vora"):
@@ -21,13 +31,24 @@ def bot_kinds(game="vora"):
     return kinds
 
 
+def split_kind(kind):
+    """("search", "2000") from "search:2000": the kind and its parameters ("" if none)."""
+    if not isinstance(kind, str):
+        raise ValueError("a bot kind is a text such as 'random' or 'search:2000', not %r"
+                         % (kind,))
+    name, _, arg = kind.strip().partition(":")
+    return name.lower(), arg
+
+
 def make_bot(kind, seed=0, game="vora"):
-    """A bot of the named kind for `game`, seeded with `seed`; ValueError naming the
-    kinds there are for an unknown one."""
+    """A bot of the named kind (parameters included, see above) for `game`, seeded with
+    `seed`; ValueError naming the kinds there are for an unknown one, or the parameter
+    the bot cannot read."""
     kinds = bot_kinds(game)
+    name, arg = split_kind(kind)
     try:
-        cls = kinds[kind]
+        cls = kinds[name]
     except KeyError:
         raise ValueError("unknown bot %r for %s (choose from %s)"
-                         % (kind, game, ", ".join(sorted(kinds))))
-    return cls(seed)
+                         % (name, game, ", ".join(sorted(kinds))))
+    return cls.from_spec(seed, game, arg)

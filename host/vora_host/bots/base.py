@@ -16,12 +16,21 @@ __all__ = ["Bot", "RandomBot"]
 class Bot:
     """Base class: subclasses implement `choose`."""
 
-    #: Short name used on the command line (`--bot`) and in game records.
+    #: Short name used on the command line (`--bot`) and in game records (an instance
+    #: with parameters has the whole kind string, e.g. "search:2000").
     kind = "bot"
 
     def __init__(self, seed=0):
         self.seed = seed
         self.rng = random.Random(seed)
+
+    @classmethod
+    def from_spec(cls, seed, game, arg):
+        """The bot for a kind string's parameters `arg` (the text after "kind:"), for
+        `game`; a bot without parameters refuses any."""
+        if arg:
+            raise ValueError("the %s bot takes no parameters, not %r" % (cls.kind, arg))
+        return cls(seed)
 
     def choose(self, state):  # pragma: no cover - abstract
         raise NotImplementedError

@@ -53,6 +53,7 @@ from pathlib import Path
 import vora_fw
 from shared_rules import vora
 from vora_fw import layout, vora_ui
+from vora_fw.clock import ticks_ms
 from vora_fw.hal_sim import SimHardware
 from vora_fw.store import Store
 from vora_host.games.vora import view

@@ -1,0 +1,323 @@
+"""The search bot: information-set Monte Carlo tree search over any game of the registry.
+
+It decides from what its player may know, nothing more: `choose(state)` only reads
+`state.to_act()` and `state.view(me)`, and `choose_from_view(view)` does the rest. Each
+iteration of the search
+
+1. draws a full state the view allows, `module.determinize(view, seed)`, with a seed from
+   the bot's own generator: the hidden cards, bags and future draws are sampled afresh
+   every time, consistently with what the player has seen (for a game without secrets
+   only the future draws change);
+2. walks down one tree of move sequences shared by all samples (single-observer ISMCTS,
+   Cowling, Powley and Whitehouse 2012): at each node only the moves legal in this sample
+   count, a child's UCB1 exploration uses how often it was *available* rather than its
+   parent's visits, and the first move of the sample not yet in the tree is added (the
+   root's moves are the same in every sample: each is tried once, in an order drawn
+   once, then plain UCB1 chooses among them);
+3. plays random moves from there up to a horizon (`horizon` turns after the position
+   searched, by `turn_count()`, and at most `max_rollout_moves` moves), because random
+   games of Vora last hundreds of moves and their end says little about the move tried;
+4. scores the state reached with one reward per player (below) and adds to each node
+   on the path the reward of the player who chose the move into it (max^n: each player
+   maximises their own reward; no paranoid coalition).
+
+Rewards, each from 0 to 1. A finished game: the winner 1, the others 0; a draw
+(`winner()` is None) shares 1 between the players with the best score. A game cut at the
+horizon: a soft estimate of who would win from `scores()`, the softmax of the scores
+with temperature `temperature` (in points): player p gets exp(s_p/T) / sum exp(s_q/T).
+Two players level get 1/2 each, a lead of T points is worth 0.73 in a two-player game,
+and as T shrinks it becomes the finished game's win/draw reward, so cut and finished
+games are measured alike.
+
+The move chosen is the root's most visited child (then the best mean reward, then the
+first in `legal_moves()` order).
+
+Budget: `iterations` (the same seed and the same view give the same move, on any
+machine) or `ms` (wall-clock milliseconds: as many iterations as fit, so the move
+depends on the machine's speed and load and is not reproducible). With both, whichever
+ends first. Command-line and lab spelling: see `SearchBot.from_spec`.
+"""
+
+import json
+import math
+import re
+import sys
+import time
+
+from shared_rules import games, prng
+
+from vora_host.bots.base import Bot
+
+__all__ = ["SearchBot"]
+
+DEFAULT_ITERATIONS = 1000
+_TIME = re.compile(r"^(\d+(?:\.\d+)?)(ms|s)$")  # a time budget: 50ms, 1.5s
+_SEEDS = prng.SEED_MAX + 1  # determinize() takes the games' seeds, 0 to SEED_MAX
+
+
+class _Node:
+    """A node of the tree: the move sequence that leads here from the root."""
+
+    __slots__ = ("children", "visits", "reward", "avail")
+
+    def __init__(self):
+        self.children = {}  # move -> _Node
+        self.visits = 0
+        self.reward = 0.0  # summed rewards of the player who chose the move into here
+        self.avail = 1  # iterations in which this move was legal at its parent
+
+
+class SearchBot(Bot):
+    """Information-set Monte Carlo tree search (see the module's documentation).
+
+    seed:        the bot's own generator (determinizations and rollouts)
+    iterations:  iterations per decision (default 1000 when `ms` is not given either)
+    ms:          wall-clock milliseconds per decision instead (not reproducible)
+    game:        the rules module or its registry name; None: the module that defines
+                 the class of the state given to `choose`
+    c:           UCB1 exploration constant (rewards are 0..1). Low by default: the
+                 rewards of games cut at the horizon differ by little (a point of
+                 score is 0.08), and on Vora 0.2 beat 0.7 clearly (docs/benchmarks.md)
+    horizon:     turns played past the searched position before a simulation is cut and
+                 scored from `scores()`; None: one round (as many turns as players)
+    temperature: points of score difference that make a cut game's estimate softer
+    max_rollout_moves: a cap on the random moves of one simulation, whatever the turns
+    """
+
+    kind = "search"
+
+    def __init__(self, seed=0, iterations=None, ms=None, game=None, c=0.2, horizon=None,
+                 temperature=3.0, max_rollout_moves=200):
+        super().__init__(seed)
+        if iterations is None and ms is None:
+            iterations = DEFAULT_ITERATIONS
+        if iterations is not None and (not isinstance(iterations, int)
+                                       or isinstance(iterations, bool) or iterations < 1):
+            raise ValueError("iterations must be a whole number of at least 1, not %r"
+                             % (iterations,))
+        if ms is not None and (isinstance(ms, bool) or not isinstance(ms, (int, float))
+                               or not ms > 0):
+            raise ValueError("ms must be a number of milliseconds above 0, not %r" % (ms,))
+        if horizon is not None and (not isinstance(horizon, int) or horizon < 0):
+            raise ValueError("horizon must be a whole number of turns (0 or more), not %r"
+                             % (horizon,))
+        if not c >= 0 or not temperature > 0 or max_rollout_moves < 0:
+            raise ValueError("c must be >= 0, temperature > 0 and max_rollout_moves >= 0")
+        self.iterations = iterations
+        self.ms = ms
+        self.game = game
+        self.c = float(c)
+        self.horizon = horizon
+        self.temperature = float(temperature)
+        self.max_rollout_moves = max_rollout_moves
+        # What the last decision did: iterations, seconds, and the root's visit counts.
+        self.last = {}
+        self.kind = self.spec()
+
+    # ---- naming
+
+    _PARAMS = (("c", 0.2, float), ("horizon", None, int), ("temperature", 3.0, float),
+               ("max_rollout_moves", 200, int))
+
+    def spec(self):
+        """The kind string that makes this bot again with `make_bot` (records keep it)."""
+        parts = ["search"]
+        if self.iterations is not None and (self.ms is not None
+                                            or self.iterations != DEFAULT_ITERATIONS):
+            parts.append(str(self.iterations))
+        if self.ms is not None:
+            parts.append("%gms" % self.ms)
+        for name, default, _ in self._PARAMS:
+            value = getattr(self, name)
+            if value != default:
+                parts.append("%s=%g" % (name, value))
+        return ":".join(parts)
+
+    @classmethod
+    def from_spec(cls, seed, game, arg):
+        """A search bot from the part of a kind string after "search:".
+
+        Parts separated by colons: a whole number is the iteration budget, a number
+        with "ms" (or "s") a time budget, and name=value sets c, horizon, temperature
+        or max_rollout_moves. "search:2000", "search:50ms", "search:1.5s",
+        "search:500:horizon=8:c=1". ValueError names the part it cannot read.
+        """
+        kwargs = {}
+        kinds = {n: k for n, _, k in cls._PARAMS}
+        for part in arg.split(":") if arg else ():
+            text = part.strip().lower()
+            name, _, value = text.partition("=")
+            timed = _TIME.match(text)
+            if value:
+                if name not in kinds:
+                    raise ValueError("search bot: unknown setting %r in %r (known: %s)"
+                                     % (name, part, ", ".join(sorted(kinds))))
+                try:
+                    kwargs[name] = kinds[name](value)
+                except ValueError:
+                    raise ValueError("search bot: %s takes a number, not %r" % (name, value))
+            elif text.isdigit():
+                kwargs["iterations"] = int(text)
+            elif timed:
+                kwargs["ms"] = float(timed.group(1)) * (1 if timed.group(2) == "ms" else 1000)
+            else:
+                raise ValueError("search bot: cannot read %r; write e.g. search:2000 "
+                                 "(iterations), search:50ms or search:2s (time), "
+                                 "search:500:horizon=8" % (part,))
+        try:
+            return cls(seed, game=game, **kwargs)
+        except ValueError as exc:
+            raise ValueError("search bot %r: %s" % ("search:" + arg, exc))
+
+    # ---- deciding
+
+    def _module(self, state):
+        if self.game is None:
+            return sys.modules[type(state).__module__]
+        if isinstance(self.game, str):
+            return games.load(self.game)
+        return self.game
+
+    def choose(self, state):
+        """The move for the player to act, decided from that player's view alone."""
+        me = state.to_act()
+        return self.choose_from_view(state.view(me), self._module(state))
+
+    def choose_from_view(self, view, module=None):
+        """The move for the player to act, from their `view` (`state.view(player)`)."""
+        if module is None:
+            if not isinstance(self.game, str) and self.game is not None:
+                module = self.game
+            elif self.game is None:
+                raise ValueError("choose_from_view needs the game: SearchBot(game=...)")
+            else:
+                module = games.load(self.game)
+        started = time.perf_counter()
+        # Each sample is built from its own copy of the view: a game module that shared
+        # lists between a view and its sample would otherwise let one simulation change
+        # what the next one believes it saw.
+        text = json.dumps(view)
+        rng = self.rng
+        sample = module.determinize(json.loads(text), rng.randrange(_SEEDS))
+        moves = sample.legal_moves()
+        if not moves:
+            raise ValueError("no legal move: the game is over")
+        if len(moves) == 1:
+            self.last = {"iterations": 0, "seconds": time.perf_counter() - started,
+                         "visits": {moves[0]: 0}}
+            return moves[0]
+        players = len(sample.scores())
+        horizon = players if self.horizon is None else self.horizon
+        limit_turn = sample.turn_count() + horizon
+        root = _Node()
+        # The root's moves are legal in every sample (the view shows them): they are
+        # tried once each, in an order drawn once, then chosen by plain UCB1.
+        untried = list(moves)
+        rng.shuffle(untried)
+        deadline = None if self.ms is None else started + self.ms / 1000.0
+        budget = self.iterations
+        done = 0
+        while True:
+            self._iterate(sample, root, moves, untried, limit_turn)
+            done += 1
+            if budget is not None and done >= budget:
+                break
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+            sample = module.determinize(json.loads(text), rng.randrange(_SEEDS))
+        children = root.children
+        best = max(moves, key=lambda m: _rank(children.get(m)))
+        # max() keeps the first of equals, so ties go to the earliest legal move.
+        self.last = {"iterations": done, "seconds": time.perf_counter() - started,
+                     "visits": {m: children[m].visits for m in moves if m in children}}
+        return best
+
+    def _iterate(self, state, root, root_moves, root_untried, limit_turn):
+        rng = self.rng
+        log = math.log
+        sqrt = math.sqrt
+        c = self.c
+        player = state.to_act()
+        if root_untried:
+            move = root_untried.pop()
+            child = root.children[move] = _Node()
+            state.play(move)
+            path = [(child, player)]  # (node, the player who chose the move into it)
+            node = None  # a new leaf: the rollout starts here
+        else:
+            children = root.children
+            log_n = log(root.visits)
+            best_value = -1.0
+            for m in root_moves:
+                child = children[m]
+                value = child.reward / child.visits + c * sqrt(log_n / child.visits)
+                if value > best_value:
+                    best_value, move = value, m
+            state.play(move)
+            node = children[move]
+            path = [(node, player)]
+        # Below the root: a sample's moves differ with its secrets and its chance, so
+        # each node counts how often each child was available (ISMCTS).
+        while node is not None and not state.is_over():
+            moves = state.legal_moves()
+            children = node.children
+            untried = []
+            for m in moves:
+                child = children.get(m)
+                if child is None:
+                    untried.append(m)
+                else:
+                    child.avail += 1
+            player = state.to_act()
+            if untried:
+                move = untried[0] if len(untried) == 1 else rng.choice(untried)
+                child = children[move] = _Node()
+                state.play(move)
+                path.append((child, player))
+                break
+            best_value = -1.0
+            move = None
+            for m in moves:
+                child = children[m]
+                value = child.reward / child.visits + c * sqrt(log(child.avail) / child.visits)
+                if value > best_value:
+                    best_value, move = value, m
+            state.play(move)
+            node = children[move]
+            path.append((node, player))
+        # Rollout: random moves up to the horizon.
+        steps = self.max_rollout_moves
+        choice = rng.choice
+        while steps and not state.is_over() and state.turn_count() < limit_turn:
+            state.play(choice(state.legal_moves()))
+            steps -= 1
+        rewards = self.rewards(state)
+        root.visits += 1
+        for node, player in path:
+            node.visits += 1
+            node.reward += rewards[player]
+
+    def rewards(self, state):
+        """One reward from 0 to 1 per player for a simulation's last state."""
+        scores = state.scores()
+        n = len(scores)
+        if state.is_over():
+            winner = state.winner()
+            out = [0.0] * n
+            if winner is not None:
+                out[winner] = 1.0
+            else:
+                best = max(scores)
+                tied = [p for p in range(n) if scores[p] == best]
+                for p in tied:
+                    out[p] = 1.0 / len(tied)
+            return out
+        top = max(scores)
+        t = self.temperature
+        weights = [math.exp((s - top) / t) for s in scores]
+        total = sum(weights)
+        return [w / total for w in weights]
+
+
+def _rank(node):
+    return (-1, 0.0) if node is None else (node.visits, node.reward / node.visits)

@@ -1,0 +1,397 @@
+"""The generic bots (vora_host.bots): the random bot and the search bot, on every game.
+
+The search bot is proven generic on Vora and on two toy games written against the common
+interface alone (tests/toy_nim.py: no secrets; tests/toy_duel.py: a hidden hand, a hidden
+pile and draws), registered in the game registry for the test. Every match here is
+seeded (game, bots), so its outcome is the same on every run; the thresholds are ones a
+random player would miss by far.
+"""
+
+import json
+import sys
+import time
+import types
+
+import pytest
+
+import shared_rules
+from shared_rules import games, vora
+from vora_host import games as host_games
+from vora_host.bots import (GENERIC_BOTS, RandomBot, SearchBot, bot_kinds, make_bot,
+                            split_kind)
+from vora_host.cli import main
+
+import toy_duel
+import toy_nim
+from test_conformance import Adapter, playout
+
+TOYS = (toy_nim, toy_duel)
+
+
+def register(monkeypatch, module):
+    """Put a toy game into the registry (rules and host package) for one test."""
+    modname = module.__name__
+    monkeypatch.setitem(games.GAME_MODULES, module.NAME, modname)
+    monkeypatch.setitem(sys.modules, "shared_rules." + modname, module)
+    monkeypatch.setattr(shared_rules, modname, module, raising=False)
+    host = types.ModuleType("vora_host.games." + modname)
+    host.RULES = module
+    host.BOTS = {}
+    monkeypatch.setitem(sys.modules, "vora_host.games." + modname, host)
+
+
+@pytest.fixture
+def toys(monkeypatch):
+    for module in TOYS:
+        register(monkeypatch, module)
+
+
+def positions(module, players, seed, count, every=3):
+    """States of a random game of `module`, every few moves, while it goes on."""
+    rnd = RandomBot(seed)
+    state = module.new_game(players, seed)
+    out = []
+    k = 0
+    while not state.is_over() and len(out) < count:
+        if k % every == 0:
+            out.append(state.clone())
+        state.play(rnd.choose(state))
+        k += 1
+    return out
+
+
+def play_game(module, agents, seed, **options):
+    state = module.new_game(len(agents), seed, **options)
+    while not state.is_over():
+        state.play(agents[state.to_act()].choose(state))
+    return state
+
+
+# ---------------------------------------------------------------- the toy games are honest
+
+@pytest.mark.parametrize("module", TOYS, ids=lambda m: m.NAME)
+def test_toy_games_follow_the_contract(toys, module):
+    # The conformance test's own playout (views, determinize, refusals, replay by digest).
+    adapter = type("ToyAdapter", (Adapter,), {"module": module, "max_moves": 100})
+    for seed in range(6):
+        players = module.PLAYER_COUNTS[seed % len(module.PLAYER_COUNTS)]
+        playout(adapter, players, seed, probe_every=1)
+
+
+def test_toy_duel_view_hides_the_secrets():
+    state = toy_duel.new_game(2, 4)
+    view = state.view(0)
+    assert view["hands"][0] == state.hands[0] and view["hands"][1] == 3
+    assert view["pile"] == 4 and view["rng"] is None
+    other = secrets_swapped(state, 0)
+    assert other.to_json() != state.to_json() and other.view(0) == view
+
+
+def secrets_swapped(state, me):
+    """A duel state that `me` cannot tell from `state`: the other hand and the pile
+    dealt differently (same sizes, same cards unseen by `me`)."""
+    d = json.loads(state.to_json())
+    other = 1 - me
+    unseen = d["hands"][other] + d["pile"]
+    unseen = unseen[::-1] if len(set(unseen)) > 1 else unseen
+    n = len(d["hands"][other])
+    d["hands"][other] = sorted(unseen[:n])
+    d["pile"] = unseen[n:]
+    return toy_duel.from_json(d)
+
+
+# ---------------------------------------------------------------- kinds and budgets
+
+def test_every_game_gets_the_generic_bots(toys):
+    assert set(GENERIC_BOTS) == {"random", "search"}
+    for name in games.names():
+        kinds = bot_kinds(name)
+        assert kinds["random"] is RandomBot and kinds["search"] is SearchBot
+    assert set(bot_kinds("vora")) == {"random", "search", "greedy"}
+    bot = make_bot("search:25", 3, "toy-duel")
+    assert bot.game == "toy-duel" and bot.iterations == 25
+    move = bot.choose(toy_duel.new_game(2, 1))
+    assert move in toy_duel.new_game(2, 1).legal_moves()
+
+
+def test_kind_strings():
+    assert split_kind("Search:50ms") == ("search", "50ms")
+    assert make_bot("search", 1).iterations == 1000
+    assert make_bot("search:2000", 1).iterations == 2000
+    bot = make_bot("search:50ms", 1)
+    assert bot.ms == 50 and bot.iterations is None
+    assert make_bot("search:1.5s", 1).ms == 1500
+    bot = make_bot("search:300:horizon=6:c=1:temperature=2", 1)
+    assert (bot.iterations, bot.horizon, bot.c, bot.temperature) == (300, 6, 1.0, 2.0)
+    # A bot's kind makes it again (game records keep it).
+    for kind in ("search", "search:2000", "search:50ms", "search:300:c=1:horizon=6",
+                 "search:200:10ms"):
+        bot = make_bot(kind, 1)
+        assert bot.kind == kind
+        again = make_bot(bot.kind, 1)
+        assert (again.iterations, again.ms, again.horizon, again.c) == \
+            (bot.iterations, bot.ms, bot.horizon, bot.c)
+    assert make_bot("search:horizon=6:300:C=1", 1).kind == "search:300:c=1:horizon=6"
+    assert make_bot("random", 1).kind == "random"
+
+
+@pytest.mark.parametrize("kind,words", [
+    ("search:abc", "'abc'"), ("search:0", "'search:0': iterations must be a whole number of at least 1, not 0"), ("search:-5ms", "'-5ms'"),
+    ("search:depth=3", "depth"), ("search:horizon=x", "horizon takes a number, not 'x'"), ("search:lots", "cannot read 'lots'"),
+    ("random:5", "no parameters"), ("greedy:fast", "no parameters"),
+    ("oracle", "unknown bot 'oracle'"),
+])
+def test_bad_kind_strings_are_named(kind, words):
+    with pytest.raises(ValueError) as exc:
+        make_bot(kind, 1)
+    assert words in str(exc.value)
+
+
+def test_iteration_budget_is_exact():
+    bot = SearchBot(5, iterations=37)
+    for state in positions(vora, 2, 3, 6):
+        bot.choose(state)
+        n = len(state.legal_moves())
+        assert bot.last["iterations"] == (37 if n > 1 else 0)
+        assert sum(bot.last["visits"].values()) == (37 if n > 1 else 0)
+
+
+def test_time_budget_is_kept():
+    state = positions(vora, 3, 2, 4)[-1]
+    assert len(state.legal_moves()) > 1
+    for ms in (20, 100):
+        bot = SearchBot(5, ms=ms)
+        started = time.perf_counter()
+        bot.choose(state)
+        elapsed = time.perf_counter() - started
+        # It searches until the time is up, then stops within one iteration (a few
+        # milliseconds; generous slack for a loaded machine).
+        assert ms / 1000 <= elapsed < ms / 1000 + 0.25, elapsed
+        assert bot.last["iterations"] > 1
+
+
+def test_bad_budgets():
+    for kwargs in ({"iterations": 0}, {"iterations": 2.5}, {"ms": 0}, {"ms": "5"},
+                   {"horizon": -1}, {"temperature": 0}):
+        with pytest.raises(ValueError):
+            SearchBot(1, **kwargs)
+
+
+# ---------------------------------------------------------------- legal, untouched, reproducible
+
+@pytest.mark.parametrize("module,players", [(vora, 2), (vora, 3), (vora, 4), (toy_nim, 2),
+                                            (toy_nim, 4), (toy_duel, 2)],
+                         ids=lambda x: getattr(x, "NAME", x))
+def test_search_plays_legal_moves_and_never_changes_its_input(module, players):
+    state = module.new_game(players, 11)
+    agents = [SearchBot(p, iterations=12) for p in range(players)]
+    moves = 0
+    while not state.is_over():
+        me = state.to_act()
+        text, view = state.to_json(), state.view(me)
+        legal = state.legal_moves()
+        move = agents[me].choose(state)
+        assert move in legal
+        assert state.to_json() == text and state.view(me) == view
+        state.play(move)
+        moves += 1
+    assert moves > 3
+
+
+def test_the_view_given_is_not_changed():
+    # choose_from_view plays thousands of simulations from one view: it must stay as given.
+    for module, state in ((vora, positions(vora, 2, 1, 5)[-1]),
+                          (toy_duel, positions(toy_duel, 2, 1, 3)[-1])):
+        view = state.view(state.to_act())
+        kept = json.dumps(view, sort_keys=True)
+        SearchBot(1, iterations=200).choose_from_view(view, module)
+        assert json.dumps(view, sort_keys=True) == kept
+
+
+def test_same_seed_same_move_and_same_game():
+    for state in positions(vora, 3, 8, 5) + positions(toy_duel, 2, 8, 3):
+        a = SearchBot(42, iterations=60).choose(state)
+        b = SearchBot(42, iterations=60).choose(state.clone())
+        assert a == b
+    # A whole game between search bots plays out the same twice.
+    runs = []
+    for _ in range(2):
+        bots = [SearchBot(7, iterations=15), SearchBot(8, iterations=15)]
+        runs.append(play_game(vora, bots, 5, max_turns=30).to_json())
+    assert runs[0] == runs[1]
+
+
+def test_the_seed_matters():
+    # Different seeds search differently: the visit counts differ (the move may agree).
+    state = positions(vora, 2, 4, 4)[-1]
+    visits = set()
+    for seed in range(3):
+        bot = SearchBot(seed, iterations=80)
+        bot.choose(state)
+        visits.add(json.dumps(bot.last["visits"], sort_keys=True))
+    assert len(visits) == 3
+
+
+# ---------------------------------------------------------------- the view alone
+
+class ViewOnly:
+    """A state that shows its player's view and nothing else: any other look fails."""
+
+    def __init__(self, state):
+        self._state = state
+
+    def to_act(self):
+        return self._state.to_act()
+
+    def view(self, player=None):
+        assert player == self._state.to_act(), "a bot asked for another player's view"
+        return self._state.view(player)
+
+
+@pytest.mark.parametrize("module,players", [(vora, 2), (vora, 4), (toy_duel, 2)],
+                         ids=lambda x: getattr(x, "NAME", x))
+def test_full_state_and_view_alone_choose_the_same(module, players):
+    for state in positions(module, players, 6, 4, every=2):
+        me = state.to_act()
+        full = SearchBot(9, iterations=80)
+        move = full.choose(state)
+        from_view = SearchBot(9, iterations=80)
+        assert from_view.choose_from_view(state.view(me), module) == move
+        proxied = SearchBot(9, iterations=80, game=module)
+        assert proxied.choose(ViewOnly(state)) == move
+        # The whole search saw the same: the same visits at the root.
+        assert from_view.last["visits"] == full.last["visits"] == proxied.last["visits"]
+
+
+def test_secrets_it_cannot_know_change_nothing():
+    # Duel: the other hand and the pile dealt otherwise. The bot's search, visit for
+    # visit, is the same: it never looked at them.
+    checked = 0
+    for seed in range(6):
+        for state in positions(toy_duel, 2, seed, 4, every=2):
+            me = state.to_act()
+            other = secrets_swapped(state, me)
+            if other.to_json() == state.to_json():
+                continue
+            assert other.view(me) == state.view(me)
+            a, b = SearchBot(3, iterations=60), SearchBot(3, iterations=60)
+            assert a.choose(state) == b.choose(other)
+            assert a.last["visits"] == b.last["visits"]
+            checked += 1
+    assert checked >= 10
+    # Vora: the only secret is the PRNG (the box's next draws).
+    for state in positions(vora, 2, 3, 4):
+        other = state.clone()
+        other.rng = state.rng ^ 0x5A5A5A5A
+        a, b = SearchBot(3, iterations=60), SearchBot(3, iterations=60)
+        assert a.choose(state) == b.choose(other)
+        assert a.last["visits"] == b.last["visits"]
+
+
+def test_a_bot_that_peeked_would_be_caught():
+    # The check above can fail: a search that plays on the true state (the secrets
+    # included) instead of on samples of the view searches differently when they change.
+    class Peeking(SearchBot):
+        def choose(self, state):
+            module = toy_duel
+            truth = state.to_json()
+            original = module.determinize
+            module.determinize = lambda view, seed: module.from_json(truth)
+            try:
+                return SearchBot.choose_from_view(self, state.view(state.to_act()), module)
+            finally:
+                module.determinize = original
+
+    differs = 0
+    for seed in range(6):
+        for state in positions(toy_duel, 2, seed, 4, every=2):
+            other = secrets_swapped(state, state.to_act())
+            a, b = Peeking(3, iterations=60), Peeking(3, iterations=60)
+            a.choose(state)
+            b.choose(other)
+            differs += a.last["visits"] != b.last["visits"]
+    assert differs >= 3
+
+
+# ---------------------------------------------------------------- rewards
+
+def test_rewards():
+    bot = SearchBot(1, temperature=3.0)
+    over = toy_nim.from_json(dict(toy_nim.new_game(3, 0).view(), pile=0, taker=2, rng=1))
+    assert bot.rewards(over) == [0.0, 0.0, 1.0]
+    duel = toy_duel.from_json(json.loads(toy_duel.new_game(2, 0).to_json()))
+    duel.points = [2, 2]
+    duel.hands = [[], []]
+    duel.played = list(range(1, 11))
+    duel.pile = []
+    assert duel.is_over() and duel.winner() is None
+    assert bot.rewards(duel) == [0.5, 0.5]  # a draw is shared
+    level = toy_duel.new_game(2, 0)
+    assert bot.rewards(level) == [0.5, 0.5]
+    level.points = [3, 0]  # a lead of T points, the game not over: about 0.73
+    r = bot.rewards(level)
+    assert r[0] == pytest.approx(0.7311, abs=1e-3) and sum(r) == pytest.approx(1)
+
+
+# ---------------------------------------------------------------- it plays well
+
+def match(module, players, make, games_count, seed0=0):
+    """The search bot at each seat in turn against random bots: its wins."""
+    wins = 0
+    for g in range(games_count):
+        seat = g % players
+        agents = [RandomBot(1000 + g * 10 + p) for p in range(players)]
+        agents[seat] = make(g)
+        state = play_game(module, agents, seed0 + g)
+        wins += state.winner() == seat
+    return wins
+
+
+def test_search_beats_random_at_nim():
+    # Random against random wins about half of the two-player games and a third of
+    # the three-player ones.
+    assert match(toy_nim, 2, lambda g: SearchBot(g, iterations=150), 30) >= 27
+    assert match(toy_nim, 3, lambda g: SearchBot(g, iterations=150), 30) >= 18
+
+
+def test_search_beats_random_at_the_hidden_duel():
+    # The duel has much luck in the deal: random against random wins half the games;
+    # a player who answers well wins about seven in ten.
+    wins = match(toy_duel, 2, lambda g: SearchBot(g, iterations=100), 80)
+    assert wins >= 50, wins
+
+
+def test_search_beats_random_at_vora():
+    # Seven games against random players (who hardly ever collect a line), at a small
+    # budget: a random player in the search bot's seat would win them all about once
+    # in 2300 tries.
+    results = []
+    for players, g in ((2, 0), (2, 1), (2, 2), (2, 3), (3, 4), (4, 5), (4, 6)):
+        seat = g % players
+        agents = [RandomBot(50 + p) for p in range(players)]
+        agents[seat] = SearchBot(g, iterations=40)
+        state = play_game(vora, agents, 30 + g)
+        results.append((seat, state.winner(), state.scores()))
+    assert all(seat == winner for seat, winner, _ in results), results
+
+
+# ---------------------------------------------------------------- the command line
+
+def test_vora_play_takes_search_kinds(tmp_path):
+    path = tmp_path / "game.json"
+    assert main(["play", "--bots-only", "--quiet", "--seed", "4", "--bot", "search:20,random",
+                 "--record", str(path)]) == 0
+    record = json.loads(path.read_text())
+    assert [a["kind"] for a in record["agents"]] == ["search:20", "random"]
+    assert games.replay(record).digest() == record["digests"][-1]
+    # The record's kinds and seeds make the same game again.
+    agents = [make_bot(a["kind"], a["seed"]) for a in record["agents"]]
+    state = play_game(vora, agents, 4)
+    assert state.digest() == record["digests"][-1]
+
+
+def test_vora_play_names_a_bad_search_kind(capsys):
+    with pytest.raises(SystemExit) as done:
+        main(["play", "--bots-only", "--bot", "search:lots"])
+    assert done.value.code == 2
+    assert "--bot: search bot: cannot read 'lots'; write e.g. search:2000" in capsys.readouterr().err
