@@ -2,7 +2,8 @@
 per second, moves per game, and how the games ended.
 
 A move is one legal_moves() call plus one play(). Moves are picked with random.Random, so
-runs repeat exactly; times vary with the machine and its load.
+runs repeat exactly. Rates are per second of this process's CPU time (time.process_time),
+so that other work on a shared machine hardly changes them.
 
     .venv/bin/python bench/bench_games.py [SECONDS_PER_CASE]      (default 3)
 """
@@ -19,9 +20,9 @@ from shared_rules import games
 def playouts(module, players, seconds):
     count = moves = 0
     ends = collections.Counter()
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     seed = 0
-    while time.perf_counter() - t0 < seconds or count < 3:
+    while time.process_time() - t0 < seconds or count < 3:
         rnd = random.Random(seed)
         state = module.new_game(players, seed=seed)
         while not state.is_over():
@@ -30,13 +31,13 @@ def playouts(module, players, seconds):
         ends[state.end_reason()] += 1
         count += 1
         seed += 1
-    dt = time.perf_counter() - t0
+    dt = time.process_time() - t0
     return count / dt, moves / dt, moves / count, ends, count
 
 
 def main():
     seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 3.0
-    print("Random playouts on %s %s (%s), one core, %.0f s per case"
+    print("Random playouts on %s %s (%s), one core, %.0f CPU seconds per case"
           % (platform.python_implementation(), platform.python_version(), platform.machine(),
              seconds))
     print("%-14s %7s %9s %10s %9s  %s" % ("game", "players", "games/s", "moves/s",
