@@ -64,7 +64,10 @@ def parse_box(text):
 
 
 def parse_seat_list(text, players, seats):
-    """'--human' as player numbers or seat letters: '0', '0,2', 'S,N', 'none', 'all'."""
+    """'--human' as player numbers or seat names: '0', '0,2', 'S,N', 'Blue', 'none', 'all'.
+    `seats`: the seat letters ('SN') or each player's names (see board_play.seat_table)."""
+    from vora_host.play.board_play import find_seat, seat_table, seats_text
+    table = seat_table(seats, players)
     text = text.strip()
     if text.lower() in ("", "none", "-"):
         return set()
@@ -75,13 +78,29 @@ def parse_seat_list(text, players, seats):
         part = part.strip()
         if not part:
             continue
-        if part.isdigit() and int(part) < players:
-            out.add(int(part))
-        elif part.upper() in seats and len(part) == 1:
-            out.add(seats.index(part.upper()))
-        else:
-            raise ValueError("%r is not a player: use numbers 0 to %d or seats among %s"
-                             % (part, players - 1, ", ".join(seats)))
+        p = find_seat(part, table)
+        if p is None:
+            raise ValueError("%r is not a player: the seats are %s" % (part, seats_text(table)))
+        out.add(p)
+    return out
+
+
+def seat_names(view, state):
+    """Each player's seat names as the game's screen shows them, for --bot and --human:
+    the seat letter of a game played at the board's sides (Vora's S, W, N, E) and the
+    name in the view's seat label after 'P<n>' ('P1 North', 'P1 Red', 'P2 white')."""
+    letters = state.options().get("seats")
+    letters = letters if isinstance(letters, str) else ""
+    out = []
+    for p in range(len(state.scores())):
+        names = [letters[p]] if p < len(letters) else []
+        words = view.seat_label(state, p).split()
+        if words[:1] == ["P%d" % p]:
+            words = words[1:]
+        name = " ".join(words)
+        if name and not name.isdigit() and name.lower() not in (n.lower() for n in names):
+            names.append(name)
+        out.append(tuple(names))
     return out
 
 
@@ -101,9 +120,10 @@ def build_parser():
         description="Play Vora on the board, mirrored and logged on the PC. With a board "
                     "on USB (or --port), the PC follows it; with none, the virtual board "
                     "starts here and you press its keys (mouse, arrows and Space, or key "
-                    "names), with the mirror beside it. --typed (or --bots-only, --human) "
-                    "plays in the terminal instead: moves typed, bots at the other seats; "
-                    "type ? there for help.")
+                    "names), with the mirror beside it. The other games are run by the "
+                    "PC, the board their screen and keys. --typed (or --bots-only; for "
+                    "Vora also --human) plays in the terminal instead: moves typed, bots "
+                    "at the other seats; type ? there for help.")
     play.set_defaults(subparser=play)  # so that errors found later say "vora play: error"
     play.add_argument("game", nargs="?", default="vora", choices=rules_games.names(),
                       metavar="GAME", help="the game: %s (default vora)"
@@ -129,18 +149,22 @@ def build_parser():
                       help="seed of the deal, 0 to 4294967295 (default: a random one, "
                            "printed)")
     play.add_argument("--human", metavar="LIST", default=None,
-                      help="the human players, as numbers or seats: '0', '0,2', 'S,N', "
-                           "'all', 'none' (default: 0 when typed, all on the board); the "
-                           "others are bots")
+                      help="the human players, as player numbers or seats named as the "
+                           "screen names them: '0', '0,2', 'S,N' or 'North' (Vora), 'Red' "
+                           "(Vorcept), 'green' (Gaia-Vora), 'all', 'none' (default: 0 "
+                           "when typed, all on the board); the others are bots")
     play.add_argument("--bots-only", action="store_true",
                       help="every player is a bot: a demo that needs no keyboard")
     play.add_argument("--bot", metavar="SEAT=KIND", action="append", default=None,
-                      help="a bot at a seat: N=greedy (a seat letter or a player number; "
-                           "repeat or join with commas); on the board the PC plays that "
-                           "seat. With --typed also a kind alone (%s) or a comma list, "
-                           "given to the bot seats in order (default greedy). search:N searches N "
-                           "iterations a move, search:Nms N milliseconds (docs/bots.md)"
-                           % " or ".join(sorted(bots.bot_kinds("vora"))))
+                      help="a bot at a seat: 1=random, N=search:500 (a seat as for "
+                           "--human; repeat or join with commas); on the board the PC "
+                           "plays that seat. Except for Vora on the board, also a kind "
+                           "alone or a comma list, given to the other bot seats in "
+                           "order. Kinds: random; search (1000 iterations a move), "
+                           "search:N (N iterations), search:Nms (N milliseconds) "
+                           "(docs/bots.md); greedy, Vora's own (another game names the "
+                           "kinds it has). With no kind given: greedy in Vora, search:200 "
+                           "in the other games")
     play.add_argument("--position", metavar="TEXT", default=None,
                       help="start from this position instead of a deal (notation in "
                            "docs/vora-notation.md), e.g. 'PWMDL/DLPWM/WMDLP/LPWMD/MDLPW SN "
@@ -342,7 +366,7 @@ def _board_play_options(args, parser):
     # --bot SEAT=KIND and --position for a board: checked here, before anything starts.
     from vora_host.play.board_play import parse_bot_seats
     try:
-        seats = parse_bot_seats(args.bot or [])
+        seats = parse_bot_seats(args.bot or [], "vora")
     except ValueError as exc:
         parser.error("--bot: %s" % exc)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 32)
@@ -473,7 +497,9 @@ def cmd_repl(args, console):
 
 def _make_agents(args, players, seats, seed, parser):
     # Which seats are human, and a bot for every other seat. Bot seeds derive from the
-    # game seed so that `--bots-only --seed N` replays the very same game.
+    # game seed so that `--bots-only --seed N` replays the very same game. `seats`: each
+    # player's seat names (seat_names).
+    from vora_host.play.board_play import check_kind, parse_bot_seats
     if args.bots_only:
         if args.human not in (None, "", "none"):
             parser.error("--bots-only and --human contradict each other")
@@ -483,35 +509,28 @@ def _make_agents(args, players, seats, seed, parser):
             humans = parse_seat_list("0" if args.human is None else args.human, players, seats)
         except ValueError as exc:
             parser.error("--human: %s" % exc)
-    plain = [v for v in (args.bot or []) if "=" not in v]
-    kinds = [k.strip().lower() for v in plain for k in v.split(",") if k.strip()] or ["greedy"]
-    from vora_host.play.board_play import parse_bot_seats
+    # Each comma part is SEAT=KIND or a kind alone (which may hold settings: search:50:c=1).
+    parts = [k.strip() for v in (args.bot or []) for k in v.split(",") if k.strip()]
+    at_seat = [k for k in parts if "=" in k and ":" not in k.partition("=")[0]]
+    kinds = [k.lower() for k in parts if k not in at_seat]
     try:
-        at_seats = parse_bot_seats([v for v in (args.bot or []) if "=" in v])
+        at_seats = parse_bot_seats(at_seat, args.game, seats, players)
+        for k in kinds:  # a kind asked for by name is that kind or an error
+            check_kind(k, args.game)
     except ValueError as exc:
         parser.error("--bot: %s" % exc)
-    for key in at_seats:  # a seat given a bot is no human's, whatever --human says
-        p = key if isinstance(key, int) else seats.find(key)
-        if not 0 <= p < players:
-            parser.error("--bot: nobody sits at %r (seats %s)" % (key, seats))
-        humans.discard(p)
-    known = bots.bot_kinds(args.game)
-    # "greedy" is Vora's own: other games get the search bot, at a budget quick enough
-    # to play against.
-    kinds = [k if k != "greedy" or k in known else "search:200" for k in kinds]
-    for k in kinds:
-        try:
-            bots.make_bot(k, 0, args.game)  # an unknown kind or a bad parameter, named
-        except ValueError as exc:
-            parser.error("--bot: %s" % exc)
+    if not kinds:
+        # None asked for: Vora's greedy; the other games the search bot, at a budget
+        # quick enough to play against.
+        kinds = ["greedy" if "greedy" in bots.bot_kinds(args.game) else "search:200"]
+    humans -= set(at_seats)  # a seat given a bot is no human's, whatever --human says
     agents = []
     n_bots = 0
     for p in range(players):
         if p in humans:
             agents.append(Human())
-        elif p in at_seats or (seats and seats[p] in at_seats):
-            agents.append(bots.make_bot(at_seats.get(p, at_seats.get(seats[p] if seats else p)),
-                                        seed * 10 + p, args.game))
+        elif p in at_seats:
+            agents.append(bots.make_bot(at_seats[p], seed * 10 + p, args.game))
         else:
             agents.append(bots.make_bot(kinds[n_bots % len(kinds)], seed * 10 + p, args.game))
             n_bots += 1
@@ -558,8 +577,7 @@ def _prepare_game(args, parser):
         state = module.new_game(players, seed, **options)
     except (BadPosition, TypeError, ValueError) as exc:
         parser.error(("--position: %s" if args.position else "%s") % exc)
-    options = state.options()  # every option spelled out, house defaults included
-    seats = options.get("seats") if isinstance(options.get("seats"), str) else ""
+    seats = seat_names(host_games.host_game(args.game).VIEW, state)
     agents = _make_agents(args, players, seats, seed, parser)
     return module, state, seed, agents
 

@@ -168,12 +168,48 @@ class BoardMapping:
 
 
 # Keys for word-by-word entry: the move kinds on the top and bottom edges (west to east);
-# each following word on the inner 5x5 (top-left first, row by row), then the west, east,
+# each following word on the inner 5x5 in reading order (top-left first, row by row, as
+# a page is read: b6..f6, b5..f5, down to b2..f2), then the west, east (north to south),
 # top and bottom edges. With more choices than keys, the last key turns the page.
+INNER_KEYS = tuple(key_of(x, y) for y in range(5, 0, -1) for x in range(1, 6))
 KIND_KEYS = tuple(key_of(x, 6) for x in range(1, 6)) + tuple(key_of(x, 0) for x in range(1, 6))
-CHOICE_KEYS = tuple(key_of(x, y) for y in range(5, 0, -1) for x in range(1, 6)) + tuple(
-    key_of(0, y) for y in range(5, 0, -1)) + tuple(key_of(6, y) for y in range(5, 0, -1)) + \
-    KIND_KEYS
+CHOICE_KEYS = INNER_KEYS + tuple(key_of(0, y) for y in range(5, 0, -1)) + tuple(
+    key_of(6, y) for y in range(5, 0, -1)) + KIND_KEYS
+
+
+def word_order(word):
+    """The sort key of the words a selection offers: natural order, numbers by value
+    ("1", "2", ..., "10"; "rooster2" before "rooster10"; "2a" before "10a"), other text
+    alphabetically, a number before a word; words that compare equal so ("01", "1") by
+    their text."""
+    out = []
+    digits = ""
+    text = ""
+    for ch in word:
+        if "0" <= ch <= "9":
+            if text:
+                out.append((1, 0, text))
+                text = ""
+            digits += ch
+        else:
+            if digits:
+                out.append((0, int(digits), ""))
+                digits = ""
+            text += ch
+    if digits:
+        out.append((0, int(digits), ""))
+    if text:
+        out.append((1, 0, text))
+    return tuple(out), word
+
+
+def seat_rgb(players, player):
+    """The colour of `player`'s seat (its corner), as the key pad pulses it
+    (vora_host.play.board.SEAT_RGB): with 2 players S cyan and N amber, with 3 S W N,
+    with 4 S W N E; white with more players than corners."""
+    from vora_host.play.board import SEAT_RGB, WHITE
+    seats = SEATS_BY_COUNT.get(players)
+    return SEAT_RGB[seats[player]] if seats else WHITE
 
 
 def _paged(region, k):
@@ -185,10 +221,12 @@ def _paged(region, k):
 
 class WordKeys(BoardMapping):
     """A mapping for games whose moves are best chosen word by word (card and dice games):
-    the first word (the move's kind) on an edge key, then each following word on the
-    inner keys, in the sorted order of the choices left. The PC screen names what each
-    key chooses (`key_labels`); the game's own frame shows its state, and the choices
-    glow when a selection is under way."""
+    the first word (the move's kind) on an edge key (KIND_KEYS), then each following word
+    on the choice keys (CHOICE_KEYS: the inner 5x5 in reading order first), in the
+    natural order of the choices left (`word_order`: numbers by value, so the n-th of the
+    choices 1..25 is the n-th inner key). The PC screen names what each key chooses
+    (`key_labels`); the game's own frame shows its state, and the choices glow when a
+    selection is under way."""
 
     def _choices(self, state, prefix):
         n = len(prefix)
@@ -197,7 +235,11 @@ class WordKeys(BoardMapping):
             w = move.split(" ")
             if len(w) > n and w[:n] == prefix:
                 words.add(w[n])
-        return sorted(words)
+        return sorted(words, key=word_order)
+
+    def kinds(self, state):
+        """The kinds of move legal now in the order of KIND_KEYS (the first on b7)."""
+        return self._choices(state, [])
 
     def _keyed_words(self, state, move):
         # [(key, what it chooses)] along the move: a word, or "more..." for a page turn.

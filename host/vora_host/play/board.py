@@ -9,7 +9,11 @@ The host keeps the state, the board shows the frames the host sends and reports 
   name; the player's corner key plays the preview, and so does the preview's last key
   pressed again and held (for games that use every key, such as Vorcept on the 7x7);
   pressed again briefly, it shows the next move named by the same keys (a push or a pig
-  from one edge). A key that names nothing is refused with the reason, and flashes red.
+  from one edge), then the moves that key names alone (which the selection hides: a
+  Vorcept summon on a cell the selected piece could move to). The selection's first key
+  pressed again (when it does not go on with the selection) cancels it. A key that names
+  nothing is refused with the reason, and flashes red. The messages say how to play a
+  preview the way the game allows (a corner or not).
 - `compose_frame()`: the game's own frame with the key pad's marks over it: pressed keys
   blink white, the preview's keys are white, the refused key is red for a moment, the
   confirm corner pulses green when a move is ready (in the player's colour otherwise).
@@ -66,12 +70,14 @@ class KeyPad:
         self._paths = {}
         self._paths_of = None
         self.repeat = None  # (key, when pressed): the preview's last key pressed again
+        self.cycle = None  # the moves short second presses step through, once begun
         self.played = None
 
     def reset(self):
         self.pressed = []
         self.preview = None
         self.repeat = None
+        self.cycle = None
 
     def paths(self, state):
         """{move: its keys} for the legal moves of `state` (computed once per position)."""
@@ -88,11 +94,19 @@ class KeyPad:
     def _is_confirm(self, state, k):
         return k in self.confirm_keys(state)
 
+    def how_to_play(self, state):
+        """How the player to act plays a preview, in words: with their corner when the game
+        gives them one, else by its last key pressed again and held."""
+        if self.confirm_keys(state):
+            return "press your corner, or its last key again and hold it,"
+        return "press its last key again and hold it"
+
     def press(self, state, k, now):
         """A key pressed while `state` waits for a human. Returns (what, move):
         ("play", move), ("preview", move), ("partial", None), ("held", None) (the
-        preview's last key again: release() decides) or ("refused", None); the reason of
-        a refusal is in `message`."""
+        preview's last key again: release() decides), ("cancelled", None) (the
+        selection's first key again, when it does not go on with it) or ("refused",
+        None); the reason of a refusal is in `message`."""
         if state.is_over() or not 0 <= k < KEYS:
             return self._refuse(k, now, "the game is over" if state.is_over() else
                                 "there is no key %r" % (k,))
@@ -105,22 +119,41 @@ class KeyPad:
         if self.preview is not None and self.pressed and k == self.pressed[-1]:
             self.repeat = (k, now)
             return "held", None
+        if self.pressed and k == self.pressed[0]:
+            longer = tuple(self.pressed) + (k,)
+            if not any(paths[m][:len(longer)] == longer for m in paths):
+                self.reset()
+                self.message = "selection cancelled: %s" % self._starts(paths)
+                return "cancelled", None
         for start in (self.pressed + [k], [k]):
             n = len(start)
             matching = [m for m in paths if paths[m][:n] == tuple(start)]
             if matching:
-                return self._select(start, matching, paths)
+                return self._select(state, start, matching, paths)
         if self._is_confirm(state, k):
             return self._refuse(k, now, "choose a move first: press the keys that name it, "
                                         "then your corner")
+        return self._refuse(k, now, "key %s names no move now; %s"
+                            % (key_name(k), self._starts(paths)))
+
+    def _starts(self, paths):
         firsts = sorted(set(key_name(p[0]) for p in paths.values() if p))
-        return self._refuse(k, now, "key %s names no move now; moves start at %s"
-                            % (key_name(k), ", ".join(firsts[:12]) +
-                               (" ..." if len(firsts) > 12 else "")))
+        return "moves start at %s" % (", ".join(firsts[:12]) +
+                                      (" ..." if len(firsts) > 12 else ""))
+
+    def _cycle_of(self, paths):
+        """The moves a short second press of the preview's last key steps through: those
+        named by the keys pressed, then those that key names alone (a selection going on
+        through that key hides them)."""
+        pressed = tuple(self.pressed)
+        same = [m for m in paths if paths[m] == pressed]
+        alone = [m for m in paths if len(pressed) > 1 and paths[m] == pressed[-1:]]
+        return same + alone
 
     def release(self, state, k, now):
         """A key released. The preview's last key pressed again: held long, it plays the
-        preview (("play", move)); briefly, the next move named by the same keys."""
+        preview (("play", move)); briefly, the next move named by the same keys, then the
+        moves that key names alone, round again."""
         if self.repeat is None or self.repeat[0] != k or self.preview is None:
             return None, None
         held = now - self.repeat[1]
@@ -131,24 +164,35 @@ class KeyPad:
             self.message = ""
             return "play", move
         paths = self.paths(state)
-        same = [m for m in paths if paths[m] == tuple(self.pressed)]
-        if len(same) > 1:
-            i = same.index(self.preview) if self.preview in same else -1
-            self.preview = same[(i + 1) % len(same)]
-        self.message = "%s (hold its last key, or press your corner, to play it)" % self.preview
+        cycle = self.cycle if self.cycle and self.preview in self.cycle \
+            else self._cycle_of(paths)
+        if len(cycle) > 1:
+            i = cycle.index(self.preview) if self.preview in cycle else -1
+            self.preview = cycle[(i + 1) % len(cycle)]
+            self.pressed = list(paths[self.preview])
+            self.cycle = cycle
+        self._say_preview(state, len(cycle) > 1)
         return "preview", self.preview
 
-    def _select(self, pressed, matching, paths):
+    def _select(self, state, pressed, matching, paths):
         self.pressed = list(pressed)
+        self.cycle = None
         exact = [m for m in matching if len(paths[m]) == len(pressed)]
         if exact:
             self.preview = exact[0]
-            self.message = "%s (press your corner, or its last key again and hold, to play " \
-                "it%s)" % (self.preview, "; that key briefly for another" if len(exact) > 1 else "")
+            self._say_preview(state, len(self._cycle_of(paths)) > 1)
             return "preview", self.preview
         self.preview = None
-        self.message = "%d moves start this way: go on" % len(matching)
+        self.message = "%d moves start this way: go on, or press %s again to cancel" % (
+            len(matching), key_name(pressed[0]))
         return "partial", None
+
+    def _say_preview(self, state, more):
+        first, last = self.pressed[0], self.pressed[-1]
+        self.message = "%s (%s to play it%s%s)" % (
+            self.preview, self.how_to_play(state),
+            "; that key briefly for another" if more else "",
+            "; %s again to cancel" % key_name(first) if first != last else "")
 
     def _refuse(self, k, now, reason):
         self.refused_key = k
@@ -208,7 +252,8 @@ class BoardGame:
     game:    the registry name; state: its state; agents: a Human() or a bot per player
     log:     a vora_host.log.live.LiveLog (which never stops the game: it keeps moves in
              memory while the log cannot be written) or None
-    on_event(what, text): "move", "refused", "preview", "over", "log" for the PC screen
+    on_event(what, text): "move", "refused", "preview", "cancel", "over", "log" for the PC
+             screen
     """
 
     def __init__(self, game, state, agents, client, log=None, bot_delay_ms=700,
@@ -322,6 +367,8 @@ class BoardGame:
                 self.on_event("refused", self.pad.message)
         elif what == "refused":
             self.on_event("refused", self.pad.message)
+        elif what == "cancelled":
+            self.on_event("cancel", self.pad.message)
         else:
             self.on_event("preview", self.pad.message)
 

@@ -18,13 +18,69 @@ import collections
 from vora_host import bots as bot_kinds
 from vora_host.games.vora import view
 
-__all__ = ["BoardPlay", "parse_bot_seats"]
+__all__ = ["BoardPlay", "check_kind", "find_seat", "parse_bot_seats", "seat_table", "seats_text"]
 
 
-def parse_bot_seats(values, kinds=None):
-    """`--bot N=greedy` values (a list) as {seat letter or player number: kind}.
-    ValueError naming what is wrong."""
-    kinds = kinds or bot_kinds.bot_kinds("vora")
+def seat_table(seats, players):
+    """Each player's seat names, a tuple per player: `seats` as such a list already, or
+    as a string of seat letters, one per player (Vora's 'SN'), or '' (the players have
+    numbers only)."""
+    if seats is None or isinstance(seats, str):
+        letters = seats or ""
+        return [(letters[p],) if p < len(letters) else () for p in range(players)]
+    return [tuple(names) for names in seats]
+
+
+def find_seat(word, table):
+    """The player `word` names in `table` (seat_table): a player number ('1', or 'P1' as
+    the screen writes it) or one of the player's names, any capitals; None if nobody."""
+    word = word.strip()
+    low = word.lower()
+    if low[:1] == "p" and low[1:].isdigit():
+        low = low[1:]
+    if low.isdigit():
+        p = int(low)
+        return p if p < len(table) else None
+    for p, names in enumerate(table):
+        if any(low == name.lower() for name in names):
+            return p
+    return None
+
+
+def seats_text(table):
+    """'0 and 1', '0 (Blue) and 1 (Red)', '0 (S, South), 1 (N, North) and 2 (W, West)':
+    what --bot and --human accept, for the messages."""
+    parts = ["%d (%s)" % (p, ", ".join(names)) if names else str(p)
+             for p, names in enumerate(table)]
+    if len(parts) < 2:
+        return "".join(parts)
+    return "%s and %s" % (", ".join(parts[:-1]), parts[-1])
+
+
+def check_kind(kind, game="vora"):
+    """ValueError with make_bot's message (the kinds the game has, or the parameter it
+    cannot read) unless `kind` makes a bot for `game`."""
+    try:
+        bot_kinds.make_bot(kind, 0, game)
+    except ValueError as exc:
+        hint = ""
+        if bot_kinds.split_kind(kind)[0] == "greedy" and game != "vora":
+            hint = " ('greedy' is Vora's own bot)"
+        raise ValueError("%s%s" % (exc, hint))
+
+
+def parse_bot_seats(values, game="vora", seats=None, players=None):
+    """`--bot N=greedy` values (a list) as {seat: kind}; every kind is checked with
+    make_bot for `game`, parameters included ('search:500', 'search:50ms').
+
+    `seats`: the players' seat names once the game is set up (see seat_table; `players`
+    the count when `seats` is a string): then the keys are player numbers and a seat
+    nobody sits at is an error naming the seats there are. Without (Vora on a board,
+    whose seats are known only once the board deals): seat letters S, W, N, E or player
+    numbers 0 to 3, as given. ValueError naming what is wrong."""
+    table = None
+    if seats is not None:
+        table = seat_table(seats, len(seats) if players is None else players)
     out = {}
     for value in values:
         for part in value.split(","):
@@ -34,17 +90,23 @@ def parse_bot_seats(values, kinds=None):
             who, sep, kind = part.partition("=")
             who, kind = who.strip(), kind.strip().lower()
             if not sep:
-                raise ValueError("%r: give a seat and a bot, e.g. N=greedy or 1=random" % part)
-            if who.isdigit() and int(who) < 4:
+                raise ValueError("%r: give a seat and a bot, e.g. 1=random or 1=search:500"
+                                 % part)
+            if table is not None:
+                key = find_seat(who, table)
+                if key is None:
+                    raise ValueError("nobody sits at %r: the seats are %s"
+                                     % (who, seats_text(table)))
+            elif who.isdigit() and int(who) < 4:
                 key = int(who)
-            elif who.upper() in ("S", "W", "N", "E"):
-                key = who.upper()
+            elif who.upper() in ("S", "W", "N", "E", "SOUTH", "WEST", "NORTH", "EAST"):
+                key = who.upper()[0]
             else:
-                raise ValueError("%r is not a seat: S, W, N, E or a player number 0 to 3"
-                                 % who)
-            if kind not in kinds:
-                raise ValueError("unknown bot %r (choose from %s)" % (
-                    kind, ", ".join(sorted(kinds))))
+                raise ValueError("%r is not a seat: S, W, N, E (South, West, North, East) "
+                                 "or a player number 0 to 3" % who)
+            if not kind:
+                raise ValueError("%r: give a bot after the '=', e.g. %s=random" % (part, who))
+            check_kind(kind, game)
             out[key] = kind
     return out
 

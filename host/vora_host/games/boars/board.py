@@ -1,31 +1,40 @@
 """Boars on the Run! on the board's 7x7 keys (docs/boars-notation.md, "On the board").
 
+Keys are named like chess cells over the whole 7x7: a1 the south-west (bottom-left)
+corner, g7 the north-east one.
+
 Moves are chosen word by word (vora_host.games.base.WordKeys): the kinds on the top and
-bottom edges (draw, buy, ticket, diet, end, ...), lit when they can be played; then each
-following word on the inner keys (`draw 7`: draw, then the 7th inner key), their meaning
-on the PC screen beside the board. The player's corner plays the preview.
+bottom edges (b7..f7, then b1..f1: draw, buy, ticket, diet, end, ...), lit when they can be
+played; then each following word on the choice keys, first the inner 5x5 in reading order
+(b6..f6, b5..f5, down to b2..f2), the choices in natural order (numbers by value): `draw
+7` is draw, then the 7th inner key (c5). Their meaning is on the PC screen beside the
+board. The player's corner plays the preview.
 
 What the keys show while nothing is selected:
-- the inner 5x5: the next 25 spaces of the track from the boar of the player to act,
-  bottom-left first, row by row: food in its colour, predators in theirs blinking,
-  stations white, the Finish bright white; a boar on a space in its player's seat colour;
-- the west edge (bottom up): the cubes drawn this turn, red, blue, yellow, green, black,
-  brighter for more; the east edge: the cubes in front of the player.
+- the inner 5x5: the next 25 spaces of the track from the boar of the player to act, in
+  the same reading order as the choices (T1, its own space, on b6; T25 on f2): food in
+  its colour, predators in theirs blinking, stations white, the Finish bright white;
+- a space with a boar: that player's seat colour, the colour their corner pulses in
+  (vora_host.games.base.seat_rgb: with 2 players S cyan and N amber); boars sharing a
+  space take turns, BOAR_MS each, the lowest-numbered player first;
+- the west edge (a2 up to a6): the cubes drawn this turn, red, blue, yellow, green,
+  black, brighter for more; the east edge (g2 up to g6): the cubes in front of the player.
 Only the viewer's own view is drawn: another player's bag never shows.
 """
 
 from functools import lru_cache
 
-from vora_host.games.base import KIND_KEYS, WordKeys, key_of
+from vora_host.games.base import INNER_KEYS, KIND_KEYS, WordKeys, key_of, seat_rgb
 
-__all__ = ["BoarsBoard"]
+__all__ = ["BoarsBoard", "TRACK_KEYS", "BOAR_MS"]
 
 CUBE_RGB = ((255, 40, 0), (0, 80, 255), (255, 200, 0), (0, 190, 40), (60, 0, 90))
 COLOUR_INDEX = {"red": 0, "blue": 1, "yellow": 2, "green": 3}
-SEAT_RGB = ((0, 200, 255), (255, 0, 200), (255, 140, 0), (140, 255, 0))
-TRACK_KEYS = tuple(key_of(x, y) for y in range(1, 6) for x in range(1, 6))
+# T1..T25 in reading order: the same keys, in the same order, as the choices of a word.
+TRACK_KEYS = INNER_KEYS
 DRAWN_KEYS = tuple(key_of(0, y) for y in range(1, 6))
 FRONT_KEYS = tuple(key_of(6, y) for y in range(1, 6))
+BOAR_MS = 600  # boars sharing a space show in turn, this long each
 
 
 @lru_cache(maxsize=8)
@@ -44,6 +53,7 @@ class BoarsBoard(WordKeys):
         v = state.view(viewer)
         out = [(0, 0, 0)] * 49
         spaces = _spaces(v["track"])
+        players = len(v["positions"])
         who = v["to_act"] if v["to_act"] is not None else 0
         start = v["positions"][who]
         blink = now % 800 < 500
@@ -61,9 +71,9 @@ class BoarsBoard(WordKeys):
                 rgb = (70, 70, 70)
             elif kind == "finish":
                 rgb = (255, 255, 255)
-            for p, pos in enumerate(v["positions"]):
-                if pos == n:
-                    rgb = SEAT_RGB[p % 4]
+            here = [p for p, pos in enumerate(v["positions"]) if pos == n]
+            if here:
+                rgb = seat_rgb(players, here[(now // BOAR_MS) % len(here)])
             out[k] = rgb
         for c, k in enumerate(DRAWN_KEYS):
             if v["drawn"][c]:
@@ -71,8 +81,7 @@ class BoarsBoard(WordKeys):
         for c, k in enumerate(FRONT_KEYS):
             if v["front"][c]:
                 out[k] = _scale(CUBE_RGB[c], min(256, 60 + 40 * v["front"][c]))
-        kinds = set(m.split(" ")[0] for m in state.legal_moves()) if viewer == v["to_act"] \
-            else set()
-        for k, word in zip(KIND_KEYS, sorted(kinds)):
-            out[k] = (90, 90, 90)
+        if viewer is not None and viewer == v["to_act"]:
+            for k, _word in zip(KIND_KEYS, self.kinds(state)):
+                out[k] = (90, 90, 90)
         return out

@@ -4,11 +4,15 @@ Every key is a cell, so there is no corner to confirm with: a move is previewed 
 keys and played by pressing its last key again and holding it (under a second). A cell
 key names what starts there (placing the Pylon, lava or a Host; the piece to move, then
 its destination; a free cell beside your Host to summon; a short second press there shows
-the next drone kind). The Pylon's key previews `lava done` during the lava phase; your
-Host's key pressed twice previews `concede`. Lights: Blue's pieces cyan, Red's amber, the Host breathing, Drone-1
-dim, Drone-2 half, Drone-3 full; the piece that already acted blinks; lava dim red; the
-Pylon white; a cell where a piece was just removed flashes red until the next action.
-docs/vorcept-notation.md, "On the board", has the table.
+the next drone kind). A short second press on a previewed destination that is also a
+summon cell goes on to the summons there (the generic key pad's cycle: the moves that
+key names alone). The selection's first key pressed again cancels it (the generic key
+pad). The Pylon's key previews `lava done` during the lava phase; your Host, then the
+Pylon, previews `concede`. Lights: Blue's pieces cyan, Red's amber, the Hosts breathing,
+Drone-1 dim, Drone-2 half, Drone-3 full; the piece that already acted blinks; lava dim
+red; the Pylon white tinted with the colour of the player to act (whose turn it is: the
+board has no corner to pulse); a cell where a piece was just removed flashes red until
+the next action. docs/vorcept-notation.md, "On the board", has the table.
 """
 
 from vora_host.games.base import BoardMapping, cell_key
@@ -19,6 +23,8 @@ SIDE_RGB = ((0, 200, 255), (255, 140, 0))  # Blue as cyan, Red as amber (seat co
 KIND_LEVEL = {"host": 256, "drone1": 70, "drone2": 140, "drone3": 256}
 LAVA = (90, 10, 0)
 PYLON = (200, 200, 200)
+# The Pylon while a player is to act: half white, half their colour (the turn lamp).
+PYLON_TURN = tuple(tuple((w + c) // 2 for w, c in zip(PYLON, rgb)) for rgb in SIDE_RGB)
 
 
 def _scale(rgb, level):
@@ -47,8 +53,9 @@ class VorceptBoard(BoardMapping):
         if move == "lava done":
             return (cell_key(state.pylon_cell()),)
         if move == "concede":
-            host = cell_key(state.host_cell(state.to_act()))
-            return (host, host)
+            # Your Host, then the Pylon (no piece ever moves there): the Host's own key
+            # pressed again stays free to cancel its selection.
+            return (cell_key(state.host_cell(state.to_act())), cell_key(state.pylon_cell()))
         raise ValueError("no keys for %r" % move)
 
     def key_marks(self, state, viewer, pressed=()):
@@ -71,7 +78,8 @@ class VorceptBoard(BoardMapping):
             if what == "lava":
                 out[k] = LAVA
             elif what == "pylon":
-                out[k] = PYLON
+                player = seen.to_act()
+                out[k] = PYLON if player is None else PYLON_TURN[player]
             elif what != "empty":
                 player, kind = what
                 level = KIND_LEVEL[kind]
