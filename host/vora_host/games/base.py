@@ -137,7 +137,9 @@ class BoardMapping:
       indices; e.g. Vorcept's "move d2 d4" is the two cells). Moves with no key of their
       own ("pass") use the player's corner key: pressed once it previews, again it plays.
       The preview's last key pressed again and held (HOLD_MS) plays it too; pressed
-      again briefly, it shows the next move named by the same keys.
+      again briefly, it shows the next move named by the same keys. The selection's
+      first key pressed again cancels it, unless it goes on with the selection: do not
+      start a path with the same key twice unless that is meant.
     - `frame(state, viewer, now)`: 49 (r, g, b) tuples, what each key shows, drawn from
       `state.view(viewer)` only.
     """
