@@ -6,12 +6,14 @@ whose turn it is. Also: docs/adding-a-game.md has the "On the board" it refers t
 import re
 from pathlib import Path
 
-from shared_rules import games, vorcept, wire
+from shared_rules import games, vorcept
 from vora_host import games as host_games
 from vora_host.games.base import cell_key
 from vora_host.games.vorcept.board import PYLON_TURN, SIDE_RGB
 from vora_host.play.board import HOLD_MS, BoardGame, KeyPad, compose_frame
 from vora_host.play.terminal import Human
+
+from test_board_games import FakeClient  # the same fake board link
 
 ROOT = Path(__file__).resolve().parents[1]
 BOARD = host_games.host_game("vorcept").BOARD
@@ -42,26 +44,6 @@ def rgb(frame, name):
     return tuple(frame[3 * k:3 * k + 3])
 
 
-class FakeClient:
-    connected = True
-
-    def __init__(self):
-        self.frames = []
-
-    def set_mode(self, mode):
-        return True
-
-    def show(self, frame):
-        wire.check_pixels(frame)
-        self.frames.append(bytes(frame))
-        return True
-
-    def show_changes(self, changes):
-        frame = bytearray(self.frames[-1])
-        for k, r, g, b in changes:
-            frame[3 * k:3 * k + 3] = bytes((r, g, b))
-        self.frames.append(bytes(frame))
-        return True
 
 
 # ---------------------------------------------------------------- 1. the messages
