@@ -2,7 +2,10 @@
 
 The search bot is proven generic on Vora and on two toy games written against the common
 interface alone (tests/toy_nim.py: no secrets; tests/toy_duel.py: a hidden hand, a hidden
-pile and draws), registered in the game registry for the test. Every match here is
+pile and draws), registered in the game registry for the test, and checked on every
+registered game: the full state and the view alone give the same search, and in the
+games with secrets (Tossing Tiger, Boars) another deal of what the player cannot know
+changes nothing. Every match here is
 seeded (game, bots), so its outcome is the same on every run; the thresholds are ones a
 random player would miss by far.
 """
@@ -286,6 +289,54 @@ def test_secrets_it_cannot_know_change_nothing():
         a, b = SearchBot(3, iterations=60), SearchBot(3, iterations=60)
         assert a.choose(state) == b.choose(other)
         assert a.last["visits"] == b.last["visits"]
+
+
+REGISTERED = [(name, players) for name in games.names()
+              for players in games.load(name).PLAYER_COUNTS[:2]]
+
+
+@pytest.mark.parametrize("name,players", REGISTERED, ids=lambda x: str(x))
+def test_every_game_the_full_state_and_its_view_choose_the_same(name, players):
+    # The games themselves, hidden information and chance included: the bot given the
+    # full state and the bot given only the view make the same search, visit for visit.
+    module = games.load(name)
+    checked = 0
+    for seed in (1, 2):
+        for state in positions(module, players, seed, 3, every=4):
+            if len(state.legal_moves()) < 2:
+                continue
+            me = state.to_act()
+            full = SearchBot(5, iterations=25)
+            move = full.choose(state)
+            alone = SearchBot(5, iterations=25, game=module)
+            assert alone.choose(ViewOnly(state)) == move
+            assert alone.last["visits"] == full.last["visits"]
+            checked += 1
+    assert checked >= 2
+
+
+@pytest.mark.parametrize("name", [n for n in games.names()
+                                  if games.load(n).HIDDEN_INFORMATION])
+def test_in_the_hidden_games_secrets_it_cannot_know_change_nothing(name):
+    # Tossing Tiger's hands and piles, Boars' bags: another deal of everything the player
+    # to act cannot know (determinize() of their view, a state they cannot tell from the
+    # true one) leaves the search as it was, visit for visit.
+    module = games.load(name)
+    checked = 0
+    for seed in (3, 4, 5):
+        for state in positions(module, 2, seed, 4, every=5):
+            if len(state.legal_moves()) < 2:
+                continue
+            me = state.to_act()
+            other = module.determinize(state.view(me), 777 + seed)
+            if other.to_json() == state.to_json():
+                continue
+            assert other.view(me) == state.view(me)
+            a, b = SearchBot(3, iterations=30), SearchBot(3, iterations=30)
+            assert a.choose(state) == b.choose(other)
+            assert a.last["visits"] == b.last["visits"]
+            checked += 1
+    assert checked >= 3, "the test must compare states that really differ in secrets"
 
 
 def test_a_bot_that_peeked_would_be_caught():
