@@ -138,6 +138,23 @@ def test_kind_strings():
     assert make_bot("random", 1).kind == "random"
 
 
+def test_a_game_may_choose_its_search_settings():
+    # Gaia-Vora's host package sets the horizon its search needs (SEARCH); a kind string
+    # still overrides it, the bot's kind names it, and the other games keep the defaults.
+    from vora_host.bots.search import game_settings
+    assert game_settings("gaia-vora") == {"horizon": 6}
+    gaia = make_bot("search:200", 0, "gaia-vora")
+    assert gaia.horizon == 6 and gaia.kind == "search:200:horizon=6"
+    again = make_bot(gaia.kind, 0, "gaia-vora")
+    assert again.horizon == 6 and again.kind == gaia.kind
+    assert make_bot("search:200:horizon=2", 0, "gaia-vora").horizon == 2
+    for name in games.names():
+        if name != "gaia-vora":
+            assert game_settings(name) == {}
+            assert make_bot("search:200", 0, name).horizon is None
+    assert game_settings(None) == {} and game_settings("no-such-game") == {}
+
+
 @pytest.mark.parametrize("kind,words", [
     ("search:abc", "'abc'"), ("search:0", "'search:0': iterations must be a whole number of at least 1, not 0"), ("search:-5ms", "'-5ms'"),
     ("search:depth=3", "depth"), ("search:horizon=x", "horizon takes a number, not 'x'"), ("search:lots", "cannot read 'lots'"),

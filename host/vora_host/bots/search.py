@@ -45,10 +45,11 @@ import sys
 import time
 
 from shared_rules import games, prng
+from shared_rules.errors import BadPosition
 
 from vora_host.bots.base import Bot
 
-__all__ = ["SearchBot"]
+__all__ = ["SearchBot", "game_settings"]
 
 DEFAULT_ITERATIONS = 1000
 _TIME = re.compile(r"^(\d+(?:\.\d+)?)(ms|s)$")  # a time budget: 50ms, 1.5s
@@ -65,6 +66,21 @@ class _Node:
         self.visits = 0
         self.reward = 0.0  # summed rewards of the player who chose the move into here
         self.avail = 1  # iterations in which this move was legal at its parent
+
+
+def game_settings(game):
+    """The search settings a game's host package chose for it (`SEARCH` in
+    vora_host.games.<module>: {name: value} of c, horizon, temperature,
+    max_rollout_moves), measured with bench/bench_bots.py; {} for a game without, or
+    when `game` is not a registry name."""
+    if not isinstance(game, str):
+        return {}
+    from vora_host import games as host_games
+    try:
+        host = host_games.host_game(game)
+    except (BadPosition, ImportError):  # not a registered game: the class defaults
+        return {}
+    return getattr(host, "SEARCH", {})
 
 
 class SearchBot(Bot):
@@ -140,9 +156,12 @@ class SearchBot(Bot):
         Parts separated by colons: a whole number is the iteration budget, a number
         with "ms" (or "s") a time budget, and name=value sets c, horizon, temperature
         or max_rollout_moves. "search:2000", "search:50ms", "search:1.5s",
-        "search:500:horizon=8:c=1". ValueError names the part it cannot read.
+        "search:500:horizon=8:c=1". ValueError names the part it cannot read. Settings
+        not given are the game's own (`game_settings`), else the class defaults; the
+        bot's `kind` spells out every one that differs from the class defaults, so a
+        record names the very bot that played.
         """
-        kwargs = {}
+        kwargs = dict(game_settings(game))
         kinds = {n: k for n, _, k in cls._PARAMS}
         for part in arg.split(":") if arg else ():
             text = part.strip().lower()

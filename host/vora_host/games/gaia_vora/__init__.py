@@ -10,5 +10,10 @@ from vora_host.games.gaia_vora.ui import GaiaView
 RULEBOOK = "gaia-vora.md"
 NOTATION = "gaia-vora-notation.md"
 BOTS = {}
+# The search bot looks six turns ahead here, not one round: the Moon's eating, Storms and
+# rotations move everyone's altitude for several turns. Against random players at
+# search:200, two players: 90.5% of 200 games with one round, 97%+ with six
+# (docs/benchmarks.md, "The bots").
+SEARCH = {"horizon": 6}
 VIEW = GaiaView(RULES)
 BOARD = GaiaBoard(RULES)
