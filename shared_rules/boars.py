@@ -253,6 +253,7 @@ def parse_track(text):
     BadPosition naming the line and the field."""
     lines = _data_lines(text, "track", TRACK_HEADER)
     kinds, colours = [], []
+    finish_at = ""  # where the line before this one was read: the finish, once it is
     for n, s in lines:
         space = len(kinds)
         where = "track line %d (space %d)" % (n, space)

@@ -33,7 +33,6 @@ from vora_host.lab import cli as lab_cli
 from vora_host.maker import cli as maker_cli
 from vora_host.argtypes import game_option_pairs, positive_int, seconds, seed as seed_arg
 from vora_host import games as host_games
-from vora_host.log.store import GameLogError
 from vora_host.log.records import RecordError, load_record, new_record, replay, result_of, \
     write_record
 from vora_host.play.terminal import EOF, INTERRUPTED, OVER, QUIT, Human, TerminalGame

@@ -6,7 +6,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from vora_host.argtypes import positive_int, seconds
+from vora_host.argtypes import seconds
 
 COMMANDS = ("flash", "update", "doctor")
 ROOT = Path(__file__).resolve().parents[3]

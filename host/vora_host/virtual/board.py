@@ -42,7 +42,6 @@ import asyncio
 import errno
 import json
 import os
-import random
 import shutil
 import signal
 import stat

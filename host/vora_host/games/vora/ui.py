@@ -6,7 +6,6 @@ the scores with their tie-break numbers, and the end of a game in words.
 """
 
 from rich.table import Table
-from rich.text import Text
 
 from shared_rules import vora
 
