@@ -283,6 +283,15 @@ def test_full_state_and_view_alone_choose_the_same(module, players):
         assert from_view.last["visits"] == full.last["visits"] == proxied.last["visits"]
 
 
+def assert_same_search(state, other, me, iterations):
+    """`other` looks the same to player `me` as `state`, and the bot searches both alike,
+    visit for visit."""
+    assert other.view(me) == state.view(me)
+    a, b = SearchBot(3, iterations=iterations), SearchBot(3, iterations=iterations)
+    assert a.choose(state) == b.choose(other)
+    assert a.last["visits"] == b.last["visits"]
+
+
 def test_secrets_it_cannot_know_change_nothing():
     # Duel: the other hand and the pile dealt otherwise. The bot's search, visit for
     # visit, is the same: it never looked at them.
@@ -293,10 +302,7 @@ def test_secrets_it_cannot_know_change_nothing():
             other = secrets_swapped(state, me)
             if other.to_json() == state.to_json():
                 continue
-            assert other.view(me) == state.view(me)
-            a, b = SearchBot(3, iterations=60), SearchBot(3, iterations=60)
-            assert a.choose(state) == b.choose(other)
-            assert a.last["visits"] == b.last["visits"]
+            assert_same_search(state, other, me, 60)
             checked += 1
     assert checked >= 10
     # Vora: the only secret is the PRNG (the box's next draws).
@@ -348,10 +354,7 @@ def test_in_the_hidden_games_secrets_it_cannot_know_change_nothing(name):
             other = module.determinize(state.view(me), 777 + seed)
             if other.to_json() == state.to_json():
                 continue
-            assert other.view(me) == state.view(me)
-            a, b = SearchBot(3, iterations=30), SearchBot(3, iterations=30)
-            assert a.choose(state) == b.choose(other)
-            assert a.last["visits"] == b.last["visits"]
+            assert_same_search(state, other, me, 30)
             checked += 1
     assert checked >= 3, "the test must compare states that really differ in secrets"
 
