@@ -538,7 +538,8 @@ def test_soft_crc32_matches_binascii():
 
 
 def test_soft_crc32_is_used_when_binascii_lacks_it(monkeypatch):
-    monkeypatch.setattr(store_mod, "_crc32_lib", None)
+    from shared_rules import wire
+    monkeypatch.setattr(wire, "_crc32_c", None)  # the store's CRC is the link's
     disk = Disk()
     Store(DIR, FaultFS(disk)).save(NEW_TEXT)
     monkeypatch.undo()

@@ -45,17 +45,15 @@ import json
 import os
 import sys
 
-from shared_rules.wire import json_too_deep
+# The CRC-32 of the link (binascii's in C, or wire's nibble-table fallback on a port
+# without it): one implementation for frames and saves.
+from shared_rules.wire import crc32, crc32_soft as _crc32_soft, json_too_deep  # noqa: F401
 
 try:  # type hints only for tools; MicroPython has no typing module
     from typing import Optional  # noqa: F401
 except ImportError:
     pass
 
-try:
-    from binascii import crc32 as _crc32_lib
-except ImportError:  # a port built without binascii (or without its crc32)
-    _crc32_lib = None  # type: ignore[assignment]
 
 JSON = "game.json"
 NEW = "game.new"
@@ -68,38 +66,6 @@ _HEADER_MAX = 32
 # A saved game is about 1 KB. Anything far bigger is not ours, and reading it could exhaust the
 # board's heap (MicroPython allocates the whole read(n) buffer up front), so it is skipped.
 _MAX_FILE = 64 * 1024
-
-
-def _crc32_soft(data, crc=0):
-    # CRC-32 (the zlib/binascii polynomial), a nibble at a time: a 16-entry table is a fair
-    # trade between speed and RAM on a board whose port lacks binascii.crc32.
-    table = _NIBBLE_TABLE
-    crc = ~crc & 0xFFFFFFFF
-    for b in data:
-        crc ^= b
-        crc = (crc >> 4) ^ table[crc & 15]
-        crc = (crc >> 4) ^ table[crc & 15]
-    return ~crc & 0xFFFFFFFF
-
-
-def _nibble_table():
-    out = []
-    for n in range(16):
-        c = n
-        for _ in range(4):
-            c = (c >> 1) ^ (0xEDB88320 if c & 1 else 0)
-        out.append(c)
-    return tuple(out)
-
-
-_NIBBLE_TABLE = _nibble_table()
-
-
-def crc32(data):
-    # -> int, unsigned 32-bit (binascii returns unsigned on both runtimes; masking makes sure)
-    if _crc32_lib is not None:
-        return _crc32_lib(data) & 0xFFFFFFFF
-    return _crc32_soft(data)
 
 
 class _OsFs:

@@ -84,13 +84,15 @@ def option_value(module, name, text):
     return text
 
 
-def game_option_pairs(module, texts):
-    """{name: value} from `-o NAME=VALUE` texts, each checked by option_value()."""
+def game_option_pairs(module, texts, read=None):
+    """{name: value} from `-o NAME=VALUE` texts, each checked by `read(module, name,
+    text)` (default option_value())."""
+    read = option_value if read is None else read
     out = {}
     for text in texts or ():
         name, sep, value = text.partition("=")
         if not sep or not name.strip():
             raise ValueError("%r: give an option as NAME=VALUE (options of %s: %s)" % (
                 text, module.TITLE, ", ".join(s[0] for s in module.OPTIONS) or "none"))
-        out[name.strip()] = option_value(module, name.strip(), value)
+        out[name.strip()] = read(module, name.strip(), value)
     return out

@@ -5,7 +5,8 @@ from rich.console import Console
 from shared_rules import games as rules_games
 from shared_rules.errors import BadPosition
 
-from vora_host.argtypes import non_negative_int, option_value, positive_int
+from vora_host.argtypes import game_option_pairs, non_negative_int, option_value, \
+    positive_int
 
 __all__ = ["add_parser", "run", "parse_options", "parse_compare"]
 
@@ -93,14 +94,8 @@ def parse_value(module, name, text):
 
 
 def parse_options(module, texts):
-    out = {}
-    for text in texts or ():
-        name, sep, value = text.partition("=")
-        if not sep or not name.strip():
-            raise ValueError("%r: give an option as NAME=VALUE (options of %s: %s)" % (
-                text, module.TITLE, ", ".join(s[0] for s in module.OPTIONS) or "none"))
-        out[name.strip()] = parse_value(module, name.strip(), value)
-    return out
+    # -o as everywhere, with the lab's shorthand for dict options (parse_value).
+    return game_option_pairs(module, texts, parse_value)
 
 
 def parse_compare(module, text):
