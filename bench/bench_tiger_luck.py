@@ -13,11 +13,16 @@ reach against random players, measured two ways.
    samples of its view, so it knows the other hand, the draw pile and every future
    shuffle. No fair player can do better; it is the ceiling measured, not argued.
 
-    .venv/bin/python bench/bench_tiger_luck.py [GAMES]    (default 4000 and 200)
+    .venv/bin/python bench/bench_tiger_luck.py [GAMES] [--players N ...]
 
-Two players, seeds 0 to N-1; the clairvoyant bot takes seat 0 and 1 in turn.
+GAMES (default 4000) random games for the one-pile count, a twentieth of them (200) for
+the clairvoyant bot at each seat count (default 2; --players 2 3 4 5 6 for all). Seeds 0
+to N-1; the clairvoyant bot takes each seat in turn. At three players or more a game
+ends as soon as anyone drops below two cards, often in a war between two others: the
+clairvoyant's result there is the ceiling, measured.
 """
 
+import argparse
 import random
 import sys
 import time
@@ -63,12 +68,12 @@ def one_pile_wars(rules, count):
     return one / count, lost / max(1, one)
 
 
-def clairvoyant_wins(rules, count, iterations):
+def clairvoyant_wins(rules, count, iterations, players=2):
     wins = 0
     for seed in range(count):
-        seat = seed % 2
-        state = rules.new_game(2, seed)
-        agents = [RandomBot(seed * 10 + p) for p in range(2)]
+        seat = seed % players
+        state = rules.new_game(players, seed)
+        agents = [RandomBot(seed * 10 + p) for p in range(players)]
         agents[seat] = Clairvoyant(seed, iterations=iterations, game=GAME)
         while not state.is_over():
             state.play(agents[state.to_act()].choose(state))
@@ -76,8 +81,17 @@ def clairvoyant_wins(rules, count, iterations):
     return wins
 
 
-def main():
-    playouts = int(sys.argv[1]) if len(sys.argv) > 1 else 4000
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("games", nargs="?", type=int, default=4000,
+                        help="random games for the one-pile count (default 4000); the "
+                        "clairvoyant plays a twentieth of them at each seat count")
+    parser.add_argument("--players", type=int, nargs="+", default=[2],
+                        choices=range(2, 7), metavar="N", help="seat counts (2 to 6)")
+    args = parser.parse_args(argv)
+    if args.games < 1:
+        parser.error("games must be at least 1")
+    playouts = args.games
     matches = max(2, playouts // 20)
     rules = games.load(GAME)
     started = time.perf_counter()
@@ -86,10 +100,12 @@ def main():
           "loses %.1f%% of them" % (100 * share, playouts, 100 * lost))
     print("  so against random players, seated first in half the games, a player who "
           "won every other game wins at most %.1f%%" % (100 * (1 - share * lost / 2)))
-    wins = clairvoyant_wins(rules, matches, 200)
-    print("clairvoyant search:200 (the true state, future shuffles included) against "
-          "random: %d wins of %d (%.1f%%)  [%.0f s]"
-          % (wins, matches, 100.0 * wins / matches, time.perf_counter() - started))
+    for players in args.players:
+        wins = clairvoyant_wins(rules, matches, 200, players)
+        print("clairvoyant search:200 (the true state, future shuffles included) against "
+              "%d random player%s: %d wins of %d (%.1f%%)  [%.0f s]"
+              % (players - 1, "s" if players > 2 else "", wins, matches, 100.0 * wins / matches,
+                 time.perf_counter() - started))
 
 
 if __name__ == "__main__":
