@@ -188,3 +188,31 @@ def test_a_kind_alone_may_carry_settings():
     # 'search:50:c=1' is a kind with a setting, not a seat called 'search:50:c'.
     agents = agents_for("vorcept", "--typed", "--bots-only", "--bot", "search:50:c=1,1=random")
     assert [a.kind for a in agents] == ["search:50:c=1", "random"]
+
+
+# ---------------------------------------------------------------- one seat, one player
+
+def test_two_different_bots_at_one_seat_is_a_usage_error(capsys):
+    # The last one used to win silently.
+    message = usage_error(capsys, "vorcept", "--typed", "--bot", "1=random", "--bot", "1=search:50")
+    assert "--bot: '1=search:50': that seat already has a bot, random; give each seat one" \
+        in message
+    # The same seat by its name and by its number.
+    message = usage_error(capsys, "vorcept", "--typed", "--bot", "red=random,1=search:20")
+    assert "that seat already has a bot, random" in message
+    # Saying the same thing twice is not a contradiction.
+    assert [a.kind for a in agents_for("vorcept", "--typed", "--bot", "1=random,red=random")] \
+        == ["human", "random"]
+
+
+def test_a_seat_named_by_human_and_by_bot_is_a_usage_error(capsys):
+    # It used to seat the bot, and a bot at the seat --human had not named either.
+    message = usage_error(capsys, "vorcept", "--typed", "--human", "1", "--bot", "1=random")
+    assert "--human and --bot both name seat 1 (Red): a seat is a human's or a bot's" in message
+    message = usage_error(capsys, "--typed", "--human", "S", "--bot", "S=random")
+    assert "both name seat 0 (S, South)" in message
+    # --human's default and "all" mean every seat --bot does not take.
+    assert [a.kind for a in agents_for("vorcept", "--typed", "--human", "all",
+                                       "--bot", "1=random")] == ["human", "random"]
+    assert [a.kind for a in agents_for("vorcept", "--typed", "--bot", "0=random")] \
+        == ["random", "search:200"]

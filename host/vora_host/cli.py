@@ -522,7 +522,15 @@ def _make_agents(args, players, seats, seed, parser):
         # None asked for: Vora's greedy; the other games the search bot, at a budget
         # quick enough to play against.
         kinds = ["greedy" if "greedy" in bots.bot_kinds(args.game) else "search:200"]
-    humans -= set(at_seats)  # a seat given a bot is no human's, whatever --human says
+    # A seat --bot names is no human's: --human's defaults and "all" mean the others. A
+    # seat both options name, though, is a contradiction, not a choice to make silently.
+    named = args.human is not None and args.human.strip().lower() not in ("", "all", "none")
+    both = sorted(humans & set(at_seats)) if named else []
+    if both:
+        parser.error("--human and --bot both name seat %s: a seat is a human's or a bot's"
+                     % " and ".join("%d (%s)" % (p, ", ".join(seats[p])) if seats[p] else str(p)
+                                    for p in both))
+    humans -= set(at_seats)
     agents = []
     n_bots = 0
     for p in range(players):

@@ -107,6 +107,9 @@ def parse_bot_seats(values, game="vora", seats=None, players=None):
             if not kind:
                 raise ValueError("%r: give a bot after the '=', e.g. %s=random" % (part, who))
             check_kind(kind, game)
+            if key in out and out[key] != kind:
+                raise ValueError("%r: that seat already has a bot, %s; give each seat one"
+                                 % (part, out[key]))
             out[key] = kind
     return out
 
