@@ -65,8 +65,8 @@ def test_the_real_program_says_so_without_a_traceback():
 def test_with_no_kind_given_each_game_gets_its_quick_default():
     assert [a.kind for a in agents_for("--typed", "--bots-only")] == ["greedy", "greedy"]
     for game in ("boars", "vorcept", "gaia-vora", "tossing-tiger"):
-        # Gaia-Vora's search looks six turns ahead (its SEARCH setting), and says so.
-        quick = "search:200:horizon=6" if game == "gaia-vora" else "search:200"
+        # Gaia-Vora's search has its own settings (SEARCH), and its kind says so.
+        quick = "search:200:horizon=12:temperature=6" if game == "gaia-vora" else "search:200"
         assert [a.kind for a in agents_for(game, "--typed", "--bots-only")] == \
             [quick, quick], game
     # Vora's greedy at a seat is still Vora's greedy.
@@ -131,7 +131,7 @@ def test_seats_go_by_the_names_the_screen_shows():
         == ["random", "human"]
     assert kinds(agents_for("gaia-vora", "--typed", "--players", "3", "--human", "yellow",
                             "--bot", "green=random,white=search:20")) \
-        == ["human", "random", "search:20:horizon=6"]
+        == ["human", "random", "search:20:horizon=12:temperature=6"]
     # Vora: seat letters and names; a player number (or P1, as the screen shows it) anywhere.
     assert kinds(agents_for("--typed", "--bot", "North=random")) == ["human", "random"]
     assert kinds(agents_for("--typed", "--bot", "n=random")) == ["human", "random"]

@@ -142,12 +142,25 @@ def test_a_game_may_choose_its_search_settings():
     # Gaia-Vora's host package sets the horizon its search needs (SEARCH); a kind string
     # still overrides it, the bot's kind names it, and the other games keep the defaults.
     from vora_host.bots.search import game_settings
-    assert game_settings("gaia-vora") == {"horizon": 6}
+    assert game_settings("gaia-vora") == {"horizon": 12, "temperature": 6.0}
     gaia = make_bot("search:200", 0, "gaia-vora")
-    assert gaia.horizon == 6 and gaia.kind == "search:200:horizon=6"
+    assert (gaia.horizon, gaia.temperature) == (12, 6.0)
+    assert gaia.kind == "search:200:horizon=12:temperature=6"
     again = make_bot(gaia.kind, 0, "gaia-vora")
-    assert again.horizon == 6 and again.kind == gaia.kind
-    assert make_bot("search:200:horizon=2", 0, "gaia-vora").horizon == 2
+    assert (again.horizon, again.temperature) == (12, 6.0) and again.kind == gaia.kind
+    mine = make_bot("search:200:horizon=2", 0, "gaia-vora")
+    assert (mine.horizon, mine.temperature) == (2, 6.0)  # one setting overridden, not all
+    # Set back to the class default, a setting the game chooses is still spelled out:
+    # the kind makes the very bot again.
+    back = make_bot("search:200:temperature=3", 0, "gaia-vora")
+    assert back.kind == "search:200:horizon=12:temperature=3"
+    assert make_bot(back.kind, 0, "gaia-vora").temperature == 3.0
+    # Even the one-round horizon, which a number cannot say.
+    direct = SearchBot(0, iterations=200, game="gaia-vora")
+    assert direct.horizon is None and direct.kind == "search:200:horizon=round:temperature=3"
+    again = make_bot(direct.kind, 0, "gaia-vora")
+    assert (again.horizon, again.temperature, again.kind) == (None, 3.0, direct.kind)
+    assert make_bot("search:200:horizon=round", 0, "vora").kind == "search:200"
     for name in games.names():
         if name != "gaia-vora":
             assert game_settings(name) == {}

@@ -165,7 +165,7 @@ def build_parser():
                            "kinds it has). With no kind given: greedy in Vora, search:200 "
                            "in the other games")
     play.add_argument("--position", metavar="TEXT", default=None,
-                      help="start from this position instead of a deal (notation in "
+                      help="Vora: start from this position instead of a deal (notation in "
                            "docs/vora-notation.md), e.g. 'PWMDL/DLPWM/WMDLP/LPWMD/MDLPW SN "
                            "0 CP/D G30': for teaching and puzzles")
     play.add_argument("--delay", type=seconds, default=None, metavar="SECONDS",

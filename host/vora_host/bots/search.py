@@ -95,7 +95,8 @@ class SearchBot(Bot):
                  rewards of games cut at the horizon differ by little (a point of
                  score is 0.08), and on Vora 0.2 beat 0.7 clearly (docs/benchmarks.md)
     horizon:     turns played past the searched position before a simulation is cut and
-                 scored from `scores()`; None: one round (as many turns as players)
+                 scored from `scores()`; None: one round (as many turns as players),
+                 spelled "horizon=round" in a kind
     temperature: points of score difference that make a cut game's estimate softer
     max_rollout_moves: a cap on the random moves of one simulation, whatever the turns
     """
@@ -143,10 +144,15 @@ class SearchBot(Bot):
             parts.append(str(self.iterations))
         if self.ms is not None:
             parts.append("%gms" % self.ms)
+        # A setting the game chooses is always spelled, even set back to the class
+        # default: from_spec starts from the game's settings, and the kind must make
+        # this very bot again.
+        game = self.game if isinstance(self.game, str) else getattr(self.game, "NAME", None)
+        chosen = game_settings(game)
         for name, default, _ in self._PARAMS:
             value = getattr(self, name)
-            if value != default:
-                parts.append("%s=%g" % (name, value))
+            if value != default or name in chosen:
+                parts.append("%s=%s" % (name, "round" if value is None else "%g" % value))
         return ":".join(parts)
 
     @classmethod
@@ -171,6 +177,9 @@ class SearchBot(Bot):
                 if name not in kinds:
                     raise ValueError("search bot: unknown setting %r in %r (known: %s)"
                                      % (name, part, ", ".join(sorted(kinds))))
+                if name == "horizon" and value == "round":
+                    kwargs[name] = None  # the class default, for a game that sets another
+                    continue
                 try:
                     kwargs[name] = kinds[name](value)
                 except ValueError:
