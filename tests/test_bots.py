@@ -138,6 +138,20 @@ def test_kind_strings():
     assert make_bot("random", 1).kind == "random"
 
 
+@pytest.mark.parametrize("game", sorted(games.names()))
+def test_in_every_game_a_bots_kind_makes_the_same_bot_again(game):
+    # Whatever the game's own settings (SEARCH), and settings set back to the defaults.
+    settings = ("iterations", "ms", "c", "horizon", "temperature", "max_rollout_moves")
+    for kind in ("search", "search:200", "search:20ms", "search:50:c=1:horizon=3",
+                 "search:200:horizon=round", "search:200:temperature=3:c=0.2",
+                 "search:100:max_rollout_moves=200:horizon=1"):
+        bot = make_bot(kind, 1, game)
+        again = make_bot(bot.kind, 1, game)
+        assert again.kind == bot.kind, kind
+        assert [getattr(again, k) for k in settings] == [getattr(bot, k) for k in settings], \
+            (game, kind)
+
+
 def test_a_game_may_choose_its_search_settings():
     # Gaia-Vora's host package sets the horizon its search needs (SEARCH); a kind string
     # still overrides it, the bot's kind names it, and the other games keep the defaults.
