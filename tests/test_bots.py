@@ -184,7 +184,7 @@ def test_a_game_may_choose_its_search_settings():
 
 @pytest.mark.parametrize("kind,words", [
     ("search:abc", "'abc'"), ("search:0", "'search:0': iterations must be a whole number of at least 1, not 0"), ("search:-5ms", "'-5ms'"),
-    ("search:depth=3", "depth"), ("search:horizon=x", "horizon takes a number, not 'x'"), ("search:lots", "cannot read 'lots'"),
+    ("search:depth=3", "depth"), ("search:horizon=x", "horizon takes a number (or round), not 'x'"), ("search:c=x", "c takes a number, not 'x'"), ("search:lots", "cannot read 'lots'"),
     ("random:5", "no parameters"), ("greedy:fast", "no parameters"),
     ("oracle", "unknown bot 'oracle'"),
 ])

@@ -183,7 +183,8 @@ class SearchBot(Bot):
                 try:
                     kwargs[name] = kinds[name](value)
                 except ValueError:
-                    raise ValueError("search bot: %s takes a number, not %r" % (name, value))
+                    raise ValueError("search bot: %s takes a number%s, not %r" % (
+                        name, " (or round)" if name == "horizon" else "", value))
             elif text.isdigit():
                 kwargs["iterations"] = int(text)
             elif timed:
