@@ -498,7 +498,7 @@ def _make_agents(args, players, seats, seed, parser):
     # Which seats are human, and a bot for every other seat. Bot seeds derive from the
     # game seed so that `--bots-only --seed N` replays the very same game. `seats`: each
     # player's seat names (seat_names).
-    from vora_host.play.board_play import check_kind, parse_bot_seats
+    from vora_host.play.board_play import check_kind, parse_bot_seats, seat_text
     if args.bots_only:
         if args.human not in (None, "", "none"):
             parser.error("--bots-only and --human contradict each other")
@@ -528,8 +528,7 @@ def _make_agents(args, players, seats, seed, parser):
     both = sorted(humans & set(at_seats)) if named else []
     if both:
         parser.error("--human and --bot both name seat %s: a seat is a human's or a bot's"
-                     % " and ".join("%d (%s)" % (p, ", ".join(seats[p])) if seats[p] else str(p)
-                                    for p in both))
+                     % " and ".join(seat_text(p, seats[p]) for p in both))
     humans -= set(at_seats)
     agents = []
     n_bots = 0

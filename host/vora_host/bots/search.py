@@ -68,6 +68,12 @@ class _Node:
         self.avail = 1  # iterations in which this move was legal at its parent
 
 
+def _turns(text):
+    # A horizon in a kind: a whole number of turns, or "round" for one round (None, the
+    # class default, which a game's own horizon would otherwise replace).
+    return None if text == "round" else int(text)
+
+
 def game_settings(game):
     """The search settings a game's host package chose for it (`SEARCH` in
     vora_host.games.<module>: {name: value} of c, horizon, temperature,
@@ -133,7 +139,7 @@ class SearchBot(Bot):
 
     # ---- naming
 
-    _PARAMS = (("c", 0.2, float), ("horizon", None, int), ("temperature", 3.0, float),
+    _PARAMS = (("c", 0.2, float), ("horizon", None, _turns), ("temperature", 3.0, float),
                ("max_rollout_moves", 200, int))
 
     def spec(self):
@@ -162,10 +168,11 @@ class SearchBot(Bot):
         Parts separated by colons: a whole number is the iteration budget, a number
         with "ms" (or "s") a time budget, and name=value sets c, horizon, temperature
         or max_rollout_moves. "search:2000", "search:50ms", "search:1.5s",
-        "search:500:horizon=8:c=1". ValueError names the part it cannot read. Settings
-        not given are the game's own (`game_settings`), else the class defaults; the
-        bot's `kind` spells out every one that differs from the class defaults, so a
-        record names the very bot that played.
+        "search:500:horizon=8:c=1", "search:200:horizon=round". ValueError names the
+        part it cannot read. Settings not given are the game's own (`game_settings`),
+        else the class defaults; the bot's `kind` spells out every one that differs from
+        the class defaults or that the game chooses, so a record names the very bot that
+        played.
         """
         kwargs = dict(game_settings(game))
         kinds = {n: k for n, _, k in cls._PARAMS}
@@ -177,9 +184,6 @@ class SearchBot(Bot):
                 if name not in kinds:
                     raise ValueError("search bot: unknown setting %r in %r (known: %s)"
                                      % (name, part, ", ".join(sorted(kinds))))
-                if name == "horizon" and value == "round":
-                    kwargs[name] = None  # the class default, for a game that sets another
-                    continue
                 try:
                     kwargs[name] = kinds[name](value)
                 except ValueError:

@@ -47,11 +47,15 @@ def find_seat(word, table):
     return None
 
 
+def seat_text(player, names):
+    """'1', '1 (Red)', '0 (S, South)': one seat for the messages."""
+    return "%d (%s)" % (player, ", ".join(names)) if names else str(player)
+
+
 def seats_text(table):
     """'0 and 1', '0 (Blue) and 1 (Red)', '0 (S, South), 1 (N, North) and 2 (W, West)':
     what --bot and --human accept, for the messages."""
-    parts = ["%d (%s)" % (p, ", ".join(names)) if names else str(p)
-             for p, names in enumerate(table)]
+    parts = [seat_text(p, names) for p, names in enumerate(table)]
     if len(parts) < 2:
         return "".join(parts)
     return "%s and %s" % (", ".join(parts[:-1]), parts[-1])
