@@ -11,6 +11,7 @@ random player would miss by far.
 """
 
 import json
+import math
 import sys
 import time
 import types
@@ -141,10 +142,12 @@ def test_kind_strings():
 @pytest.mark.parametrize("game", sorted(games.names()))
 def test_in_every_game_a_bots_kind_makes_the_same_bot_again(game):
     # Whatever the game's own settings (SEARCH), and settings set back to the defaults.
-    settings = ("iterations", "ms", "c", "horizon", "temperature", "max_rollout_moves")
+    settings = ("iterations", "ms", "c", "horizon", "temperature", "max_rollout_moves",
+                "points")
     for kind in ("search", "search:200", "search:20ms", "search:50:c=1:horizon=3",
                  "search:200:horizon=round", "search:200:temperature=3:c=0.2",
-                 "search:100:max_rollout_moves=200:horizon=1"):
+                 "search:100:max_rollout_moves=200:horizon=1", "search:200:points=scores",
+                 "search:200:points=game"):
         bot = make_bot(kind, 1, game)
         again = make_bot(bot.kind, 1, game)
         assert again.kind == bot.kind, kind
@@ -180,6 +183,50 @@ def test_a_game_may_choose_its_search_settings():
             assert game_settings(name) == {}
             assert make_bot("search:200", 0, name).horizon is None
     assert game_settings(None) == {} and game_settings("no-such-game") == {}
+
+
+def test_a_game_may_judge_a_cut_simulation_its_own_way():
+    # Gaia-Vora's host package adds two points for each Star left to the scores that
+    # judge a simulation cut before the end (SEARCH_POINTS); points=scores turns it off,
+    # and the kind says so.
+    from shared_rules import gaia_vora
+    from vora_host.bots.search import game_points
+    from vora_host.games import gaia_vora as gaia_host
+    assert game_points("gaia-vora") is gaia_host.search_points
+    for name in games.names():
+        if name != "gaia-vora":
+            assert game_points(name) is None
+    assert game_points(None) is None and game_points("no-such-game") is None
+    state = gaia_vora.new_game(3, 0)
+    assert state.scores() == [0, 0, 0] and state.stars == [4, 4, 4]
+    for move in ("rotate 1", "meteor grass"):  # one Star spent, the turn over
+        state.play(move)
+    assert not state.is_over() and state.stars == [3, 4, 4]
+    assert gaia_host.search_points(state) == [s + 2 * n for s, n in
+                                              zip(state.scores(), state.stars)]
+    own = make_bot("search:10", 0, "gaia-vora")
+    plain = make_bot("search:10:points=scores", 0, "gaia-vora")
+    assert own.points == "game" and plain.points == "scores"
+    assert plain.kind == "search:10:horizon=12:temperature=6:points=scores"
+    assert make_bot(plain.kind, 0, "gaia-vora").points == "scores"
+    # Level scores: by the scores alone, a third each. With the Stars, Red's 0 + 2 * 3
+    # points against 0 + 2 * 4 at temperature 6: e^(-2/6) / (e^(-2/6) + 2) for Red.
+    assert plain.rewards(state) == pytest.approx([1 / 3] * 3)
+    red = math.exp(-2 / 6) / (math.exp(-2 / 6) + 2)
+    assert own.rewards(state) == pytest.approx([red, (1 - red) / 2, (1 - red) / 2])
+    # A bot not made for one game judges each game by its own points.
+    anywhere = SearchBot(0, iterations=5, temperature=6)
+    assert anywhere.rewards(state) == pytest.approx(own.rewards(state))
+    other = vora.new_game(2, 0)  # Vora has no points of its own: its scores
+    assert anywhere.rewards(other) == SearchBot(0, temperature=6,
+                                                points="scores").rewards(other)
+    assert anywhere.rewards(state) == pytest.approx(own.rewards(state))
+    with pytest.raises(ValueError) as exc:
+        make_bot("search:points=best", 0, "gaia-vora")
+    assert "points takes game or scores, not 'best'" in str(exc.value)
+    with pytest.raises(ValueError) as exc:
+        SearchBot(0, points="mine")
+    assert "points must be game or scores, not 'mine'" in str(exc.value)
 
 
 @pytest.mark.parametrize("kind,words", [

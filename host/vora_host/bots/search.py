@@ -23,8 +23,10 @@ iteration of the search
 
 Rewards, each from 0 to 1. A finished game: the winner 1, the others 0; a draw
 (`winner()` is None) shares 1 between the players with the best score. A game cut at the
-horizon: a soft estimate of who would win from `scores()`, the softmax of the scores
-with temperature `temperature` (in points): player p gets exp(s_p/T) / sum exp(s_q/T).
+horizon: a soft estimate of who would win from each player's points, the softmax of the
+points with temperature `temperature`: player p gets exp(s_p/T) / sum exp(s_q/T). The
+points are `scores()`, or the game's own estimate when its host package has one
+(`SEARCH_POINTS`, see `game_points`), unless the kind says `points=scores`.
 Two players level get 1/2 each, a lead of T points is worth 0.73 in a two-player game,
 and as T shrinks it becomes the finished game's win/draw reward, so cut and finished
 games are measured alike.
@@ -49,7 +51,7 @@ from shared_rules.errors import BadPosition
 
 from vora_host.bots.base import Bot
 
-__all__ = ["SearchBot", "game_settings"]
+__all__ = ["SearchBot", "game_settings", "game_points"]
 
 DEFAULT_ITERATIONS = 1000
 _TIME = re.compile(r"^(\d+(?:\.\d+)?)(ms|s)$")  # a time budget: 50ms, 1.5s
@@ -74,6 +76,15 @@ def _turns(text):
     return None if text == "round" else int(text)
 
 
+def _points_kind(text):
+    if text not in _POINTS:
+        raise ValueError(text)
+    return text
+
+
+_POINTS = ("game", "scores")  # what judges a cut game: the game's estimate, or scores()
+
+
 def game_settings(game):
     """The search settings a game's host package chose for it (`SEARCH` in
     vora_host.games.<module>: {name: value} of c, horizon, temperature,
@@ -87,6 +98,20 @@ def game_settings(game):
     except (BadPosition, ImportError):  # not a registered game: the class defaults
         return {}
     return getattr(host, "SEARCH", {})
+
+
+def game_points(game):
+    """The function a game's host package gives for judging a simulation cut before the
+    end (`SEARCH_POINTS` in vora_host.games.<module>: state -> a number per player, on
+    the scale of the scores), or None: judge by `scores()`. `game` is a registry name."""
+    if not isinstance(game, str):
+        return None
+    from vora_host import games as host_games
+    try:
+        host = host_games.host_game(game)
+    except (BadPosition, ImportError):
+        return None
+    return getattr(host, "SEARCH_POINTS", None)
 
 
 class SearchBot(Bot):
@@ -105,12 +130,14 @@ class SearchBot(Bot):
                  spelled "horizon=round" in a kind
     temperature: points of score difference that make a cut game's estimate softer
     max_rollout_moves: a cap on the random moves of one simulation, whatever the turns
+    points:      what a cut game is judged by: "game" (the game's own estimate,
+                 `game_points`, when it has one, else `scores()`) or "scores"
     """
 
     kind = "search"
 
     def __init__(self, seed=0, iterations=None, ms=None, game=None, c=0.2, horizon=None,
-                 temperature=3.0, max_rollout_moves=200):
+                 temperature=3.0, max_rollout_moves=200, points="game"):
         super().__init__(seed)
         if iterations is None and ms is None:
             iterations = DEFAULT_ITERATIONS
@@ -126,6 +153,8 @@ class SearchBot(Bot):
                              % (horizon,))
         if not c >= 0 or not temperature > 0 or max_rollout_moves < 0:
             raise ValueError("c must be >= 0, temperature > 0 and max_rollout_moves >= 0")
+        if points not in _POINTS:
+            raise ValueError("points must be %s, not %r" % (" or ".join(_POINTS), points))
         self.iterations = iterations
         self.ms = ms
         self.game = game
@@ -133,14 +162,21 @@ class SearchBot(Bot):
         self.horizon = horizon
         self.temperature = float(temperature)
         self.max_rollout_moves = max_rollout_moves
+        self.points = points
+        self._cut_points = None  # the points function of the game being searched
+        self._cut_points_of = None  # ... and the name of that game
         # What the last decision did: iterations, seconds, and the root's visit counts.
         self.last = {}
         self.kind = self.spec()
 
     # ---- naming
 
-    _PARAMS = (("c", 0.2, float), ("horizon", None, _turns), ("temperature", 3.0, float),
-               ("max_rollout_moves", 200, int))
+    # (name, class default, parser, what the parser takes: for the error message)
+    _PARAMS = (("c", 0.2, float, "a number"),
+               ("horizon", None, _turns, "a number (or round)"),
+               ("temperature", 3.0, float, "a number"),
+               ("max_rollout_moves", 200, int, "a number"),
+               ("points", "game", _points_kind, "game or scores"))
 
     def spec(self):
         """The kind string that makes this bot again with `make_bot` (records keep it)."""
@@ -155,10 +191,10 @@ class SearchBot(Bot):
         # this very bot again.
         game = self.game if isinstance(self.game, str) else getattr(self.game, "NAME", None)
         chosen = game_settings(game)
-        for name, default, _ in self._PARAMS:
+        for name, default, _, _ in self._PARAMS:
             value = getattr(self, name)
             if value != default or name in chosen:
-                parts.append("%s=%s" % (name, "round" if value is None else "%g" % value))
+                parts.append("%s=%s" % (name, _spelled(value)))
         return ":".join(parts)
 
     @classmethod
@@ -166,16 +202,17 @@ class SearchBot(Bot):
         """A search bot from the part of a kind string after "search:".
 
         Parts separated by colons: a whole number is the iteration budget, a number
-        with "ms" (or "s") a time budget, and name=value sets c, horizon, temperature
-        or max_rollout_moves. "search:2000", "search:50ms", "search:1.5s",
-        "search:500:horizon=8:c=1", "search:200:horizon=round". ValueError names the
+        with "ms" (or "s") a time budget, and name=value sets c, horizon, temperature,
+        max_rollout_moves or points. "search:2000", "search:50ms", "search:1.5s",
+        "search:500:horizon=8:c=1", "search:200:horizon=round",
+        "search:200:points=scores". ValueError names the
         part it cannot read. Settings not given are the game's own (`game_settings`),
         else the class defaults; the bot's `kind` spells out every one that differs from
         the class defaults or that the game chooses, so a record names the very bot that
         played.
         """
         kwargs = dict(game_settings(game))
-        kinds = {n: k for n, _, k in cls._PARAMS}
+        kinds = {n: (k, takes) for n, _, k, takes in cls._PARAMS}
         for part in arg.split(":") if arg else ():
             text = part.strip().lower()
             name, _, value = text.partition("=")
@@ -184,11 +221,11 @@ class SearchBot(Bot):
                 if name not in kinds:
                     raise ValueError("search bot: unknown setting %r in %r (known: %s)"
                                      % (name, part, ", ".join(sorted(kinds))))
+                parse, takes = kinds[name]
                 try:
-                    kwargs[name] = kinds[name](value)
+                    kwargs[name] = parse(value)
                 except ValueError:
-                    raise ValueError("search bot: %s takes a number%s, not %r" % (
-                        name, " (or round)" if name == "horizon" else "", value))
+                    raise ValueError("search bot: %s takes %s, not %r" % (name, takes, value))
             elif text.isdigit():
                 kwargs["iterations"] = int(text)
             elif timed:
@@ -226,6 +263,7 @@ class SearchBot(Bot):
             else:
                 module = games.load(self.game)
         started = time.perf_counter()
+        self._judge_by(module)
         # Each sample is built from its own copy of the view: a game module that shared
         # lists between a view and its sample would otherwise let one simulation change
         # what the next one believes it saw.
@@ -330,26 +368,44 @@ class SearchBot(Bot):
             node.visits += 1
             node.reward += rewards[player]
 
+    def _judge_by(self, module):
+        # The points function for cut games of `module`, looked up once per game.
+        name = getattr(module, "NAME", None)
+        if name != self._cut_points_of:
+            self._cut_points_of = name
+            self._cut_points = game_points(name) if self.points == "game" else None
+
     def rewards(self, state):
         """One reward from 0 to 1 per player for a simulation's last state."""
+        if not state.is_over():  # cut at the horizon: the softmax of the points
+            self._judge_by(sys.modules[type(state).__module__])
+            points = self._cut_points
+            scores = state.scores() if points is None else points(state)
+            top = max(scores)
+            t = self.temperature
+            weights = [math.exp((s - top) / t) for s in scores]
+            total = sum(weights)
+            return [w / total for w in weights]
+        # A finished game: the winner 1; a draw shared by the best scores.
         scores = state.scores()
         n = len(scores)
-        if state.is_over():
-            winner = state.winner()
-            out = [0.0] * n
-            if winner is not None:
-                out[winner] = 1.0
-            else:
-                best = max(scores)
-                tied = [p for p in range(n) if scores[p] == best]
-                for p in tied:
-                    out[p] = 1.0 / len(tied)
-            return out
-        top = max(scores)
-        t = self.temperature
-        weights = [math.exp((s - top) / t) for s in scores]
-        total = sum(weights)
-        return [w / total for w in weights]
+        winner = state.winner()
+        out = [0.0] * n
+        if winner is not None:
+            out[winner] = 1.0
+        else:
+            best = max(scores)
+            tied = [p for p in range(n) if scores[p] == best]
+            for p in tied:
+                out[p] = 1.0 / len(tied)
+        return out
+
+
+def _spelled(value):
+    # A setting's value as a kind string writes it: 12, 0.5, round, scores.
+    if value is None:
+        return "round"
+    return value if isinstance(value, str) else "%g" % value
 
 
 def _rank(node):
