@@ -90,28 +90,26 @@ def game_settings(game):
     vora_host.games.<module>: {name: value} of c, horizon, temperature,
     max_rollout_moves), measured with bench/bench_bots.py; {} for a game without, or
     when `game` is not a registry name."""
-    if not isinstance(game, str):
-        return {}
-    from vora_host import games as host_games
-    try:
-        host = host_games.host_game(game)
-    except (BadPosition, ImportError):  # not a registered game: the class defaults
-        return {}
-    return getattr(host, "SEARCH", {})
+    return getattr(_host_package(game), "SEARCH", {})
 
 
 def game_points(game):
     """The function a game's host package gives for judging a simulation cut before the
     end (`SEARCH_POINTS` in vora_host.games.<module>: state -> a number per player, on
     the scale of the scores), or None: judge by `scores()`. `game` is a registry name."""
+    return getattr(_host_package(game), "SEARCH_POINTS", None)
+
+
+def _host_package(game):
+    # vora_host.games.<module> of a registry name; None when `game` is not one (a toy
+    # game of the tests, a module): the class defaults then.
     if not isinstance(game, str):
         return None
     from vora_host import games as host_games
     try:
-        host = host_games.host_game(game)
+        return host_games.host_game(game)
     except (BadPosition, ImportError):
         return None
-    return getattr(host, "SEARCH_POINTS", None)
 
 
 class SearchBot(Bot):
