@@ -88,8 +88,8 @@ _POINTS = ("game", "scores")  # what judges a cut game: the game's estimate, or 
 def game_settings(game):
     """The search settings a game's host package chose for it (`SEARCH` in
     vora_host.games.<module>: {name: value} of c, horizon, temperature,
-    max_rollout_moves), measured with bench/bench_bots.py; {} for a game without, or
-    when `game` is not a registry name."""
+    max_rollout_moves, points), measured with bench/bench_bots.py; {} for a game
+    without, or when `game` is not a registry name."""
     return getattr(_host_package(game), "SEARCH", {})
 
 
@@ -203,11 +203,10 @@ class SearchBot(Bot):
         with "ms" (or "s") a time budget, and name=value sets c, horizon, temperature,
         max_rollout_moves or points. "search:2000", "search:50ms", "search:1.5s",
         "search:500:horizon=8:c=1", "search:200:horizon=round",
-        "search:200:points=scores". ValueError names the
-        part it cannot read. Settings not given are the game's own (`game_settings`),
-        else the class defaults; the bot's `kind` spells out every one that differs from
-        the class defaults or that the game chooses, so a record names the very bot that
-        played.
+        "search:200:points=scores". ValueError names the part it cannot read. Settings
+        not given are the game's own (`game_settings`), else the class defaults; the
+        bot's `kind` spells out every one that differs from the class defaults or that
+        the game chooses, so a record names the very bot that played.
         """
         kwargs = dict(game_settings(game))
         kinds = {n: (k, takes) for n, _, k, takes in cls._PARAMS}
