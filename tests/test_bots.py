@@ -220,6 +220,7 @@ def test_a_game_may_judge_a_cut_simulation_its_own_way():
     other = vora.new_game(2, 0)  # Vora has no points of its own: its scores
     assert anywhere.rewards(other) == SearchBot(0, temperature=6,
                                                 points="scores").rewards(other)
+    # ... and back to Gaia-Vora's after Vora's: the lookup follows the game.
     assert anywhere.rewards(state) == pytest.approx(own.rewards(state))
     with pytest.raises(ValueError) as exc:
         make_bot("search:points=best", 0, "gaia-vora")

@@ -124,7 +124,7 @@ class SearchBot(Bot):
                  rewards of games cut at the horizon differ by little (a point of
                  score is 0.08), and on Vora 0.2 beat 0.7 clearly (docs/benchmarks.md)
     horizon:     turns played past the searched position before a simulation is cut and
-                 scored from `scores()`; None: one round (as many turns as players),
+                 judged by the players' points; None: one round (as many turns as players),
                  spelled "horizon=round" in a kind
     temperature: points of score difference that make a cut game's estimate softer
     max_rollout_moves: a cap on the random moves of one simulation, whatever the turns
@@ -359,7 +359,7 @@ class SearchBot(Bot):
         while steps and not state.is_over() and state.turn_count() < limit_turn:
             state.play(choice(state.legal_moves()))
             steps -= 1
-        rewards = self.rewards(state)
+        rewards = self._rewards(state)
         root.visits += 1
         for node, player in path:
             node.visits += 1
@@ -374,8 +374,13 @@ class SearchBot(Bot):
 
     def rewards(self, state):
         """One reward from 0 to 1 per player for a simulation's last state."""
+        self._judge_by(sys.modules[type(state).__module__])
+        return self._rewards(state)
+
+    def _rewards(self, state):
+        # rewards() once the points of the state's game are known: choose_from_view
+        # looks them up once a decision, not once a simulation.
         if not state.is_over():  # cut at the horizon: the softmax of the points
-            self._judge_by(sys.modules[type(state).__module__])
             points = self._cut_points
             scores = state.scores() if points is None else points(state)
             top = max(scores)
