@@ -8,8 +8,9 @@ at a tenth of the budget and (Vora) against Vora's greedy bot.
 --budget is the search bot's kind string (default search:200, see vora_host/bots);
 "self" plays it against the same bot with a tenth of the iterations. --games is the
 number of games per game and seat count (default 200); the search bot takes each seat
-in turn, seeds 0 to N-1, so a run is reproducible. Matches run in --jobs processes
-(default 2). Each line says how it was measured.
+in turn, seeds 0 to N-1, so a run is reproducible (--first-seed S: seeds S to S+N-1, to
+check a setting chosen on the first seeds against games it was not chosen on). Matches
+run in --jobs processes (default 2). Each line says how it was measured.
 """
 
 import argparse
@@ -87,7 +88,8 @@ def decision_time(name, kind, positions):
 
 
 def one_game(job):
-    """Play one game; returns (winner, seat of the bot measured, scores, turns, seconds)."""
+    """Play one game; returns (winner, seat of the bot measured, scores, turns, seconds,
+    seed)."""
     name, kinds, seed, seat = job
     module = games.load(name)
     state = module.new_game(len(kinds), seed)
@@ -96,13 +98,14 @@ def one_game(job):
     while not state.is_over():
         state.play(agents[state.to_act()].choose(state))
     return state.winner(), seat, state.scores(), state.turn_count(), \
-        time.perf_counter() - started
+        time.perf_counter() - started, seed
 
 
-def match(pool, name, players, kind, other, count):
-    """`kind` at each seat in turn against `other` everywhere else, `count` games."""
+def match(pool, name, players, kind, other, count, first_seed=0):
+    """`kind` at each seat in turn against `other` everywhere else, `count` games, seeds
+    `first_seed` onwards."""
     jobs = []
-    for g in range(count):
+    for g in range(first_seed, first_seed + count):
         seat = g % players
         kinds = [other] * players
         kinds[seat] = kind
@@ -111,8 +114,12 @@ def match(pool, name, players, kind, other, count):
     margins = []
     turns = []
     started = time.perf_counter()
-    for k, (winner, seat, scores, turn, _) in enumerate(pool.imap_unordered(one_game, jobs)):
+    not_won = []
+    for k, (winner, seat, scores, turn, _, seed) in enumerate(
+            pool.imap_unordered(one_game, jobs)):
         wins += winner == seat
+        if winner != seat:
+            not_won.append(seed)
         draws += winner is None
         margins.append(scores[seat] - max(s for p, s in enumerate(scores) if p != seat))
         turns.append(turn)
@@ -120,7 +127,8 @@ def match(pool, name, players, kind, other, count):
             print("    ... %d/%d games, %d wins" % (k + 1, count, wins), file=sys.stderr,
                   flush=True)
     return {"wins": wins, "draws": draws, "games": count, "margin": statistics.mean(margins),
-            "turns": statistics.mean(turns), "seconds": time.perf_counter() - started}
+            "turns": statistics.mean(turns), "seconds": time.perf_counter() - started,
+            "not_won": sorted(not_won)}
 
 
 def tenth(kind):
@@ -138,6 +146,10 @@ def report(what, r, players):
           "a fair share is %.0f%%  [%.0f s]" % (
               what, r["wins"], r["games"], 100.0 * r["wins"] / r["games"], r["draws"],
               r["margin"], r["turns"], 100.0 / players, r["seconds"]), flush=True)
+    # The seeds of the games it did not win, to replay and read them (the bot takes
+    # seat seed % players; its seed is seed * 10 + its seat, as in one_game).
+    if r["not_won"]:
+        print("    not won, seeds: %s" % " ".join(str(s) for s in r["not_won"]), flush=True)
 
 
 def main():
@@ -149,12 +161,17 @@ def main():
     parser.add_argument("--games", type=int, default=200, help="games per match")
     parser.add_argument("--self-games", type=int, default=None,
                         help="games against itself at a tenth of the budget (default --games)")
+    parser.add_argument("--first-seed", type=int, default=0,
+                        help="the first game's seed (default 0); games use the seeds after it")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--parts", default="playouts,sims,random,self,greedy")
     args = parser.parse_args()
     parts = set(args.parts.split(","))
     names = args.game or games.names()
-    print("budget %s; %d games per match; %d processes" % (args.budget, args.games, args.jobs))
+    if args.first_seed < 0 or args.games < 1:
+        parser.error("--first-seed must be 0 or more and --games at least 1")
+    print("budget %s; %d games per match, seeds %d to %d; %d processes" % (
+        args.budget, args.games, args.first_seed, args.first_seed + args.games - 1, args.jobs))
     with multiprocessing.Pool(args.jobs) as pool:
         for name in names:
             module = games.load(name)
@@ -175,16 +192,17 @@ def main():
                         print("  %s: %.4f s a decision on the same positions" % (
                             own, decision_time(name, own, positions)), flush=True)
                 if "random" in parts:
-                    r = match(pool, name, players, args.budget, "random", args.games)
+                    r = match(pool, name, players, args.budget, "random", args.games,
+                              args.first_seed)
                     report("%s vs random" % args.budget, r, players)
                 if "self" in parts:
                     weak = tenth(args.budget)
                     r = match(pool, name, players, args.budget, weak,
-                              args.self_games or args.games)
+                              args.self_games or args.games, args.first_seed)
                     report("%s vs %s" % (args.budget, weak), r, players)
                 if "greedy" in parts and "greedy" in _kinds(name):
                     r = match(pool, name, players, args.budget, "greedy",
-                              args.self_games or args.games)
+                              args.self_games or args.games, args.first_seed)
                     report("%s vs greedy" % args.budget, r, players)
 
 
