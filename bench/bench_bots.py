@@ -170,8 +170,9 @@ def main():
     names = args.game or games.names()
     if args.first_seed < 0 or args.games < 1:
         parser.error("--first-seed must be 0 or more and --games at least 1")
-    print("budget %s; %d games per match, seeds %d to %d; %d processes" % (
-        args.budget, args.games, args.first_seed, args.first_seed + args.games - 1, args.jobs))
+    print("budget %s; %d games per match (against itself %d), seeds from %d; %d processes"
+          % (args.budget, args.games, args.self_games or args.games, args.first_seed,
+             args.jobs))
     with multiprocessing.Pool(args.jobs) as pool:
         for name in names:
             module = games.load(name)
