@@ -76,13 +76,14 @@ def _turns(text):
     return None if text == "round" else int(text)
 
 
+_POINTS = ("game", "scores")  # what judges a cut game: the game's estimate, or scores()
+
+
 def _points_kind(text):
+    # A `points` value in a kind: one of _POINTS.
     if text not in _POINTS:
         raise ValueError(text)
     return text
-
-
-_POINTS = ("game", "scores")  # what judges a cut game: the game's estimate, or scores()
 
 
 def game_settings(game):
