@@ -143,11 +143,11 @@ def test_kind_strings():
 def test_in_every_game_a_bots_kind_makes_the_same_bot_again(game):
     # Whatever the game's own settings (SEARCH), and settings set back to the defaults.
     settings = ("iterations", "ms", "c", "horizon", "temperature", "max_rollout_moves",
-                "points")
+                "points", "reuse")
     for kind in ("search", "search:200", "search:20ms", "search:50:c=1:horizon=3",
                  "search:200:horizon=round", "search:200:temperature=3:c=0.2",
                  "search:100:max_rollout_moves=200:horizon=1", "search:200:points=scores",
-                 "search:200:points=game"):
+                 "search:200:points=game", "search:200:reuse=on", "search:200:reuse=off"):
         bot = make_bot(kind, 1, game)
         again = make_bot(bot.kind, 1, game)
         assert again.kind == bot.kind, kind
@@ -233,6 +233,7 @@ def test_a_game_may_judge_a_cut_simulation_its_own_way():
 @pytest.mark.parametrize("kind,words", [
     ("search:abc", "'abc'"), ("search:0", "'search:0': iterations must be a whole number of at least 1, not 0"), ("search:-5ms", "'-5ms'"),
     ("search:depth=3", "depth"), ("search:horizon=x", "horizon takes a number (or round), not 'x'"), ("search:c=x", "c takes a number, not 'x'"), ("search:lots", "cannot read 'lots'"),
+    ("search:reuse=maybe", "reuse takes on or off, not 'maybe'"),
     ("random:5", "no parameters"), ("greedy:fast", "no parameters"),
     ("oracle", "unknown bot 'oracle'"),
 ])
@@ -267,9 +268,74 @@ def test_time_budget_is_kept():
 
 def test_bad_budgets():
     for kwargs in ({"iterations": 0}, {"iterations": 2.5}, {"ms": 0}, {"ms": "5"},
-                   {"horizon": -1}, {"temperature": 0}):
+                   {"horizon": -1}, {"temperature": 0}, {"reuse": "on"}):
         with pytest.raises(ValueError):
             SearchBot(1, **kwargs)
+
+
+# ---------------------------------------------------------------- keeping the tree
+
+def test_with_reuse_a_turn_of_several_moves_is_searched_as_one():
+    # Gaia-Vora's turn is a rotation, then a Sky Object: with reuse=on the second
+    # decision goes on from the subtree of the first one's move, its visits and all.
+    from shared_rules import gaia_vora
+    state = gaia_vora.new_game(4, 0)
+    bot = make_bot("search:60:reuse=on", 5, "gaia-vora")
+    assert bot.reuse and bot.kind.endswith(":reuse=on")
+    first = bot.choose(state)
+    assert first.startswith("rotate ") and bot.last["reused"] == 0
+    visits = bot.last["visits"][first]
+    assert visits > 1
+    state.play(first)
+    second = bot.choose(state)
+    assert second in state.legal_moves()
+    assert bot.last["reused"] == visits and bot.last["iterations"] == 60
+    # The move's first visit opened it; each later one went through one of its children.
+    assert sum(bot.last["visits"].values()) == visits - 1 + 60
+    # Without reuse (the class default), the same decision starts from nothing.
+    plain = make_bot("search:60", 5, "gaia-vora")
+    assert not plain.reuse and "reuse" not in plain.kind
+    plain.choose(state)
+    assert plain.last["reused"] == 0 and sum(plain.last["visits"].values()) == 60
+
+
+def test_reuse_starts_afresh_from_a_view_it_did_not_expect():
+    from shared_rules import gaia_vora
+    state = gaia_vora.new_game(3, 0)
+    bot = SearchBot(2, iterations=30, reuse=True)  # any game: the module of the state
+    state.play(bot.choose(state))  # a rotation: the bot expects its Sky Object next
+    other = gaia_vora.new_game(3, 0)
+    other.play("rotate 3" if state.stars[0] == 4 else "rotate 2")  # another rotation
+    assert other.view(0) != state.view(0)
+    bot.choose(other)
+    assert bot.last["reused"] == 0
+    # ... and after a decision in another game it keeps nothing for this one.
+    state = gaia_vora.new_game(3, 0)
+    state.play(bot.choose(state))
+    bot.choose(vora.new_game(2, 0))
+    bot.choose(state)
+    assert bot.last["reused"] == 0
+    # (while straight after its rotation it would have gone on)
+    state = gaia_vora.new_game(3, 0)
+    state.play(bot.choose(state))
+    bot.choose(state)
+    assert bot.last["reused"] > 0
+
+
+def test_reuse_keeps_nothing_when_a_move_has_chance_in_it():
+    # In Vora the refills are future draws, sampled afresh in every determinization,
+    # so no move's outcome is certain and every decision starts from nothing, even
+    # those where the player acts again (collecting after a push).
+    state = vora.new_game(2, 4)
+    bot = SearchBot(3, iterations=20, reuse=True)
+    again = 0
+    while not state.is_over() and state.turn_count() < 12:
+        me = state.to_act()
+        move = bot.choose(state)
+        assert bot.last["reused"] == 0 and bot._kept is None
+        state.play(move)
+        again += state.to_act() == me
+    assert again > 0  # the case was met
 
 
 # ---------------------------------------------------------------- legal, untouched, reproducible

@@ -34,6 +34,13 @@ games are measured alike.
 The move chosen is the root's most visited child (then the best mean reward, then the
 first in `legal_moves()` order).
 
+Keeping the tree (`reuse=on`): when the move chosen leaves the same player to act and its
+outcome is certain (the move played on two samples of different seeds gives the same
+state), the bot keeps that move's subtree; if its next decision starts from exactly the
+view it expected, the search goes on from that subtree instead of from nothing, so a turn
+made of several moves (Gaia-Vora's rotation, Sky Object and placements) is searched as
+one. Any other view, or a game with secrets or chance in the move, starts afresh.
+
 Budget: `iterations` (the same seed and the same view give the same move, on any
 machine) or `ms` (wall-clock milliseconds: as many iterations as fit, so the move
 depends on the machine's speed and load and is not reproducible). With both, whichever
@@ -79,6 +86,15 @@ def _turns(text):
 _POINTS = ("game", "scores")  # what judges a cut game: the game's estimate, or scores()
 
 
+def _switch(text):
+    # An on/off setting in a kind.
+    if text in ("on", "1", "yes", "true"):
+        return True
+    if text in ("off", "0", "no", "false"):
+        return False
+    raise ValueError(text)
+
+
 def _points_kind(text):
     # A `points` value in a kind: one of _POINTS.
     if text not in _POINTS:
@@ -89,7 +105,7 @@ def _points_kind(text):
 def game_settings(game):
     """The search settings a game's host package chose for it (`SEARCH` in
     vora_host.games.<module>: {name: value} of c, horizon, temperature,
-    max_rollout_moves, points), measured with bench/bench_bots.py; {} for a game
+    max_rollout_moves, points, reuse), measured with bench/bench_bots.py; {} for a game
     without, or when `game` is not a registry name."""
     return getattr(_host_package(game), "SEARCH", {})
 
@@ -131,12 +147,14 @@ class SearchBot(Bot):
     max_rollout_moves: a cap on the random moves of one simulation, whatever the turns
     points:      what a cut game is judged by: "game" (the game's own estimate,
                  `game_points`, when it has one, else `scores()`) or "scores"
+    reuse:       keep the subtree of the move chosen for the bot's next decision when
+                 that move leaves it to act and its outcome is certain (module docs)
     """
 
     kind = "search"
 
     def __init__(self, seed=0, iterations=None, ms=None, game=None, c=0.2, horizon=None,
-                 temperature=3.0, max_rollout_moves=200, points="game"):
+                 temperature=3.0, max_rollout_moves=200, points="game", reuse=False):
         super().__init__(seed)
         if iterations is None and ms is None:
             iterations = DEFAULT_ITERATIONS
@@ -154,6 +172,8 @@ class SearchBot(Bot):
             raise ValueError("c must be >= 0, temperature > 0 and max_rollout_moves >= 0")
         if points not in _POINTS:
             raise ValueError("points must be %s, not %r" % (" or ".join(_POINTS), points))
+        if not isinstance(reuse, bool):
+            raise ValueError("reuse must be True or False, not %r" % (reuse,))
         self.iterations = iterations
         self.ms = ms
         self.game = game
@@ -162,9 +182,14 @@ class SearchBot(Bot):
         self.temperature = float(temperature)
         self.max_rollout_moves = max_rollout_moves
         self.points = points
+        self.reuse = reuse
+        # The subtree kept for the next decision: (the view text expected, the game
+        # module, the node), or None.
+        self._kept = None
         self._cut_points = None  # the points function of the game being searched
         self._cut_points_of = None  # ... and the name of that game
-        # What the last decision did: iterations, seconds, and the root's visit counts.
+        # What the last decision did: iterations, seconds, the root's visit counts and
+        # the visits it went on from (reused).
         self.last = {}
         self.kind = self.spec()
 
@@ -175,7 +200,8 @@ class SearchBot(Bot):
                ("horizon", None, _turns, "a number (or round)"),
                ("temperature", 3.0, float, "a number"),
                ("max_rollout_moves", 200, int, "a number"),
-               ("points", "game", _points_kind, "game or scores"))
+               ("points", "game", _points_kind, "game or scores"),
+               ("reuse", False, _switch, "on or off"))
 
     def spec(self):
         """The kind string that makes this bot again with `make_bot` (records keep it)."""
@@ -202,12 +228,13 @@ class SearchBot(Bot):
 
         Parts separated by colons: a whole number is the iteration budget, a number
         with "ms" (or "s") a time budget, and name=value sets c, horizon, temperature,
-        max_rollout_moves or points. "search:2000", "search:50ms", "search:1.5s",
+        max_rollout_moves, points or reuse. "search:2000", "search:50ms", "search:1.5s",
         "search:500:horizon=8:c=1", "search:200:horizon=round",
-        "search:200:points=scores". ValueError names the part it cannot read. Settings
-        not given are the game's own (`game_settings`), else the class defaults; the
-        bot's `kind` spells out every one that differs from the class defaults or that
-        the game chooses, so a record names the very bot that played.
+        "search:200:points=scores", "search:200:reuse=on". ValueError names the part it
+        cannot read. Settings not given are the game's own (`game_settings`), else the
+        class defaults; the bot's `kind` spells out every one that differs from the
+        class defaults or that the game chooses, so a record names the very bot that
+        played.
         """
         kwargs = dict(game_settings(game))
         kinds = {n: (k, takes) for n, _, k, takes in cls._PARAMS}
@@ -271,17 +298,23 @@ class SearchBot(Bot):
         moves = sample.legal_moves()
         if not moves:
             raise ValueError("no legal move: the game is over")
+        kept, self._kept = self._kept, None
         if len(moves) == 1:
             self.last = {"iterations": 0, "seconds": time.perf_counter() - started,
-                         "visits": {moves[0]: 0}}
+                         "visits": {moves[0]: 0}, "reused": 0}
             return moves[0]
         players = len(sample.scores())
         horizon = players if self.horizon is None else self.horizon
         limit_turn = sample.turn_count() + horizon
-        root = _Node()
+        root = None
+        if kept is not None and kept[0] == text and kept[1] is module:
+            root = kept[2]  # the view this bot expected: go on searching its subtree
+        if root is None:
+            root = _Node()
+        reused = root.visits
         # The root's moves are legal in every sample (the view shows them): they are
         # tried once each, in an order drawn once, then chosen by plain UCB1.
-        untried = list(moves)
+        untried = [m for m in moves if m not in root.children]
         rng.shuffle(untried)
         deadline = None if self.ms is None else started + self.ms / 1000.0
         budget = self.iterations
@@ -298,8 +331,27 @@ class SearchBot(Bot):
         best = max(moves, key=lambda m: _rank(children.get(m)))
         # max() keeps the first of equals, so ties go to the earliest legal move.
         self.last = {"iterations": done, "seconds": time.perf_counter() - started,
-                     "visits": {m: children[m].visits for m in moves if m in children}}
+                     "visits": {m: children[m].visits for m in moves if m in children},
+                     "reused": reused}
+        if self.reuse:
+            self._keep(module, text, best, children[best])
         return best
+
+    def _keep(self, module, text, move, node):
+        # Keep `node`, the subtree of `move`, when the move leaves the same player to
+        # act and its outcome is certain: played on samples of two different seeds, it
+        # gives the same state (no secret and no chance in it). The next decision uses
+        # it only if it starts from the very view expected here.
+        after = []
+        for seed in (0, 1):
+            state = module.determinize(json.loads(text), seed)
+            me = state.to_act()
+            state.play(move)
+            if state.is_over() or state.to_act() != me:
+                return
+            after.append(state)
+        if after[0].to_json() == after[1].to_json():
+            self._kept = (json.dumps(after[0].view(me)), module, node)
 
     def _iterate(self, state, root, root_moves, root_untried, limit_turn):
         rng = self.rng
@@ -405,9 +457,11 @@ class SearchBot(Bot):
 
 
 def _spelled(value):
-    # A setting's value as a kind string writes it: 12, 0.5, round, scores.
+    # A setting's value as a kind string writes it: 12, 0.5, round, scores, on.
     if value is None:
         return "round"
+    if isinstance(value, bool):
+        return "on" if value else "off"
     return value if isinstance(value, str) else "%g" % value
 
 
