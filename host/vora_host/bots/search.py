@@ -87,12 +87,10 @@ _POINTS = ("game", "scores")  # what judges a cut game: the game's estimate, or 
 
 
 def _switch(text):
-    # An on/off setting in a kind.
-    if text in ("on", "1", "yes", "true"):
-        return True
-    if text in ("off", "0", "no", "false"):
-        return False
-    raise ValueError(text)
+    # An on/off setting in a kind: "on" or "off", as spec() spells it.
+    if text not in ("on", "off"):
+        raise ValueError(text)
+    return text == "on"
 
 
 def _points_kind(text):
