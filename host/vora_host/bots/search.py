@@ -304,10 +304,9 @@ class SearchBot(Bot):
         players = len(sample.scores())
         horizon = players if self.horizon is None else self.horizon
         limit_turn = sample.turn_count() + horizon
-        root = None
         if kept is not None and kept[0] == text and kept[1] is module:
             root = kept[2]  # the view this bot expected: go on searching its subtree
-        if root is None:
+        else:
             root = _Node()
         reused = root.visits
         # The root's moves are legal in every sample (the view shows them): they are
