@@ -87,3 +87,71 @@ def test_unknown_game_names_the_known_ones():
     with pytest.raises(BadPosition) as info:
         howto.text("chess")
     assert "chess" in str(info.value) and "vorcept" in str(info.value)
+
+
+def test_the_wheel_ships_every_how_to_play(tmp_path):
+    # An installed vora has no repository around it: the texts must be in the wheel.
+    # Built from a copy of what the package needs, so the worktree gets no build/ folder.
+    import shutil
+    import subprocess
+    import sys
+    import zipfile
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    source = tmp_path / "src"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(root / name, source / name)
+    skip = shutil.ignore_patterns("__pycache__", "*.egg-info", "build", "node_modules")
+    for folder in ("shared_rules", "host", "firmware"):
+        shutil.copytree(root / folder, source / folder, ignore=skip)
+    out = tmp_path / "wheel"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+                    "--no-index", "-q", "-w", str(out), str(source)], check=True, timeout=120)
+    wheel, = out.glob("*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for game in GAMES:
+        assert "vora_host/howto/%s.md" % game in names
+
+
+# ---------------------------------------------------------------- vora rules GAME
+
+@pytest.mark.parametrize("game", GAMES)
+def test_vora_rules_prints_the_how_to_play_and_the_options(game, capsys):
+    from vora_host.cli import main
+    assert main(["rules", game]) == 0
+    out = capsys.readouterr().out
+    for heading in howto.SECTIONS:
+        assert "## " + heading in out  # piped: the Markdown as it is
+    module = rules_games.load(game)
+    for name, _default, _kind, _text in module.OPTIONS:
+        assert "\n  %s " % name in out, name
+    assert "what it changes" in out
+    assert "docs/%s" % host_game(game).NOTATION in out
+    assert "rulebooks" not in out and "not in this checkout" not in out
+
+
+def test_vora_rules_for_an_unknown_game_names_the_known_ones(capsys):
+    from vora_host.cli import main
+    with pytest.raises(SystemExit) as done:
+        main(["rules", "chess"])
+    assert done.value.code == 2
+    err = capsys.readouterr().err
+    assert "chess" in err and all(game in err for game in GAMES)
+
+
+def test_vora_rules_at_a_terminal_goes_through_the_pager(tmp_path, monkeypatch):
+    import io
+    from rich.console import Console
+    from vora_host.cli import cmd_rules
+    paged = tmp_path / "paged.txt"
+    monkeypatch.setenv("PAGER", "cat > '%s'" % paged)
+    screen = io.StringIO()
+    console = Console(file=screen, force_terminal=True, width=90, color_system="standard")
+    assert cmd_rules("vorcept", console) == 0
+    text = paged.read_text()
+    assert screen.getvalue() == ""  # everything went to the pager
+    assert "\x1b[" in text  # rendered with its styles
+    assert "## Goal" not in text and "Goal" in text  # Markdown rendered, not raw
+    assert "self_capture" in text

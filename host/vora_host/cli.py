@@ -740,34 +740,36 @@ def cmd_sim(args):
 
 def _repo_root():
     # The package lives in host/vora_host/ of the repository (installed editable); an
-    # installed copy elsewhere has no repository around it, and says so.
+    # installed copy elsewhere has no repository around it.
     root = Path(__file__).resolve().parents[2]
     return root if (root / "shared_rules").is_dir() else None
 
 
 def cmd_rules(game, console):
-    root = _repo_root()
+    """How to play `game` (shipped with the package), its options and what each changes,
+    and where the full notation is. At a terminal: rendered, through a pager."""
+    from vora_host import howto
     module = rules_games.load(game)
     host = host_games.host_game(game)
-    docs = [
-        ("rulebook", ("..", "shared", "rulebooks", host.RULEBOOK)),
-        ("notation", ("docs", host.NOTATION)),
-        ("house rules decisions", ("docs", "rules-decisions.md")),
-    ]
-    console.print("[bold]%s: where the rules are[/bold]" % module.TITLE)
-    for label, parts in docs:
-        if root is None:
-            console.print("  %-22s %s (in the repository)" % (label, "/".join(parts)))
-            continue
-        path = (root.joinpath(*parts)).resolve()
-        note = "" if path.exists() else "  [yellow](not in this checkout)[/yellow]"
-        console.print("  %-22s %s%s" % (label, escape(str(path)), note))
-    console.print("  %-22s python -m pydoc %s" % ("engine", module.__name__))
+    text = howto.text(game)
+    if not console.is_terminal:
+        console.out(text, highlight=False)
+        _rules_appendix(game, module, host, console)
+        return 0
+    from rich.markdown import Markdown
+    with _pager(console):
+        console.print(Markdown(text))
+        _rules_appendix(game, module, host, console)
+    return 0
+
+
+def _rules_appendix(game, module, host, console):
     console.print()
-    console.print("[bold]Players[/bold] %s.  [bold]Options[/bold] (vora play %s -o NAME=VALUE):"
-                  % (", ".join(str(n) for n in module.PLAYER_COUNTS), game))
+    console.print("[bold]Players[/bold] %s.  [bold]Options[/bold] (vora play %s -o NAME=VALUE), "
+                  "and what each changes:" % (", ".join(str(n) for n in module.PLAYER_COUNTS),
+                                               game))
     table = Table(show_edge=False, box=None, padding=(0, 2))
-    for column in ("option", "values", "what it decides"):
+    for column in ("option", "values", "what it changes"):
         table.add_column(column)
     for name, default, kind, text in module.OPTIONS:
         values = "|".join(kind) if isinstance(kind, tuple) else kind
@@ -776,5 +778,53 @@ def cmd_rules(game, console):
         table.add_row(name, escape(values), escape(text))
     console.print(table)
     console.print()
-    console.print(host.VIEW.notation_summary)
-    return 0
+    console.print("[bold]More[/bold]: the full move notation is docs/%s, the house rules "
+                  "and their reasons docs/rules-decisions.md, in the project's sources."
+                  % escape(host.NOTATION))
+    root = _repo_root()
+    if root is not None and (root / "docs" / host.NOTATION).exists():
+        console.print("Here: %s" % escape(str(root / "docs" / host.NOTATION)))
+    console.print("The engine's reference: python -m pydoc %s.  In a game, ? shows the "
+                  "rules and keys of the step you are in." % module.__name__)
+
+
+class _pager:
+    """Page what is printed inside through $PAGER (else less, if there is one), with its
+    colours; straight to the console when no pager can run."""
+
+    def __init__(self, console):
+        self.console = console
+        self.capture = None
+
+    def __enter__(self):
+        self.capture = self.console.capture()
+        self.capture.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self.capture.__exit__(*exc)
+        if exc[0] is not None:
+            return False
+        import os
+        import shutil
+        import subprocess
+        rendered = self.capture.get()
+        command = os.environ.get("PAGER") or ("less" if shutil.which("less") else "")
+        if command:
+            env = dict(os.environ)
+            env.setdefault("LESS", "FRX")  # colours kept, one screen needs no paging
+            try:
+                proc = subprocess.Popen(command, shell=True, stdin=subprocess.PIPE,
+                                        env=env, errors="replace", text=True)
+            except OSError:
+                proc = None
+            if proc is not None:
+                try:
+                    with proc.stdin:
+                        proc.stdin.write(rendered)
+                except BrokenPipeError:
+                    pass  # the reader quit the pager before the end
+                proc.wait()
+                return False
+        self.console.file.write(rendered)
+        return False
