@@ -59,6 +59,13 @@ class TerminalView:
         """What the player to act is asked to do, after 'P1 to ...' ('move')."""
         return "move"
 
+    def step_help(self, state):
+        """Help for the step the game is in, as rich markup: a short summary of the game's
+        rules, then how this step is played on the board's keys and typed. Shown by `?`
+        in the terminal game and on the board's screen; it says nothing a spectator could
+        not see (only the step, never a hand or a bag). A game overrides it."""
+        return "[bold]%s[/bold]\n%s" % (escape(self.rules.TITLE), self.help_text)
+
     def move_text(self, before, player, move, viewer=None):
         """A move as `viewer` may see it: the move itself, unless the game hides
         information and the viewer is not the player who made it; then the rules'

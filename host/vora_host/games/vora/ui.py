@@ -56,6 +56,34 @@ NOTATION_SUMMARY = """\
   Type "?" during a game for the commands, "vora play --help" for the options."""
 
 
+# The help of `?`: the game in a few lines, then the step the game is in (step_help).
+SUMMARY = (
+    "[bold]Vora[/bold]: push cubes into the 5x5 meadow and collect runs of 3 or more alike "
+    "into your farm. A turn is one push (a cube of your farm in at an edge) or one "
+    "ability (pig, wolf, crow from your farm; mole, duck, ladybug, water in the meadow). "
+    "Runs your move made "
+    "may be collected; gaps close towards you, then the box refills the meadow. Sets of "
+    "3/6/9 alike score 1/3/9, loose cubes -1; the game ends when the box cannot refill.")
+
+STEP_HELP = {
+    "act": ("push a cube or use an ability.",
+            "%(c)s (your farm appears on the meadow), a cube, an edge key, %(c)s to play; the "
+            "same edge again switches to the pig's push or the wolf's bite. Crow: %(c)s, a "
+            "crow, the animal. Mole, duck: the meadow cube, then the one to swap with. "
+            "Ladybug, water: that cube. Hold %(c)s 2 s for the menu (c3 takes back).",
+            "push <cube> <edge> (push crow Sc), pig <edge>, wolf <edge>, crow <cell>, "
+            "mole <cell> <cell>, duck <cell> <cell>, ladybug <cell>, water <cell>"),
+    "collect": ("collect a run your move made (its cubes blink), or stop.",
+                "a cube of the run, then %(c)s; %(c)s alone (it blinks red) and %(c)s again "
+                "collects nothing more.",
+                "take <cell> (the run named by its first cell, a1 before a2 ... e5), pass"),
+    "bonus": ("your run of 4 (or 5+) earns a bonus: a cube of the meadow (or, after 5+, "
+              "one stolen from a farm).",
+              "a meadow cube, then %(c)s; or another player's corner, one of their cubes, "
+              "then %(c)s; %(c)s alone passes.",
+              "extra <cell>, steal <player> <cube>, pass"),
+}
+
 _PROMPTS = {"act": "act: push or use an ability",
             "collect": "collect: take a group or pass",
             "bonus": "claim the bonus or pass"}
@@ -75,6 +103,15 @@ class VoraView(TerminalView):
         # Vora hides nothing but the box's next draws, which no drawing shows.
         return view.render_game(state, who, history, width=width,
                                 palette=palette or view.CUBE_STYLES)
+
+    def step_help(self, state):
+        phase = view.phase_name(state)
+        if phase not in STEP_HELP:
+            return SUMMARY + "\n[bold]The game is over.[/bold]"
+        corner = "c" + state.seats[state.to_act()]
+        what, keys, typed = STEP_HELP[phase]
+        return "%s\n[bold]Now (%s)[/bold]: %s\n  [bold]On the board[/bold]: %s\n  " \
+               "[bold]Typed[/bold]: %s" % (SUMMARY, phase, what, keys % {"c": corner}, typed)
 
     def prompt(self, state):
         phase = view.phase_name(state)

@@ -32,6 +32,37 @@ HELP_TEXT = """\
 Cells a1..g7: file a..g from west to east, rank 1..7 from south to north.
 Each turn of play is two actions with two different pieces."""
 
+# The help of `?`: the game in a few lines, then the step the game is in (step_help).
+SUMMARY = (
+    "[bold]Vorcept[/bold]: Blue and Red each command a Host and drones on a 7x7 grid. A "
+    "turn is two actions with two different pieces: move one in a straight line (Host 1 "
+    "cell, Drone-1 up to 2, Drone-2 up to 3, Drone-3 up to 4; it may jump, never over the "
+    "Pylon), or summon a drone onto a free cell beside your Host. An enemy piece beside "
+    "the one that arrives is taken when trapped between two of yours, held on three sides, "
+    "or left no free cell. Take the enemy Host, or hold three sides of the Pylon, to win.")
+
+HOLD = "then press it again and hold it (about a second) to play"
+STEP_HELP = {
+    "pylon": ("Blue places the Pylon, on any cell.",
+              "press the cell, " + HOLD + ".",
+              "pylon <cell>  (pylon d4)"),
+    "lava": ("Place a lava block, Red first, then in turn; never beside the Pylon. From the "
+             "6th block on, the player to place may stop instead; the 9th ends it.",
+             "press the cell, " + HOLD + "; to stop, the Pylon's key, held.",
+             "lava <cell>  (lava b2),  lava done"),
+    "host": ("Place your Host: not beside lava, not beside the Pylon (Red: nor beside "
+             "Blue's Host).",
+             "press the cell, " + HOLD + ".",
+             "host <cell>  (host d1)"),
+    "play": ("Action %(action)d of 2, with a piece that has not acted this turn.",
+             "a piece, then where it goes (the cells it can reach glow); or a free cell "
+             "beside your Host to summon (it shows Drone-1; tap it again for the next "
+             "kind); your Host, then the Pylon, to concede. Hold the last key to play; the "
+             "first key again cancels.",
+             "move <from> <to>  (move d2 d4),  summon drone1|drone2|drone3 <cell>,  concede "
+             "(with fewer than 3 pieces left)"),
+}
+
 _PROMPTS = {"pylon": "place the Pylon", "lava": "place lava (or lava done)",
             "host": "place your Host", "play": "act"}
 
@@ -42,6 +73,16 @@ class VorceptView(TerminalView):
     def seat_label(self, state, player, who=None):
         text = "P%d %s" % (player, self.rules.PLAYER_NAMES[player])
         return "%s (%s)" % (text, who) if who else text
+
+    def step_help(self, state):
+        phase = state.phase_name()
+        if phase not in STEP_HELP:
+            return SUMMARY + "\n[bold]The game is over.[/bold]"
+        what, keys, typed = STEP_HELP[phase]
+        if phase == "play":
+            what = what % {"action": state.action_number()}
+        return "%s\n[bold]Now (%s)[/bold]: %s\n  [bold]On the board[/bold]: %s\n  " \
+               "[bold]Typed[/bold]: %s" % (SUMMARY, phase, what, keys, typed)
 
     def prompt(self, state):
         phase = state.phase_name()
