@@ -28,12 +28,59 @@ Species: carnivore herbivore plant. Locations: the positions a..h (printed on th
 carousel, they turn with it) and water. Colours: yellow green white orange."""
 
 
+# The help of `?`: the game in a few lines, then the step the game is in (step_help).
+SUMMARY = (
+    "[bold]Gaia-Vora[/bold]: turn the planet 1, 2 or 3 steps, then use one Sky Object on "
+    "the location under it: the Sun places up to four of your Life-Forms there, beside it "
+    "and in the Water; the Rainbow four of different colours; the Storm moves the "
+    "Life-Forms there away; the Meteor drops a tile on it. One of each species per "
+    "location. Under the Moon, herbivores eat plants and carnivores herbivores. Score: "
+    "each Life-Form its height, each one eaten or crushed 1 for its taker.")
+
+SLOT_KEYS_TEXT = ("the location's key: d4 the Water; round it the slots under the Moon d5, "
+                  "the Meteor e5, the Rainbow e3, the Storm c3, the Sun c5, and e4, d3, c4")
+STEP_HELP = {
+    "rotate": ("turn the planet: 2 steps are free, 1 or 3 cost a Star. The Moon eats after "
+               "every step.",
+               "b1 (1 step), c1 (2 steps), d1 (3 steps); your corner plays it.",
+               "rotate 1, rotate 2, rotate 3"),
+    "sky": ("choose a Sky Object (only those that would change something are lit) and make "
+            "its first move.",
+            "Sun c7 or Storm e1, a species (a2 carnivore, b2 herbivore, c2 plant), then "
+            + SLOT_KEYS_TEXT + "; Rainbow f1, a colour (a6 yellow, a5 green, a4 white, a3 "
+            "orange), a species, a location; Meteor e7, a tile (g6 stone, g5 sand, g4 "
+            "grass, g3 snow) and for stone or sand the slot over it. Your corner plays it.",
+            "sun <species> <location>, rainbow <colour> <species> <location>, storm "
+            "<species> <location>, meteor grass|snow, meteor sand|stone <position>"),
+    "sun": ("go on with the Sun: place your next Life-Form (as many as can be placed).",
+            "c7, a species (a2 carnivore, b2 herbivore, c2 plant), " + SLOT_KEYS_TEXT
+            + "; your corner plays it.",
+            "sun <species> <location>  (sun plant water)"),
+    "rainbow": ("go on with the Rainbow: the next Life-Form, of a colour not placed yet.",
+                "f1, a colour (a6 yellow, a5 green, a4 white, a3 orange), a species (a2, "
+                "b2, c2), " + SLOT_KEYS_TEXT + "; your corner plays it.",
+                "rainbow <colour> <species> <location>  (rainbow white herbivore d)"),
+    "storm": ("go on with the Storm: move the next Life-Form off the tile under it.",
+              "e1, a species (a2 carnivore, b2 herbivore, c2 plant), where it goes: "
+              + SLOT_KEYS_TEXT + "; your corner plays it.",
+              "storm <species> <location>  (storm carnivore water)"),
+}
+
+
 class GaiaView(TerminalView):
     help_text = HELP_TEXT
 
     def seat_label(self, state, player, who=None):
         text = "P%d %s" % (player, self.rules.COLOURS[player])
         return "%s (%s)" % (text, who) if who else text
+
+    def step_help(self, state):
+        phase = state.board()["phase"]
+        if phase not in STEP_HELP:
+            return SUMMARY + "\n[bold]The game is over.[/bold]"
+        what, keys, typed = STEP_HELP[phase]
+        return "%s\n[bold]Now (%s)[/bold]: %s\n  [bold]On the board[/bold]: %s\n  " \
+               "[bold]Typed[/bold]: %s" % (SUMMARY, phase, what, keys, typed)
 
     def prompt(self, state):
         phase = state.board()["phase"]
