@@ -186,6 +186,16 @@ CHOICE_KEYS = INNER_KEYS + tuple(key_of(0, y) for y in range(5, 0, -1)) + tuple(
     key_of(6, y) for y in range(5, 0, -1)) + KIND_KEYS
 
 
+def word_keys_help(kind):
+    """How a move starting with the word `kind` is entered on a WordKeys board, in words
+    (for a game's step help)."""
+    return ("the key of [bold]%s[/bold] among the kinds of move lit on b7..f7, then "
+            "b1..f1 (those possible now, alphabetically), then each next word on the inner "
+            "keys in reading order (b6..f6, b5..f5, down to b2..f2; the PC screen lists "
+            "what each key chooses). Your corner plays the move shown, or press its last "
+            "key again and hold it." % kind)
+
+
 def word_order(word):
     """The sort key of the words a selection offers: natural order, numbers by value
     ("1", "2", ..., "10"; "rooster2" before "rooster10"; "2a" before "10a"), other text

@@ -8,7 +8,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from vora_host.games.base import TerminalView
+from vora_host.games.base import TerminalView, word_keys_help
 
 __all__ = ["BoarsView"]
 
@@ -27,6 +27,34 @@ HELP_TEXT = """\
   vendetta <card> <target>     a Vendetta that your draw triggered
   menu new|keep, discard <card>, take <cubes>, lose <cubes>
 Cubes: r red, b blue, y yellow, g green, k black (spoiled)."""
+
+
+# The help of `?`: the game in a few lines, then the step the game is in (step_help).
+SUMMARY = (
+    "[bold]Boars on the Run![/bold]: be the first boar at the Finish, 95 spaces on. Each "
+    "turn: draw as many cubes from your bag as you like (3 or more black: sick, they all go "
+    "back); use them on diets (your Boar card's two, Diet cards; each once a turn) to move, "
+    "on a ticket (exactly 3 red, 4 yellow, 5 blue or 6 green drawn) to ride to the next "
+    "station, or to buy one card; then end: boars on your space go 2 back, and your space "
+    "gives food, takes food (a predator) or gives a station's cubes.")
+
+STEP_HELP = {
+    "draw": ("say how many cubes you draw from your bag.", "draw",
+             "draw <n>  (draw 7: on the board, draw then the 7th inner key, c5)"),
+    "vendetta": ("your draw set off a Vendetta card: choose its target (it must be used).",
+                 "vendetta", "vendetta <card> <player>, or <card> <card> for the cards it "
+                 "moves"),
+    "menu": ("you drew all 5 black cubes: swap the display for 4 new cards, or keep it.",
+             "menu", "menu new, menu keep"),
+    "act": ("use your cubes: diets, a ticket, one card bought; then end your movement.",
+            "diet, ticket, buy or end",
+            "diet top|bottom|<card>, ticket cab|ferry|metro|squirrel, buy <card> <cubes> "
+            "(buy mono-rr gy), end"),
+    "discard": ("a sixth card came in: give one back (not your Boar card, not the new one).",
+                "discard", "discard <card>"),
+    "space": ("your space acts: choose what it gives (food, a station) or takes (a "
+              "predator).", "take or lose", "take <cubes> (take rrr, take g), lose <cubes>"),
+}
 
 
 @lru_cache(maxsize=8)
@@ -56,6 +84,16 @@ class BoarsView(TerminalView):
     def seat_label(self, state, player, who=None):
         text = "P%d" % player
         return "%s (%s)" % (text, who) if who else text
+
+    def step_help(self, state):
+        # The public view's step only: help never depends on a bag or a hand.
+        decision = state.view(None)["decision"]
+        if decision not in STEP_HELP:
+            return SUMMARY + "\n[bold]The game is over.[/bold]"
+        what, kind, typed = STEP_HELP[decision]
+        return "%s\n[bold]Now (%s)[/bold]: %s\n  [bold]On the board[/bold]: %s\n  " \
+               "[bold]Typed[/bold]: %s" % (SUMMARY, decision, what, word_keys_help(kind),
+                                          typed)
 
     def prompt(self, state):
         decision = state.view(state.to_act())["decision"]

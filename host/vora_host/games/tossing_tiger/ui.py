@@ -6,7 +6,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from vora_host.games.base import TerminalView
+from vora_host.games.base import TerminalView, word_keys_help
 
 __all__ = ["TigerView"]
 
@@ -22,6 +22,30 @@ Cards are named by their animal: tiger dragon mantis crane monkey panda turtle l
 rooster1..rooster14). Battles are 1..n left to right; sides a (attacker), d (defender)."""
 
 
+# The help of `?`: the game in a few lines, then the step the game is in (step_help).
+SUMMARY = (
+    "[bold]Tossing Tiger, Rolling Dragon[/bold]: on your turn you wage war on a player "
+    "with n dice: both split their whole hand into n piles of 2 or more. Pile against "
+    "pile, each battle reveals a random card of each: one strong against "
+    "the other wins, both strong: nobody, neither: both. Card actions come first (Tiger "
+    "tosses, Dragon rerolls, Monkey looks, Turtle cancels, Leopard swaps). Each battle "
+    "won grabs the losing card; most battles won grabs a whole pile too. Fewer than 2 "
+    "cards after a war ends the game: most cards wins.")
+
+STEP_HELP = {
+    "fight": ("wage war: choose the opponent and the number of dice each makes.",
+              "fight <player> <n>  (fight 1 2: on the board b7, then the player's key, then "
+              "the number's; Fight Together: fight <n>)"),
+    "build": ("make your dice in secret, one card at a time; close each die (2 cards or "
+              "more) with next; the last die takes the cards left.",
+              "add <card>, next  (add tiger; a Dawndojo Rooster first: dawn <rooster>)"),
+    "claim": ("you won the war: take the rest of the opposing die of one battle you won.",
+              "claim <battle>"),
+    "keep": ("for each card you grabbed: into your hand, or onto the discards.",
+             "keep <card>, discard <card>"),
+}
+
+
 def _side(side):
     if side["face"]:
         return Text(side["face"], style="bold")
@@ -32,6 +56,18 @@ def _side(side):
 
 class TigerView(TerminalView):
     help_text = HELP_TEXT
+
+    def step_help(self, state):
+        # The public step only (the kind of decision): help never depends on a hand.
+        phase = state.phase()
+        if phase == "over":
+            return SUMMARY + "\n[bold]The game is over.[/bold]"
+        hint = self.rules.PHASE_HINTS.get(phase, phase)
+        what, typed = STEP_HELP.get(phase, ("a choice: %s." % hint,
+                                            hint))
+        kind = phase if phase != "free" else "reroll"
+        return "%s\n[bold]Now (%s)[/bold]: %s\n  [bold]On the board[/bold]: %s\n  " \
+               "[bold]Typed[/bold]: %s" % (SUMMARY, phase, what, word_keys_help(kind), typed)
 
     def prompt(self, state):
         decision = state.view(state.to_act())["info"]["decision"] or {}
