@@ -300,8 +300,11 @@ class TerminalGame:
             if not word:
                 continue
             if word in ("?", "h", "help"):
-                self.console.print(self.view.help_text)
+                # This game's rules and the keys and moves of the step it is in, then
+                # back to the game: its prompt line again.
+                self.console.print(self.view.step_help(state))
                 self.console.print(COMMANDS_HELP)
+                self._print_prompt_header(player, moves)
                 continue
             if word in ("moves", "m", "list"):
                 self.console.print(moves_table(moves, self.console.width))
