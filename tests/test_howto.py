@@ -155,3 +155,17 @@ def test_vora_rules_at_a_terminal_goes_through_the_pager(tmp_path, monkeypatch):
     assert "\x1b[" in text  # rendered with its styles
     assert "## Goal" not in text and "Goal" in text  # Markdown rendered, not raw
     assert "self_capture" in text
+
+
+def test_a_game_without_its_text_still_lists_its_options(monkeypatch, capsys):
+    from fakegames import high_card
+    from vora_host.cli import cmd_rules
+    from rich.console import Console
+    high_card.register(monkeypatch)
+    with pytest.raises(LookupError) as info:
+        howto.text("high-card")
+    assert "howto/high-card.md" in str(info.value)
+    console = Console(force_terminal=False, width=100)
+    assert cmd_rules("high-card", console) == 0
+    out = capsys.readouterr().out
+    assert "howto/high-card.md is missing" in out and "what it changes" in out

@@ -751,7 +751,10 @@ def cmd_rules(game, console):
     from vora_host import howto
     module = rules_games.load(game)
     host = host_games.host_game(game)
-    text = howto.text(game)
+    try:
+        text = howto.text(game)
+    except LookupError as missing:  # a game added without its text: still the options
+        text = "# %s\n\n(%s)\n" % (module.TITLE, missing)
     if not console.is_terminal:
         console.out(text, highlight=False)
         _rules_appendix(game, module, host, console)

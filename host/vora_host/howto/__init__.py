@@ -21,4 +21,8 @@ def text(game):
     """The how-to-play of `game` (a registry name) as Markdown; BadPosition (from the
     registry, naming the known games) for an unknown game."""
     rules_games.load(game)
-    return resources.files(__name__).joinpath(game + ".md").read_text(encoding="utf-8")
+    path = resources.files(__name__).joinpath(game + ".md")
+    if not path.is_file():
+        raise LookupError("no how-to-play for %s: vora_host/howto/%s.md is missing "
+                          "(docs/adding-a-game.md)" % (game, game))
+    return path.read_text(encoding="utf-8")
