@@ -169,3 +169,15 @@ def test_a_game_without_its_text_still_lists_its_options(monkeypatch, capsys):
     assert cmd_rules("high-card", console) == 0
     out = capsys.readouterr().out
     assert "howto/high-card.md is missing" in out and "what it changes" in out
+
+
+def test_tossing_tiger_s_strength_table_is_the_default_print():
+    from shared_rules import tossing_tiger, tossing_tiger_data
+    text = howto.text("tossing-tiger")
+    rows = re.findall(r"^  \| (\w+) \| ([^|]+) \|$", text, re.M)
+    shown = {}
+    for animal, strong in rows[1:]:  # the first row is the heading
+        words = strong.split("(")[0].replace(",", " ").split()
+        shown[animal] = tuple(w for w in words if w != "-")
+    table = tossing_tiger.new_game(2, 0).strength_table()
+    assert shown == dict((a, tuple(table[a])) for a in tossing_tiger_data.BASE_ANIMALS)

@@ -167,3 +167,15 @@ def test_question_mark_in_typed_play_shows_the_step_help_and_returns_to_the_game
     after = helped.split("Commands", 1)[1]
     assert "to place the Pylon" in after and "P0> " in after
     assert game.history and game.history[0] == (0, "pylon d4")
+
+
+@pytest.mark.parametrize("strengths", ["house-1", "print-5"])
+def test_tiger_help_says_what_each_animal_is_strong_against_in_this_print(strengths):
+    module = rules_games.load("tossing-tiger")
+    state = module.new_game(2, 0, strengths=strengths)
+    text = plain(host_game("tossing-tiger").VIEW.step_help(state))
+    for animal, strong in state.strength_table().items():
+        if strong and animal in ("dragon", "mantis", "crane", "monkey", "turtle", "leopard"):
+            assert "%s > %s" % (animal, " ".join(strong)) in " ".join(text.split())
+        if animal in ("snake", "frog"):  # More Animals! is not in this game
+            assert "%s >" % animal not in text

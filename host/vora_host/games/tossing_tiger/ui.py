@@ -66,8 +66,17 @@ class TigerView(TerminalView):
         what, typed = STEP_HELP.get(phase, ("a choice: %s." % hint,
                                             hint))
         kind = phase if phase != "free" else "reroll"
-        return "%s\n[bold]Now (%s)[/bold]: %s\n  [bold]On the board[/bold]: %s\n  " \
-               "[bold]Typed[/bold]: %s" % (SUMMARY, phase, what, word_keys_help(kind), typed)
+        return "%s\n%s\n[bold]Now (%s)[/bold]: %s\n  [bold]On the board[/bold]: %s\n  " \
+               "[bold]Typed[/bold]: %s" % (SUMMARY, self._strengths(state), phase, what,
+                                          word_keys_help(kind), typed)
+
+    def _strengths(self, state):
+        # The print in play (public: printed on every card); nothing else on screen says it.
+        table = state.strength_table()
+        in_game = set(self.rules.card_type(c) for c in self.rules.deck_of(state.options()))
+        parts = ["%s > %s" % (animal, " ".join(strong))
+                 for animal, strong in table.items() if animal in in_game and strong]
+        return "[bold]Strong against[/bold]: " + "; ".join(parts)
 
     def prompt(self, state):
         decision = state.view(state.to_act())["info"]["decision"] or {}
