@@ -56,8 +56,8 @@ STEP_HELP = {
              "host <cell>  (host d1)"),
     "play": ("Action %(action)d of 2, with a piece that has not acted this turn.",
              "a piece, then where it goes (the cells it can reach glow); or a free cell "
-             "beside your Host to summon (it shows Drone-1; tap it again for the next "
-             "kind); your Host, then the Pylon, to concede. Hold the last key to play; the "
+             "beside your Host to summon (it shows the first kind you still have; tap it "
+             "again for the next); your Host, then the Pylon, to concede. Hold the last key to play; the "
              "first key again cancels.",
              "move <from> <to>  (move d2 d4),  summon drone1|drone2|drone3 <cell>,  concede "
              "(with fewer than 3 pieces left)"),
