@@ -179,3 +179,13 @@ def test_tiger_help_says_what_each_animal_is_strong_against_in_this_print(streng
             assert "%s > %s" % (animal, " ".join(strong)) in " ".join(text.split())
         if animal in ("snake", "frog"):  # More Animals! is not in this game
             assert "%s >" % animal not in text
+
+
+@pytest.mark.parametrize("game", sorted(STEP_WORDS))
+def test_at_the_end_the_help_says_the_game_is_over(game):
+    state = rules_games.load(game).new_game(2, 1)
+    rng = random.Random(1)
+    while not state.is_over():
+        state.play(rng.choice(state.legal_moves()))
+    text = plain(host_game(game).VIEW.step_help(state))
+    assert "The game is over." in text and "Now (" not in text
