@@ -194,6 +194,20 @@ class TerminalGame:
         self._shown = None  # digest of the position last drawn, to avoid drawing it twice
         self.stopped = None
 
+    def replay_moves(self, moves):
+        """Play a resumed game's earlier moves (from the log) without telling the log or
+        the screen: they can be taken back like any other."""
+        for move in moves:
+            player = self.state.to_act()
+            before = self.state.clone()
+            self.state.play(move)
+            self.history.append((player, self.view.move_text(before, player, move, None)
+                                 if self.hidden else move))
+            self.before.append(before)
+            if self.record is not None:
+                self.record["moves"].append(move)
+                self.record["digests"].append(self.state.digest())
+
     def _humans(self):
         return sum(isinstance(a, Human) for a in self.agents)
 
