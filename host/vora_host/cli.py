@@ -408,7 +408,11 @@ def cmd_play_board(args, console, parser):
         # board unless --human or --bot name fewer (the rest are bots).
         if args.human is None:
             args.human = "all"
-        module, state, seed, agents = _prepare_game(args, parser)
+        resumed = _saved_for(args, console, parser)
+        if resumed is not None:
+            module, state, seed, agents = _resumed_game(args, resumed, parser)
+        else:
+            module, state, seed, agents = _prepare_game(args, parser)
         host = host_games.host_game(args.game)
         if not hasattr(host, "BOARD"):
             parser.error("%s has no board mapping yet: play it with --typed" % module.TITLE)
@@ -440,23 +444,38 @@ def cmd_play_board(args, console, parser):
             # stops it; a log that cannot be written keeps it in memory, then rescues it).
             companion = BoardGameCompanion(args.game, state, agents, seed=seed,
                                            out=sys.stdout, plain=plain)
+            if resumed is not None:
+                from vora_host.play import saved
+                companion.earlier = resumed[2]
+                companion.resumed = saved.resumed_text(resumed[0])
             if not args.no_log:
                 from vora_host.log.live import LiveLog
                 from vora_host.log.store import resolve_db_path
                 companion.log = LiveLog(
                     resolve_db_path(args.db), args.game, len(state.scores()), seed,
                     state.options(), say=companion.log_said,
-                    source="virtual board" if device is None else "board %s" % device)
-            console.print("[bold]%s[/bold] on the board, seed %d; %s" % (
-                module.TITLE, seed, "; ".join(host.VIEW.seat_label(state, p, a.kind)
-                                              for p, a in enumerate(agents))))
+                    source="virtual board" if device is None else "board %s" % device,
+                    game_id=resumed[0]["id"] if resumed else None,
+                    earlier=resumed[0]["moves"] if resumed else ())
+            if resumed is not None:
+                console.print("%s %s" % (companion.resumed, "; ".join(
+                    host.VIEW.seat_label(state, p, a.kind) for p, a in enumerate(agents))))
+            else:
+                console.print("[bold]%s[/bold] on the board, seed %d; %s" % (
+                    module.TITLE, seed, "; ".join(host.VIEW.seat_label(state, p, a.kind)
+                                                  for p, a in enumerate(agents))))
             if device is not None:
                 status = run_board_game(device, companion, plain)
             else:
-                status = sim.run(save_dir=args.save_dir, fresh=args.fresh, seed=args.seed,
+                # --fresh was this game's (its saved game abandoned): the board's own saved
+                # Vora game stays.
+                status = sim.run(save_dir=args.save_dir, fresh=False, seed=args.seed,
                                  headless=plain, companion=companion)
             message, logged = companion.finish()
             console.print(escape(message), style=None if logged else "bold red", soft_wrap=True)
+            if logged and companion.log is not None and not companion.state.is_over():
+                console.print("Saved: 'vora play %s' resumes it ('--fresh' starts anew)."
+                              % args.game)
             return status if logged else (status or 1)
         if device is not None:
             return run_mirror(device, log, play=play)
