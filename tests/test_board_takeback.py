@@ -175,3 +175,32 @@ def test_vorcept_on_the_virtual_board_resumes_and_undo_reaches_the_pcs_game(tmp_
         assert [g["id"] for g in log.games()] == [1]
         info = log.game(1)
         assert info["move_count"] == 0 and info["taken_back"] == moves
+
+
+def test_lines_typed_beside_a_usb_board_reach_the_game():
+    import asyncio
+    from vora_host.play.board import _read_typed_lines
+    state = vorcept.new_game(2, 5)
+    companion = BoardGameCompanion("vorcept", state, [Human(), Human()])
+    companion.game = BoardGame("vorcept", state, [Human(), Human()], FakeClient(),
+                               on_event=companion._event)
+    companion.game.tick(0)
+    play_keys(companion.game, companion.game.state.legal_moves()[0], 100)
+    read, write = os.pipe()
+
+    class Stdin:
+        def fileno(self):
+            return read
+
+    async def typing():
+        stop = _read_typed_lines(companion, Stdin())
+        os.write(write, b"undo\ny\nhello\n")
+        await asyncio.sleep(0.2)
+        stop()
+
+    asyncio.run(typing())
+    os.close(read)
+    os.close(write)
+    assert companion.game.moves == []
+    assert any("taken back: P0's turn 1" in line for line in companion.lines)
+    assert "typed here: undo" in companion.lines[-1]

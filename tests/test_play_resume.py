@@ -147,3 +147,16 @@ def test_undo_needs_the_other_humans_agreement_and_is_logged(game, tmp_path, mon
         info = log.game(1)
     assert info["taken_back"] >= 1 and info["move_count"] == 0
     assert all(h["taken_back_at"] is not None for h in info["history"])
+
+
+def test_a_resume_seats_the_players_as_last_seated_unless_told_otherwise(tmp_path, monkeypatch,
+                                                                      capsys):
+    db = tmp_path / "g.sqlite3"
+    typed(monkeypatch, capsys, db, "gaia-vora", ["1", "q", "y"], "--seed", "5",
+          "--human", "all")
+    status, out = typed(monkeypatch, capsys, db, "gaia-vora", ["q", "y"])
+    assert "Resumed" in out and "P0 yellow (human); P1 green (human)" in out
+    status, out = typed(monkeypatch, capsys, db, "gaia-vora", ["q", "y"], "--bot", "1=random")
+    assert "Resumed" in out and "P1 green (random)" in out
+    status, out = typed(monkeypatch, capsys, db, "gaia-vora", ["q", "y"])
+    assert "Resumed" in out and "P0 yellow (you); P1 green (random)" in out  # as last seated

@@ -408,6 +408,7 @@ def cmd_play_board(args, console, parser):
         # board unless --human or --bot name fewer (the rest are bots).
         if args.human is None:
             args.human = "all"
+            args.human_by_default = True
         resumed = _saved_for(args, console, parser)
         if resumed is not None:
             module, state, seed, agents = _resumed_game(args, resumed, parser)
@@ -457,6 +458,8 @@ def cmd_play_board(args, console, parser):
                     source="virtual board" if device is None else "board %s" % device,
                     game_id=resumed[0]["id"] if resumed else None,
                     earlier=resumed[0]["moves"] if resumed else ())
+                from vora_host.play import saved
+                saved.note_seats(resolve_db_path(args.db), companion.log.gid, agents)
             if resumed is not None:
                 console.print("%s %s" % (companion.resumed, "; ".join(
                     host.VIEW.seat_label(state, p, a.kind) for p, a in enumerate(agents))))
@@ -711,10 +714,29 @@ def record_of_info(info):
 def _resumed_game(args, resumed, parser):
     """(module, start state, seed, agents) of a resumed game: its seats as --human and
     --bot say now (their defaults otherwise)."""
+    from vora_host.log.store import resolve_db_path
+    from vora_host.play import saved
     info, state, _ = resumed
     module = rules_games.load(info["game"])
+    players = len(state.scores())
+    kinds = saved.seats_noted(resolve_db_path(args.db), info["id"], players)
+    chosen = args.bot or args.bots_only or (
+        args.human is not None and not getattr(args, "human_by_default", False))
+    if kinds is not None and not chosen:  # the seats as they were
+        agents = []
+        for p, kind in enumerate(kinds):
+            if kind == "human":
+                agents.append(Human())
+                continue
+            try:
+                agents.append(bots.make_bot(kind, info["seed"] * 10 + p, info["game"]))
+            except ValueError:
+                agents = None
+                break
+        if agents is not None:
+            return module, state, info["seed"], agents
     seats = seat_names(host_games.host_game(info["game"]).VIEW, state)
-    agents = _make_agents(args, len(state.scores()), seats, info["seed"], parser)
+    agents = _make_agents(args, players, seats, info["seed"], parser)
     return module, state, info["seed"], agents
 
 
@@ -760,6 +782,8 @@ def cmd_play(args, console, parser):
         live = LiveLog(resolve_db_path(args.db), args.game, players, seed, options, say=warn,
                        game_id=resumed[0]["id"] if resumed else None,
                        earlier=resumed[0]["moves"] if resumed else ())
+        from vora_host.play import saved
+        saved.note_seats(resolve_db_path(args.db), live.gid, agents)
     game = TerminalGame(state, agents, console, delay=delay, record=record,
                         quiet=args.quiet and args.bots_only, game=args.game, log=live)
     if resumed is not None:

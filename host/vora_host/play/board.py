@@ -720,6 +720,7 @@ def run_board_game(path, companion, plain=False):
 
     async def main(live):
         tasks = companion.start(path=path)
+        typed = _read_typed_lines(companion)
         try:
             while not companion.state.is_over():
                 if live is not None:
@@ -727,6 +728,7 @@ def run_board_game(path, companion, plain=False):
                 await asyncio.sleep(0.1)
             await asyncio.sleep(0.5)  # the last frame reaches the board
         finally:
+            typed()
             for task in tasks:
                 task.cancel()
 
@@ -743,3 +745,42 @@ def run_board_game(path, companion, plain=False):
     except KeyboardInterrupt:
         return 130
     return 0
+
+
+def _read_typed_lines(companion, stdin=None):
+    """Lines typed on this terminal beside a USB board go to the game ('undo', y, n),
+    as on the virtual board's line. Returns a function that stops reading."""
+    import asyncio
+    import sys
+    stdin = stdin or sys.stdin
+    try:
+        fd = stdin.fileno()
+        loop = asyncio.get_running_loop()
+    except (AttributeError, ValueError, OSError, RuntimeError):
+        return lambda: None
+    pending = [b""]
+
+    def readable():
+        import os
+        try:
+            data = os.read(fd, 4096)
+        except OSError:
+            data = b""
+        if not data:
+            loop.remove_reader(fd)
+            return
+        pending[0] += data
+        while b"\n" in pending[0]:
+            line, pending[0] = pending[0].split(b"\n", 1)
+            text = line.decode("utf-8", "replace").strip()
+            answer = companion.command(text) if text else None
+            if text and answer is None:
+                companion._event("refused", "typed here: undo (a takeback), then y or n")
+            elif answer and answer[0].startswith("error "):
+                companion._event("refused", answer[0][len("error "):])
+
+    try:
+        loop.add_reader(fd, readable)
+    except (ValueError, OSError, NotImplementedError):
+        return lambda: None
+    return lambda: loop.remove_reader(fd)

@@ -20,11 +20,19 @@ vora_host.log.store):
     --fresh, or another game started     -> abandoned     (never resumed; still listed and
       in its place with --fresh                            replayable in `vora games`)
 
+Who sits where (a human, or a bot's kind string) is the one thing the log's schema has no
+place for: it is noted beside the log, in `<log>.seats.json` ({game id: [kind, ...]}),
+and a resume seats the same players unless --human, --bot or --bots-only say otherwise.
+A lost or unreadable note only means the defaults (the resume line names the seats).
+
 Vora on the board is the board's own game: the board saves and resumes it (the log's
 games with a board game id are the board's and are never resumed from here).
 """
 
+import json
+import os
 from datetime import datetime
+from pathlib import Path
 
 from shared_rules import games as rules_games
 
@@ -32,7 +40,7 @@ from vora_host.log.records import result_of
 from vora_host.log.store import GameLogError, NoSuchGame, record_of
 
 __all__ = ["UNFINISHED", "ResumeError", "end_status", "saved_game", "resumable", "replay",
-           "resumed_text", "abandon", "describe"]
+           "resumed_text", "abandon", "describe", "note_seats", "seats_noted"]
 
 UNFINISHED = ("playing", "interrupted")
 
@@ -138,3 +146,53 @@ def abandon(log, info, state=None):
             state = None
     result = result_of(state, "abandoned") if state is not None else None
     log.end_game(info["id"], "abandoned", result)
+
+
+# ---- who sits where, beside the log
+
+MAX_NOTES = 200  # games whose seats are kept (the newest); older games start anew anyway
+
+
+def _seats_path(db_path):
+    db_path = Path(db_path)
+    return db_path.with_name(db_path.name + ".seats.json")
+
+
+def _read_notes(db_path):
+    try:
+        with open(_seats_path(db_path), encoding="utf-8") as f:
+            notes = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    return notes if isinstance(notes, dict) else {}
+
+
+def note_seats(db_path, game_id, agents):
+    """Note who sits where in game `game_id` (a human, or the bot's kind); a note that
+    cannot be written is no trouble (a resume then takes the defaults)."""
+    if not isinstance(game_id, int) or game_id < 1:
+        return
+    notes = _read_notes(db_path)
+    notes[str(game_id)] = [getattr(a, "kind", "human") for a in agents]
+    newest = sorted(notes, key=lambda k: int(k) if k.isdigit() else 0)[-MAX_NOTES:]
+    path = _seats_path(db_path)
+    tmp = "%s.tmp%d" % (path, os.getpid())
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(dict((k, notes[k]) for k in newest), f)
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+
+
+def seats_noted(db_path, game_id, players):
+    """The kinds noted for game `game_id` ('human' or a bot's kind string), one per
+    player, or None when there is no usable note."""
+    kinds = _read_notes(db_path).get(str(game_id))
+    if not isinstance(kinds, list) or len(kinds) != players \
+            or not all(isinstance(k, str) and 0 < len(k) <= 80 for k in kinds):
+        return None
+    return kinds
