@@ -194,7 +194,7 @@ def test_lines_typed_beside_a_usb_board_reach_the_game():
 
     async def typing():
         stop = _read_typed_lines(companion, Stdin())
-        os.write(write, b"undo\ny\nhello\n")
+        os.write(write, b"undo\ny\ny\nhello\n")  # both humans agree
         await asyncio.sleep(0.2)
         stop()
 
