@@ -671,7 +671,8 @@ class BoardGameCompanion:
             return "the game was not logged (--no-log)", True
         if not self.state.is_over():
             from vora_host.log.records import result_of
-            self.log.ended("interrupted", result_of(self.state, "quit"))
+            from vora_host.play.saved import end_status
+            self.log.ended(end_status(self.state), result_of(self.state, "quit"))
         return self.log.finish()
 
     def renderable(self, width):
