@@ -37,7 +37,7 @@ def first_move_inputs(game):
     return ["", "1", "q", "y"]
 
 
-@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("game", GAMES + ["vora"])
 def test_quit_then_the_next_play_resumes_with_the_right_message(game, tmp_path, monkeypatch,
                                                                  capsys):
     db = tmp_path / "g.sqlite3"
