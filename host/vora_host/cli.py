@@ -35,6 +35,7 @@ from vora_host.argtypes import game_option_pairs, positive_int, seconds, seed as
 from vora_host import games as host_games
 from vora_host.log.records import RecordError, load_record, new_record, replay, result_of, \
     write_record
+from vora_host.play import saved
 from vora_host.play.terminal import EOF, INTERRUPTED, OVER, QUIT, Human, TerminalGame
 
 __all__ = ["main", "build_parser"]
@@ -446,7 +447,6 @@ def cmd_play_board(args, console, parser):
             companion = BoardGameCompanion(args.game, state, agents, seed=seed,
                                            out=sys.stdout, plain=plain)
             if resumed is not None:
-                from vora_host.play import saved
                 companion.earlier = resumed[2]
                 companion.resumed = saved.resumed_text(resumed[0])
             if not args.no_log:
@@ -458,7 +458,6 @@ def cmd_play_board(args, console, parser):
                     source="virtual board" if device is None else "board %s" % device,
                     game_id=resumed[0]["id"] if resumed else None,
                     earlier=resumed[0]["moves"] if resumed else ())
-                from vora_host.play import saved
                 saved.note_seats(resolve_db_path(args.db), companion.log.gid, agents)
             if resumed is not None:
                 console.print("%s %s" % (companion.resumed, "; ".join(
@@ -632,7 +631,6 @@ def _resume_target(args, console, parser):
     """--resume ID: the game it names decides GAME (and a Vora game is typed: Vora on the
     board is the board's own). Usage errors for what cannot be resumed."""
     from vora_host.log.store import GameLog, GameLogError, resolve_db_path
-    from vora_host.play import saved
     if args.no_log:
         parser.error("--resume: a game is resumed from the game log; leave out --no-log")
     if args.fresh:
@@ -661,8 +659,7 @@ def _saved_for(args, console, parser):
     """The game to resume as (log summary with moves, start state, moves), or None for a
     new game. Without --resume: the newest unfinished game of GAME the PC ran, unless
     --fresh abandons it (or there is no log to look in)."""
-    from vora_host.log.store import GameLog, GameLogError, resolve_db_path
-    from vora_host.play import saved
+    from vora_host.log.store import GameLog, GameLogError, record_of, resolve_db_path
     if args.resume is None and (args.no_log or args.bots_only):
         return None
     try:
@@ -703,19 +700,13 @@ def _saved_for(args, console, parser):
         return None
     finally:
         log.close()
-    return info, rules_games.start(record_of_info(info)), moves
-
-
-def record_of_info(info):
-    from vora_host.log.store import record_of
-    return record_of(info)[0]
+    return info, rules_games.start(record_of(info)[0]), moves
 
 
 def _resumed_game(args, resumed, parser):
-    """(module, start state, seed, agents) of a resumed game: its seats as --human and
-    --bot say now (their defaults otherwise)."""
+    """(module, start state, seed, agents) of a resumed game: seated as last noted, unless
+    --human, --bot or --bots-only say otherwise (or nothing was noted: their defaults)."""
     from vora_host.log.store import resolve_db_path
-    from vora_host.play import saved
     info, state, _ = resumed
     module = rules_games.load(info["game"])
     players = len(state.scores())
@@ -766,7 +757,6 @@ def cmd_play(args, console, parser):
              "seed": getattr(a, "seed", None)} for p, a in enumerate(agents)])
 
     if resumed is not None:
-        from vora_host.play import saved
         console.print(saved.resumed_text(resumed[0]))
     else:
         console.print("[bold]%s[/bold], %d players, seed [bold]%d[/bold] (play it again with "
@@ -782,7 +772,6 @@ def cmd_play(args, console, parser):
         live = LiveLog(resolve_db_path(args.db), args.game, players, seed, options, say=warn,
                        game_id=resumed[0]["id"] if resumed else None,
                        earlier=resumed[0]["moves"] if resumed else ())
-        from vora_host.play import saved
         saved.note_seats(resolve_db_path(args.db), live.gid, agents)
     game = TerminalGame(state, agents, console, delay=delay, record=record,
                         quiet=args.quiet and args.bots_only, game=args.game, log=live)
@@ -801,7 +790,6 @@ def cmd_play(args, console, parser):
     # Whatever happened at the table, the record is written and the game logged.
     status = 1 if _save_record(args.record, record, console) is False else 0
     if live is not None:
-        from vora_host.play import saved
         final = game.state
         live.ended(saved.end_status(final, demo=args.bots_only),
                    result_of(final, None if final.is_over() else game.stopped))
