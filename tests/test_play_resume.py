@@ -160,3 +160,24 @@ def test_a_resume_seats_the_players_as_last_seated_unless_told_otherwise(tmp_pat
     assert "Resumed" in out and "P1 green (random)" in out
     status, out = typed(monkeypatch, capsys, db, "gaia-vora", ["q", "y"])
     assert "Resumed" in out and "P0 yellow (you); P1 green (random)" in out  # as last seated
+
+
+def test_the_saved_game_is_the_newest_unfinished_one_the_pc_ran_of_that_game(tmp_path):
+    from shared_rules import vorcept
+    from vora_host.log.records import result_of
+    from vora_host.play import saved
+    with GameLog(tmp_path / "g.sqlite3") as log:
+        older = log.start_game(game="vorcept", players=2, seed=1, source="terminal")
+        log.end_game(older, "interrupted", result_of(vorcept.new_game(2, 1), "quit"))
+        newer = log.start_game(game="vorcept", players=2, seed=2, source="virtual board")
+        boars = log.start_game(game="boars", players=2, seed=3, source="terminal")
+        done = log.start_game(game="vorcept", players=2, seed=4, source="terminal")
+        log.end_game(done, "abandoned")
+        log.start_game(game="vora", players=2, seed=5, source="board /dev/ttyACM0",
+                       board_game_id=77)  # the board's own: never resumed from here
+        assert saved.saved_game(log, "vorcept")["id"] == newer
+        assert saved.saved_game(log, "boars")["id"] == boars
+        assert saved.saved_game(log, "gaia-vora") is None
+        assert saved.saved_game(log, "vora") is None
+        with pytest.raises(saved.ResumeError, match="played on a board"):
+            saved.resumable(log, 5)

@@ -64,10 +64,9 @@ def _pc_run(info):
 def saved_game(log, game):
     """The newest unfinished game of `game` the PC ran (a summary as log.games() gives),
     or None."""
-    for info in log.games():
-        if info["game"] == game and info["status"] in UNFINISHED and _pc_run(info):
-            return info
-    return None
+    found = [info for status in UNFINISHED for info in log.games(status=status)
+             if info["game"] == game and _pc_run(info)]
+    return max(found, key=lambda info: info["id"]) if found else None
 
 
 def resumable(log, game_id):
