@@ -181,3 +181,20 @@ def test_the_saved_game_is_the_newest_unfinished_one_the_pc_ran_of_that_game(tmp
         assert saved.saved_game(log, "vora") is None
         with pytest.raises(saved.ResumeError, match="played on a board"):
             saved.resumable(log, 5)
+
+
+@pytest.mark.parametrize("game", ["vorcept", "boars"])
+def test_undo_after_a_resume_takes_back_moves_of_the_earlier_session(game, tmp_path,
+                                                                     monkeypatch, capsys):
+    db = tmp_path / "g.sqlite3"
+    typed(monkeypatch, capsys, db, game, first_move_inputs(game), "--seed", "5",
+          "--bot", "random")
+    with GameLog(db) as log:
+        moves = log.game(1)["move_count"]
+    status, out = typed(monkeypatch, capsys, db, game, ["", "undo", "q", "y"])
+    assert status == 0, out
+    assert "Taken back" in out and "P0" in out.split("Taken back")[1]
+    with GameLog(db) as log:
+        info = log.game(1)
+        assert info["move_count"] == 0 and info["taken_back"] == moves
+        assert log.verify(1).ok
