@@ -204,3 +204,34 @@ def test_lines_typed_beside_a_usb_board_reach_the_game():
     assert companion.game.moves == []
     assert any("taken back: P0's turn 1" in line for line in companion.lines)
     assert "typed here: undo" in companion.lines[-1]
+
+
+def test_the_virtual_boards_screen_names_the_pcs_resumed_game_not_its_vora_save(tmp_path):
+    from pathlib import Path
+
+    from pty_screen import PtyScreen
+    vora_cmd = str(Path(sys.executable).with_name("vora"))
+    save, db = str(tmp_path / "save"), str(tmp_path / "games.sqlite3")
+    # The board has a Vora game of its own saved...
+    with PtyScreen([vora_cmd, "play", "--port", "sim", "--save-dir", save, "--db", db,
+                    "--seed", "3", "--fresh"], cols=120, rows=40, cwd=ROOT) as term:
+        term.wait_for("Vora mirror")
+        term.send("c3\r", 1.0)
+        term.wait_for("South to act")
+        term.send("q", 0.5)
+        term.wait_exit()
+    # ... and the PC an unfinished game of Vorcept in the log.
+    state = vorcept.new_game(2, 6)
+    with GameLog(db) as log:
+        gid = log.start_game(game="vorcept", players=2, seed=6, source="virtual board")
+        for n in (1, 2):
+            move = state.legal_moves()[0]
+            state.play(move)
+            log.add_move(gid, n, move, state.digest())
+    with PtyScreen([vora_cmd, "play", "vorcept", "--port", "sim", "--save-dir", save,
+                    "--db", db, "--human", "0"], cols=120, rows=40, cwd=ROOT) as term:
+        term.wait_for("Resumed your game of Vorcept")
+        text = " ".join(term.text().split())
+        assert "(2 moves; game %d in the log)" % gid in text
+        assert "Resumed the saved game" not in text
+        term.send("q", 0.5)
