@@ -889,7 +889,7 @@ def test_a_typed_game_goes_into_the_log_and_quitting_says_where(tmp_path, db, ca
     assert "Logged as game 1 in %s ('vora games show 1')." % db in done.stdout
     with GameLog(db) as log:
         info = log.game(1)
-        assert info["source"] == "terminal" and info["status"] == "abandoned"
+        assert info["source"] == "terminal" and info["status"] == "interrupted"  # resumed by the next play
         assert info["move_count"] >= 2 and info["result"]["end"] == "quit"
         assert log.verify(1).ok
     # A bots-only demo is logged too, as over; --no-log keeps a game out.
@@ -899,7 +899,7 @@ def test_a_typed_game_goes_into_the_log_and_quitting_says_where(tmp_path, db, ca
                  "--no-log"]) == 0
     assert "Logged" not in capsys.readouterr().out
     with GameLog(db) as log:
-        assert [g["status"] for g in log.games()] == ["over", "abandoned"]
+        assert [g["status"] for g in log.games()] == ["over", "interrupted"]
 
 
 def test_vora_replay_reads_the_text_export_that_import_accepts(log, tmp_path, capsys):

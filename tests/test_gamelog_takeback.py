@@ -326,5 +326,5 @@ def test_a_typed_game_with_an_undo_is_logged_with_its_takeback(tmp_path, monkeyp
     assert "Taken back" in out and "Logged as game 1" in out
     with GameLog(db) as log:
         info = log.game(1)
-        assert info["taken_back"] >= 1 and info["status"] == "abandoned"
+        assert info["taken_back"] >= 1 and info["status"] == "interrupted"
         assert log.verify(1).ok

@@ -54,7 +54,7 @@ def test_each_human_sees_only_their_own_card(monkeypatch):
     out = con.file.getvalue()
     p0_turn, p1_turn = out.split("Turn 1")
     p1_turn = p1_turn.split("Turn 2")[0]
-    assert "only P0 sees the screen" in p0_turn and "only P1 sees the screen" in p1_turn
+    assert "Only P0 looks now" in p0_turn and "Only P1 looks now" in p1_turn
     assert "card-%d" % mine in p0_turn and "card-%d" % theirs not in p0_turn
     assert "card-%d" % theirs in p1_turn and "card-%d" % mine not in p1_turn
 

@@ -35,6 +35,7 @@ from vora_host.argtypes import game_option_pairs, positive_int, seconds, seed as
 from vora_host import games as host_games
 from vora_host.log.records import RecordError, load_record, new_record, replay, result_of, \
     write_record
+from vora_host.play import saved
 from vora_host.play.terminal import EOF, INTERRUPTED, OVER, QUIT, Human, TerminalGame
 
 __all__ = ["main", "build_parser"]
@@ -134,7 +135,13 @@ def build_parser():
     board.add_argument("--save-dir", metavar="DIR", default=None,
                        help="the virtual board's save folder (as vora sim)")
     board.add_argument("--fresh", action="store_true",
-                       help="the virtual board forgets its saved game first")
+                       help="start a new game: Vora on the virtual board forgets its saved "
+                            "game; the games the PC runs (typed, or the other games on the "
+                            "board) end their unfinished game as abandoned in the log")
+    play.add_argument("--resume", type=positive_int, default=None, metavar="ID",
+                      help="continue the unfinished game ID of the game log (vora games "
+                           "list), typed or on the board; 'vora play GAME' alone resumes "
+                           "the newest unfinished game of GAME the PC ran")
     play.add_argument("--typed", action="store_true",
                       help="play in the terminal, typing moves, with bots (no board)")
     play.add_argument("--db", metavar="PATH", default=None,
@@ -276,6 +283,8 @@ def main(argv=None):
     console = Console(highlight=False)
     try:
         if args.command == "play":
+            if args.resume is not None:
+                _resume_target(args, console, args.subparser)
             if args.typed or args.bots_only or (args.human is not None and args.game == "vora"):
                 return cmd_play(args, console, args.subparser)
             return cmd_play_board(args, console, args.subparser)
@@ -400,7 +409,12 @@ def cmd_play_board(args, console, parser):
         # board unless --human or --bot name fewer (the rest are bots).
         if args.human is None:
             args.human = "all"
-        module, state, seed, agents = _prepare_game(args, parser)
+            args.human_by_default = True
+        resumed = _saved_for(args, console, parser)
+        if resumed is not None:
+            module, state, seed, agents = _resumed_game(args, resumed, parser)
+        else:
+            module, state, seed, agents = _prepare_game(args, parser)
         host = host_games.host_game(args.game)
         if not hasattr(host, "BOARD"):
             parser.error("%s has no board mapping yet: play it with --typed" % module.TITLE)
@@ -432,23 +446,38 @@ def cmd_play_board(args, console, parser):
             # stops it; a log that cannot be written keeps it in memory, then rescues it).
             companion = BoardGameCompanion(args.game, state, agents, seed=seed,
                                            out=sys.stdout, plain=plain)
+            if resumed is not None:
+                companion.earlier = resumed[2]
+                companion.resumed = saved.resumed_text(resumed[0])
             if not args.no_log:
                 from vora_host.log.live import LiveLog
                 from vora_host.log.store import resolve_db_path
                 companion.log = LiveLog(
                     resolve_db_path(args.db), args.game, len(state.scores()), seed,
                     state.options(), say=companion.log_said,
-                    source="virtual board" if device is None else "board %s" % device)
-            console.print("[bold]%s[/bold] on the board, seed %d; %s" % (
-                module.TITLE, seed, "; ".join(host.VIEW.seat_label(state, p, a.kind)
-                                              for p, a in enumerate(agents))))
+                    source="virtual board" if device is None else "board %s" % device,
+                    game_id=resumed[0]["id"] if resumed else None,
+                    earlier=resumed[0]["moves"] if resumed else ())
+                saved.note_seats(resolve_db_path(args.db), companion.log.gid, agents)
+            if resumed is not None:
+                console.print("%s %s" % (companion.resumed, "; ".join(
+                    host.VIEW.seat_label(state, p, a.kind) for p, a in enumerate(agents))))
+            else:
+                console.print("[bold]%s[/bold] on the board, seed %d; %s" % (
+                    module.TITLE, seed, "; ".join(host.VIEW.seat_label(state, p, a.kind)
+                                                  for p, a in enumerate(agents))))
             if device is not None:
                 status = run_board_game(device, companion, plain)
             else:
-                status = sim.run(save_dir=args.save_dir, fresh=args.fresh, seed=args.seed,
+                # --fresh was this game's (its saved game abandoned): the board's own saved
+                # Vora game stays.
+                status = sim.run(save_dir=args.save_dir, fresh=False, seed=args.seed,
                                  headless=plain, companion=companion)
             message, logged = companion.finish()
             console.print(escape(message), style=None if logged else "bold red", soft_wrap=True)
+            if logged and companion.log is not None and not companion.state.is_over():
+                console.print("Saved: 'vora play %s' resumes it ('--fresh' starts anew)."
+                              % args.game)
             return status if logged else (status or 1)
         if device is not None:
             return run_mirror(device, log, play=play)
@@ -588,8 +617,126 @@ def _prepare_game(args, parser):
     return module, state, seed, agents
 
 
+# Options that set a game up: a saved game is resumed as it was set up, never with these.
+SHAPING = ("seed", "players", "position", "box", "seats", "pushed_out", "max_turns")
+
+
+def _shaping(args):
+    given = ["--" + name.replace("_", "-") for name in SHAPING
+             if getattr(args, name, None) is not None]
+    return given + (["-o"] if args.option else [])
+
+
+def _resume_target(args, console, parser):
+    """--resume ID: the game it names decides GAME (and a Vora game is typed: Vora on the
+    board is the board's own). Usage errors for what cannot be resumed."""
+    from vora_host.log.store import GameLog, GameLogError, resolve_db_path
+    if args.no_log:
+        parser.error("--resume: a game is resumed from the game log; leave out --no-log")
+    if args.fresh:
+        parser.error("--resume continues a game and --fresh starts a new one: give one")
+    if args.bots_only:
+        parser.error("--resume: the seats are the humans' and bots of --human and --bot; "
+                     "--bots-only starts a demo")
+    if _shaping(args):
+        parser.error("--resume continues game %d as it was set up: leave out %s"
+                     % (args.resume, ", ".join(_shaping(args))))
+    try:
+        with GameLog(resolve_db_path(args.db), create=False) as log:
+            info = saved.resumable(log, args.resume)
+    except saved.ResumeError as exc:
+        parser.error("--resume: %s" % exc)
+    except GameLogError as exc:
+        parser.error("--resume: cannot read the game log: %s" % exc)
+    if args.game not in ("vora", info["game"]):
+        parser.error("--resume: game %d is %s, not %s" % (args.resume, info["game"], args.game))
+    args.game = info["game"]
+    if args.game == "vora":
+        args.typed = True
+
+
+def _saved_for(args, console, parser):
+    """The game to resume as (log summary with moves, start state, moves), or None for a
+    new game. Without --resume: the newest unfinished game of GAME the PC ran, unless
+    --fresh abandons it (or there is no log to look in)."""
+    from vora_host.log.store import GameLog, GameLogError, record_of, resolve_db_path
+    if args.resume is None and (args.no_log or args.bots_only):
+        return None
+    try:
+        log = GameLog(resolve_db_path(args.db), create=args.resume is None)
+    except GameLogError:
+        return None  # said again, with what to do, when the game is logged
+    try:
+        if args.resume is not None:
+            info = saved.resumable(log, args.resume)
+        else:
+            found = saved.saved_game(log, args.game)
+            if found is None:
+                return None
+            info = log.game(found["id"])
+            if args.fresh:
+                saved.abandon(log, info)
+                console.print("Your unfinished %s is abandoned (still in the log); a new "
+                              "game starts." % escape(saved.describe(info)))
+                return None
+            if _shaping(args):
+                parser.error("you have an unfinished game (%s): 'vora play %s' resumes it; "
+                             "add --fresh to abandon it and start a new game with %s"
+                             % (saved.describe(info), args.game, " ".join(_shaping(args))))
+        try:
+            state, moves = saved.replay(info)
+        except saved.ResumeError as exc:
+            if args.resume is not None:
+                parser.error("--resume: %s" % exc)
+            saved.abandon(log, info)
+            console.print("[yellow]Your unfinished game cannot be resumed (%s): it is "
+                          "abandoned; a new game starts.[/yellow]" % escape(str(exc)))
+            return None
+    except saved.ResumeError as exc:
+        parser.error("--resume: %s" % exc)
+    except GameLogError as exc:
+        console.print("[yellow]The saved game cannot be read from the log (%s): a new game "
+                      "starts.[/yellow]" % escape(str(exc)))
+        return None
+    finally:
+        log.close()
+    return info, rules_games.start(record_of(info)[0]), moves
+
+
+def _resumed_game(args, resumed, parser):
+    """(module, start state, seed, agents) of a resumed game: seated as last noted, unless
+    --human, --bot or --bots-only say otherwise (or nothing was noted: their defaults)."""
+    from vora_host.log.store import resolve_db_path
+    info, state, _ = resumed
+    module = rules_games.load(info["game"])
+    players = len(state.scores())
+    kinds = saved.seats_noted(resolve_db_path(args.db), info["id"], players)
+    chosen = args.bot or args.bots_only or (
+        args.human is not None and not getattr(args, "human_by_default", False))
+    if kinds is not None and not chosen:  # the seats as they were
+        agents = []
+        for p, kind in enumerate(kinds):
+            if kind == "human":
+                agents.append(Human())
+                continue
+            try:
+                agents.append(bots.make_bot(kind, info["seed"] * 10 + p, info["game"]))
+            except ValueError:
+                agents = None
+                break
+        if agents is not None:
+            return module, state, info["seed"], agents
+    seats = seat_names(host_games.host_game(info["game"]).VIEW, state)
+    agents = _make_agents(args, players, seats, info["seed"], parser)
+    return module, state, info["seed"], agents
+
+
 def cmd_play(args, console, parser):
-    module, state, seed, agents = _prepare_game(args, parser)
+    resumed = _saved_for(args, console, parser)
+    if resumed is not None:
+        module, state, seed, agents = _resumed_game(args, resumed, parser)
+    else:
+        module, state, seed, agents = _prepare_game(args, parser)
     view = host_games.host_game(args.game).VIEW
     players = len(state.scores())
     options = state.options()
@@ -609,8 +756,11 @@ def cmd_play(args, console, parser):
             {"player": p, "seat": seats[p] if seats else str(p), "kind": a.kind,
              "seed": getattr(a, "seed", None)} for p, a in enumerate(agents)])
 
-    console.print("[bold]%s[/bold], %d players, seed [bold]%d[/bold] (play it again with "
-                  "--seed %d)." % (module.TITLE, players, seed, seed))
+    if resumed is not None:
+        console.print(saved.resumed_text(resumed[0]))
+    else:
+        console.print("[bold]%s[/bold], %d players, seed [bold]%d[/bold] (play it again with "
+                      "--seed %d)." % (module.TITLE, players, seed, seed))
     live = None
     if not args.no_log:
         from vora_host.log.live import LiveLog
@@ -619,9 +769,14 @@ def cmd_play(args, console, parser):
         def warn(text):
             console.print("[yellow]Game log: %s[/yellow]" % escape(text))
 
-        live = LiveLog(resolve_db_path(args.db), args.game, players, seed, options, say=warn)
+        live = LiveLog(resolve_db_path(args.db), args.game, players, seed, options, say=warn,
+                       game_id=resumed[0]["id"] if resumed else None,
+                       earlier=resumed[0]["moves"] if resumed else ())
+        saved.note_seats(resolve_db_path(args.db), live.gid, agents)
     game = TerminalGame(state, agents, console, delay=delay, record=record,
                         quiet=args.quiet and args.bots_only, game=args.game, log=live)
+    if resumed is not None:
+        game.replay_moves(resumed[2])
     console.print("  " + "; ".join(view.seat_label(state, p, game.who[p])
                                    for p in range(players)))
     if any(isinstance(a, Human) for a in agents):
@@ -636,13 +791,16 @@ def cmd_play(args, console, parser):
     status = 1 if _save_record(args.record, record, console) is False else 0
     if live is not None:
         final = game.state
-        live.ended("over" if final.is_over() else "abandoned",
+        live.ended(saved.end_status(final, demo=args.bots_only),
                    result_of(final, None if final.is_over() else game.stopped))
         message, logged = live.finish(args.record if status == 0 else None)
         # soft_wrap: a path is never cut in two, so that it can be copied
         console.print(escape(message), style=None if logged else "bold red", soft_wrap=True)
         if not logged:
             status = 1
+        elif not final.is_over() and not args.bots_only:
+            console.print("Saved: 'vora play %s --typed' resumes it ('--fresh' starts anew)."
+                          % args.game)
     if outcome == INTERRUPTED:
         return 130
     assert outcome in (OVER, QUIT, EOF), outcome

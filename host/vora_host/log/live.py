@@ -31,7 +31,7 @@ class LiveLog:
     """One game played on the PC, logged as it goes (see the module doc)."""
 
     def __init__(self, path, game, players, seed, options, source="terminal", say=None,
-                 timeout=5.0):
+                 timeout=5.0, game_id=None, earlier=()):
         self.path = path
         self.say = say or (lambda text: None)
         self.timeout = timeout
@@ -42,7 +42,11 @@ class LiveLog:
         self.start = {"game": game, "players": players, "seed": seed, "options": options,
                       "source": source, "started_at": _now()}
         # The game as played, kept for a rescue: every move with its digest and times.
-        self.history = []
+        # A resumed game (`game_id`, vora_host.play.saved) goes on in the log under its id;
+        # `earlier`, its live moves (log.game()'s "moves"), belongs to a rescue's export.
+        self.resumed = game_id
+        self.history = [{"number": m["number"], "move": m["move"], "digest": m["digest"],
+                         "logged_at": m["logged_at"], "taken_back_at": None} for m in earlier]
         self.end = None
         self._open()
 
@@ -75,9 +79,12 @@ class LiveLog:
     def _catch_up(self):
         """Give the log what was played while it could not be opened."""
         s = self.start
-        self.gid = self.log.start_game(game=s["game"], players=s["players"], seed=s["seed"],
-                                       options=s["options"], source=s["source"],
-                                       started_at=s["started_at"])
+        if self.resumed is not None:
+            self.gid = self.resumed  # its earlier moves are there: repeats change nothing
+        else:
+            self.gid = self.log.start_game(game=s["game"], players=s["players"],
+                                           seed=s["seed"], options=s["options"],
+                                           source=s["source"], started_at=s["started_at"])
         live = []
         for row in self.history:
             # Replayed as it happened: a move, and its takeback when one followed.

@@ -34,6 +34,7 @@ __all__ = ["KeyPad", "compose_frame", "BoardGame", "key_name"]
 
 REFUSED_MS = 600
 HOLD_MS = 700  # a second press of the preview's last key held this long plays it
+TAKEBACK_HOLD_MS = 2000  # a human's corner held this long, nothing chosen: asks a takeback
 WHITE = (255, 255, 255)
 RED = (255, 0, 0)
 GREEN = (0, 255, 0)
@@ -275,6 +276,9 @@ class BoardGame:
         self.on_event = on_event or (lambda what, text: None)
         self.moves = []
         self.history = []
+        self.before = []  # the state before each move, for takebacks
+        self.takeback = None  # the takeback waiting for agreement: see request_takeback
+        self._corner_down = None  # (corner, when) a human's corner went down, nothing chosen
         self.turn_started = None
         self.revealed = None  # the human whose secrets the board shows now
         self._sent = None
@@ -320,6 +324,7 @@ class BoardGame:
         self.moves.append(move)
         self.history.append((player, self.view.move_text(before, player, move, None)
                              if self.view.rules.HIDDEN_INFORMATION else move))
+        self.before.append(before)
         self.pad.reset()
         if self.revealed == player and self.state.to_act() != player:
             self.revealed = None
@@ -331,6 +336,8 @@ class BoardGame:
 
     def key(self, k, pressed, now):
         """A KEY event from the board."""
+        if self._takeback_key(k, pressed, now):
+            return
         if self.state.is_over():
             return
         if not pressed:
@@ -383,7 +390,7 @@ class BoardGame:
         if self.turn_started is None:
             self.turn_started = now
         player = self.state.to_act()
-        if player is not None and player not in self.humans \
+        if player is not None and player not in self.humans and self.takeback is None \
                 and now - self.turn_started >= self.bot_delay_ms:
             self.play(self.agents[player].choose(self.state), now)
         frame = compose_frame(self.mapping, self.state, self.viewer(), self.pad, now,
@@ -404,6 +411,134 @@ class BoardGame:
             sent = self.client.show(frame)
         if sent:
             self._sent = frame
+
+    # ---- resuming and taking back
+
+    def replay_moves(self, moves):
+        """Play a resumed game's earlier moves (from the log) without logging them again;
+        they can be taken back like any other."""
+        for move in moves:
+            player = self.state.to_act()
+            before = self.state.clone()
+            self.state.play(move)
+            self.moves.append(move)
+            self.history.append((player, self.view.move_text(before, player, move, None)
+                                 if self.view.rules.HIDDEN_INFORMATION else move))
+            self.before.append(before)
+
+    def _takeback_span(self):
+        """(first move index, player, words) of the last turn a human played together with
+        the moves after it, or None when no human has moved."""
+        last = next((k for k in range(len(self.history) - 1, -1, -1)
+                     if self.history[k][0] in self.humans), None)
+        if last is None:
+            return None
+        who, turn = self.history[last][0], self.before[last].turn_count()
+        start = last
+        while start > 0 and self.history[start - 1][0] == who \
+                and self.before[start - 1].turn_count() == turn:
+            start -= 1
+        # The history holds the moves as everybody may see them (secrets stay out).
+        what = "P%d's turn %d (%s)" % (who, turn + 1,
+                                       ", ".join(m for _, m in self.history[start:last + 1]))
+        after = [m for _, m in self.history[last + 1:]]
+        if after:
+            what += " and the %d move%s after it (%s)" % (
+                len(after), "" if len(after) == 1 else "s", ", ".join(after))
+        return start, who, what
+
+    def corner_seats(self):
+        """{corner key: player} when each human has a corner of their own; {} when the
+        game uses every key (Vorcept) or players share corners."""
+        out = {}
+        for p in self.humans:
+            for k in self.mapping.confirm_keys(self.state, p):
+                if k in out:
+                    return {}
+                out[k] = p
+        return out
+
+    def request_takeback(self, asker, now):
+        """Ask to take back the last turn a human played (and the bots' moves after it).
+        `asker`: the player asking at the board, or None for the PC (then every human
+        agrees, unless there is only one). Done at once when nobody else has to agree;
+        otherwise it waits for answer_takeback(). True when asked or done."""
+        span = self._takeback_span()
+        if span is None:
+            self.on_event("refused", "nothing to take back: no human has moved yet")
+            return False
+        waiting = [h for h in self.humans if h != asker]
+        if asker is None and len(self.humans) == 1:
+            waiting = []
+        self.takeback = {"start": span[0], "what": span[2], "waiting": waiting}
+        if not waiting:
+            self._take_back(now)
+            return True
+        how = "their corner on the board, or y on the PC" if self.corner_seats() else \
+            "y on the PC"
+        self.on_event("takeback", "%s asks to take back %s: %s agree%s (%s); n or any "
+                      "other key refuses" % ("the PC" if asker is None else "P%d" % asker,
+                                             span[2], ", ".join("P%d" % p for p in waiting),
+                                             "s" if len(waiting) == 1 else "", how))
+        return True
+
+    def answer_takeback(self, player, yes, now):
+        """A human's answer to the waiting takeback (`player` None: the next one asked)."""
+        tb = self.takeback
+        if tb is None:
+            return
+        if not yes:
+            self.takeback = None
+            self.on_event("takeback", "%s: nothing is taken back" % (
+                "not agreed" if player is None else "P%d does not agree" % player))
+            return
+        if player is None:
+            player = tb["waiting"][0]
+        if player in tb["waiting"]:
+            tb["waiting"].remove(player)
+        if tb["waiting"]:
+            self.on_event("takeback", "P%d agrees; waiting for %s" % (
+                player, ", ".join("P%d" % p for p in tb["waiting"])))
+        else:
+            self._take_back(now)
+
+    def _take_back(self, now):
+        tb, self.takeback = self.takeback, None
+        start = tb["start"]
+        if self.log is not None:
+            for number in range(len(self.moves), start, -1):
+                self.log.took_back(number)
+        self.state = self.before[start]
+        del self.moves[start:], self.history[start:], self.before[start:]
+        self.pad.reset()
+        self.revealed = None
+        self.turn_started = now
+        self._sent = None
+        self.on_event("takeback", "taken back: %s" % tb["what"])
+
+    def _takeback_key(self, k, pressed, now):
+        """The board's takeback gestures (games where each human has a corner): a human's
+        corner held 2 s with nothing chosen asks; while a takeback waits, the corner of a
+        player asked agrees and any other key refuses. True when the key was for that."""
+        corners = self.corner_seats()
+        if self.takeback is not None:
+            if pressed:
+                player = corners.get(k)
+                self.answer_takeback(player if player in self.takeback["waiting"] else None,
+                                     player in self.takeback["waiting"], now)
+            return True
+        if not corners:
+            return False
+        if pressed:
+            quiet = self.pad.preview is None and not self.pad.pressed \
+                and self.waiting_for() is None
+            self._corner_down = (k, now) if k in corners and quiet else None
+            return False
+        down, self._corner_down = self._corner_down, None
+        if down is not None and down[0] == k and now - down[1] >= TAKEBACK_HOLD_MS:
+            self.request_takeback(corners[k], now)
+            return True
+        return False
 
 
 # ---------------------------------------------------------------- on a serial device
@@ -426,8 +561,52 @@ class BoardGameCompanion:
         self.plain = plain
         self.follower = None
         self.game = None
+        self.earlier = ()  # a resumed game's moves from the log, replayed at start
+        self.resumed = ""  # what to say about a resumed game
         self.lines = []  # the last events, for the screen
         self.log_lines = []  # what the game log said last (it fails, it works again)
+
+    # The game's state is the board game's once it runs (a takeback replaces it).
+    @property
+    def state(self):
+        return self.game.state if self.game is not None else self._start_state
+
+    @state.setter
+    def state(self, value):
+        self._start_state = value
+
+    def resumed_note(self):
+        """Said at start by the virtual board's screen: this game's resume, never the
+        board's own saved Vora game."""
+        return self.resumed
+
+    def command(self, text):
+        """A line typed at the PC (the virtual board's line, or stdin beside a USB board):
+        'undo' asks for a takeback of this game, y or n answers one. The answer lines,
+        or None when the line is not for this game (the board goes on with it)."""
+        from vora_host.link.client import ticks_ms
+        game = self.game
+        word = text.strip().lower()
+        if game is None or not word:
+            return None
+        if word in ("undo", "takeback"):
+            if game.takeback is not None:
+                return ["error a takeback already waits: y or n"]
+            if not game.request_takeback(None, ticks_ms()):
+                return ["error nothing to take back: no human has moved yet"]
+            return self._said()
+        if game.takeback is not None and word in ("y", "yes", "n", "no"):
+            # The PC answers for the first human asked (the question names them).
+            game.answer_takeback(game.takeback["waiting"][0], word in ("y", "yes"),
+                                 ticks_ms())
+            return self._said()
+        return None
+
+    def _said(self):
+        # Plain output printed the event already: the command's answer is ok; the screen
+        # shows the event itself on its message line.
+        said = self.lines[-1].partition(": ")[2] if self.lines else ""
+        return ["ok"] if self.plain or not said else [said]
 
     def log_said(self, text):
         """For LiveLog's `say`: the log started failing or works again."""
@@ -454,6 +633,7 @@ class BoardGameCompanion:
         client = self.follower.client
         self.game = BoardGame(self.game_name, self.state, self.agents, client, log=self.log,
                               on_event=self._event, seed=self.seed)
+        self.game.replay_moves(self.earlier)
         earlier = client.on_change
 
         def changed(what):
@@ -491,7 +671,8 @@ class BoardGameCompanion:
             return "the game was not logged (--no-log)", True
         if not self.state.is_over():
             from vora_host.log.records import result_of
-            self.log.ended("interrupted", result_of(self.state, "quit"))
+            from vora_host.play.saved import end_status
+            self.log.ended(end_status(self.state), result_of(self.state, "quit"))
         return self.log.finish()
 
     def renderable(self, width):
@@ -540,6 +721,7 @@ def run_board_game(path, companion, plain=False):
 
     async def main(live):
         tasks = companion.start(path=path)
+        typed = _read_typed_lines(companion)
         try:
             while not companion.state.is_over():
                 if live is not None:
@@ -547,6 +729,7 @@ def run_board_game(path, companion, plain=False):
                 await asyncio.sleep(0.1)
             await asyncio.sleep(0.5)  # the last frame reaches the board
         finally:
+            typed()
             for task in tasks:
                 task.cancel()
 
@@ -563,3 +746,42 @@ def run_board_game(path, companion, plain=False):
     except KeyboardInterrupt:
         return 130
     return 0
+
+
+def _read_typed_lines(companion, stdin=None):
+    """Lines typed on this terminal beside a USB board go to the game ('undo', y, n),
+    as on the virtual board's line. Returns a function that stops reading."""
+    import asyncio
+    import sys
+    stdin = stdin or sys.stdin
+    try:
+        fd = stdin.fileno()
+        loop = asyncio.get_running_loop()
+    except (AttributeError, ValueError, OSError, RuntimeError):
+        return lambda: None
+    pending = [b""]
+
+    def readable():
+        import os
+        try:
+            data = os.read(fd, 4096)
+        except OSError:
+            data = b""
+        if not data:
+            loop.remove_reader(fd)
+            return
+        pending[0] += data
+        while b"\n" in pending[0]:
+            line, pending[0] = pending[0].split(b"\n", 1)
+            text = line.decode("utf-8", "replace").strip()
+            answer = companion.command(text) if text else None
+            if text and answer is None:
+                companion._event("refused", "typed here: undo (a takeback), then y or n")
+            elif answer and answer[0].startswith("error "):
+                companion._event("refused", answer[0][len("error "):])
+
+    try:
+        loop.add_reader(fd, readable)
+    except (ValueError, OSError, NotImplementedError):
+        return lambda: None
+    return lambda: loop.remove_reader(fd)

@@ -5,15 +5,19 @@ a move (a human through `input()`, a bot through `choose()`), plays it, keeps th
 record, and draws the game through its terminal view (`vora_host.games.<module>.VIEW`).
 It never changes the state except through `state.play()`, so the record always replays.
 
-When the game hides information and several humans share the screen, the screen is
-cleared between their turns and waits for the next player, and each human sees the game
-as `state.view(player)` shows it to them; with one human, the screen is theirs.
+When the game hides information and several humans share the screen, the screen and its
+scrollback are wiped at the end of each human's turn (their secrets leave with them), the
+move is announced as everybody may see it, and the next human is named and asked to press
+Enter when only they look; each human sees the game as `state.view(player)` shows it to
+them. With one human, the screen is theirs.
 """
 
 import sys
 import time
 
+from rich.control import Control, ControlType
 from rich.markup import escape
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
@@ -28,6 +32,18 @@ __all__ = ["Human", "TerminalGame", "group_moves", "resolve_entry", "COMMANDS_HE
 OVER, QUIT, INTERRUPTED, EOF = "over", "quit", "interrupted", "end of input"
 # What _ask_human returns when the last human turn was taken back instead of a move.
 UNDONE = object()
+
+# Erase the screen (2J), its scrollback (3J) and home the cursor (H): what a player left
+# on the screen cannot be scrolled back to by the next one.
+WIPE = "\x1b[2J\x1b[3J\x1b[H"
+
+
+def wipe_screen(console):
+    """Wipe the screen and its scrollback (a terminal only: in a file it writes nothing)."""
+    control = Control()
+    control.segment = Segment(WIPE, None, [(ControlType.CLEAR,), (ControlType.HOME,)])
+    console.control(control)
+
 
 COMMANDS_HELP = """\
 [bold]Commands[/bold]   moves: list every legal move, numbered   board: redraw the board
@@ -178,6 +194,20 @@ class TerminalGame:
         self._shown = None  # digest of the position last drawn, to avoid drawing it twice
         self.stopped = None
 
+    def replay_moves(self, moves):
+        """Play a resumed game's earlier moves (from the log) without telling the log or
+        the screen: they can be taken back like any other."""
+        for move in moves:
+            player = self.state.to_act()
+            before = self.state.clone()
+            self.state.play(move)
+            self.history.append((player, self.view.move_text(before, player, move, None)
+                                 if self.hidden else move))
+            self.before.append(before)
+            if self.record is not None:
+                self.record["moves"].append(move)
+                self.record["digests"].append(self.state.digest())
+
     def _humans(self):
         return sum(isinstance(a, Human) for a in self.agents)
 
@@ -212,33 +242,44 @@ class TerminalGame:
                 self.record["result"] = result_of(self.state, None if self.state.is_over()
                                                   else self.stopped)
 
+    def _shares_secrets(self):
+        return self.hidden and self._humans() > 1
+
     def _hand_over(self, player):
-        # Several humans at one screen and secrets to keep: clear the screen and wait for
-        # the next player before showing them their view.
-        if not (self.hidden and self._humans() > 1):
+        # Several humans at one screen and secrets to keep: name the next player, wait
+        # until only they look, then show them their view.
+        if not self._shares_secrets():
             return
         if self._last_human != player:
-            self.console.clear()
-            self.console.print("[bold]%s[/bold]: your turn. Everybody else, look away."
-                               % self.view.seat_label(self.state, player, self.who.get(player)))
-            self._input("Press Enter when only %s sees the screen. "
-                        % self.view.seat_label(self.state, player))
+            if self.viewer is not None:  # another human's secrets are still on the screen
+                self._wipe()
+            label = self.view.seat_label(self.state, player, self.who.get(player))
+            short = self.view.seat_label(self.state, player)
+            self.console.print()
+            self.console.print("[bold]Next: %s[/bold]. Only %s looks now; everybody else, "
+                               "look away." % (escape(label), escape(short)))
+            self._input("%s, press Enter to see your turn. " % short)
             self._shown = None
         self._last_human = player
         self.viewer = player
 
+    def _wipe(self):
+        wipe_screen(self.console)
+        self.viewer = None
+        self._last_human = None
+        self._shown = None
+
     def _end_human_turn(self, player):
-        # The human's secrets leave the screen with them when others share it.
-        if self.hidden and self._humans() > 1 and self.state.to_act() != player:
-            self.console.clear()
-            self.viewer = None
-            self._last_human = None
-            self._shown = None
+        # The human's secrets leave the screen (and its scrollback) with them when others
+        # share it. True when the screen was wiped.
+        if self._shares_secrets() and self.state.to_act() != player:
+            self._wipe()
+            return True
+        return False
 
     def _play(self, player, move):
         before = self.state.clone()
         turn = self.state.turn_count()
-        shown = self.view.move_text(before, player, move, self.viewer)
         self.state.play(move)  # a bot's or a checked human move: legal by construction
         # The history is shown to everybody: secret cards stay out of it.
         self.history.append((player, self.view.move_text(before, player, move, None)
@@ -252,6 +293,8 @@ class TerminalGame:
             self.log.moved(len(self.history), move, digest)
         if isinstance(self.agents[player], Human):
             self._end_human_turn(player)
+        # After a wipe the screen is everybody's: the move as the others may see it.
+        shown = self.view.move_text(before, player, move, self.viewer)
         if not self.quiet:
             self._print_move(before, player, shown)
             # Draw the board at the end of each turn that hands over to a bot, so the
@@ -316,6 +359,11 @@ class TerminalGame:
             if word == "undo":
                 if self._undo(player):
                     return UNDONE
+                if self._shares_secrets() and self.viewer != player:
+                    # Refused after the screen was wiped for the others: hand it back.
+                    self._hand_over(player)
+                    self.show()
+                    self._print_prompt_header(player, moves)
                 continue
             if word in ("q", "quit", "exit"):
                 answer = self._input("Quit this game? [y/N] ")
@@ -361,6 +409,8 @@ class TerminalGame:
         if after:
             what += " and the %d move%s after it (%s)" % (
                 len(after), "" if len(after) == 1 else "s", ", ".join(after))
+        if self._shares_secrets() and len(humans) > 1:
+            self._wipe()  # the asker's secrets leave the screen before the others look
         for other in humans:
             if other == player:
                 continue

@@ -808,7 +808,9 @@ class Screen:
         self.scale = 255 / max(1, min(255, cap))  # show LEDs at full scale, not capped
         self.cursor = layout.key_index("c3")
         self.entry = ""
-        self.message = board.resumed_note() or (
+        # A game the PC runs says its own resume, never the board's saved Vora game.
+        resumed = getattr(companion, "resumed_note", board.resumed_note)
+        self.message = resumed() or (
             "Type a key name (c3) or a move (push crow Sc) and Enter, or click a key")
         self.cell_h = 3
         self.rows = self.cols = 0
@@ -1285,6 +1287,13 @@ async def _main(board, script_lines, draw, keyboard, stdin, stdout, stderr, comp
     async def do(line):
         if screen is not None and line.strip() and not line.strip().startswith("#"):
             screen.message = "> " + _shown(line.strip())
+        # A game the PC runs takes its own commands first ('undo' is that game's, never
+        # the board's hidden Vora game's).
+        answer = getattr(companion, "command", lambda text: None)(line)
+        if answer is not None:
+            for text in answer:
+                emit(text)
+            return
         await run_command(board, line, emit)
 
     async def worker():
