@@ -4,7 +4,7 @@ frames both ways with every fault kind (tests/link_campaign.py describes the lin
 games), the host's game log compared with the board's record after each game.
 
     .venv/bin/python bench/bench_link_campaign.py [GAMES_PER_RATE] [--rates 0.01,0.05,0.2]
-                                                   [--jobs N] [--seed S]
+                                                   [--jobs N] [--seed S] [--faulty SHARE]
 
 Default: 3,000 games a rate on every core. Prints, per rate: moves lost, doubled and
 reordered (all must be 0), the catch-up time percentiles (a move played on the board until
@@ -12,6 +12,11 @@ the host logged it), the frames damaged, the MOVES_REQ sent and the problems the
 reported. Exits 1 if any move was lost, doubled or reordered. The game log lives in a
 temporary folder (on /dev/shm when there is one: the log syncs every move to disk).
 Progress goes to stderr every 100 games.
+
+`--faulty SHARE` makes the board faulty (tests/link_campaign.py): that share of its moves
+it reports with a wrong digest or plays on from a state gone wrong. Moves must still
+not be lost, and every game it got wrong must be marked as needing attention in the log
+(exit 1 otherwise); the line says how many faults, games marked and resyncs.
 """
 
 import argparse
@@ -29,15 +34,15 @@ from link_campaign import Summary, percentile, play_game  # noqa: E402
 
 
 def _work(args):
-    rate, seeds, folder = args
+    rate, seeds, folder, faulty = args
     from vora_host.log.store import GameLog
     summary = Summary(rate)
     bad = []
     with GameLog(Path(folder) / ("log-%g-%d.sqlite3" % (rate, seeds[0]))) as log:
         for seed in seeds:
-            r = play_game(seed, rate, log)
+            r = play_game(seed, rate, log, faulty=faulty)
             summary.add(r)
-            if r.lost or r.doubled or r.reordered:
+            if r.lost or r.doubled or r.reordered or r.attention != bool(r.board_faults):
                 bad.append((seed, r.lost, r.doubled, r.reordered))
     return summary, bad
 
@@ -57,6 +62,10 @@ def merge(into, other):
     for k, v in other.problems.items():
         into.problems[k] = into.problems.get(k, 0) + v
     into.asks += other.asks
+    into.board_faults += other.board_faults
+    into.games_faulty += other.games_faulty
+    into.games_marked += other.games_marked
+    into.resyncs += other.resyncs
 
 
 def main():
@@ -65,22 +74,27 @@ def main():
     parser.add_argument("--rates", default="0.01,0.05,0.2")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--seed", type=int, default=1, help="the first game's seed")
+    parser.add_argument("--faulty", type=float, default=0.0,
+                        help="share of the moves a faulty board gets wrong (default 0)")
     args = parser.parse_args()
     rates = [float(r) for r in args.rates.split(",")]
     shm = "/dev/shm" if os.path.isdir("/dev/shm") else None
     failed = False
-    print("Link fault campaign: %d games a rate, every fault kind, %d jobs" % (args.games, args.jobs))
+    print("Link fault campaign: %d games a rate, every fault kind, %d jobs%s" % (
+        args.games, args.jobs, ", a faulty board (%g)" % args.faulty if args.faulty else ""))
     with tempfile.TemporaryDirectory(dir=shm) as folder, multiprocessing.Pool(args.jobs) as pool:
         for rate in rates:
             t0 = time.time()
-            chunks = [(rate, list(range(s, min(s + 50, args.seed + args.games))), folder)
+            chunks = [(rate, list(range(s, min(s + 50, args.seed + args.games))), folder,
+                       args.faulty)
                       for s in range(args.seed, args.seed + args.games, 50)]
             total = Summary(rate)
             for done, (summary, bad) in enumerate(pool.imap_unordered(_work, chunks), 1):
                 merge(total, summary)
                 for seed, lost, doubled, reordered in bad:
-                    print("  game seed %d: lost %d, doubled %d, reordered %d"
-                          % (seed, lost, doubled, reordered))
+                    print("  game seed %d: lost %d, doubled %d, reordered %d%s"
+                          % (seed, lost, doubled, reordered,
+                             "" if lost or doubled or reordered else ", its mark wrong"))
                 if done % 2 == 0 or done == len(chunks):
                     sys.stderr.write("  %g: %d/%d games\n" % (rate, total.games, args.games))
             c = total.catch_up_ms
@@ -90,7 +104,8 @@ def main():
                   % (percentile(c, 50), percentile(c, 90), percentile(c, 99),
                      percentile(c, 99.9), max(c) if c else 0, percentile(total.settle_ms, 50),
                      max(total.settle_ms) if total.settle_ms else 0, time.time() - t0))
-            failed = failed or total.lost or total.doubled or total.reordered
+            failed = failed or total.lost or total.doubled or total.reordered \
+                or total.games_marked != total.games_faulty
     return 1 if failed else 0
 
 

@@ -23,6 +23,12 @@ until the game ends. Then the line keeps running until the host has every move (
 passes). The result counts lost, doubled and reordered moves, and the catch-up time of each
 move: from the moment the board played it to the moment the host logged it.
 
+A faulty board (`faulty`, the share of the moves hit): now and then the board reports a
+move with a wrong digest (the frame is CRC-valid: the board itself got it wrong), or its
+own state goes wrong between two moves (its PRNG and two cells of the meadow change, as a
+flipped bit of RAM would do; the board plays on from there). The host must log every move
+all the same, mark the game as needing attention, and take the board's state (a resync).
+
 All randomness comes from the seed: a game replays exactly.
 """
 
@@ -113,11 +119,46 @@ class GameResult:
         self.hellos = 0
         self.settle_ms = 0  # after the last move, until the host had them all
         self.sim_ms = 0
+        self.board_faults = 0  # wrong digests sent and states gone wrong (a faulty board)
+        self.attention = False  # the log marks the game as needing attention
+        self.resyncs = 0  # times the host took the board's state
 
 
-def play_game(seed, rate, log, max_moves=400):
+def _faulty_board(link, ui, rng, share):
+    """Make the board of `link` and `ui` faulty (see the module doc): returns a function to
+    call after each move the board plays, and a list counting the faults made."""
+    from shared_rules import wire
+    faults = []
+    send = link._send
+
+    def lying_send(type, payload):
+        if type == wire.MOVE and rng.random() < share / 2:
+            game, n, digest, move = wire.unpack_move(payload)
+            wrong = "%016x" % (int(digest, 16) ^ (1 << rng.randrange(64)))
+            sent = send(type, wire.pack_move(game, n, wrong, move))
+            if sent:  # (held back, the move goes out later in a MOVES, without a digest)
+                faults.append(("digest", n))
+            return sent
+        return send(type, payload)
+
+    def after_move():
+        state = ui.state
+        if state.is_over() or rng.random() >= share / 2:
+            return
+        state.rng = (state.rng ^ (1 << rng.randrange(31))) or 1
+        a, b = rng.sample(range(25), 2)
+        state.grid[a], state.grid[b] = state.grid[b], state.grid[a]
+        ui.legal = state.legal_moves()
+        faults.append(("state", len(ui.moves)))
+
+    link._send = lying_send
+    return after_move, faults
+
+
+def play_game(seed, rate, log, max_moves=400, faulty=0.0):
     """One game over a line damaging `rate` of the frames both ways; returns a GameResult.
-    `log` is a GameLog (several games may share it)."""
+    `log` is a GameLog (several games may share it). `faulty`: the share of the moves a
+    faulty board gets wrong (see the module doc)."""
     rng = random.Random(seed)
     to_host = FaultyLine(random.Random(rng.getrandbits(32)), rate)
     to_board = FaultyLine(random.Random(rng.getrandbits(32)), rate)
@@ -126,6 +167,9 @@ def play_game(seed, rate, log, max_moves=400):
     game_id = rng.getrandbits(32)
     ui = VoraUI(seed_fn=lambda: game_seed, id_fn=lambda: game_id, listener=link.game_event)
     link.attach(ui)
+    after_move, board_faults = (lambda: None), []
+    if faulty:
+        after_move, board_faults = _faulty_board(link, ui, random.Random(seed ^ 0x5EED), faulty)
     client = BoardClient(to_board.write, log=log, source="virtual board")
     played_at = {}
     logged_at = {}
@@ -163,6 +207,7 @@ def play_game(seed, rate, log, max_moves=400):
                 link.key_event(k, True)
                 link.key_event(k, False)
             ui.play(rng.choice(ui.legal), now)
+            after_move()
             played_at[len(ui.moves)] = now
             last_move_at = now
             next_move_at = now + rng.randint(60, 300)
@@ -178,7 +223,11 @@ def play_game(seed, rate, log, max_moves=400):
     result.board_moves = len(ui.moves)
     logged = []
     if client.log_id is not None:
-        logged = [(m["number"], m["move"]) for m in log.game(client.log_id)["moves"]]
+        info = log.game(client.log_id)
+        logged = [(m["number"], m["move"]) for m in info["moves"]]
+        result.attention = bool(info["attention"])
+    result.board_faults = len(board_faults)
+    result.resyncs = client.resyncs
     numbers = [n for n, _ in logged]
     result.logged = len(logged)
     result.doubled = len(numbers) - len(set(numbers))
@@ -222,6 +271,10 @@ class Summary:
         self.faults = dict.fromkeys(FAULTS, 0)
         self.problems = {}
         self.asks = 0
+        self.board_faults = 0
+        self.games_faulty = 0  # games in which the board went wrong at least once
+        self.games_marked = 0  # games the log marks as needing attention
+        self.resyncs = 0
 
     def add(self, r):
         self.games += 1
@@ -238,8 +291,20 @@ class Summary:
         for k, v in r.problems.items():
             self.problems[k] = self.problems.get(k, 0) + v
         self.asks += r.asks
+        self.board_faults += r.board_faults
+        self.games_faulty += 1 if r.board_faults else 0
+        self.games_marked += 1 if r.attention else 0
+        self.resyncs += r.resyncs
 
     def line(self):
+        c = self.catch_up_ms
+        faulty = ""
+        if self.board_faults:
+            faulty = ("; a faulty board: %d faults in %d games, %d games marked, %d resyncs"
+                      % (self.board_faults, self.games_faulty, self.games_marked, self.resyncs))
+        return self._line() + faulty
+
+    def _line(self):
         c = self.catch_up_ms
         return ("%4.0f%%: %d games, %d moves, lost %d (in %d games), doubled %d, reordered %d; "
                 "catch-up ms p50 %d p90 %d p99 %d max %d; frames %d, damaged %d; "

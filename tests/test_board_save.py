@@ -190,3 +190,52 @@ def test_parse_game_accepts_what_the_board_writes():
     with pytest.raises(store_mod.BadSave, match="seed"):
         store_mod.parse_game(saved_text(seed="3"))
     assert issubclass(store_mod.BadSave, ValueError)
+
+
+# ---- issue 23, finding 10: a save whose moves and state disagree is not resumed ----------
+
+def test_a_save_whose_moves_disagree_with_its_state_is_not_resumed_and_kept_aside(tmp_path):
+    # Finding 10: a CRC-valid save whose move list says one game and whose state another
+    # resumed all the same: the board played on from a state its record does not give.
+    store = Store(str(tmp_path / "save"))
+    ui, _ = dealt(store)
+    for _ in range(4):
+        ui.play(ui.legal[0], 0)
+    text = store.load()
+    d = json.loads(text)
+    other = vora.from_json(d["state"])
+    other.play(other.legal_moves()[-1])  # the state one move further than the record
+    d["state"] = json.loads(other.to_json())
+    store.save(json.dumps(d))
+    with pytest.raises(store_mod.BadSave, match="lead to another state"):
+        store_mod.parse_game(json.dumps(d))
+    again = VoraUI(store=store, seed_fn=lambda: 1)
+    again.resume()
+    assert again.state is None
+    assert "save ignored" in again.error and "another state" in again.error
+    assert "kept as" in again.error and "game.bad" in again.error
+    assert (tmp_path / "save" / "game.bad").exists() and store.load() is None
+    # A move list that does not even replay is refused the same way.
+    d = json.loads(text)
+    d["moves"][1] = d["moves"][0] if d["moves"][0] != d["moves"][1] else "pass"
+    with pytest.raises(store_mod.BadSave, match="move 2 .* does not replay|another state"):
+        store_mod.parse_game(json.dumps(d))
+    # And the game dealt next saves as before, the bad save still aside.
+    again.new_game("SN", 1)
+    again.play(again.legal[0], 0)
+    assert json.loads(store.load())["moves"] == again.moves
+    assert (tmp_path / "save" / "game.bad").exists()
+
+
+def test_what_the_board_saves_replays_to_its_state_game_after_game():
+    # The check refuses no save the board writes: deals and positions, long games.
+    for seed in range(1, 4):
+        flash = FullFlash()
+        ui = VoraUI(store=flash, seed_fn=lambda: seed, id_fn=lambda: 7)
+        ui.new_game("SWNE"[:2 + seed % 3], seed)
+        for k in range(60):
+            if ui.state.is_over():
+                break
+            ui.play(ui.legal[(k * 5) % len(ui.legal)], k)
+            game = store_mod.parse_game(flash.text)
+            assert game["moves"] == ui.moves

@@ -444,3 +444,84 @@ def test_memory_kept_for_a_refusing_file_is_bounded(tmp_path, monkeypatch):
     read_only(log, False)
     assert log.flush() == 3
     log.close()
+
+
+# ---- issue 23, finding 6: a game needing attention -------------------------------------
+
+def test_a_game_marked_as_needing_attention_says_why_in_list_and_show(tmp_path, capsys):
+    db = tmp_path / "g.sqlite3"
+    with GameLog(db) as log:
+        moves, _ = moves_of(3, 4)
+        gid = log.start_game(players=2, seed=3, source="virtual board", board_game_id=9)
+        fine = log.start_game(players=2, seed=4, source="virtual board")
+        for k, (m, d) in enumerate(moves, 1):
+            log.add_move(gid, k, m, d)
+        assert log.game(gid)["attention"] is None
+        log.mark_attention(gid, "move 3: the board's digest 0123456789abcdef, replayed "
+                                "here fedcba9876543210")
+        log.mark_attention(gid, "from move 3 on, the host follows the board's state")
+        with pytest.raises(gamelog.NoSuchGame):
+            log.mark_attention(999, "nothing")
+        with pytest.raises(ValueError):
+            log.mark_attention(gid, "  ")
+    with GameLog(db) as log:  # durable, moves untouched
+        info = log.game(gid)
+        assert info["attention"].split("\n") == [
+            "move 3: the board's digest 0123456789abcdef, replayed here fedcba9876543210",
+            "from move 3 on, the host follows the board's state"]
+        assert info["move_count"] == 4
+        assert [g["attention"] is not None for g in log.games()] == [False, True]
+        assert log.game(fine)["attention"] is None
+    assert main(["games", "--db", str(db), "list"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("needs attention") == 1 + 1  # the game's row, and the line saying what
+    assert main(["games", "--db", str(db), "show", str(gid)]) == 0
+    out = capsys.readouterr().out
+    assert "needs attention" in out and "replayed here fedcba9876543210" in out
+    assert main(["games", "--db", str(db), "show", str(fine)]) == 0
+    assert "needs attention" not in capsys.readouterr().out
+
+
+def test_attention_notes_are_bounded_and_kept_in_memory_while_the_file_refuses(tmp_path):
+    with GameLog(tmp_path / "g.sqlite3") as log:
+        gid = log.start_game(players=2, seed=3, source="virtual board")
+        read_only(log)
+        assert log.mark_attention(gid, "note 0") is True  # kept, said through trouble
+        assert log.pending == 1 and log.game(gid)["attention"] == "note 0"
+        read_only(log, False)
+        for k in range(1, 30):
+            log.mark_attention(gid, "note %d" % k)
+        notes = log.game(gid)["attention"].split("\n")
+        assert notes[:gamelog.ATTENTION_NOTES] == ["note %d" % k
+                                                   for k in range(gamelog.ATTENTION_NOTES)]
+        assert notes[-1] == "%d more notes" % (30 - gamelog.ATTENTION_NOTES)
+
+
+def test_a_schema_2_log_gains_the_attention_column_and_is_read_when_read_only(tmp_path):
+    db = tmp_path / "old.sqlite3"
+    make_schema_1(db, moves=[("pass", "0123456789abcdef")])
+    conn = sqlite3.connect(str(db), isolation_level=None)
+    for statement in gamelog._SCHEMA_2:
+        conn.execute(statement)
+    conn.execute("PRAGMA user_version = 2")
+    conn.close()
+    log = GameLog.__new__(GameLog)
+    real = GameLog._migrate
+
+    def refuse(self):
+        self._conn.execute("PRAGMA query_only = 1")
+        try:
+            real(self)
+        finally:
+            self._conn.execute("PRAGMA query_only = 0")
+    GameLog._migrate = refuse
+    try:
+        log.__init__(db)
+    finally:
+        GameLog._migrate = real
+    assert log._version == 2
+    assert log.game(1)["attention"] is None and log.games()[0]["move_count"] == 1
+    log.mark_attention(1, "checked")  # the first write upgrades the file
+    assert log.schema_version == gamelog.SCHEMA_VERSION == 3
+    assert log.game(1)["attention"] == "checked"
+    log.close()

@@ -554,3 +554,110 @@ def test_every_registered_game_runs_in_the_lab(game, tmp_path):
     assert complete and v["games"] == 3 and sum(e["count"] for e in v["ends"]) == 3
     assert all(e["reason"] for e in v["ends"]) and v["kinds"]
     assert v["moves"]["min"] >= 1
+
+
+# ---------------------------------------------------------------- issue 23, finding 9
+
+def test_a_cut_last_line_is_dropped_on_resume_and_every_resume_works(tmp_path):
+    # Finding 9: the first --resume appended its header to a last line cut short, and
+    # every later --resume failed ("line 21: not JSON").
+    spec = LabSpec("vora", games=6, seed_effect=0)
+    out = tmp_path / "r"
+    play(LabSpec("vora", games=4, seed_effect=0), out)
+    path = out / GAMES_FILE
+    whole = path.read_text()
+    path.write_text(whole + '{"v":0,"i":4,"r":0,"seed":')  # killed while writing game 5
+    said = Console(file=open(tmp_path / "said.txt", "w"), width=200)
+    report, complete = run_lab(spec.check(), out, InProcessRunner(), quiet(), said,
+                               resume=True, plots=False)
+    said.file.close()
+    assert complete and report["played"] == 6
+    assert "cut short" in (tmp_path / "said.txt").read_text()
+    text = path.read_text()
+    assert text.startswith(whole) and text.endswith("\n")
+    assert all(json.loads(line) for line in text.splitlines())  # no line written into
+    # Resumed again (more games): it reads the file and goes on.
+    report, complete = play(LabSpec("vora", games=8, seed_effect=0), out, resume=True)
+    assert complete and report["played"] == 8
+    straight, _ = play(LabSpec("vora", games=8, seed_effect=0), tmp_path / "straight")
+    assert same_numbers(report, straight)
+
+
+def test_a_file_damaged_by_an_older_resume_is_read_again(tmp_path):
+    # A games file an older vora left: a cut game with the next header glued to it.
+    out = tmp_path / "r"
+    play(LabSpec("vora", games=3, seed_effect=0), out)
+    path = out / GAMES_FILE
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join(lines + ['{"v":0,"i":3,"r":0,"se' + lines[0]]) + "\n")
+    notes = []
+    _, count = read_games(path, on_note=notes.append)
+    assert count == 3 and len(notes) == 1 and "line 5: a game cut short" in notes[0]
+    report, complete = play(LabSpec("vora", games=5, seed_effect=0), out, resume=True)
+    assert complete and report["played"] == 5
+
+
+def _descendants(pid):
+    """The processes below `pid` (Linux /proc), children first."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % entry) as f:
+                stat = f.read()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        children.setdefault(ppid, []).append(int(entry))
+    out, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+def _alive(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_killing_the_lab_outright_takes_its_workers_with_it(tmp_path):
+    # Finding 9: after SIGKILL of `vora lab`, its workers and the multiprocessing resource
+    # tracker ran on (75 MB, 8 minutes and more).
+    out = tmp_path / "r"
+    proc = subprocess.Popen([sys.executable, "-m", "vora_host", "lab", "vora", "--games",
+                             "100000", "--seed-effect", "0", "--no-plots", "--workers", "2",
+                             "--out", str(out)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, cwd=ROOT, start_new_session=True)
+    left = []
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            games = out / GAMES_FILE
+            if games.exists() and games.read_text().count("\n") > 10:
+                break
+            time.sleep(0.1)
+        below = _descendants(proc.pid)
+        assert len(below) >= 3, below  # two workers and the resource tracker
+        proc.kill()
+        proc.wait(timeout=10)
+        deadline = time.time() + 5
+        while time.time() < deadline:
+            left = [pid for pid in below if _alive(pid)]
+            if not left:
+                break
+            time.sleep(0.1)
+        assert left == [], "still running after 5 s: %s" % left
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        for pid in left:  # our own leftovers, by their ids
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass

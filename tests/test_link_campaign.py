@@ -34,3 +34,21 @@ def test_no_move_is_lost_doubled_or_reordered_with_every_fault_kind(tmp_path, ra
     # Catch-up never stalls: every move is in the log within seconds of being played.
     assert max(summary.catch_up_ms) < 20000, summary.line()
     assert percentile(summary.catch_up_ms, 50) < 3000, summary.line()
+
+
+def test_a_faulty_board_loses_no_move_and_its_games_are_marked(tmp_path):
+    # Issue 23, finding 6: a CRC-valid MOVE with a wrong digest (a faulty board) stopped
+    # the log for good. Now and then this board reports a wrong digest, or its own state
+    # goes wrong between moves; over a line damaging 5 % of the frames, every move is
+    # logged, and every game the board got wrong is marked as needing attention.
+    summary = Summary(0.05)
+    with GameLog(tmp_path / "campaign.sqlite3") as log:
+        for k in range(4):
+            result = play_game(7100 + k, 0.05, log, max_moves=MOVES, faulty=0.05)
+            assert (result.lost, result.doubled, result.reordered) == (0, 0, 0), (
+                "game %d: %s" % (7100 + k, vars(result)))
+            assert result.attention == bool(result.board_faults), vars(result)
+            summary.add(result)
+    assert summary.board_moves == MOVES * 4 and summary.games_faulty == 4
+    assert summary.board_faults > 10 and summary.resyncs > 5, summary.line()
+    assert max(summary.catch_up_ms) < 20000, summary.line()

@@ -219,7 +219,10 @@ def test_a_move_number_past_the_end_of_the_rules_is_not_a_crash():
     board.send(wire.MOVES, wire.pack_moves(5, 3, ["nonsense", "more"])[0])
     w.run(200)
     assert any("refused by the rules" in p for p in w.client.problems)
-    assert w.client.moves == board.moves and w.client.connected
+    # Issue 23, finding 6: a move the replay here refuses is kept as the board reported
+    # it (the board's state is asked for), never a reason to stop following the board.
+    assert w.client.moves == board.moves + ["not a move", "more"] and w.client.connected
+    assert not w.client.in_step and (wire.STATE_REQ, b"") in board.requests
 
 
 # ---- finding 6: a game switch is all or nothing -------------------------------------------
@@ -327,3 +330,111 @@ def test_text_from_the_board_reaches_the_terminal_escaped():
     for bad in ("\x1b", "\x07", "\r", "\n", "\x9b", "\u202e"):
         assert bad not in shown, repr(bad)
     assert "evil\\x1b[2J" in shown and "clear\\x1b[2J" in shown
+
+
+# ---- issue 23, finding 6: one bad MOVE must not stop the log ------------------------------
+
+class FaultyBoard(ScriptedBoard):
+    """A board that plays on its own: after move `wrong_after` its state goes wrong (its
+    PRNG and two cells change, as a flipped bit of RAM would), and it goes on playing and
+    reporting every move with its (CRC-valid) digest. STATE_REQ gets its whole state."""
+
+    def __init__(self, wrong_after=3, only_the_digest=False):
+        super().__init__(n=0)
+        self.state = vora.new_game(2, seed=3, seats="SN")
+        self.wrong_after = wrong_after
+        self.only_the_digest = only_the_digest
+
+    def _deliver(self, t, payload):
+        if t == wire.STATE_REQ:
+            self.requests.append((t, bytes(payload)))
+            self.session.send(wire.STATE, wire.pack_json(dict(self.summary,
+                                                            state=self.state.to_json())))
+            return
+        super()._deliver(t, payload)
+
+    def play(self):
+        legal = self.state.legal_moves()
+        move = legal[(len(self.moves) * 7) % len(legal)]
+        self.state.play(move)
+        self.moves.append(move)
+        n = len(self.moves)
+        digest = self.state.digest()
+        if n == self.wrong_after:
+            if self.only_the_digest:
+                digest = "0123456789abcdef"
+            else:
+                self.state.rng ^= 0x5A5A5
+                self.state.grid[0], self.state.grid[12] = self.state.grid[12], self.state.grid[0]
+                digest = self.state.digest()
+        self.summary.update(moves=n, digest=self.state.digest())
+        self.send(wire.MOVE, wire.pack_move(self.summary["game"], n, digest, move))
+
+
+def play_on(w, board, moves):
+    for _ in range(moves):
+        if board.state.is_over():
+            break
+        board.play()
+        w.run(50)
+
+
+@pytest.mark.parametrize("only_the_digest", [False, True], ids=["state", "digest"])
+def test_a_wrong_digest_resyncs_and_no_later_move_is_lost(tmp_path, only_the_digest):
+    # Finding 6: a CRC-valid MOVE with a legal move and a wrong digest (a faulty board)
+    # was logged, and nothing after it: the board played 26 moves, the log kept 8.
+    with GameLog(tmp_path / "games.sqlite3") as log:
+        board = FaultyBoard(wrong_after=8, only_the_digest=only_the_digest)
+        w = Wire(board, log=log)
+        w.run(300)
+        play_on(w, board, 26)
+        w.run(3000)
+        c = w.client
+        info = log.game(c.log_id)
+        assert [m["move"] for m in info["moves"]] == board.moves[:26]
+        assert c.moves == board.moves and c.in_step and c.resyncs == 1
+        # The game is marked as needing attention, saying where and why.
+        assert info["attention"] and "move 8" in info["attention"]
+        assert c.problem_kinds.get("mismatch") == 1 and c.problem_kinds.get("resync") == 1
+        if only_the_digest:
+            assert "only what it reported was wrong" in info["attention"]
+        else:
+            # The host follows the board's state now: later moves are checked against it.
+            assert c.state.to_json() == board.state.to_json()
+            assert "follows the board's state" in info["attention"]
+
+
+def test_after_a_resync_a_later_mismatch_is_found_again(tmp_path):
+    with GameLog(tmp_path / "games.sqlite3") as log:
+        board = FaultyBoard(wrong_after=4)
+        w = Wire(board, log=log)
+        w.run(300)
+        play_on(w, board, 10)
+        assert w.client.in_step and w.client.resyncs == 1
+        board.wrong_after = 14
+        play_on(w, board, 10)
+        w.run(3000)
+        info = log.game(w.client.log_id)
+        assert [m["move"] for m in info["moves"]] == board.moves
+        assert w.client.resyncs == 2 and "move 4" in info["attention"] \
+            and "move 14" in info["attention"]
+
+
+def test_the_state_is_asked_for_again_until_it_comes(tmp_path):
+    with GameLog(tmp_path / "games.sqlite3") as log:
+        board = FaultyBoard(wrong_after=3)
+        w = Wire(board, log=log)
+        w.run(300)
+        answer = board._deliver
+        dropped = []
+
+        def drop_state_requests(t, payload):
+            if t == wire.STATE_REQ and len(dropped) < 3:
+                dropped.append(w.now)
+                return
+            answer(t, payload)
+        board.session._deliver = drop_state_requests
+        play_on(w, board, 6)
+        w.run(20000)
+        assert len(dropped) == 3 and w.client.in_step and w.client.resyncs == 1
+        assert [m["move"] for m in log.game(w.client.log_id)["moves"]] == board.moves

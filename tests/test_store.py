@@ -573,3 +573,116 @@ print("ok")
 """
     result = run_micropython(script, check=True)
     assert result.stdout.strip().endswith("ok")
+
+
+# ---- issue 23, finding 10: the header takes only what save() writes ---------------------
+
+@pytest.mark.parametrize("length, crc", [
+    ("+{n}", "{crc}"), ("0_{n}", "{crc}"), ("{n}\t", "{crc}"), ("0_0_{n}", "{crc}"),
+    ("{n}", "{CRC}"), ("{n}", "+{crc7}"), ("{n}", "0x{crc6}"), ("{n}", "{crc4}_{crc3}"),
+], ids=repr)
+def test_a_header_not_written_as_save_writes_it_is_not_a_save(length, crc):
+    # Finding 10: the header was read with int(), which also takes "+5", "0_2", "5\t"
+    # and, in base 16, "+", "0x", "_" and capitals: a file save() never wrote, with the
+    # right length and checksum in another spelling, passed as a save.
+    data = NEW_TEXT.encode("utf-8")
+    value = "%08x" % binascii.crc32(data)
+    # The payload is padded until its CRC starts with two zeros (so that "+", "0x" and "_"
+    # can spell the same number in 8 characters) and holds a letter (to be capitalised).
+    pad = 0
+    while not value.startswith("00") or value.isdigit():
+        pad += 1
+        data = (NEW_TEXT + " " * pad).encode("utf-8")
+        value = "%08x" % binascii.crc32(data)
+    fields = {"n": str(len(data)), "crc": value, "CRC": value.upper(), "crc7": value[1:],
+              "crc6": value[2:], "crc4": value[1:5], "crc3": value[5:]}
+    head = "VSAVE1 %s %s\n" % (length.format(**fields), crc.format(**fields))
+    assert int(head.split(" ")[1]) == len(data) and int(head.split(" ")[2], 16) == int(value, 16)
+    disk = Disk()
+    disk.dirs.add(DIR)
+    disk.files[DIR + "/game.json"] = head.encode() + data
+    store = Store(DIR, FaultFS(disk))
+    assert store.load() is None
+    assert store.last_error and "game.json" in store.last_error
+
+
+def test_the_header_save_writes_still_loads_and_last_error_is_clear():
+    disk = disk_with(NEW_TEXT, True)
+    store = Store(DIR, FaultFS(disk))
+    assert store.load() == NEW_TEXT and store.last_error is None
+
+
+def test_last_error_says_why_a_save_was_skipped():
+    for name, words in [("truncated payload", "cut short"), ("wrong checksum", "checksum fails"),
+                        ("truncated header", "header is cut short"),
+                        ("checksum ok but not UTF-8", "not UTF-8")]:
+        disk = Disk()
+        disk.dirs.add(DIR)
+        disk.files[DIR + "/game.json"] = CORRUPTIONS[name]
+        store = Store(DIR, FaultFS(disk))
+        assert store.load() is None
+        assert store.last_error.startswith(DIR + "/game.json is not a whole save: ")
+        assert words in store.last_error, (name, store.last_error)
+
+
+def test_set_aside_keeps_the_save_out_of_the_next_games_way(tmp_path):
+    directory = tmp_path / "save"
+    store = Store(str(directory))
+    assert store.set_aside() is None  # nothing to keep
+    store.save(OLD_TEXT)
+    assert store.set_aside() == str(directory / "game.bad")
+    assert store.load() is None
+    store.save(NEW_TEXT)
+    assert sorted(os.listdir(directory)) == ["game.bad", "game.json"]
+    assert (directory / "game.bad").read_bytes() == _file_bytes(OLD_TEXT)
+    assert store.set_aside() and (directory / "game.bad").read_bytes() == _file_bytes(NEW_TEXT)
+
+
+def test_the_checks_of_a_save_under_real_micropython():
+    """Finding 10 on MicroPython itself: the strict header, last_error, the replay check
+    of parse_game and set_aside, on the WebAssembly port's own os and files."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from mpy import run_micropython
+
+    script = """
+import sys, json, os
+sys.path.insert(0, "/app/firmware")
+from shared_rules import vora
+from vora_fw.store import Store, BadSave, parse_game, crc32
+st = vora.new_game(2, 5, seats="SN")
+moves = []
+for k in range(12):
+    legal = st.legal_moves()
+    m = legal[(k * 5) % len(legal)]
+    st.play(m)
+    moves.append(m)
+def save_text(state):
+    return '{"game_id":9,"seed":5,"start":null,"bots":"","moves":%s,"state":%s}' % (
+        json.dumps(moves), state.to_json())
+text = save_text(st)
+assert parse_game(text)["moves"] == moves
+further = vora.from_json(st.to_json())
+further.play(further.legal_moves()[0])
+try:
+    parse_game(save_text(further))
+    raise AssertionError("a save whose moves and state disagree was taken")
+except BadSave as exc:
+    assert "another state" in str(exc), str(exc)
+s = Store("/save_mp")
+s.save(text)
+assert s.load() == text and s.last_error is None
+data = text.encode()
+f = open("/save_mp/game.json", "wb")
+f.write(b"VSAVE1 +%d %08x\\n" % (len(data), crc32(data)) + data)
+f.close()
+assert Store("/save_mp").load() is None
+t = Store("/save_mp")
+t.exists()
+assert "plain decimal digits" in t.last_error, t.last_error
+s.save(text)
+assert s.set_aside() == "/save_mp/game.bad" and s.load() is None
+assert sorted(os.listdir("/save_mp")) == ["game.bad"], os.listdir("/save_mp")
+print("ok")
+"""
+    result = run_micropython(script, check=True)
+    assert result.stdout.strip().endswith("ok")

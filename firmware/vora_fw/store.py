@@ -11,8 +11,10 @@ How, in three files in one directory:
 - game.old   the previous game.json, kept only for the few steps of the fallback below.
 
 Every file is a header line and the payload:  b"VSAVE1 <length> <crc32 as 8 hex>\\n" + payload,
-length in BYTES of the UTF-8 payload. A file whose header is torn, whose size disagrees with the
-header or whose CRC-32 fails is simply not a save (load skips it, never raises).
+length in BYTES of the UTF-8 payload, written in plain decimal digits (no sign, no "_", no
+spaces: what int() would also take is not a header). A file whose header is torn, whose size
+disagrees with the header or whose CRC-32 fails is simply not a save (load skips it, never
+raises); `last_error` then says why, for the board to show.
 
 save(text):
   1. write game.new completely, flush, close (and sync where the platform offers it);
@@ -33,7 +35,9 @@ playing and tries again later (vora_ui.VoraUI: "saving fails" on the pixels and 
 
 The checksum says a file is whole, not that it holds a game: parse_game() checks what a save
 holds, as the link checks what a host sends (sizes and nesting before parsing, then every
-field), and raises BadSave for anything else.
+field), replays its moves from the seed and compares the result with the saved state, and
+raises BadSave for anything else. A save refused that way is kept aside (set_aside():
+game.bad, never overwritten by the next game's saves) for a person to look at.
 
 Runs unchanged on MicroPython and CPython and uses only what MicroPython's os has. All file
 access goes through `fs` so tests can inject power cuts. Errors are detected by looking (stat)
@@ -58,6 +62,7 @@ except ImportError:
 JSON = "game.json"
 NEW = "game.new"
 OLD = "game.old"
+BAD = "game.bad"  # a save set aside: whole, but not a game to resume (set_aside)
 
 _MAGIC = "VSAVE1"
 # The header is "VSAVE1 <length> <8 hex>\n": 6 + 1 + up to 10 + 1 + 8 + 1 bytes. Reading at
@@ -105,7 +110,11 @@ class Store:
         self._json = base + "/" + JSON
         self._new = base + "/" + NEW
         self._old = base + "/" + OLD
+        self._bad = base + "/" + BAD
         self._dir_ready = False
+        # Why the last load() found no save, or skipped a file on its way to one (None:
+        # nothing to say). Text for people: the board shows it, the host gets it.
+        self.last_error = None  # type: Optional[str]
 
     # ---- saving -------------------------------------------------------------------------
 
@@ -180,6 +189,8 @@ class Store:
 
     def _find(self):
         # -> (path, text) of the first valid save in load's order, or (None, None).
+        # last_error: why game.json (the save load() looks for first) was skipped.
+        self.last_error = None
         for path in (self._json, self._old, self._new):
             payload = self._read_valid(path)
             if payload is None:
@@ -187,8 +198,13 @@ class Store:
             try:
                 return path, str(payload, "utf-8")
             except ValueError:  # not UTF-8 despite the checksum; UnicodeError is a ValueError
+                self._skipped(path, "not UTF-8 text")
                 continue
         return None, None
+
+    def _skipped(self, path, why):
+        if self.last_error is None:
+            self.last_error = "%s is not a whole save: %s" % (path, why)
 
     def _tidy(self, found):
         # Leave only game.json, holding what load() just returned. Order matters: every
@@ -212,21 +228,31 @@ class Store:
         fs = self._fs
         try:
             size = fs.stat(path)[6]
+        except OSError:
+            return None  # missing: not a save, nothing to say
+        try:
             if size > _MAX_FILE:
+                self._skipped(path, "%d bytes, more than a save's %d" % (size, _MAX_FILE))
                 return None
             f = fs.open(path, "rb")
         except OSError:
-            return None  # missing (or unreadable): not a save
+            self._skipped(path, "it cannot be read")
+            return None
         try:
             head = f.readline(_HEADER_MAX)
             length, crc = _parse_header(head)
-            if length < 0 or len(head) + length != size:
-                return None  # torn (cut mid-write) or grown: not what the header promised
+            if len(head) + length != size:
+                # torn (cut mid-write) or grown: not what the header promised
+                self._skipped(path, "%d bytes where its header promises %d (cut short?)"
+                              % (size, len(head) + length))
+                return None
             payload = f.read(length)
             if len(payload) != length or crc32(payload) != crc:
+                self._skipped(path, "its checksum fails")
                 return None
             return payload
-        except (OSError, ValueError):
+        except (OSError, ValueError) as exc:
+            self._skipped(path, str(exc))
             return None
         finally:
             try:
@@ -235,6 +261,19 @@ class Store:
                 pass
 
     # ---- the rest -----------------------------------------------------------------------
+
+    def set_aside(self):
+        """Keep the save load() returned aside as game.bad (replacing an older game.bad),
+        for a person to look at: it is whole but not a game to resume (parse_game refused
+        it), and the next game's saves must not overwrite it. -> the path it went to, or
+        None when there was no save. Raises OSError when the flash refuses."""
+        path, text = self._find()
+        if text is None:
+            return None
+        self._remove_if_exists(self._bad)
+        self._fs.rename(path, self._bad)
+        self._sync()
+        return self._bad
 
     def exists(self):
         # -> bool: True exactly when load() would return a game, so "resume?" is honest.
@@ -280,14 +319,24 @@ class Store:
             sync()
 
 
+_DIGITS = "0123456789"
+_HEX = "0123456789abcdef"
+
+
 def _parse_header(head):
-    # bytes -> (length, crc); ValueError when it is not a whole header line.
+    # bytes -> (length, crc); ValueError when it is not a whole header line. Only what
+    # save() writes is taken: int() alone would also read "+5", "0_2", " 5" or "0x1f".
     if not head.endswith(b"\n"):
-        raise ValueError("torn header")
+        raise ValueError("its header is cut short")
     parts = str(head[:-1], "utf-8").split(" ")
-    if len(parts) != 3 or parts[0] != _MAGIC or len(parts[2]) != 8:
-        raise ValueError("not a save header")
-    return int(parts[1]), int(parts[2], 16)
+    if len(parts) != 3 or parts[0] != _MAGIC:
+        raise ValueError("no save header")
+    length, crc = parts[1], parts[2]
+    if not 0 < len(length) <= 10 or any(c not in _DIGITS for c in length):
+        raise ValueError("its header's length %r is not plain decimal digits" % length[:12])
+    if len(crc) != 8 or any(c not in _HEX for c in crc):
+        raise ValueError("its header's checksum %r is not 8 hex digits" % crc[:12])
+    return int(length), int(crc, 16)
 
 
 # ---- what a save holds -------------------------------------------------------------------
@@ -313,7 +362,8 @@ MAX_START_TEXT = 200  # a position text: 25 letters and a few short fields
 
 def parse_game(text):
     # str -> dict {"game_id", "seed", "moves", "state"} with every field checked (the state
-    # still a dict: vora.from_json checks it), or BadSave naming what is wrong.
+    # still a dict), its moves replayed from the seed to the saved state (check_replay), or
+    # BadSave naming what is wrong.
     if not isinstance(text, str) or len(text) > _MAX_FILE:
         raise BadSave("not a save of at most %d bytes" % _MAX_FILE)
     if json_too_deep(text.encode("utf-8"), _MAX_DEPTH):
@@ -345,4 +395,40 @@ def parse_game(text):
     bots = d.get("bots", "")  # the seats the board's own bot plays
     if not isinstance(bots, str) or len(bots) > 4 or any(b not in "SWNE" for b in bots):
         raise BadSave("bots must be seat letters (S, W, N, E), not %r" % (bots,))
+    check_replay(d)
     return d
+
+
+def check_replay(d):
+    # A save's parts must agree: its moves, played from the game's start (the seed, or the
+    # position it started from), lead to exactly its state. A save whose move list says
+    # one game and whose state another (a fault under a valid checksum, a bug) is not
+    # resumed: the board would play on from a state the record (what the host replays and
+    # logs) does not give. BadSave says where they part.
+    from shared_rules import vora
+    from shared_rules.errors import RulesError
+    try:
+        saved = vora.from_json(d["state"])
+    except RulesError as exc:
+        raise BadSave("its state is not a Vora state: %s" % exc)
+    try:
+        if d.get("start") is not None:
+            state = vora.new_game(saved.players, d["seed"], seats=saved.seats,
+                                  pushed_out=saved.pushed_out, max_turns=saved.max_turns,
+                                  chain_lines=saved.chain_lines, position=d["start"])
+        else:
+            state = vora.new_game(saved.players, d["seed"], seats=saved.seats,
+                                  pushed_out=saved.pushed_out, max_turns=saved.max_turns,
+                                  chain_lines=saved.chain_lines)
+    except RulesError as exc:
+        raise BadSave("its game cannot be set up again: %s" % exc)
+    n = 0
+    for move in d["moves"]:
+        n += 1
+        try:
+            state.play(move)
+        except RulesError as exc:
+            raise BadSave("its move %d %r does not replay: %s" % (n, move, exc))
+    if state.to_json() != saved.to_json():
+        raise BadSave("its %d moves lead to another state than the one saved (digest %s, "
+                      "saved %s)" % (n, state.digest(), saved.digest()))

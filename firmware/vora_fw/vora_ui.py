@@ -206,6 +206,15 @@ class VoraUI:
                 raise ValueError("bots at seats %r where nobody sits" % bots)
         except (ValueError, KeyError, TypeError) as exc:  # BadSave, RulesError: ValueErrors
             self.error = "save ignored: %s" % exc  # a save from another version
+            # Kept aside (game.bad), so the next game's saves do not overwrite it.
+            set_aside = getattr(self.store, "set_aside", None)
+            if set_aside is not None:
+                try:
+                    where = set_aside()
+                except OSError:
+                    where = None
+                if where:
+                    self.error += " (kept as %s)" % where
             return
         self._enter_game(state)
         self.moves = moves

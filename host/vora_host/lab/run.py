@@ -29,15 +29,17 @@ def chunk_size(games, workers):
     return max(1, min(100, games // (max(1, workers) * 40)))
 
 
-def load_previous(out, spec, resume):
-    """Results holding the games already in `out` (when resuming); LabError otherwise."""
+def load_previous(out, spec, resume, err=None):
+    """Results holding the games already in `out` (when resuming); LabError otherwise.
+    `err` (a rich console) is told about damage that was repaired."""
     results = Results(spec)
     path = Path(out) / GAMES_FILE
     if path.exists():
         if not resume:
             raise LabError("%s already holds a lab run: add --resume to go on with it, or "
                            "choose another --out" % path.parent)
-        read_games(path, spec, results.add)
+        read_games(path, spec, results.add, on_note=None if err is None else (
+            lambda text: err.print(text, style="yellow", highlight=False)))
     elif resume:
         raise LabError("nothing to resume: %s has no %s" % (Path(out), GAMES_FILE))
     return results
@@ -49,7 +51,7 @@ def run_lab(spec, out, runner, console, err, resume=False, plots=True):
     from vora_host.lab import report as lab_report
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    results = load_previous(out, spec, resume)
+    results = load_previous(out, spec, resume, err)
     before = results.count
     fp = fingerprint(spec)
     size = chunk_size(results.missing_count(), getattr(runner, "workers", 1) or 1)
@@ -58,6 +60,10 @@ def run_lab(spec, out, runner, console, err, resume=False, plots=True):
     if before:
         err.print("Resuming: %d of %d games already played in %s." % (before, total, out))
     games_file = GamesFile(out / GAMES_FILE, spec, __version__, fp)
+    if games_file.dropped:
+        err.print("%s ended in a line cut short (the run was killed while writing it): "
+                  "dropped its %d bytes, every whole line kept; that game is played again."
+                  % (out / GAMES_FILE, games_file.dropped), style="yellow", highlight=False)
     started = time.perf_counter()
     complete = True
     progress = _progress(err)

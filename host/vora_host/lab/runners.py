@@ -4,11 +4,15 @@ Every runner takes the same chunks of games and hands each chunk's result to `on
 in the main thread as it comes back, in whatever order; the report sorts games by their
 index, so the numbers do not depend on the runner. Ctrl-C once: no new chunk starts and
 the chunks under way are finished (and kept); twice: they are dropped. run() then
-returns False (interrupted) instead of True.
+returns False (interrupted) instead of True. Killed outright (SIGKILL, the OOM killer),
+the driver takes its local workers with it: each worker watches its parent (below), and
+the multiprocessing resource tracker ends when the last of them is gone.
 """
 
 import os
 import signal
+import sys
+import threading
 import time
 
 from vora_host.lab.playing import play_chunk
@@ -49,6 +53,39 @@ def _ignore_sigint():
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+PARENT_CHECK_S = 0.5
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+def _die_with_parent(parent_pid):
+    """Make this worker end when the driver `parent_pid` ends, however it ends: a driver
+    killed outright cannot stop its workers, and orphans would play on for minutes.
+    On Linux the kernel sends SIGKILL when the parent dies (prctl PR_SET_PDEATHSIG); on
+    every system a daemon thread also looks at the parent every PARENT_CHECK_S seconds
+    (an orphan gets another parent) and ends the process."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        except (OSError, AttributeError):
+            pass  # the watching thread still does it
+    if os.getppid() != parent_pid:
+        os._exit(1)  # the driver died before the line above took effect
+
+    def watch():
+        while True:
+            time.sleep(PARENT_CHECK_S)
+            if os.getppid() != parent_pid:
+                os._exit(1)
+    threading.Thread(target=watch, name="watch-parent", daemon=True).start()
+
+
+def _start_worker(parent_pid):
+    _ignore_sigint()
+    _die_with_parent(parent_pid)
+
+
 class ProcessRunner:
     """Local worker processes (default: one per core)."""
 
@@ -62,7 +99,8 @@ class ProcessRunner:
         # spawn: the workers start clean, whatever threads this process runs (the
         # progress display has one, and fork with threads can deadlock).
         context = multiprocessing.get_context("spawn")
-        pool = ProcessPoolExecutor(self.workers, mp_context=context, initializer=_ignore_sigint)
+        pool = ProcessPoolExecutor(self.workers, mp_context=context, initializer=_start_worker,
+                                   initargs=(os.getpid(),))
         todo = iter(chunks)
         pending = set()
         stopping = False

@@ -11,7 +11,12 @@ What it keeps in step with the board (docs/protocol.md):
 - the log: every move is logged (durable) as soon as it is known; whenever the board has
   moves the log lacks, the client asks for them (MOVES_REQ) and asks again, slower and
   slower, until it has them all: never twice the same move in the log, never a gap;
-- mismatches (a move the rules refuse, a digest that differs) are reported, not hidden.
+- mismatches (a move the rules refuse, a digest that differs) are reported, not hidden,
+  and never stop the log: the host marks the game in the log as needing attention, asks
+  for the board's state (STATE_REQ, again and again, slower and slower, until it comes),
+  logs every move the board reports meanwhile as the board reports it, and once it holds
+  exactly the board's moves it takes the board's state (checked against the board's
+  digest) and checks every later move against it again.
 
 The board is not trusted: every field of every message is checked (`check_summary` and the
 wire helpers) before anything changes here; a bad message is reported and dropped, the link
@@ -199,6 +204,17 @@ class BoardClient:
         self.start_position = None  # the position the followed game was set up from
         self.board_bots = ""  # seats the board's own bot plays
         self.takebacks = 0
+        # Out of step with the board (docs/host.md, "When the board and the host disagree"):
+        # in_step is False from a mismatch until the board's state is taken; state_lost
+        # once a move of the board does not even play on the replayed state, which is then
+        # left alone (moves are logged unchecked) until the board's state replaces it.
+        self.in_step = True
+        self.state_lost = False
+        self.diverged_at = None  # the move number where the host and the board parted
+        self.unchecked = 0  # moves logged without a check since then
+        self.resync_at = None  # when the board's state was last asked for
+        self.resync_wait = ASK_FIRST_MS
+        self.resyncs = 0  # times the board's state was taken
         # on_message(type, payload): the messages this client does not handle itself (the
         # makers' tools take UPD_STATUS and DIAG through it), once connected.
         self.on_message = None
@@ -214,6 +230,7 @@ class BoardClient:
         self.hello_attempts += 1
         self.asked_from = None  # a request of the old session is gone with it
         self.asked_at = None
+        self.resync_at = None
         self.session.send_unreliable(wire.HELLO, wire.pack_json({
             "proto": wire.PROTOCOL_VERSION, "minor": wire.PROTOCOL_MINOR, "nonce": self.nonce,
             "role": "host", "sw": "vora-host %s" % __version__,
@@ -243,6 +260,7 @@ class BoardClient:
         if not self.connected:
             return  # the session failed during that poll
         self._catch_up(now)
+        self._resync(now)
         if (self.session.idle and self.last_heard is not None
                 and ticks_diff(now, self.last_heard) >= HEARTBEAT_MS):
             self.last_heard = now
@@ -358,7 +376,7 @@ class BoardClient:
             self._follow(event)
         elif kind == "over" and game == self.game_id:
             self._follow(event)
-            if self.state is not None and self.state.is_over():
+            if self.in_step and self.state is not None and self.state.is_over():
                 self._end("over")
         elif kind == "abandon" and game == self.game_id:
             self._end("abandoned")
@@ -399,6 +417,8 @@ class BoardClient:
             self._catch_up(self.session.now)
         elif self.board_moves == have:
             self._check_board_digest()
+            if not self.in_step and "state" in summary:
+                self._take_board_state(summary)
 
     def _note_saving(self, error):
         # The board's summaries say whether it can save (its LOG about it may be lost).
@@ -454,18 +474,24 @@ class BoardClient:
         self.board_moves = 0
         self.board_digest = None
         self.log_id = log_id
+        self._in_step_again()
         for n, move in known:
             self._play_known(n, move)
         self.on_change("game")
         return True
 
     def _play_known(self, n, move):
+        # A logged move that does not replay (a game the host followed from the board's
+        # state after a mismatch) is kept all the same: the board's state is asked for.
         player = self.state.to_act()
-        try:
-            self.state.play(move)
-        except RulesError as exc:
-            self._problem("mismatch", "logged move %d %r does not replay: %s" % (n, move, exc))
-            return
+        if not self.state_lost:
+            try:
+                self.state.play(move)
+            except RulesError as exc:
+                self._diverged(n, "logged move %d %r does not replay: %s" % (n, move, exc),
+                               lost=True)
+        else:
+            self.unchecked += 1
         self.moves.append(move)
         self.history.append((player, move))
 
@@ -484,15 +510,23 @@ class BoardClient:
             self._catch_up(self.session.now)
             return False
         player = self.state.to_act()
-        try:
-            self.state.play(move)
-        except RulesError as exc:
-            self._problem("mismatch", "move %d %r from the board is refused by the rules: %s" % (
-                n, move, exc))
-            return False
-        mine = self.state.digest()
-        if digest is not None and digest != mine:
-            self._problem("mismatch", "move %d %r: the board's digest %s, replayed here %s" % (
+        mine = None
+        if not self.state_lost:
+            try:
+                self.state.play(move)
+                mine = self.state.digest()
+            except RulesError as exc:
+                self._diverged(n, "move %d %r from the board is refused by the rules: %s" % (
+                    n, move, exc), lost=True)
+        if mine is None:
+            # Not checked: the replayed state is known to be wrong. Logged as the board
+            # reports it, with its digest (or, from a MOVES without digests, the last one
+            # the host knows of the board's); the game is marked in the log.
+            self.unchecked += 1
+            if digest is None:
+                digest = self.board_digest[1] if self.board_digest else self.state.digest()
+        elif digest is not None and digest != mine:
+            self._diverged(n, "move %d %r: the board's digest %s, replayed here %s" % (
                 n, move, digest, mine))
         self.moves.append(move)
         self.history.append((player, move))
@@ -504,8 +538,9 @@ class BoardClient:
                 self.log.add_move(self.log_id, n, move, digest or mine)
             except (GameLogError, ValueError) as exc:  # a conflict with what was logged: say it, go on
                 self._problem("log", "the log refused move %d: %s" % (n, exc))
-        if self.state.is_over():
+        if self.in_step and self.state.is_over():
             self._end("over")
+        self._resync(self.session.now)
         self.on_change("move")
         return True
 
@@ -544,14 +579,16 @@ class BoardClient:
                 try:
                     self.log.take_back(self.log_id, number)
                 except GameLogError as exc:
-                    self._problem("the log refused the takeback of move %d: %s" % (number, exc))
+                    self._problem("log", "the log refused the takeback of move %d: %s" % (
+                        number, exc))
                     break
         moves = self.moves[:n]
         self._start_replay(moves)
-        if self.state.digest() != digest:
-            self._problem("after the takeback to move %d the board's state is %s, replayed "
-                          "here %s" % (n, digest, self.state.digest()))
         self.board_moves = n
+        if self.state_lost or self.state.digest() != digest:
+            self._diverged(n, "after the takeback to move %d the board's state is %s, "
+                           "replayed here %s" % (n, digest, "unknown" if self.state_lost
+                                                 else self.state.digest()))
         self.takebacks += 1
         self.on_change("takeback")
 
@@ -563,17 +600,103 @@ class BoardClient:
                                   "seed": self.seed, "options": options, "moves": []})
         self.moves = []
         self.history.clear()
+        self.state_lost = False
         for k, move in enumerate(moves, 1):
             self._play_known(k, move)
 
     def _check_board_digest(self):
         # When we hold exactly the moves of the board's last summary, the states must agree.
-        if (self.board_digest and self.state is not None
+        if (self.board_digest and self.state is not None and self.in_step
                 and len(self.moves) == self.board_digest[0]
                 and self.state.digest() != self.board_digest[1]):
-            self._problem("mismatch", "after move %d the board's state is %s, replayed here %s" % (
-                len(self.moves), self.board_digest[1], self.state.digest()))
-            self.board_digest = None  # said once
+            self._diverged(len(self.moves), "after move %d the board's state is %s, replayed "
+                           "here %s" % (len(self.moves), self.board_digest[1],
+                                        self.state.digest()))
+
+    # ---- when the board and the host disagree
+
+    def _in_step_again(self):
+        self.in_step = True
+        self.state_lost = False
+        self.diverged_at = None
+        self.unchecked = 0
+        self.resync_at = None
+        self.resync_wait = ASK_FIRST_MS
+
+    def _diverged(self, n, text, lost=False):
+        """The board and the replay here disagree at move n (`text` says how). Said once
+        per disagreement, marked on the game in the log, and the board's state asked for;
+        `lost`: the replayed state cannot even follow the board's moves any more."""
+        if lost:
+            self.state_lost = True
+        if not self.in_step:
+            return  # the state is asked for already; the note says it once
+        self.in_step = False
+        self.diverged_at = n
+        self.unchecked = 0
+        self._problem("mismatch", text + "; following the board's own state from here")
+        self._attention(text)
+        self.resync_at = None  # asked for at once (_resync, from poll or the next move)
+
+    def _resync(self, now):
+        """Ask for the board's state while out of step, once the host holds every move the
+        board has (the answer is then a state it can take: the board sends its moves before
+        its state): at once the first time, then again after resync_wait without taking
+        it, the wait doubling up to ASK_MAX_MS."""
+        if self.in_step or not self.connected or now is None or self.game_id is None:
+            return
+        if len(self.moves) < self.board_moves:
+            return  # the missing moves first (_catch_up), then the state
+        if self.resync_at is not None:
+            if ticks_diff(now, self.resync_at) < self.resync_wait:
+                return
+            self.resync_wait = min(2 * self.resync_wait, ASK_MAX_MS)
+        if self.send(wire.STATE_REQ, b""):
+            self.resync_at = now
+
+    def _take_board_state(self, summary):
+        """A STATE with the board's whole state, at exactly the moves the host holds,
+        while out of step: the board's state replaces the replayed one (it must match the
+        board's own digest), and later moves are checked against it again."""
+        n = summary["moves"]
+        try:
+            state = vora.from_json(summary["state"])
+        except RulesError as exc:
+            self._problem("malformed", "the board's state after move %d cannot be read: %s"
+                          % (n, exc))
+            return
+        if state.digest() != summary["digest"] or state.players != self.state.players \
+                or state.seats != self.state.seats:
+            self._problem("mismatch", "the board's state after move %d is not the one it "
+                          "names (digest %s, %s players, seats %s): asked again"
+                          % (n, summary["digest"], state.players, state.seats))
+            return
+        state.start = self.state.start
+        if not self.state_lost and state.digest() == self.state.digest():
+            note = ("the board's state after move %d is the one replayed here: only what "
+                    "it reported was wrong" % n)
+        else:
+            note = ("from move %d on, the host follows the board's state (taken after move "
+                    "%d, digest %s)" % (self.diverged_at or n, n, summary["digest"]))
+            if self.unchecked:
+                note += "; %d move%s before it logged as the board reported them, unchecked" % (
+                    self.unchecked, "" if self.unchecked == 1 else "s")
+        self.state = state
+        self.resyncs += 1
+        self._attention(note)
+        self._problem("resync", note)
+        self._in_step_again()
+        if state.is_over():
+            self._end("over")
+        self.on_change("game")
+
+    def _attention(self, note):
+        if self.log is not None and self.log_id is not None:
+            try:
+                self.log.mark_attention(self.log_id, note)
+            except (GameLogError, ValueError) as exc:
+                self._problem("log", "the log cannot mark game %s as needing attention: %s"
+                              % (self.log_id, exc))
 
     def _end(self, status):
         if self.log is not None and self.log_id is not None:

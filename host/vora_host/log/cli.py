@@ -300,13 +300,19 @@ def cmd_list(args, ctx):
         if info["status"] == "playing" and info["imported_at"] is None \
                 and _age_hours(info["started_at"]) > STALE_HOURS:
             stale.append(info["id"])
+        status = info["status"]
+        if info.get("attention"):
+            status += " [bold yellow]needs attention[/bold yellow]"
         table.add_row(str(info["id"]), escape(_title(info["game"])), _when(info["started_at"]),
-                      str(info["players"]), moves, info["status"],
+                      str(info["players"]), moves, status,
                       escape(_result_text(info["result"])),
                       escape(info["source"]) + (" (imported)" if info["imported_at"] else ""))
     ctx.out.print(table)
     ctx.out.print("[dim]%d game%s shown from %s[/dim]"
                   % (len(rows), "" if len(rows) == 1 else "s", escape(str(ctx.path))))
+    if any(info.get("attention") for info in rows):
+        ctx.out.print("[dim]'needs attention': the board and this host disagreed about the "
+                      "game; 'vora games show ID' says how.[/dim]")
     if stale:
         ids = " ".join(str(g) for g in stale)
         ctx.out.print("[dim]Still 'playing' after more than %d hours: %s. If nobody plays "
@@ -334,6 +340,11 @@ def _header(ctx, info, view, state):
                  info["status"]))
     if info["imported_at"]:
         out.print("  imported into this log %s" % _when(info["imported_at"]))
+    if info.get("attention"):
+        out.print("  [bold yellow]needs attention[/bold yellow]: the board and this host "
+                  "disagreed; every move the board reported is logged")
+        for note in info["attention"].split("\n"):
+            out.print("    - %s" % escape(note))
     texts = _option_texts(info)
     if texts:
         out.print("  options: %s" % escape("; ".join(texts)))

@@ -67,7 +67,7 @@ __all__ = [
     "normalize_options", "player_label", "MOVE_RE", "DIGEST_RE",
 ]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 # PRAGMA application_id: "Vora" in ASCII, so that `file` and this module can tell a game
 # log from any other SQLite database.
 APPLICATION_ID = 0x566F7261
@@ -273,6 +273,15 @@ _SCHEMA_2 = (
 )
 
 
+# Version 3: a game may need attention (`attention`: notes, one a line, None when all is
+# well): the board and the host disagreed about it (a digest that differs, a move the
+# rules refused) and the host followed the board's own state from then on, so the game
+# does not replay cleanly from its seed. Nothing is taken out of the log for it.
+_SCHEMA_3 = (
+    "ALTER TABLE games ADD COLUMN attention TEXT",
+)
+
+
 def _migrate_to_1(conn):
     for statement in _SCHEMA_1:
         conn.execute(statement)
@@ -287,7 +296,28 @@ def _migrate_to_2(conn):
 # version v, with conn.execute() only (executescript would commit). A later schema adds
 # its function here and raises SCHEMA_VERSION; opening an older file runs the missing
 # steps in one transaction, all or nothing, and sets user_version in it.
-MIGRATIONS = {1: _migrate_to_1, 2: _migrate_to_2}
+def _migrate_to_3(conn):
+    for statement in _SCHEMA_3:
+        conn.execute(statement)
+
+
+MIGRATIONS = {1: _migrate_to_1, 2: _migrate_to_2, 3: _migrate_to_3}
+# The most notes an attention mark keeps on one game (a board that goes wrong at every
+# move must not grow the log without end); the last note says how many more there were.
+ATTENTION_NOTES = 20
+
+
+def _add_note(notes, note):
+    """The attention notes with one more (ATTENTION_NOTES at most: then a count)."""
+    lines = notes.split("\n") if notes else []
+    more = 0
+    if len(lines) > ATTENTION_NOTES:
+        more = int(lines.pop().split()[0])  # "N more notes"
+    if len(lines) < ATTENTION_NOTES:
+        lines.append(note)
+    else:
+        lines.append("%d more notes" % (more + 1))
+    return "\n".join(lines)
 
 
 def _now():
@@ -537,6 +567,7 @@ def _apply(view, op):
             view.status, view.result = "playing", None
     elif kind == "end":
         view.status, view.result = op["status"], op["result"]
+    # "attention" changes nothing the write checks look at
 
 
 # ---------------------------------------------------------------- the log
@@ -621,13 +652,16 @@ class GameLog:
             try:
                 self._migrate()
             except sqlite3.Error as exc:
-                if version != 1 or _write_reason(exc) is None:
+                if version not in (1, 2) or _write_reason(exc) is None:
                     raise
-                # A log of schema 1 that cannot be written (read-only, a full disk) is
-                # still read: its moves seen through a view with the new column, until a
-                # write succeeds and upgrades the file.
-                conn.execute("CREATE TEMP VIEW moves AS SELECT id, game_id, number, move, "
-                             "digest, logged_at, NULL AS taken_back_at FROM main.moves")
+                # A log of an older schema that cannot be written (read-only, a full disk)
+                # is still read: its tables seen through views with the new columns, until
+                # a write succeeds and upgrades the file.
+                if version == 1:
+                    conn.execute("CREATE TEMP VIEW moves AS SELECT id, game_id, number, move, "
+                                 "digest, logged_at, NULL AS taken_back_at FROM main.moves")
+                conn.execute("CREATE TEMP VIEW games AS SELECT *, NULL AS attention "
+                             "FROM main.games")
 
     def _migrate(self):
         conn = self._conn
@@ -651,6 +685,7 @@ class GameLog:
         if self._version < SCHEMA_VERSION:
             with self._errors():
                 self._conn.execute("DROP VIEW IF EXISTS temp.moves")
+                self._conn.execute("DROP VIEW IF EXISTS temp.games")
                 self._migrate()
 
     def _errors(self):
@@ -806,7 +841,7 @@ class GameLog:
         self._set_trouble(exc)
         if kind == "start":
             return op["gid"]
-        if kind == "end":
+        if kind in ("end", "attention"):
             return True  # the mirror ends games without expecting a failure: it is kept
         what = "move %d of game %s" % (op["number"], op["gid"]) if kind == "move" else \
             "the takeback of move %d of game %s" % (op["number"], op["gid"])
@@ -875,6 +910,12 @@ class GameLog:
                 return False
             conn.execute("UPDATE games SET status = ?, result = ?, ended_at = ? WHERE id = ?",
                          (op["status"], op["result"], op["at"], gid))
+            return True
+        if kind == "attention":
+            notes = conn.execute("SELECT attention FROM games WHERE id = ?",
+                                 (gid,)).fetchone()[0]
+            conn.execute("UPDATE games SET attention = ? WHERE id = ?",
+                         (_add_note(notes, op["note"]), gid))
             return True
         raise AssertionError(kind)
 
@@ -948,6 +989,18 @@ class GameLog:
         return self._submit({"kind": "end", "gid": game_id, "status": status, "result": text,
                              "at": ended_at})
 
+    def mark_attention(self, game_id, note) -> bool:
+        """Mark a game as needing attention, with a note saying why (text of one line,
+        at most 300 characters): the board and the host disagreed about it (docs/host.md,
+        "When the board and the host disagree"). Notes add up, the first ATTENTION_NOTES
+        kept. Shown by `vora games list` and `show`; moves are never removed for it.
+        While the file cannot be written the mark is kept in memory like any change."""
+        if not isinstance(note, str) or not note.strip():
+            raise ValueError("a note on a game needing attention is text, not %s"
+                             % _short(note))
+        note = " ".join(note.split())[:300]
+        return self._submit({"kind": "attention", "gid": game_id, "note": note, "at": _now()})
+
     def delete_game(self, game_id) -> None:
         """Remove a game and its moves from the log for good (`vora games delete`)."""
         if self._pending:
@@ -961,14 +1014,14 @@ class GameLog:
     # ---- reading
 
     _SUMMARY = ("SELECT g.id, g.board_game_id, g.game, g.players, g.seed, g.options, g.source, "
-                "g.started_at, g.ended_at, g.result, g.status, g.imported_at, "
+                "g.started_at, g.ended_at, g.result, g.status, g.imported_at, g.attention, "
                 "(SELECT count(*) FROM moves m WHERE m.game_id = g.id "
                 "AND m.taken_back_at IS NULL), "
                 "(SELECT count(*) FROM moves m WHERE m.game_id = g.id "
                 "AND m.taken_back_at IS NOT NULL) FROM games g ")
     _KEYS = ("id", "board_game_id", "game", "players", "seed", "options", "source",
-             "started_at", "ended_at", "result", "status", "imported_at", "move_count",
-             "taken_back")
+             "started_at", "ended_at", "result", "status", "imported_at", "attention",
+             "move_count", "taken_back")
 
     def _summary(self, row):
         info = dict(zip(self._KEYS, row))
@@ -984,7 +1037,8 @@ class GameLog:
         """Summaries of the games in the file, newest first: dicts with id,
         board_game_id, game, players, seed, options, source, started_at, ended_at,
         result, status, imported_at (None unless the game came in by import_game),
-        move_count (live moves) and taken_back (moves taken back)."""
+        attention (None, or why the game needs attention: notes, one a line, see
+        mark_attention), move_count (live moves) and taken_back (moves taken back)."""
         if status is not None and status not in STATUSES:
             raise ValueError("status must be one of %s, not %s" % (", ".join(STATUSES),
                                                                   _short(status)))
@@ -1037,7 +1091,7 @@ class GameLog:
             info = dict(zip(self._KEYS, (game_id, op["board_game_id"], op["game"],
                                          op["players"], op["seed"], json.loads(op["options"]),
                                          op["source"], op["at"], None, None, "playing", None,
-                                         0, 0)))
+                                         None, 0, 0)))
             history = []
         else:
             gid = self._canon(game_id)
@@ -1071,6 +1125,8 @@ class GameLog:
             elif op["kind"] == "end":
                 info["status"], info["ended_at"] = op["status"], op["at"]
                 info["result"] = None if op["result"] is None else json.loads(op["result"])
+            elif op["kind"] == "attention":
+                info["attention"] = _add_note(info["attention"], op["note"])
         info["history"] = history
         info["moves"] = [dict((k, v) for k, v in e.items() if k != "taken_back_at")
                          for e in history if e["taken_back_at"] is None]
