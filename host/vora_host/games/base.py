@@ -259,9 +259,19 @@ class WordKeys(BoardMapping):
         return tuple(k for k, _ in self._keyed_words(state, move))
 
     def key_marks(self, state, viewer, pressed=()):
-        if state.to_act() != viewer and viewer is not None:
+        # The choices name what the player to act holds: with secrets, only for their eyes.
+        hidden = getattr(self.rules, "HIDDEN_INFORMATION", False)
+        if state.to_act() != viewer and (viewer is not None or hidden):
             return {}
-        return dict((k, w[:5]) for k, w in self.key_labels(state, pressed).items())
+        return dict((k, self.short_label(w)) for k, w in self.key_labels(state, pressed).items())
+
+    #: Words too long for a key of the virtual board (6 characters), shortened readably.
+    SHORT_WORDS = {}
+
+    def short_label(self, word):
+        """`word` in at most 6 characters, for a key of the virtual board's screen."""
+        word = self.SHORT_WORDS.get(word, word)
+        return word if len(word) <= 6 else word[:5] + "."
 
     def key_labels(self, state, pressed):
         """{key: the word it chooses now} given the keys pressed so far."""

@@ -25,6 +25,8 @@ turn starts public: the board shows what everybody may see until that player pre
 their corner (the others look away); after their move it is public again.
 """
 
+import threading
+
 from shared_rules import wire
 from shared_rules.errors import IllegalMove
 
@@ -252,8 +254,9 @@ class BoardGame:
     game:    the registry name; state: its state; agents: a Human() or a bot per player
     log:     a vora_host.log.live.LiveLog (which never stops the game: it keeps moves in
              memory while the log cannot be written) or None
-    on_event(what, text): "move", "refused", "preview", "cancel", "over", "log" for the PC
-             screen
+    on_event(what, text): "move", "refused", "preview", "cancel", "over", "log", "thinking"
+             for the PC screen, as everybody at it may see them (`said` keeps each
+             player's own version: `event_lines(viewer)`)
     """
 
     def __init__(self, game, state, agents, client, log=None, bot_delay_ms=700,
@@ -279,6 +282,8 @@ class BoardGame:
         self.revealed = None  # the human whose secrets the board shows now
         self._sent = None
         self._mode_set = False
+        self.thinking = None  # a bot's search under way (_Think), while it runs
+        self.said = []  # [(what, public text, owner, owner's text)]: the events, newest last
 
     # ---- whose eyes
 
@@ -300,6 +305,45 @@ class BoardGame:
             return p
         return None
 
+    # ---- what the PC screen says
+
+    def _move_texts(self, before, player, move):
+        # The move as each human at the board may see it (None: a spectator's view).
+        texts = {None: "P%d %s" % (player, self.view.move_text(before, player, move, None))}
+        for p in self.humans:
+            texts[p] = "P%d %s" % (player, self.view.move_text(before, player, move, p))
+        return texts
+
+    def _said(self, what, texts):
+        """An event, `texts` {viewer: the text that viewer may see; None: everybody}.
+        on_event gets what the PC screen may show to whoever looks at it: with secrets
+        and several humans, the public text (the players take turns at the board)."""
+        self.said.append((what, texts))
+        del self.said[:-SAID_KEPT]
+        shown = texts.get(None) if self._hides() else texts.get(self.viewer(), texts.get(None))
+        if shown:
+            self.on_event(what, shown)
+
+    def _say(self, what, text):
+        self._said(what, {None: text})
+
+    def _pad_said(self, what):
+        # The key pad's words name moves and keys: with secrets, the revealed player's.
+        if self._hides() and self.revealed is not None:
+            public = "P%d's key refused" % self.revealed if what == "refused" else None
+            self._said(what, {None: public, self.revealed: self.pad.message})
+        else:
+            self._say(what, self.pad.message)
+
+    def event_lines(self, viewer, count=6):
+        """The last events as `viewer` (None: everybody) may see them, 'what: text'."""
+        out = []
+        for what, texts in self.said:
+            text = texts.get(viewer, texts.get(None))
+            if text:
+                out.append("%s: %s" % (what, text))
+        return out[-count:]
+
     # ---- the log
 
     def _log_move(self, move):
@@ -315,7 +359,7 @@ class BoardGame:
     def play(self, move, now):
         player = self.state.to_act()
         before = self.state.clone()
-        shown = self.view.move_text(before, player, move, self.viewer())
+        texts = self._move_texts(before, player, move)
         self.state.play(move)
         self.moves.append(move)
         self.history.append((player, self.view.move_text(before, player, move, None)
@@ -325,9 +369,9 @@ class BoardGame:
             self.revealed = None
         self.turn_started = now
         self._log_move(move)
-        self.on_event("move", "P%d %s" % (player, shown))
+        self._said("move", texts)
         if self.state.is_over():
-            self.on_event("over", "; ".join(self.view.result_lines(self.state)))
+            self._say("over", "; ".join(self.view.result_lines(self.state)))
 
     def key(self, k, pressed, now):
         """A KEY event from the board."""
@@ -339,22 +383,22 @@ class BoardGame:
                 if what == "play":
                     self.play(move, now)
                 elif what == "preview":
-                    self.on_event("preview", self.pad.message)
+                    self._pad_said("preview")
             return
         player = self.state.to_act()
         if player not in self.humans:
-            self.pad._refuse(k, now, "wait: P%d (%s) is thinking" % (
-                player, getattr(self.agents[player], "kind", "bot")))
-            self.on_event("refused", self.pad.message)
+            self.pad._refuse(k, now, "wait: %s is thinking" % self.bot_name(player))
+            self._pad_said("refused")
             return
         waiting = self.waiting_for()
         if waiting is not None:
             if self.pad._is_confirm(self.state, k) or not self.pad.confirm_keys(self.state):
                 self.revealed = waiting
-                self.on_event("log", "P%d's secrets are on the board" % waiting)
+                self._say("log", "P%d's secrets are on the board: only P%d looks now"
+                          % (waiting, waiting))
             else:
                 self.pad._refuse(k, now, "P%d: press your corner when only you look" % waiting)
-                self.on_event("refused", self.pad.message)
+                self._pad_said("refused")
             return
         what, move = self.pad.press(self.state, k, now)
         if what == "held":
@@ -364,13 +408,39 @@ class BoardGame:
                 self.play(move, now)
             except IllegalMove as exc:  # the pad only offers legal moves; say so if not
                 self.pad._refuse(k, now, exc.reason)
-                self.on_event("refused", self.pad.message)
+                self._pad_said("refused")
         elif what == "refused":
-            self.on_event("refused", self.pad.message)
+            self._pad_said("refused")
         elif what == "cancelled":
-            self.on_event("cancel", self.pad.message)
+            self._pad_said("cancel")
         else:
-            self.on_event("preview", self.pad.message)
+            self._pad_said("preview")
+
+    def _bot_turn(self, player, now):
+        # The bot thinks in a thread on a copy of the position, so the link keeps being
+        # served (a board drops a PC that is silent for ~2 s) and keys are answered; its
+        # move is played once ready, if the position is still the one it was asked about.
+        think = self.thinking
+        if think is None or think.asked != self._position_key():
+            self.thinking = _Think(self.agents[player], self.state.clone(), player,
+                                   self._position_key())
+            self._say("thinking", "%s is thinking" % self.bot_name(player))
+            think = self.thinking
+            think.done.wait(THINK_WAIT_S)  # a quick bot's move lands in this same tick
+        if not think.done.is_set():
+            return
+        self.thinking = None
+        if think.error is not None:
+            raise think.error
+        self.play(think.move, now)
+
+    def _position_key(self):
+        return (len(self.moves), self.state.digest())
+
+    def bot_name(self, player):
+        """'P0 (search)': a bot's seat and kind, for the messages."""
+        kind = str(getattr(self.agents[player], "kind", "bot"))
+        return "P%d (%s)" % (player, kind.split(":")[0])  # its settings are in the log
 
     def tick(self, now):
         """Time passing: terminal mode once connected, bots' moves, the frame."""
@@ -385,7 +455,7 @@ class BoardGame:
         player = self.state.to_act()
         if player is not None and player not in self.humans \
                 and now - self.turn_started >= self.bot_delay_ms:
-            self.play(self.agents[player].choose(self.state), now)
+            self._bot_turn(player, now)
         frame = compose_frame(self.mapping, self.state, self.viewer(), self.pad, now,
                               self.waiting_for())
         if frame == self._sent:
@@ -404,6 +474,32 @@ class BoardGame:
             sent = self.client.show(frame)
         if sent:
             self._sent = frame
+
+
+SAID_KEPT = 24  # events kept for the PC screen
+THINK_WAIT_S = 0.005  # how long a tick waits for a bot that may answer at once
+
+
+class _Think:
+    """One bot's choice computed in a daemon thread (quitting never waits for it)."""
+
+    def __init__(self, agent, state, player, asked):
+        self.player = player
+        self.asked = asked  # the position it was asked about
+        self.move = None
+        self.error = None
+        self.done = threading.Event()
+        thread = threading.Thread(target=self._run, args=(agent, state), daemon=True,
+                                  name="bot P%d" % player)
+        thread.start()
+
+    def _run(self, agent, state):
+        try:
+            self.move = agent.choose(state)
+        except BaseException as exc:  # raised again in the loop that plays the move
+            self.error = exc
+        finally:
+            self.done.set()
 
 
 # ---------------------------------------------------------------- on a serial device
@@ -426,7 +522,6 @@ class BoardGameCompanion:
         self.plain = plain
         self.follower = None
         self.game = None
-        self.lines = []  # the last events, for the screen
         self.log_lines = []  # what the game log said last (it fails, it works again)
 
     def log_said(self, text):
@@ -435,8 +530,8 @@ class BoardGameCompanion:
         self._event("log", text)
 
     def _event(self, what, text):
-        self.lines.append("%s: %s" % (what, text))
-        del self.lines[:-6]
+        # The screen draws the game's events itself (as its viewer may see them); the
+        # plain output prints what everybody at the PC may see.
         if self.plain and self.out is not None:
             self.out.write("board %s: %s\n" % (what, text))
             self.out.flush()
@@ -494,40 +589,100 @@ class BoardGameCompanion:
             self.log.ended("interrupted", result_of(self.state, "quit"))
         return self.log.finish()
 
-    def renderable(self, width):
-        from rich.console import Group
+    # ---- the PC screen: what a player needs now first, the game's picture after it
+
+    def turn_line(self):
+        """Whose turn and what to do, the hand-over, a bot thinking, or the result."""
+        game = self.game
+        if game is None:
+            return ""
+        state = self.state
+        view = game.view
+        if state.is_over():
+            return "Game over: " + " ".join(view.result_lines(state))
+        p = state.to_act()
+        if p is None:
+            return ""
+        if p not in game.humans:
+            return "%s is thinking..." % game.bot_name(p)
+        waiting = game.waiting_for()
+        if waiting is not None:
+            return ("P%d's turn: everybody else looks away; only P%d looks now and presses "
+                    "their corner to go on" % (waiting, waiting))
+        who = "you" if len(game.humans) == 1 else None
+        return "%s to %s" % (view.seat_label(state, p, who), view.prompt(state))
+
+    def key_choices(self):
+        """'c5 draw 7  d5 buy ...': what each key chooses now, for the player to act
+        (only once their secrets are on the board)."""
+        game = self.game
+        p = self.state.to_act()
+        labels = getattr(game.mapping, "key_labels", None)
+        if p is None or p not in game.humans or labels is None or game.waiting_for() is not None:
+            return ""
+        if game.view.rules.HIDDEN_INFORMATION and game.viewer() != p:
+            return ""
+        describe = getattr(game.mapping, "label_text", None)
+        choices = labels(self.state, game.pad.pressed)
+        return "  ".join("%s %s" % (key_name(k), describe(self.state, game.pad.pressed, w)
+                                    if describe else w)
+                         for k, w in sorted(choices.items()))
+
+    def sections(self, width):
+        """The screen's parts as (priority, renderable), in the order drawn; the lower the
+        priority number, the longer a part stays when rows run short."""
         from rich.text import Text
         game = self.game
-        view = game.view
-        parts = [view.render(self.state, game.viewer(), None, game.history, width=width)]
-        status = Text()
-        if self.follower is not None:
-            status.append(self.follower.client.status_line() + "\n", style="dim")
+        out = []
+        turn = self.turn_line()
+        if turn:
+            out.append((0, Text(turn, style="bold")))
         for line in self.log_lines[-1:]:
-            status.append(line + "\n", style="bold red")
-        p = self.state.to_act()
-        if p is not None:
-            status.append("%s to %s" % (view.seat_label(self.state, p), view.prompt(self.state)),
-                          style="bold")
-        for line in self.lines[-4:]:
-            status.append("\n" + line, style="red" if line.startswith("refused") else "")
-        labels = getattr(game.mapping, "key_labels", None)
-        if p is not None and p in game.humans and labels is not None:
-            choices = labels(self.state, game.pad.pressed)
-            if choices:
-                status.append("\nkeys: " + "  ".join(
-                    "%s %s" % (key_name(k), w) for k, w in sorted(choices.items())),
-                    style="cyan")
-        parts.append(status)
-        return Group(*parts)
+            out.append((1, Text(line, style="bold red")))
+        events = game.event_lines(game.viewer())
+        if events:
+            newest = events[-1]
+            out.append((1, Text(newest, style="red" if newest.startswith("refused") else "")))
+        choices = self.key_choices()
+        if choices:
+            out.append((2, Text("keys: " + choices, style="cyan")))
+        out.append((3, game.view.render(self.state, game.viewer(), None, game.history,
+                                        width=width)))
+        if len(events) > 1:
+            out.append((4, Text("\n".join(events[-5:-1]), style="dim")))
+        if self.follower is not None:
+            out.append((5, Text(self.follower.client.status_line(), style="dim")))
+        return out
 
-    def side_lines(self, width, compact=False):
-        # Beside the virtual board (the screen asks for a compact form when it is narrow;
-        # the game's view folds to the width it is given either way).
+    def renderable(self, width):
+        from rich.console import Group
+        return Group(*(part for _, part in self.sections(width)))
+
+    takes_height = True  # the virtual board's screen gives side_lines its rows
+
+    def side_lines(self, width, compact=False, height=None):
+        """The screen beside the virtual board, at most `height` rows: the parts that
+        matter least are cut first (the older events, then the bottom of the game's
+        picture), so the turn, the prompt and the last refusal always show."""
         if self.game is None:
             return []
         from vora_host.link.mirror import ansi_lines
-        return ansi_lines(self.renderable(width), width)
+        sections = self.sections(width)
+        parts = [ansi_lines(part, width) for _, part in sections]
+        return fit_rows(parts, [pr for pr, _ in sections], height)
+
+def fit_rows(parts, priorities, height=None):
+    """The lines of `parts` (lists of lines, in the order drawn) in at most `height`
+    rows: the parts of lowest priority number get their rows first; a part that does not
+    fit whole keeps its first lines."""
+    if height is None:
+        return [line for lines in parts for line in lines]
+    room = max(0, height)
+    kept = [0] * len(parts)
+    for i in sorted(range(len(parts)), key=lambda i: priorities[i]):
+        kept[i] = min(len(parts[i]), room)
+        room -= kept[i]
+    return [line for i, lines in enumerate(parts) for line in lines[:kept[i]]]
 
 
 def run_board_game(path, companion, plain=False):

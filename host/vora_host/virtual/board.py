@@ -955,8 +955,9 @@ class Screen:
         if self.companion is None or self.side_mode == "none":
             return
         width = self.cols - SIDE_COL
-        lines = self.companion.side_lines(width, compact=self.side_mode == "compact")
         rows = 7 * self.cell_h
+        room = {"height": rows} if getattr(self.companion, "takes_height", False) else {}
+        lines = self.companion.side_lines(width, compact=self.side_mode == "compact", **room)
         for i in range(rows):
             line = lines[i] if i < len(lines) else ""
             key = ("side", i)

@@ -1,0 +1,255 @@
+"""The PC's screen beside a board that plays a game the PC runs (vora play GAME on the
+board): a bot thinking never stops the link nor the keys (issue 23.5), a player's secret
+moves never stay on the screen once the board is handed over (issue 23.2), what a player
+needs now stays on screen however small it is (issue 22), readable key labels, each
+game's legend, typed moves and `?` on the board screen."""
+
+import io
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from shared_rules import games, tossing_tiger, wire
+from vora_host import games as host_games
+from vora_host.bots import RandomBot
+from vora_host.play.board import BoardGame, BoardGameCompanion, compose_frame
+from vora_host.play.terminal import Human
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class FakeClient:
+    connected = True
+
+    def __init__(self):
+        self.mode = None
+        self.frames = []
+
+    def set_mode(self, mode):
+        self.mode = mode
+        return True
+
+    def show(self, frame):
+        wire.check_pixels(frame)
+        self.frames.append(bytes(frame))
+        return True
+
+    def show_changes(self, changes):
+        frame = bytearray(self.frames[-1])
+        for k, r, g, b in changes:
+            frame[3 * k:3 * k + 3] = bytes((r, g, b))
+        self.frames.append(bytes(frame))
+        return True
+
+
+class HeldBot(RandomBot):
+    """A bot that thinks until released (at most `hold_s`): a slow search."""
+
+    kind = "held"
+
+    def __init__(self, seed=0, hold_s=10.0):
+        super().__init__(seed)
+        self.release = threading.Event()
+        self.hold_s = hold_s
+        self.asked = 0
+
+    def choose(self, state):
+        self.asked += 1
+        self.release.wait(self.hold_s)
+        return super().choose(state)
+
+
+def companion_for(name, state, agents, client=None):
+    companion = BoardGameCompanion(name, state, agents)
+    companion.game = BoardGame(name, state, agents, client or FakeClient(), bot_delay_ms=0,
+                               on_event=companion._event)
+    return companion
+
+
+# ---------------------------------------------------------------- 23.5: a slow bot
+
+
+def test_a_bot_held_10_s_never_blocks_the_loop_and_keys_are_answered_meanwhile():
+    state = games.load("gaia-vora").new_game(2, seed=3)
+    bot = HeldBot(hold_s=10.0)
+    events = []
+    client = FakeClient()
+    game = BoardGame("gaia-vora", state, [bot, Human()], client, bot_delay_ms=0,
+                     on_event=lambda what, text: events.append((what, text)))
+    legal = state.legal_moves()
+    started = time.monotonic()
+    slowest = 0.0
+    now = 0
+    refused = 0
+    while time.monotonic() - started < 10.0 and bot.asked <= 1:
+        t0 = time.monotonic()
+        game.tick(now)
+        if now % 500 == 0:
+            game.key(2, True, now)
+            game.key(2, False, now + 40)
+        slowest = max(slowest, time.monotonic() - t0)
+        now += 20
+        time.sleep(0.02)
+    refused = [text for what, text in events if what == "refused"]
+    # The loop that serves the link never waited for the bot; every key got an answer.
+    assert slowest < 0.2, "a tick took %.2f s while the bot thought" % slowest
+    assert bot.asked == 1 and state.to_act() == 0 and not game.moves
+    assert len(refused) >= 15 and all(t == "wait: P0 (held) is thinking" for t in refused)
+    # The refused key flashes red on the board while the bot still thinks.
+    assert any(f[3 * 2:3 * 2 + 3] == b"\xff\x00\x00" for f in client.frames)
+    # Once the bot answers, its move is played at the next ticks.
+    bot.release.set()
+    end = time.monotonic() + 5
+    while not game.moves and time.monotonic() < end:
+        game.tick(now)
+        now += 20
+        time.sleep(0.01)
+    assert len(game.moves) == 1 and game.moves[0] in legal
+
+
+def test_an_answer_about_a_position_that_is_gone_is_not_played():
+    state = games.load("gaia-vora").new_game(2, seed=4)
+    bot = HeldBot(hold_s=5.0)
+    game = BoardGame("gaia-vora", state, [bot, Human()], FakeClient(), bot_delay_ms=0)
+    game.tick(0)
+    assert game.thinking is not None
+    # The position changes meanwhile (a takeback, a move played from elsewhere).
+    game.play(state.legal_moves()[0], 10)
+    before = state.clone()
+    bot.release.set()
+    game.thinking.done.wait(5)
+    for now in range(20, 400, 20):
+        game.tick(now)
+        time.sleep(0.01)
+    # The stale answer was dropped; the bot was asked again about the new position.
+    assert bot.asked >= 2 and len(game.moves) >= 2
+    assert game.moves[1] in before.legal_moves()
+
+
+def test_quitting_while_a_pc_bot_thinks_is_prompt_and_keys_are_refused_meanwhile(tmp_path):
+    # `vora play gaia-vora --bot 0=search:30s`: the board keeps the PC (keys answered for
+    # seconds, never the board's own Vora game) and `quit` does not wait for the search.
+    env = dict(os.environ, COLUMNS="120", NO_COLOR="1",
+               VORA_SIM_DEVICE=str(tmp_path / "tty"))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "vora_host", "play", "gaia-vora", "--port", "sim",
+         "--db", str(tmp_path / "games.sqlite3"), "--save-dir", str(tmp_path / "save"),
+         "--fresh", "--human", "1", "--bot", "0=search:30s", "--seed", "5"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=env, cwd=str(ROOT))
+    try:
+        for line, pause in (("", 2.5), ("press c1", 3.0), ("press c1", 0.5)):
+            proc.stdin.write(line + "\n")
+            proc.stdin.flush()
+            time.sleep(pause)
+        asked = time.monotonic()
+        proc.stdin.write("quit\n")
+        proc.stdin.flush()
+        out, err = proc.communicate(timeout=20)
+        took = time.monotonic() - asked
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, err
+    assert out.count("board refused: wait: P0 (search) is thinking") == 2, out
+    assert "board thinking: P0 (search) is thinking" in out
+    assert took < 5, "quitting took %.1f s" % took
+
+
+# ---------------------------------------------------------------- 23.2: secrets
+
+
+def _press_move(game, move, now):
+    """Enter `move` by its keys and play it with the corner."""
+    path = game.mapping.key_path(game.state, move)
+    for k in path:
+        game.key(k, True, now)
+        game.key(k, False, now + 30)
+    assert game.pad.preview == move, (move, game.pad.preview)
+    corner = game.pad.confirm_keys(game.state)[0]
+    game.key(corner, True, now + 60)
+    game.key(corner, False, now + 90)
+
+
+def _screen_bytes(companion, width=100):
+    buf = io.StringIO()
+    Console(file=buf, force_terminal=True, color_system="truecolor", width=width).print(
+        companion.renderable(width))
+    return buf.getvalue() + "\n".join(companion.side_lines(width - 20, height=30))
+
+
+def _tiger_after_p0_secrets(seed):
+    # The same public start, P0's hand dealt again from `seed`: P0 fights, makes a die
+    # of three cards from their hand, and the board is handed over to P1.
+    start = tossing_tiger.new_game(2, seed=1)
+    start.play("fight 1 2")
+    state = tossing_tiger.determinize(start.view(1), seed)
+    companion = companion_for("tossing-tiger", state, [Human(), Human()])
+    game = companion.game
+    now = 1000
+    game.tick(now)
+    corner = game.pad.confirm_keys(state)[0]
+    game.key(corner, True, now)  # only P0 looks now
+    game.key(corner, False, now + 30)
+    assert game.viewer() == 0
+    hand = sorted(set(m for m in state.legal_moves() if m.startswith("add ")))
+    for move in hand[:3]:
+        now += 1000
+        _press_move(game, move, now)
+        game.tick(now)
+    now += 1000
+    _press_move(game, "next", now)
+    game.tick(now)
+    assert state.to_act() == 1 and game.viewer() is None
+    return companion, hand[:3], now
+
+
+def test_the_previous_players_secret_moves_never_stay_on_the_pc_screen():
+    one, hand_one, now = _tiger_after_p0_secrets(11)
+    two, hand_two, _ = _tiger_after_p0_secrets(12)
+    assert hand_one != hand_two  # the secrets differ
+    assert one.state.view(1) == two.state.view(1)
+    # Handed over: the screen and the board show nothing of P0's cards.
+    for companion, hand in ((one, hand_one), (two, hand_two)):
+        text = _screen_bytes(companion)
+        for move in hand:
+            assert move not in text, move
+        assert "add a card" in text
+    assert _screen_bytes(one) == _screen_bytes(two)
+    frame = [compose_frame(c.game.mapping, c.state, c.game.viewer(), c.game.pad, now,
+                           c.game.waiting_for()) for c in (one, two)]
+    assert frame[0] == frame[1]
+    # The virtual board's keys name nothing of P0's hand, nor of P1's before P1 looks.
+    assert one.key_names_and_marks() == two.key_names_and_marks()
+    assert not any(one.key_names_and_marks()[1])
+    # P1 takes the board: still nothing of P0's secrets.
+    for c in (one, two):
+        corner = c.game.pad.confirm_keys(c.state)[0]
+        c.game.key(corner, True, now + 100)
+        c.game.key(corner, False, now + 130)
+        assert c.game.viewer() == 1
+    assert _screen_bytes(one) == _screen_bytes(two)
+
+
+def test_plain_output_prints_only_what_everybody_may_see():
+    out = io.StringIO()
+    start = tossing_tiger.new_game(2, seed=1)
+    start.play("fight 1 2")
+    companion = BoardGameCompanion("tossing-tiger", start, [Human(), Human()], out=out,
+                                   plain=True)
+    companion.game = game = BoardGame("tossing-tiger", start, [Human(), Human()],
+                                      FakeClient(), on_event=companion._event)
+    game.tick(0)
+    corner = game.pad.confirm_keys(start)[0]
+    game.key(corner, True, 10)
+    game.key(corner, False, 40)
+    move = sorted(m for m in start.legal_moves() if m.startswith("add "))[0]
+    _press_move(game, move, 100)
+    printed = out.getvalue()
+    assert "board move: P0 add a card" in printed
+    assert move not in printed and move.split()[1] not in printed
