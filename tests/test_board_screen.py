@@ -18,7 +18,7 @@ from rich.console import Console
 from shared_rules import games, tossing_tiger, wire
 from vora_host import games as host_games
 from vora_host.bots import RandomBot
-from vora_host.play.board import BoardGame, BoardGameCompanion, compose_frame
+from vora_host.play.board import BoardGame, BoardGameCompanion, compose_frame, key_name
 from vora_host.play.terminal import Human
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -253,3 +253,68 @@ def test_plain_output_prints_only_what_everybody_may_see():
     printed = out.getvalue()
     assert "board move: P0 add a card" in printed
     assert move not in printed and move.split()[1] not in printed
+
+
+# ---------------------------------------------------------------- 22: what stays on screen
+
+BOARD_GAMES = ("vorcept", "gaia-vora", "tossing-tiger", "boars")
+SIZES = ((80, 24), (120, 40))
+
+
+def _panel(companion, cols, rows):
+    """The side panel as the virtual board's screen lays it out at cols x rows, read
+    back through pyte."""
+    import pyte
+    from vora_host.virtual import board as sim
+    cell_h = 3 if rows >= sim.TOP + 21 + sim.BOTTOM else 2
+    width, height = cols - sim.SIDE_COL, 7 * cell_h
+    screen = pyte.Screen(width, height)
+    stream = pyte.Stream(screen)
+    room = {"height": height} if getattr(companion, "takes_height", False) else {}
+    lines = companion.side_lines(width, **room)[:height]  # the screen draws no more
+    for i, line in enumerate(lines):
+        stream.feed("\x1b[%d;1H%s\x1b[0m" % (i + 1, sim._clip(line, width)))
+    return [line.rstrip() for line in screen.display]
+
+
+def _played_long(name, seed, moves=40):
+    # One human (P0) against a random bot, many moves in, P0 to act.
+    import random
+    module = games.load(name)
+    state = module.new_game(2, seed=seed)
+    companion = companion_for(name, state, [Human(), RandomBot(seed)])
+    game = companion.game
+    rnd = random.Random(seed)
+    for _ in range(moves * 3):
+        if state.is_over() or (len(game.moves) >= moves and state.to_act() == 0):
+            break
+        legal = [m for m in state.legal_moves() if m != "concede"] or state.legal_moves()
+        game.play(rnd.choice(legal), 0)
+    if state.is_over():
+        return companion
+    firsts = set(path[0] for path in game.pad.paths(state).values() if path)
+    refused = min(k for k in range(49) if k not in firsts
+                  and k not in game.pad.confirm_keys(state))
+    game.key(refused, True, 0)
+    game.key(refused, False, 30)
+    companion.refused_name = key_name(refused)
+    return companion
+
+
+@pytest.mark.parametrize("name", BOARD_GAMES)
+@pytest.mark.parametrize("cols,rows", SIZES)
+def test_the_turn_the_prompt_and_the_last_refusal_stay_after_many_moves(name, cols, rows):
+    # Random play ends a war of Tossing Tiger in some 7 to 25 moves.
+    for seed in range(1, 40):
+        companion = _played_long(name, seed, 12 if name == "tossing-tiger" else 40)
+        if companion.state.is_over():
+            continue
+        lines = _panel(companion, cols, rows)
+        text = " ".join(" ".join(lines).split())
+        view = companion.game.view
+        turn = "%s to %s" % (view.seat_label(companion.state, 0, "you"),
+                             view.prompt(companion.state))
+        assert " ".join(turn.split()) in text, (turn, lines)
+        assert "refused: key %s names no move now" % companion.refused_name in text, lines
+        return
+    pytest.fail("every game ended before the moves were played")

@@ -545,6 +545,7 @@ class BoardGameCompanion:
         path = path or board.port.path
         if board is not None:
             board.terminal_keys = self.key_names_and_marks
+            board.terminal_companion = self
         self.follower = Follower(path, log=None)
         client = self.follower.client
         self.game = BoardGame(self.game_name, self.state, self.agents, client, log=self.log,
@@ -556,6 +557,7 @@ class BoardGameCompanion:
             if what == "key":
                 while client.keys:
                     k, pressed = client.keys.popleft()
+                    self.help_shown = False
                     self.game.key(k, pressed, ticks_ms())
 
         client.on_change = changed
@@ -622,11 +624,83 @@ class BoardGameCompanion:
             return ""
         if game.view.rules.HIDDEN_INFORMATION and game.viewer() != p:
             return ""
-        describe = getattr(game.mapping, "label_text", None)
-        choices = labels(self.state, game.pad.pressed)
-        return "  ".join("%s %s" % (key_name(k), describe(self.state, game.pad.pressed, w)
-                                    if describe else w)
-                         for k, w in sorted(choices.items()))
+        texts = getattr(game.mapping, "key_texts", labels)
+        choices = texts(self.state, game.pad.pressed)
+        return "  ".join("%s %s" % (key_name(k), w) for k, w in sorted(choices.items()))
+
+    def legend_line(self, width=None):
+        """The game's colours as the keys show them, each beside its words (ANSI), as
+        many as fit in `width` columns."""
+        items = self.game.mapping.legend(self.state) if self.game is not None else []
+        out = []
+        used = 0
+        for rgb, words in items:
+            size = 3 + len(words) + (1 if out else 0)
+            if width is not None and used + size > width:
+                break
+            out.append("\x1b[48;2;%d;%d;%dm  \x1b[0m %s" % (rgb[0], rgb[1], rgb[2], words))
+            used += size
+        return " ".join(out)
+
+    def help_line(self):
+        """The footer of the virtual board's screen: how to play this game there."""
+        example = ""
+        if self.game is not None and not self.state.is_over():
+            moves = self.state.legal_moves()
+            example = " (%s)" % moves[0] if moves else ""
+        return ("Press the keys (click, or type a key name a1..g7 and Enter) or type a "
+                "move%s | ? or help: the rules and keys now | q quits" % example)
+
+    def typed(self, line, now):
+        """A move typed on the virtual board's screen, in the game's notation: (played,
+        what to say); None when `line` is not meant as a move (no word of it starts one)."""
+        game = self.game
+        if game is None:
+            return None
+        text = " ".join(line.split())
+        state = self.state
+        legal = state.legal_moves() if not state.is_over() else []
+        match = [m for m in legal if m.lower() == text.lower()]
+        kinds = sorted(set(m.split(" ")[0] for m in legal))
+        first = text.split(" ")[0].lower()
+        if not match and first not in kinds and first not in self.move_words():
+            return None
+        if state.is_over():
+            return False, "the game is over"
+        p = state.to_act()
+        if p not in game.humans:
+            return False, "wait: %s is thinking" % game.bot_name(p)
+        if game.waiting_for() is not None:
+            return False, ("P%d: press your corner first, when only you look"
+                           % game.waiting_for())
+        if not match:
+            starts = [m for m in legal if m.lower().startswith(first)]
+            return False, "%r is not a legal move now; %s" % (
+                text, "try %s" % ", ".join(starts[:4]) if starts else
+                "moves now start with %s" % ", ".join(kinds))
+        game.play(match[0], now)
+        return True, match[0]
+
+    def move_words(self):
+        """The first words of this game's moves seen so far (kinds that are not legal
+        now still read as a move, and are refused with the reason)."""
+        seen = getattr(self, "_move_words", set())
+        if not self.state.is_over():
+            seen |= set(m.split(" ")[0].lower() for m in self.state.legal_moves())
+        self._move_words = seen
+        return seen
+
+    help_shown = False  # `?`: the rules and the keys of this step instead of the picture
+
+    def help_renderable(self):
+        from rich.text import Text
+        view = self.game.view
+        step_help = getattr(view, "step_help", None)
+        markup = step_help(self.state) if step_help is not None else view.help_text
+        text = Text.from_markup(markup) if isinstance(markup, str) else markup
+        head = Text("%s: help (any key or Enter goes back to the game)\n" % view.rules.TITLE,
+                    style="bold")
+        return Text.assemble(head, text)
 
     def sections(self, width):
         """The screen's parts as (priority, renderable), in the order drawn; the lower the
@@ -646,8 +720,11 @@ class BoardGameCompanion:
         choices = self.key_choices()
         if choices:
             out.append((2, Text("keys: " + choices, style="cyan")))
-        out.append((3, game.view.render(self.state, game.viewer(), None, game.history,
-                                        width=width)))
+        if self.help_shown:
+            out.append((0, self.help_renderable()))
+        else:
+            out.append((3, game.view.render(self.state, game.viewer(), None, game.history,
+                                            width=width)))
         if len(events) > 1:
             out.append((4, Text("\n".join(events[-5:-1]), style="dim")))
         if self.follower is not None:

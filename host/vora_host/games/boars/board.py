@@ -47,7 +47,48 @@ def _scale(rgb, level):
     return tuple(c * level // 256 for c in rgb)
 
 
+_COLOUR_LETTER = {"red": "R", "blue": "B", "yellow": "Y", "green": "G"}
+_SHORT = {"careless": "carels", "discard": "discrd", "finders": "finder",
+          "knowledge": "knowl.", "squirrel": "squirl", "switcheroo": "switch",
+          "vendetta": "vendet", "ticket": "ticket"}
+
+
+def short_card(word):
+    """A card or word of Boars in at most 6 characters: feast-blue 'feastB', combo-rbg
+    'co rbg', mono-rr 'mo rr', portion-5 'port 5'."""
+    if word in _SHORT:
+        return _SHORT[word]
+    head, _, tail = word.partition("-")
+    if tail in _COLOUR_LETTER:
+        return head[:5] + _COLOUR_LETTER[tail]
+    if tail:
+        return (head[:2] + " " + tail) if not tail.isdigit() else (head[:4] + " " + tail)
+    return word
+
+
 class BoarsBoard(WordKeys):
+
+    def short_label(self, word):
+        word = short_card(word)
+        return word if len(word) <= 6 else word[:5] + "."
+
+    def word_text(self, state, before, word):
+        kind = before[0] if before else None
+        if kind == "draw":
+            return "%s cube%s" % (word, "" if word == "1" else "s")
+        if kind == "vendetta" and len(before) == 2:
+            return "on P%s" % word
+        if kind in ("buy", "diet") and len(before) == 2:
+            return "pay " + word
+        return word
+
+    def legend(self, state):
+        names = ("red", "blue", "yellow", "green", "black")
+        return [(rgb, name) for rgb, name in zip(CUBE_RGB, names)] + [
+            ((70, 70, 70), "station"), ((255, 255, 255), "Finish"),
+            (CUBE_RGB[0], "blinks: predator")] + [
+            (seat_rgb(len(state.scores()), p), "P%d's boar" % p)
+            for p in range(len(state.scores()))]
 
     def frame(self, state, viewer, now):
         v = state.view(viewer)

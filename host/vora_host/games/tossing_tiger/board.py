@@ -67,6 +67,30 @@ def _page(items, size, now):
 
 class TigerBoard(WordKeys):
 
+    SHORT_WORDS = {"discard": "discrd", "leopard": "leoprd", "chameleon": "chamel",
+                   "redpanda": "rpanda", "peacock": "peacck", "rooster": "roostr",
+                   "unicorn": "unicrn"}
+
+    def word_text(self, state, before, word):
+        kind = before[0] if before else None
+        if kind == "fight":
+            together = state.options().get("fight_together")
+            if len(before) == 1 and not together:
+                return "vs P%s" % word
+            return "%s dice" % word
+        if kind in ("claim", "reroll", "look", "swap") and word.isdigit():
+            return "battle %s" % word
+        if kind == "keep" and len(before) == 2:
+            return "for P%s" % word
+        return word
+
+    def legend(self, state):
+        return [(RESULT_RGB["a"], "attacker won"), (RESULT_RGB["d"], "defender"),
+                (RESULT_RGB["both"], "both"), (FACE_DOWN, "unknown"),
+                (MAKING, "making")] + [
+            (ANIMAL_RGB[a], a) for a in ("tiger", "dragon", "mantis", "crane", "monkey",
+                                         "panda", "turtle", "leopard")]
+
     def _rgb(self, card):
         return ANIMAL_RGB.get(self.rules.card_type(card), FACE_DOWN)
 
