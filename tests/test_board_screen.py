@@ -318,3 +318,91 @@ def test_the_turn_the_prompt_and_the_last_refusal_stay_after_many_moves(name, co
         assert "refused: key %s names no move now" % companion.refused_name in text, lines
         return
     pytest.fail("every game ended before the moves were played")
+
+
+def _plain(companion, width=100):
+    buf = io.StringIO()
+    Console(file=buf, width=width, color_system=None).print(companion.renderable(width))
+    return buf.getvalue()
+
+
+def test_stale_previews_go_and_repeated_messages_are_counted():
+    state = games.load("vorcept").new_game(2, seed=2)
+    bot = HeldBot(hold_s=5.0)
+    companion = companion_for("vorcept", state, [Human(), bot])
+    game = companion.game
+    from vora_host.games.base import cell_key
+    game.key(cell_key("d4"), True, 0)  # previews "pylon d4"
+    game.key(cell_key("d4"), False, 30)
+    assert "preview: pylon d4" in _plain(companion)
+    game.play("pylon c3", 100)  # played some other way: the preview is stale
+    assert "preview: pylon d4" not in _plain(companion)
+    game.tick(200)  # the bot thinks: every key pressed now is refused the same way
+    for now in (300, 400, 500):
+        game.key(cell_key("a1"), True, now)
+    bot.release.set()
+    text = _plain(companion)
+    assert text.count("is thinking") == 2, text  # the turn line and the refusal, once
+    assert "refused: wait: P1 (held) is thinking (x3)" in text, text
+
+
+# ---------------------------------------------------------------- on the board screen
+
+
+def _flat(text):
+    return " ".join(text.split())
+
+
+def _screen_flat(term):
+    """The screen's text in words: the panel beside the board read on its own (its lines
+    share the rows with the keys), then the whole screen."""
+    from vora_host.virtual import board as sim
+    side = [line[sim.SIDE_COL - 1:] for line in term.lines()]
+    return _flat("\n".join(side)) + " || " + _flat(term.text())
+
+
+def _wait_flat(term, needle, timeout=15.0):
+    end = time.monotonic() + timeout
+    while needle not in _screen_flat(term):
+        if time.monotonic() > end:
+            raise AssertionError("%r never appeared:\n%s" % (needle, term.text()))
+        term.pump(0.1)
+    return _screen_flat(term)
+
+
+def _board_screen(tmp_path, name, cols, rows, *extra):
+    from pty_screen import PtyScreen
+    vora = str(Path(sys.executable).with_name("vora"))
+    args = [vora, "play", name, "--port", "sim", "--save-dir", str(tmp_path / "save"),
+            "--db", str(tmp_path / "games.sqlite3"), "--seed", "3", "--fresh", *extra]
+    return PtyScreen(args, cols=cols, rows=rows, cwd=str(ROOT),
+                     env={"VORA_SIM_DEVICE": str(tmp_path / "tty")})
+
+
+LEGEND_WORDS = {"vorcept": "Pylon: whose turn", "gaia-vora": "stone",
+                "tossing-tiger": "attacker won", "boars": "station"}
+
+
+@pytest.mark.parametrize("name", BOARD_GAMES)
+def test_typed_moves_help_and_the_games_legend_on_the_board_screen(tmp_path, name):
+    import re
+    with _board_screen(tmp_path, name, 80, 24, "--human", "0", "--bot", "1=random") as term:
+        _wait_flat(term, "(you) to")
+        text = _wait_flat(term, "type a move (")
+        lines = term.lines()
+        assert LEGEND_WORDS[name] in lines[1] and "P pig" not in lines[1], lines[1]
+        move = re.search(r"type a move \(([^)]*)\)", text).group(1)
+        term.send("xyzzy 9\r", 0.5)
+        _wait_flat(term, "'xyzzy 9' is not a legal move now")
+        term.send(move + "\r", 0.5)
+        _wait_flat(term, "move: P0 " + move)
+        term.send("?", 0.5)
+        _wait_flat(term, "help (? or Enter: back to the game)")
+        term.send("\r", 0.5)
+        end = time.monotonic() + 5
+        while "back to the game" in _screen_flat(term) and time.monotonic() < end:
+            term.pump(0.1)
+        assert "back to the game" not in _screen_flat(term)
+        assert all(len(line) <= 80 for line in term.lines())
+        term.send("q", 0.5)
+        assert term.wait_exit() == 0

@@ -338,10 +338,19 @@ class BoardGame:
     def event_lines(self, viewer, count=6):
         """The last events as `viewer` (None: everybody) may see them, 'what: text'."""
         out = []
-        for what, texts in self.said:
+        repeats = []
+        last = len(self.said) - 1
+        for i, (what, texts) in enumerate(self.said):
             text = texts.get(viewer, texts.get(None))
-            if text:
-                out.append("%s: %s" % (what, text))
+            if not text or (what in ("preview", "cancel", "thinking") and i != last):
+                continue  # stale once anything else happened
+            line = "%s: %s" % (what, text)
+            if out and out[-1] == line:
+                repeats[-1] += 1  # the same again: counted, not repeated
+            else:
+                out.append(line)
+                repeats.append(1)
+        out = [line if n == 1 else "%s (x%d)" % (line, n) for line, n in zip(out, repeats)]
         return out[-count:]
 
     # ---- the log
@@ -576,9 +585,29 @@ class BoardGameCompanion:
         if game is None:
             return None
         viewer = game.viewer()
-        marks = game.mapping.key_marks(self.state, viewer, tuple(game.pad.pressed))
+        marks = dict(self.corner_marks())
+        marks.update(game.mapping.key_marks(self.state, viewer, tuple(game.pad.pressed)))
         return (tuple(key_name(k) for k in range(KEYS)),
                 tuple(marks.get(k, "") for k in range(KEYS)))
+
+    def corner_marks(self):
+        """{corner key: 'P1'} for the players who confirm with a corner; the corner of a
+        player the board waits for says 'P1 go'."""
+        game = self.game
+        state = self.state
+        if state.is_over() or state.to_act() is None:
+            return {}
+        marks = {}
+        players = len(state.scores())
+        for p in range(players):
+            keys = game.mapping.confirm_keys(state, p)
+            if len(keys) == 1:
+                marks[keys[0]] = "P%d" % p
+        waiting = game.waiting_for()
+        if waiting is not None:
+            for k in game.pad.confirm_keys(state):
+                marks[k] = "P%d go" % waiting
+        return marks
 
     def finish(self):
         """The session ends: an unfinished game is logged as interrupted. Returns (a line
@@ -609,8 +638,11 @@ class BoardGameCompanion:
             return "%s is thinking..." % game.bot_name(p)
         waiting = game.waiting_for()
         if waiting is not None:
-            return ("P%d's turn: everybody else looks away; only P%d looks now and presses "
-                    "their corner to go on" % (waiting, waiting))
+            corners = game.pad.confirm_keys(state)
+            key = "their corner %s" % "/".join(key_name(k) for k in corners) if corners \
+                else "any key"
+            return ("P%d's turn: only P%d looks now (the others look away), then presses "
+                    "%s to go on" % (waiting, waiting, key))
         who = "you" if len(game.humans) == 1 else None
         return "%s to %s" % (view.seat_label(state, p, who), view.prompt(state))
 
@@ -645,7 +677,10 @@ class BoardGameCompanion:
     def help_line(self):
         """The footer of the virtual board's screen: how to play this game there."""
         example = ""
-        if self.game is not None and not self.state.is_over():
+        game = self.game
+        secret = game is not None and game.view.rules.HIDDEN_INFORMATION \
+            and game.viewer() != self.state.to_act()
+        if game is not None and not self.state.is_over() and not secret:
             moves = self.state.legal_moves()
             example = " (%s)" % moves[0] if moves else ""
         return ("Press the keys (click, or type a key name a1..g7 and Enter) or type a "
@@ -653,7 +688,7 @@ class BoardGameCompanion:
 
     def typed(self, line, now):
         """A move typed on the virtual board's screen, in the game's notation: (played,
-        what to say); None when `line` is not meant as a move (no word of it starts one)."""
+        what to say)."""
         game = self.game
         if game is None:
             return None
@@ -663,8 +698,6 @@ class BoardGameCompanion:
         match = [m for m in legal if m.lower() == text.lower()]
         kinds = sorted(set(m.split(" ")[0] for m in legal))
         first = text.split(" ")[0].lower()
-        if not match and first not in kinds and first not in self.move_words():
-            return None
         if state.is_over():
             return False, "the game is over"
         p = state.to_act()
@@ -681,15 +714,6 @@ class BoardGameCompanion:
         game.play(match[0], now)
         return True, match[0]
 
-    def move_words(self):
-        """The first words of this game's moves seen so far (kinds that are not legal
-        now still read as a move, and are refused with the reason)."""
-        seen = getattr(self, "_move_words", set())
-        if not self.state.is_over():
-            seen |= set(m.split(" ")[0].lower() for m in self.state.legal_moves())
-        self._move_words = seen
-        return seen
-
     help_shown = False  # `?`: the rules and the keys of this step instead of the picture
 
     def help_renderable(self):
@@ -698,7 +722,7 @@ class BoardGameCompanion:
         step_help = getattr(view, "step_help", None)
         markup = step_help(self.state) if step_help is not None else view.help_text
         text = Text.from_markup(markup) if isinstance(markup, str) else markup
-        head = Text("%s: help (any key or Enter goes back to the game)\n" % view.rules.TITLE,
+        head = Text("%s: help (? or Enter: back to the game)\n" % view.rules.TITLE,
                     style="bold")
         return Text.assemble(head, text)
 

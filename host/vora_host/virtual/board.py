@@ -666,12 +666,11 @@ def _typed_game_move(board, line, emit):
     game = board.terminal_companion if board.terminal_mode() else None
     if game is None:
         return False
-    if len(line.split()) == 1 and line.strip() in board.key_names():
-        return False
-    answer = game.typed(line, ticks_ms())
-    if answer is None:
-        return False
-    played, text = answer
+    if len(line.split()) == 1:
+        names = board.key_names()
+        if line.strip() in names or line.strip().lower() in names:
+            return False  # a key of the game: pressed
+    played, text = game.typed(line, ticks_ms())
     if played:
         emit("ok")
     else:
@@ -1073,6 +1072,9 @@ class KeyboardInput:
         self.pending = ""
         if rest == "\x1b":
             self.screen.entry = ""
+            game = self.screen._game()
+            if game is not None:
+                game.help_shown = False
         # any other incomplete sequence is dropped
 
     def _escape(self, buf, i):
@@ -1132,6 +1134,11 @@ class KeyboardInput:
 
     def _char(self, ch):
         s = self.screen
+        game = s._game()
+        if game is not None and game.help_shown and not s.entry \
+                and ch in ("\r", "\n", " ", "?", "\x1b"):
+            game.help_shown = False  # back to the game, nothing pressed
+            return
         if ch in ("\x03", "\x04"):  # Ctrl-C, Ctrl-D
             self.quit(EXIT_INTERRUPTED if ch == "\x03" else EXIT_OK)
         elif ch in ("\r", "\n"):
@@ -1145,9 +1152,8 @@ class KeyboardInput:
             self.submit("press " + self.board.key_names()[s.cursor])
         elif ch == "q" and not s.entry:
             self.quit(EXIT_OK)
-        elif ch == "?" and not s.entry and s._game() is not None:
-            game = s._game()
-            game.help_shown = not game.help_shown
+        elif ch == "?" and not s.entry and game is not None:
+            game.help_shown = True
         elif ch in ("\x7f", "\x08"):
             s.entry = s.entry[:-1]
         elif ch == "\x15":  # Ctrl-U
