@@ -226,7 +226,7 @@ def test_the_previous_players_secret_moves_never_stay_on_the_pc_screen():
     assert frame[0] == frame[1]
     # The virtual board's keys name nothing of P0's hand, nor of P1's before P1 looks.
     assert one.key_names_and_marks() == two.key_names_and_marks()
-    assert not any(one.key_names_and_marks()[1])
+    assert set(one.key_names_and_marks()[1]) <= {"", "P0", "P1 go"}  # corners by seat
     # P1 takes the board: still nothing of P0's secrets.
     for c in (one, two):
         corner = c.game.pad.confirm_keys(c.state)[0]
@@ -406,3 +406,54 @@ def test_typed_moves_help_and_the_games_legend_on_the_board_screen(tmp_path, nam
         assert all(len(line) <= 80 for line in term.lines())
         term.send("q", 0.5)
         assert term.wait_exit() == 0
+
+
+# ---------------------------------------------------------------- labels
+
+
+def test_key_marks_are_words_not_cut_words():
+    gaia = games.load("gaia-vora").new_game(2, seed=1)
+    marks = set(host_games.host_game("gaia-vora").BOARD.key_marks(gaia, 0).values())
+    assert {"rainbw", "carniv", "herbiv", "yellow", "orange", "green"} <= marks, marks
+    assert not marks & {"rainbo", "rainb", "carni", "herbi", "yello", "orang"}
+    # Every word a move of Tossing Tiger or Boars may show on a key fits it readably.
+    tiger = host_games.host_game("tossing-tiger").BOARD
+    assert tiger.short_label("monkey") == "monkey" and tiger.short_label("leopard") == "leoprd"
+    boars = host_games.host_game("boars").BOARD
+    assert [boars.short_label(w) for w in ("feast-yellow", "combo-rbg", "portion-5",
+                                            "mono-bbb", "switcheroo")] == [
+        "feastY", "co rbg", "port 5", "mo bbb", "switch"]
+
+
+def test_choices_are_said_in_words_not_bare_numbers():
+    state = tossing_tiger.new_game(2, seed=1)
+    companion = companion_for("tossing-tiger", state, [Human(), RandomBot(1)])
+    game = companion.game
+    assert companion.key_choices() == "b7 fight"
+    fight = game.mapping.key_path(state, "fight 1 2")
+    game.key(fight[0], True, 0)
+    game.key(fight[0], False, 30)
+    assert companion.key_choices() == "b6 vs P1"
+    game.key(fight[1], True, 60)
+    game.key(fight[1], False, 90)
+    assert companion.key_choices() == "b6 1 die  c6 2 dice  d6 3 dice"
+    boars = games.load("boars").new_game(2, seed=1)
+    mapping = host_games.host_game("boars").BOARD
+    draw = mapping.key_path(boars, "draw 7")
+    texts = mapping.key_texts(boars, draw[:1])
+    assert texts[draw[1]] == "7 cubes"
+
+
+def test_the_hand_over_says_who_is_next_who_looks_and_the_one_key_to_go_on():
+    companion, _, now = _tiger_after_p0_secrets(11)
+    game = companion.game
+    turn = companion.turn_line()
+    assert turn == ("P1's turn: only P1 looks now (the others look away), then presses "
+                    "their corner g7 to go on")
+    names, marks = companion.key_names_and_marks()
+    assert marks[names.index("g7")] == "P1 go" and marks[names.index("a1")] == "P0"
+    game.key(names.index("c4"), True, now + 10)  # not the corner: refused, nothing shown
+    assert game.event_lines(None)[-1] == "refused: P1: press your corner g7 when only you look"
+    assert game.viewer() is None
+    game.key(names.index("g7"), True, now + 20)
+    assert game.viewer() == 1 and companion.turn_line().startswith("P1 to ")

@@ -406,7 +406,8 @@ class BoardGame:
                 self._say("log", "P%d's secrets are on the board: only P%d looks now"
                           % (waiting, waiting))
             else:
-                self.pad._refuse(k, now, "P%d: press your corner when only you look" % waiting)
+                self.pad._refuse(k, now, "P%d: press your corner %s when only you look" % (
+                    waiting, "/".join(key_name(c) for c in self.pad.confirm_keys(self.state))))
                 self._pad_said("refused")
             return
         what, move = self.pad.press(self.state, k, now)

@@ -77,7 +77,7 @@ class TigerBoard(WordKeys):
             together = state.options().get("fight_together")
             if len(before) == 1 and not together:
                 return "vs P%s" % word
-            return "%s dice" % word
+            return "1 die" if word == "1" else "%s dice" % word
         if kind in ("claim", "reroll", "look", "swap") and word.isdigit():
             return "battle %s" % word
         if kind == "keep" and len(before) == 2:
