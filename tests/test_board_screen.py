@@ -457,3 +457,24 @@ def test_the_hand_over_says_who_is_next_who_looks_and_the_one_key_to_go_on():
     assert game.viewer() is None
     game.key(names.index("g7"), True, now + 20)
     assert game.viewer() == 1 and companion.turn_line().startswith("P1 to ")
+
+
+def test_track_spaces_and_cards_are_named_on_their_keys():
+    from shared_rules import boars
+    from vora_host.games.boars.board import TRACK_KEYS, _spaces
+    state = boars.new_game(2, seed=3)
+    marks = host_games.host_game("boars").BOARD.key_marks(state, 0)
+    spaces = _spaces(state.view(0)["track"])
+    assert marks[TRACK_KEYS[0]] == "P0 P1"  # both boars at the start
+    for i, k in enumerate(TRACK_KEYS[1:], 1):
+        kind, colour = spaces[i]
+        assert marks[k] == {"food": colour, "predator": colour.upper(),
+                            "station": "statn"}.get(kind, marks[k]), (i, kind, marks[k])
+    tiger = tossing_tiger.new_game(2, seed=3)
+    mapping = host_games.host_game("tossing-tiger").BOARD
+    hand = sorted(c for c, n in tiger.view(0)["info"]["hand"].items() for _ in range(n))
+    from vora_host.games.tossing_tiger.board import HAND_KEYS
+    marks = mapping.key_marks(tiger, 0)
+    assert [marks[k] for k in HAND_KEYS[:len(hand)]] == [
+        mapping.short_label(tossing_tiger.card_type(c)) for c in hand]
+    assert not mapping.key_marks(tiger, None)  # nobody's hand for everybody's eyes
