@@ -180,7 +180,8 @@ def _screen_bytes(companion, width=100):
     buf = io.StringIO()
     Console(file=buf, force_terminal=True, color_system="truecolor", width=width).print(
         companion.renderable(width))
-    return buf.getvalue() + "\n".join(companion.side_lines(width - 20, height=30))
+    room = {"height": 30} if getattr(companion, "takes_height", False) else {}
+    return buf.getvalue() + "\n".join(companion.side_lines(width - 20, **room)[:30])
 
 
 def _tiger_after_p0_secrets(seed):
