@@ -283,7 +283,7 @@ class BoardGame:
         self._sent = None
         self._mode_set = False
         self.thinking = None  # a bot's search under way (_Think), while it runs
-        self.said = []  # [(what, public text, owner, owner's text)]: the events, newest last
+        self.said = []  # [(what, {viewer: text, None: everybody's})]: events, newest last
 
     # ---- whose eyes
 
@@ -692,7 +692,7 @@ class BoardGameCompanion:
         what to say)."""
         game = self.game
         if game is None:
-            return None
+            return False, "the game has not started yet"
         text = " ".join(line.split())
         state = self.state
         legal = state.legal_moves() if not state.is_over() else []
