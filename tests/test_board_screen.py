@@ -122,6 +122,8 @@ def test_an_answer_about_a_position_that_is_gone_is_not_played():
     # The position changes meanwhile (a takeback, a move played from elsewhere).
     game.play(state.legal_moves()[0], 10)
     before = state.clone()
+    game.tick(15)  # never a second search on the same bot while the first runs
+    assert bot.asked == 1
     bot.release.set()
     game.thinking.done.wait(5)
     for now in range(20, 400, 20):

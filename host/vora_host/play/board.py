@@ -431,7 +431,11 @@ class BoardGame:
         # served (a board drops a PC that is silent for ~2 s) and keys are answered; its
         # move is played once ready, if the position is still the one it was asked about.
         think = self.thinking
-        if think is None or think.asked != self._position_key():
+        if think is not None and think.asked != self._position_key():
+            if not think.done.is_set() and think.player == player:
+                return  # its stale search still runs: one at a time on a bot's own state
+            think = self.thinking = None
+        if think is None:
             self.thinking = _Think(self.agents[player], self.state.clone(), player,
                                    self._position_key())
             self._say("thinking", "%s is thinking" % self.bot_name(player))
