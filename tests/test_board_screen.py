@@ -118,12 +118,14 @@ def test_an_answer_about_a_position_that_is_gone_is_not_played():
     bot = HeldBot(hold_s=5.0)
     game = BoardGame("gaia-vora", state, [bot, Human()], FakeClient(), bot_delay_ms=0)
     game.tick(0)
-    assert game.thinking is not None
+    first = game.thinking
+    assert first is not None
     # The position changes meanwhile (a takeback, a move played from elsewhere).
     game.play(state.legal_moves()[0], 10)
     before = state.clone()
     game.tick(15)  # never a second search on the same bot while the first runs
-    assert bot.asked == 1
+    time.sleep(0.05)
+    assert game.thinking is first and bot.asked == 1
     bot.release.set()
     game.thinking.done.wait(5)
     for now in range(20, 400, 20):
