@@ -231,7 +231,8 @@ def test_the_virtual_board_names_its_keys_as_the_game_does(tmp_path):
                 assert key(x, y, 0).strip("[]") == "abcdefg"[x] + str(y + 1)
         assert key(2, 6, 1) == "sun" and key(3, 3, 1) == "water"
         assert "WATER" in term.text() and "P0 yellow" in term.text()
-        assert "The PC runs the game" in term.text() and "Setup:" not in term.text()
+        assert "P0 yellow (you) to rotate the carousel" in term.text()  # the turn, below the board
+        assert "the PC drives the pixels" in term.text() and "Setup:" not in term.text()
         term.send("c1\r", 1.0)  # rotate 2: previewed, then the corner plays it
         term.wait_for("rotate 2 (press your corner")
         term.send("a1\r", 1.5)

@@ -202,8 +202,9 @@ def test_lines_typed_beside_a_usb_board_reach_the_game():
     os.close(read)
     os.close(write)
     assert companion.game.moves == []
-    assert any("taken back: P0's turn 1" in line for line in companion.lines)
-    assert "typed here: undo" in companion.lines[-1]
+    lines = companion.game.event_lines(None, count=24)
+    assert any("taken back: P0's turn 1" in line for line in lines)
+    assert "typed here: undo" in lines[-1]
 
 
 def test_the_virtual_boards_screen_names_the_pcs_resumed_game_not_its_vora_save(tmp_path):

@@ -175,6 +175,11 @@ class BoardMapping:
         (the virtual board): pieces, sky objects, the choices of a selection."""
         return {}
 
+    def legend(self, state):
+        """[(rgb, words)]: what the colours the keys show mean, in those colours, for
+        the line above the virtual board (each game its own)."""
+        return []
+
 
 # Keys for word-by-word entry: the move kinds on the top and bottom edges (west to east);
 # each following word on the inner 5x5 in reading order (top-left first, row by row, as
@@ -276,9 +281,40 @@ class WordKeys(BoardMapping):
         return tuple(k for k, _ in self._keyed_words(state, move))
 
     def key_marks(self, state, viewer, pressed=()):
-        if state.to_act() != viewer and viewer is not None:
+        # The choices name what the player to act holds: with secrets, only for their eyes.
+        hidden = getattr(self.rules, "HIDDEN_INFORMATION", False)
+        if state.to_act() != viewer and (viewer is not None or hidden):
             return {}
-        return dict((k, w[:5]) for k, w in self.key_labels(state, pressed).items())
+        return dict((k, self.short_label(w)) for k, w in self.key_labels(state, pressed).items())
+
+    #: Words too long for a key of the virtual board (6 characters), shortened readably.
+    SHORT_WORDS = {}
+
+    def short_label(self, word):
+        """`word` in at most 6 characters, for a key of the virtual board's screen."""
+        word = self.SHORT_WORDS.get(word, word)
+        return word if len(word) <= 6 else word[:5] + "."
+
+    def word_text(self, state, before, word):
+        """`word` in words for the PC screen, `before` the words chosen before it
+        (['fight'] for the player of `fight 1 2`): 'P1', '2 dice'. The word itself
+        unless a game says better."""
+        return word
+
+    def key_texts(self, state, pressed):
+        """{key: what it chooses now, in words} given the keys pressed so far."""
+        n = len(pressed)
+        out = {}
+        for move in state.legal_moves():
+            keyed = self._keyed_words(state, move)
+            if len(keyed) > n and [k for k, _ in keyed[:n]] == list(pressed):
+                key, word = keyed[n]
+                if word == "more...":
+                    out[key] = word
+                else:
+                    before = [w for _, w in keyed[:n] if w != "more..."]
+                    out[key] = self.word_text(state, before, word)
+        return out
 
     def key_labels(self, state, pressed):
         """{key: the word it chooses now} given the keys pressed so far."""

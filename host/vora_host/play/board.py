@@ -25,6 +25,8 @@ turn starts public: the board shows what everybody may see until that player pre
 their corner (the others look away); after their move it is public again.
 """
 
+import threading
+
 from shared_rules import wire
 from shared_rules.errors import IllegalMove
 
@@ -253,8 +255,9 @@ class BoardGame:
     game:    the registry name; state: its state; agents: a Human() or a bot per player
     log:     a vora_host.log.live.LiveLog (which never stops the game: it keeps moves in
              memory while the log cannot be written) or None
-    on_event(what, text): "move", "refused", "preview", "cancel", "over", "log" for the PC
-             screen
+    on_event(what, text): "move", "refused", "preview", "cancel", "over", "log", "thinking"
+             for the PC screen, as everybody at it may see them (`said` keeps each
+             player's own version: `event_lines(viewer)`)
     """
 
     def __init__(self, game, state, agents, client, log=None, bot_delay_ms=700,
@@ -283,6 +286,8 @@ class BoardGame:
         self.revealed = None  # the human whose secrets the board shows now
         self._sent = None
         self._mode_set = False
+        self.thinking = None  # a bot's search under way (_Think), while it runs
+        self.said = []  # [(what, {viewer: text, None: everybody's})]: events, newest last
 
     # ---- whose eyes
 
@@ -304,6 +309,54 @@ class BoardGame:
             return p
         return None
 
+    # ---- what the PC screen says
+
+    def _move_texts(self, before, player, move):
+        # The move as each human at the board may see it (None: a spectator's view).
+        texts = {None: "P%d %s" % (player, self.view.move_text(before, player, move, None))}
+        for p in self.humans:
+            texts[p] = "P%d %s" % (player, self.view.move_text(before, player, move, p))
+        return texts
+
+    def _said(self, what, texts):
+        """An event, `texts` {viewer: the text that viewer may see; None: everybody}.
+        on_event gets what the PC screen may show to whoever looks at it: with secrets
+        and several humans, the public text (the players take turns at the board)."""
+        self.said.append((what, texts))
+        del self.said[:-SAID_KEPT]
+        shown = texts.get(None) if self._hides() else texts.get(self.viewer(), texts.get(None))
+        if shown:
+            self.on_event(what, shown)
+
+    def _say(self, what, text):
+        self._said(what, {None: text})
+
+    def _pad_said(self, what):
+        # The key pad's words name moves and keys: with secrets, the revealed player's.
+        if self._hides() and self.revealed is not None:
+            public = "P%d's key refused" % self.revealed if what == "refused" else None
+            self._said(what, {None: public, self.revealed: self.pad.message})
+        else:
+            self._say(what, self.pad.message)
+
+    def event_lines(self, viewer, count=6):
+        """The last events as `viewer` (None: everybody) may see them, 'what: text'."""
+        out = []
+        repeats = []
+        last = len(self.said) - 1
+        for i, (what, texts) in enumerate(self.said):
+            text = texts.get(viewer, texts.get(None))
+            if not text or (what in ("preview", "cancel", "thinking") and i != last):
+                continue  # stale once anything else happened
+            line = "%s: %s" % (what, text)
+            if out and out[-1] == line:
+                repeats[-1] += 1  # the same again: counted, not repeated
+            else:
+                out.append(line)
+                repeats.append(1)
+        out = [line if n == 1 else "%s (x%d)" % (line, n) for line, n in zip(out, repeats)]
+        return out[-count:]
+
     # ---- the log
 
     def _log_move(self, move):
@@ -319,7 +372,7 @@ class BoardGame:
     def play(self, move, now):
         player = self.state.to_act()
         before = self.state.clone()
-        shown = self.view.move_text(before, player, move, self.viewer())
+        texts = self._move_texts(before, player, move)
         self.state.play(move)
         self.moves.append(move)
         self.history.append((player, self.view.move_text(before, player, move, None)
@@ -330,9 +383,9 @@ class BoardGame:
             self.revealed = None
         self.turn_started = now
         self._log_move(move)
-        self.on_event("move", "P%d %s" % (player, shown))
+        self._said("move", texts)
         if self.state.is_over():
-            self.on_event("over", "; ".join(self.view.result_lines(self.state)))
+            self._say("over", "; ".join(self.view.result_lines(self.state)))
 
     def key(self, k, pressed, now):
         """A KEY event from the board."""
@@ -346,22 +399,23 @@ class BoardGame:
                 if what == "play":
                     self.play(move, now)
                 elif what == "preview":
-                    self.on_event("preview", self.pad.message)
+                    self._pad_said("preview")
             return
         player = self.state.to_act()
         if player not in self.humans:
-            self.pad._refuse(k, now, "wait: P%d (%s) is thinking" % (
-                player, getattr(self.agents[player], "kind", "bot")))
-            self.on_event("refused", self.pad.message)
+            self.pad._refuse(k, now, "wait: %s is thinking" % self.bot_name(player))
+            self._pad_said("refused")
             return
         waiting = self.waiting_for()
         if waiting is not None:
             if self.pad._is_confirm(self.state, k) or not self.pad.confirm_keys(self.state):
                 self.revealed = waiting
-                self.on_event("log", "P%d's secrets are on the board" % waiting)
+                self._say("log", "P%d's secrets are on the board: only P%d looks now"
+                          % (waiting, waiting))
             else:
-                self.pad._refuse(k, now, "P%d: press your corner when only you look" % waiting)
-                self.on_event("refused", self.pad.message)
+                self.pad._refuse(k, now, "P%d: press your corner %s when only you look" % (
+                    waiting, "/".join(key_name(c) for c in self.pad.confirm_keys(self.state))))
+                self._pad_said("refused")
             return
         what, move = self.pad.press(self.state, k, now)
         if what == "held":
@@ -371,13 +425,43 @@ class BoardGame:
                 self.play(move, now)
             except IllegalMove as exc:  # the pad only offers legal moves; say so if not
                 self.pad._refuse(k, now, exc.reason)
-                self.on_event("refused", self.pad.message)
+                self._pad_said("refused")
         elif what == "refused":
-            self.on_event("refused", self.pad.message)
+            self._pad_said("refused")
         elif what == "cancelled":
-            self.on_event("cancel", self.pad.message)
+            self._pad_said("cancel")
         else:
-            self.on_event("preview", self.pad.message)
+            self._pad_said("preview")
+
+    def _bot_turn(self, player, now):
+        # The bot thinks in a thread on a copy of the position, so the link keeps being
+        # served (a board drops a PC that is silent for ~2 s) and keys are answered; its
+        # move is played once ready, if the position is still the one it was asked about.
+        think = self.thinking
+        if think is not None and think.asked != self._position_key():
+            if not think.done.is_set() and think.player == player:
+                return  # its stale search still runs: one at a time on a bot's own state
+            think = self.thinking = None
+        if think is None:
+            self.thinking = _Think(self.agents[player], self.state.clone(), player,
+                                   self._position_key())
+            self._say("thinking", "%s is thinking" % self.bot_name(player))
+            think = self.thinking
+            think.done.wait(THINK_WAIT_S)  # a quick bot's move lands in this same tick
+        if not think.done.is_set():
+            return
+        self.thinking = None
+        if think.error is not None:
+            raise think.error
+        self.play(think.move, now)
+
+    def _position_key(self):
+        return (len(self.moves), self.state.digest())
+
+    def bot_name(self, player):
+        """'P0 (search)': a bot's seat and kind, for the messages."""
+        kind = str(getattr(self.agents[player], "kind", "bot"))
+        return "P%d (%s)" % (player, kind.split(":")[0])  # its settings are in the log
 
     def tick(self, now):
         """Time passing: terminal mode once connected, bots' moves, the frame."""
@@ -392,7 +476,7 @@ class BoardGame:
         player = self.state.to_act()
         if player is not None and player not in self.humans and self.takeback is None \
                 and now - self.turn_started >= self.bot_delay_ms:
-            self.play(self.agents[player].choose(self.state), now)
+            self._bot_turn(player, now)
         frame = compose_frame(self.mapping, self.state, self.viewer(), self.pad, now,
                               self.waiting_for())
         if frame == self._sent:
@@ -465,7 +549,7 @@ class BoardGame:
         otherwise it waits for answer_takeback(). True when asked or done."""
         span = self._takeback_span()
         if span is None:
-            self.on_event("refused", "nothing to take back: no human has moved yet")
+            self._say("refused", "nothing to take back: no human has moved yet")
             return False
         waiting = [h for h in self.humans if h != asker]
         if asker is None and len(self.humans) == 1:
@@ -476,7 +560,7 @@ class BoardGame:
             return True
         how = "their corner on the board, or y on the PC" if self.corner_seats() else \
             "y on the PC"
-        self.on_event("takeback", "%s asks to take back %s: %s agree%s (%s); n or any "
+        self._say("takeback", "%s asks to take back %s: %s agree%s (%s); n or any "
                       "other key refuses" % ("the PC" if asker is None else "P%d" % asker,
                                              span[2], ", ".join("P%d" % p for p in waiting),
                                              "s" if len(waiting) == 1 else "", how))
@@ -489,7 +573,7 @@ class BoardGame:
             return
         if not yes:
             self.takeback = None
-            self.on_event("takeback", "%s: nothing is taken back" % (
+            self._say("takeback", "%s: nothing is taken back" % (
                 "not agreed" if player is None else "P%d does not agree" % player))
             return
         if player is None:
@@ -497,7 +581,7 @@ class BoardGame:
         if player in tb["waiting"]:
             tb["waiting"].remove(player)
         if tb["waiting"]:
-            self.on_event("takeback", "P%d agrees; waiting for %s" % (
+            self._say("takeback", "P%d agrees; waiting for %s" % (
                 player, ", ".join("P%d" % p for p in tb["waiting"])))
         else:
             self._take_back(now)
@@ -514,7 +598,7 @@ class BoardGame:
         self.revealed = None
         self.turn_started = now
         self._sent = None
-        self.on_event("takeback", "taken back: %s" % tb["what"])
+        self._say("takeback", "taken back: %s" % tb["what"])
 
     def _takeback_key(self, k, pressed, now):
         """The board's takeback gestures (games where each human has a corner): a human's
@@ -541,6 +625,32 @@ class BoardGame:
         return False
 
 
+SAID_KEPT = 24  # events kept for the PC screen
+THINK_WAIT_S = 0.005  # how long a tick waits for a bot that may answer at once
+
+
+class _Think:
+    """One bot's choice computed in a daemon thread (quitting never waits for it)."""
+
+    def __init__(self, agent, state, player, asked):
+        self.player = player
+        self.asked = asked  # the position it was asked about
+        self.move = None
+        self.error = None
+        self.done = threading.Event()
+        thread = threading.Thread(target=self._run, args=(agent, state), daemon=True,
+                                  name="bot P%d" % player)
+        thread.start()
+
+    def _run(self, agent, state):
+        try:
+            self.move = agent.choose(state)
+        except BaseException as exc:  # raised again in the loop that plays the move
+            self.error = exc
+        finally:
+            self.done.set()
+
+
 # ---------------------------------------------------------------- on a serial device
 
 POLL_S = 0.02
@@ -563,7 +673,7 @@ class BoardGameCompanion:
         self.game = None
         self.earlier = ()  # a resumed game's moves from the log, replayed at start
         self.resumed = ""  # what to say about a resumed game
-        self.lines = []  # the last events, for the screen
+        self.last_event = ""  # the newest event as the screen may show it (command answers)
         self.log_lines = []  # what the game log said last (it fails, it works again)
 
     # The game's state is the board game's once it runs (a takeback replaces it).
@@ -605,8 +715,16 @@ class BoardGameCompanion:
     def _said(self):
         # Plain output printed the event already: the command's answer is ok; the screen
         # shows the event itself on its message line.
-        said = self.lines[-1].partition(": ")[2] if self.lines else ""
+        said = self.last_event
         return ["ok"] if self.plain or not said else [said]
+
+    def note(self, what, text):
+        """Something the PC says about a typed line: on the screen's message lines (and
+        the plain output) as any event of the game everybody may see."""
+        if self.game is not None:
+            self.game._say(what, text)
+        else:
+            self._event(what, text)
 
     def log_said(self, text):
         """For LiveLog's `say`: the log started failing or works again."""
@@ -614,8 +732,9 @@ class BoardGameCompanion:
         self._event("log", text)
 
     def _event(self, what, text):
-        self.lines.append("%s: %s" % (what, text))
-        del self.lines[:-6]
+        # The screen draws the game's events itself (as its viewer may see them); the
+        # plain output prints what everybody at the PC may see.
+        self.last_event = text
         if self.plain and self.out is not None:
             self.out.write("board %s: %s\n" % (what, text))
             self.out.flush()
@@ -629,6 +748,7 @@ class BoardGameCompanion:
         path = path or board.port.path
         if board is not None:
             board.terminal_keys = self.key_names_and_marks
+            board.terminal_companion = self
         self.follower = Follower(path, log=None)
         client = self.follower.client
         self.game = BoardGame(self.game_name, self.state, self.agents, client, log=self.log,
@@ -641,6 +761,7 @@ class BoardGameCompanion:
             if what == "key":
                 while client.keys:
                     k, pressed = client.keys.popleft()
+                    self.help_shown = False
                     self.game.key(k, pressed, ticks_ms())
 
         client.on_change = changed
@@ -659,9 +780,29 @@ class BoardGameCompanion:
         if game is None:
             return None
         viewer = game.viewer()
-        marks = game.mapping.key_marks(self.state, viewer, tuple(game.pad.pressed))
+        marks = dict(self.corner_marks())
+        marks.update(game.mapping.key_marks(self.state, viewer, tuple(game.pad.pressed)))
         return (tuple(key_name(k) for k in range(KEYS)),
                 tuple(marks.get(k, "") for k in range(KEYS)))
+
+    def corner_marks(self):
+        """{corner key: 'P1'} for the players who confirm with a corner; the corner of a
+        player the board waits for says 'P1 go'."""
+        game = self.game
+        state = self.state
+        if state.is_over() or state.to_act() is None:
+            return {}
+        marks = {}
+        players = len(state.scores())
+        for p in range(players):
+            keys = game.mapping.confirm_keys(state, p)
+            if len(keys) == 1:
+                marks[keys[0]] = "P%d" % p
+        waiting = game.waiting_for()
+        if waiting is not None:
+            for k in game.pad.confirm_keys(state):
+                marks[k] = "P%d go" % waiting
+        return marks
 
     def finish(self):
         """The session ends: an unfinished game is logged as interrupted. Returns (a line
@@ -675,40 +816,170 @@ class BoardGameCompanion:
             self.log.ended(end_status(self.state), result_of(self.state, "quit"))
         return self.log.finish()
 
-    def renderable(self, width):
-        from rich.console import Group
+    # ---- the PC screen: what a player needs now first, the game's picture after it
+
+    def turn_line(self):
+        """Whose turn and what to do, the hand-over, a bot thinking, or the result."""
+        game = self.game
+        if game is None:
+            return ""
+        state = self.state
+        view = game.view
+        if state.is_over():
+            return "Game over: " + " ".join(view.result_lines(state))
+        p = state.to_act()
+        if p is None:
+            return ""
+        if p not in game.humans:
+            return "%s is thinking..." % game.bot_name(p)
+        waiting = game.waiting_for()
+        if waiting is not None:
+            corners = game.pad.confirm_keys(state)
+            key = "their corner %s" % "/".join(key_name(k) for k in corners) if corners \
+                else "any key"
+            return ("P%d's turn: only P%d looks now (the others look away), then presses "
+                    "%s to go on" % (waiting, waiting, key))
+        who = "you" if len(game.humans) == 1 else None
+        return "%s to %s" % (view.seat_label(state, p, who), view.prompt(state))
+
+    def key_choices(self):
+        """'c5 draw 7  d5 buy ...': what each key chooses now, for the player to act
+        (only once their secrets are on the board)."""
+        game = self.game
+        p = self.state.to_act()
+        labels = getattr(game.mapping, "key_labels", None)
+        if p is None or p not in game.humans or labels is None or game.waiting_for() is not None:
+            return ""
+        if game.view.rules.HIDDEN_INFORMATION and game.viewer() != p:
+            return ""
+        texts = getattr(game.mapping, "key_texts", labels)
+        choices = texts(self.state, game.pad.pressed)
+        return "  ".join("%s %s" % (key_name(k), w) for k, w in sorted(choices.items()))
+
+    def legend_line(self, width=None):
+        """The game's colours as the keys show them, each beside its words (ANSI), as
+        many as fit in `width` columns."""
+        items = self.game.mapping.legend(self.state) if self.game is not None else []
+        out = []
+        used = 0
+        for rgb, words in items:
+            size = 3 + len(words) + (1 if out else 0)
+            if width is not None and used + size > width:
+                break
+            out.append("\x1b[48;2;%d;%d;%dm  \x1b[0m %s" % (rgb[0], rgb[1], rgb[2], words))
+            used += size
+        return " ".join(out)
+
+    def help_line(self):
+        """The footer of the virtual board's screen: how to play this game there."""
+        example = ""
+        game = self.game
+        secret = game is not None and game.view.rules.HIDDEN_INFORMATION \
+            and game.viewer() != self.state.to_act()
+        if game is not None and not self.state.is_over() and not secret:
+            moves = self.state.legal_moves()
+            example = " (%s)" % moves[0] if moves else ""
+        return ("Press the keys (click, or type a key name a1..g7 and Enter) or type a "
+                "move%s | ? or help: the rules and keys now | q quits" % example)
+
+    def typed(self, line, now):
+        """A move typed on the virtual board's screen, in the game's notation: (played,
+        what to say)."""
+        game = self.game
+        if game is None:
+            return False, "the game has not started yet"
+        text = " ".join(line.split())
+        state = self.state
+        legal = state.legal_moves() if not state.is_over() else []
+        match = [m for m in legal if m.lower() == text.lower()]
+        kinds = sorted(set(m.split(" ")[0] for m in legal))
+        first = text.split(" ")[0].lower()
+        if state.is_over():
+            return False, "the game is over"
+        p = state.to_act()
+        if p not in game.humans:
+            return False, "wait: %s is thinking" % game.bot_name(p)
+        if game.waiting_for() is not None:
+            return False, ("P%d: press your corner first, when only you look"
+                           % game.waiting_for())
+        if not match:
+            starts = [m for m in legal if m.lower().startswith(first)]
+            return False, "%r is not a legal move now; %s" % (
+                text, "try %s" % ", ".join(starts[:4]) if starts else
+                "moves now start with %s" % ", ".join(kinds))
+        game.play(match[0], now)
+        return True, match[0]
+
+    help_shown = False  # `?`: the rules and the keys of this step instead of the picture
+
+    def help_renderable(self):
+        from rich.text import Text
+        view = self.game.view
+        step_help = getattr(view, "step_help", None)
+        markup = step_help(self.state) if step_help is not None else view.help_text
+        text = Text.from_markup(markup) if isinstance(markup, str) else markup
+        head = Text("%s: help (? or Enter: back to the game)\n" % view.rules.TITLE,
+                    style="bold")
+        return Text.assemble(head, text)
+
+    def sections(self, width):
+        """The screen's parts as (priority, renderable), in the order drawn; the lower the
+        priority number, the longer a part stays when rows run short."""
         from rich.text import Text
         game = self.game
-        view = game.view
-        parts = [view.render(self.state, game.viewer(), None, game.history, width=width)]
-        status = Text()
-        if self.follower is not None:
-            status.append(self.follower.client.status_line() + "\n", style="dim")
+        out = []
+        turn = self.turn_line()
+        if turn:
+            out.append((0, Text(turn, style="bold")))
         for line in self.log_lines[-1:]:
-            status.append(line + "\n", style="bold red")
-        p = self.state.to_act()
-        if p is not None:
-            status.append("%s to %s" % (view.seat_label(self.state, p), view.prompt(self.state)),
-                          style="bold")
-        for line in self.lines[-4:]:
-            status.append("\n" + line, style="red" if line.startswith("refused") else "")
-        labels = getattr(game.mapping, "key_labels", None)
-        if p is not None and p in game.humans and labels is not None:
-            choices = labels(self.state, game.pad.pressed)
-            if choices:
-                status.append("\nkeys: " + "  ".join(
-                    "%s %s" % (key_name(k), w) for k, w in sorted(choices.items())),
-                    style="cyan")
-        parts.append(status)
-        return Group(*parts)
+            out.append((1, Text(line, style="bold red")))
+        events = game.event_lines(game.viewer())
+        if events:
+            newest = events[-1]
+            out.append((1, Text(newest, style="red" if newest.startswith("refused") else "")))
+        choices = self.key_choices()
+        if choices:
+            out.append((2, Text("keys: " + choices, style="cyan")))
+        if self.help_shown:
+            out.append((0, self.help_renderable()))
+        else:
+            out.append((3, game.view.render(self.state, game.viewer(), None, game.history,
+                                            width=width)))
+        if len(events) > 1:
+            out.append((4, Text("\n".join(events[-5:-1]), style="dim")))
+        if self.follower is not None:
+            out.append((5, Text(self.follower.client.status_line(), style="dim")))
+        return out
 
-    def side_lines(self, width, compact=False):
-        # Beside the virtual board (the screen asks for a compact form when it is narrow;
-        # the game's view folds to the width it is given either way).
+    def renderable(self, width):
+        from rich.console import Group
+        return Group(*(part for _, part in self.sections(width)))
+
+    takes_height = True  # the virtual board's screen gives side_lines its rows
+
+    def side_lines(self, width, compact=False, height=None):
+        """The screen beside the virtual board, at most `height` rows: the parts that
+        matter least are cut first (the older events, then the bottom of the game's
+        picture), so the turn, the prompt and the last refusal always show."""
         if self.game is None:
             return []
         from vora_host.link.mirror import ansi_lines
-        return ansi_lines(self.renderable(width), width)
+        sections = self.sections(width)
+        parts = [ansi_lines(part, width) for _, part in sections]
+        return fit_rows(parts, [pr for pr, _ in sections], height)
+
+def fit_rows(parts, priorities, height=None):
+    """The lines of `parts` (lists of lines, in the order drawn) in at most `height`
+    rows: the parts of lowest priority number get their rows first; a part that does not
+    fit whole keeps its first lines."""
+    if height is None:
+        return [line for lines in parts for line in lines]
+    room = max(0, height)
+    kept = [0] * len(parts)
+    for i in sorted(range(len(parts)), key=lambda i: priorities[i]):
+        kept[i] = min(len(parts[i]), room)
+        room -= kept[i]
+    return [line for i, lines in enumerate(parts) for line in lines[:kept[i]]]
 
 
 def run_board_game(path, companion, plain=False):
@@ -776,9 +1047,9 @@ def _read_typed_lines(companion, stdin=None):
             text = line.decode("utf-8", "replace").strip()
             answer = companion.command(text) if text else None
             if text and answer is None:
-                companion._event("refused", "typed here: undo (a takeback), then y or n")
+                companion.note("refused", "typed here: undo (a takeback), then y or n")
             elif answer and answer[0].startswith("error "):
-                companion._event("refused", answer[0][len("error "):])
+                companion.note("refused", answer[0][len("error "):])
 
     try:
         loop.add_reader(fd, readable)

@@ -336,6 +336,9 @@ class VirtualBoard:
         # In terminal mode the PC's game names the keys (vora play GAME): a callable
         # giving (49 names, 49 marks), or None to keep Vora's.
         self.terminal_keys = None
+        # ... and the game itself (vora_host.play.board.BoardGameCompanion): typed moves,
+        # help, the turn, the legend.
+        self.terminal_companion = None
 
     @property
     def ui(self):
@@ -656,6 +659,25 @@ async def _typed_move(board, line, emit):
     emit("ok")
 
 
+def _typed_game_move(board, line, emit):
+    """A move of the game the PC runs, typed in its notation (terminal mode): played at
+    once, or refused with the reason. False when the line is not such a move (a key
+    name of the game is a key)."""
+    game = board.terminal_companion if board.terminal_mode() else None
+    if game is None:
+        return False
+    if len(line.split()) == 1:
+        names = board.key_names()
+        if line.strip() in names or line.strip().lower() in names:
+            return False  # a key of the game: pressed
+    played, text = game.typed(line, ticks_ms())
+    if played:
+        emit("ok")
+    else:
+        emit("error " + text)
+    return True
+
+
 async def run_command(board, line, emit):
     """Run one command line; emit(text) gets the answer lines. Raises Quit for quit."""
     words = line.split()
@@ -693,7 +715,13 @@ async def run_command(board, line, emit):
             board.machine.request_reset()  # the board restarts: boot path, game or REPL
             emit("ok")
         elif verb in ("help", "?"):
-            emit(HELP)
+            game = board.terminal_companion if board.terminal_mode() else None
+            if game is not None:
+                game.help_shown = True  # the game's rules and keys beside the board
+                emit("%s: the rules and the keys of this step are beside the board; "
+                     "%s" % (game.game.view.rules.TITLE, HELP))
+            else:
+                emit(HELP)
             emit("ok")
         elif verb in ("undo", "takeback"):
             # From the PC: every person at the board then agrees with their corner.
@@ -701,6 +729,8 @@ async def run_command(board, line, emit):
                 emit("error " + refusal(board))
             else:
                 emit("ok")
+        elif _typed_game_move(board, line, emit):
+            pass
         elif verb in MOVE_WORDS:
             await _typed_move(board, line, emit)
         elif len(words) == 1:
@@ -812,6 +842,7 @@ class Screen:
         resumed = getattr(companion, "resumed_note", board.resumed_note)
         self.message = resumed() or (
             "Type a key name (c3) or a move (push crow Sc) and Enter, or click a key")
+        self.first_message = self.message
         self.cell_h = 3
         self.rows = self.cols = 0
         self._cells = [None] * layout.KEYS
@@ -847,18 +878,27 @@ class Screen:
             return -1
         return y * 7 + x
 
+    def _game(self):
+        """The game the PC runs on this board (terminal mode), or None for Vora."""
+        game = getattr(self.companion, "game", None) if self.board.terminal_mode() else None
+        return self.companion if game is not None and hasattr(self.companion, "turn_line") \
+            else None
+
     def _bottom_lines(self):
         b = self.board
         width = max(20, self.cols - 1)
-        parts = [("\x1b[1m", b.status()), ("", b.detail()),
-                 ("\x1b[2m", b.link_status())]
+        game = self._game()
+        parts = [("\x1b[1m", b.status() if game is None else game.turn_line()),
+                 ("", b.detail()), ("\x1b[2m", b.link_status())]
         if self.companion is not None and self.side_mode == "none":
             parts[2] = ("\x1b[33m", "PC mirror: widen the terminal to %d columns" % (
                 SIDE_COL + SIDE_COMPACT))
         entry = "> " + self.entry + "\x1b[7m \x1b[0m"
+        if game is not None:
+            self._game_message(game)
         message = ("\x1b[31m" if " refused" in self.message or self.message.startswith(
             ("refused", "error")) else "", self.message)
-        help_part = ("\x1b[2m", b.help_line())
+        help_part = ("\x1b[2m", b.help_line() if game is None else game.help_line())
         lines = []
         for style, text in parts:
             lines.append([style + line + "\x1b[0m" for line in _wrap(text, width) if line])
@@ -877,14 +917,30 @@ class Screen:
             out.append("")
         return out
 
+    def _game_message(self, game):
+        # The game's own hint instead of Vora's; a message typed for one player's eyes
+        # goes when the board is handed over.
+        viewer = game.game.viewer()
+        if self.message == self.first_message or self._viewer_seen != viewer:
+            self.message = "Type a key name (d4) or a move and Enter, ? for help, or click a key"
+            self.first_message = self.message
+        self._viewer_seen = viewer
+
+    first_message = None
+    _viewer_seen = None
+
     def _top_lines(self):
         b = self.board
         port = b.port
         title = "\x1b[1mVora Board\x1b[0m (virtual)  serial: \x1b[1m%s\x1b[0m%s  %s" % (
             port.path, " = %s" % port.stable_path if port.stable_path else "",
             "host connected" if port.connected else "no host")
-        legend = _ansi(view.render_legend(sep="  " if self.cols > 76 else " "),
-                       max(20, self.cols - 1))[0]
+        game = self._game()
+        if game is not None:
+            legend = game.legend_line(self.cols - 1)
+        else:
+            legend = _ansi(view.render_legend(sep="  " if self.cols > 76 else " "),
+                           max(20, self.cols - 1))[0]
         return [_clip(title, self.cols - 1), _clip(legend, self.cols - 1)]
 
     def _refusal_seen(self):
@@ -957,8 +1013,9 @@ class Screen:
         if self.companion is None or self.side_mode == "none":
             return
         width = self.cols - SIDE_COL
-        lines = self.companion.side_lines(width, compact=self.side_mode == "compact")
         rows = 7 * self.cell_h
+        room = {"height": rows} if getattr(self.companion, "takes_height", False) else {}
+        lines = self.companion.side_lines(width, compact=self.side_mode == "compact", **room)
         for i in range(rows):
             line = lines[i] if i < len(lines) else ""
             key = ("side", i)
@@ -1017,6 +1074,9 @@ class KeyboardInput:
         self.pending = ""
         if rest == "\x1b":
             self.screen.entry = ""
+            game = self.screen._game()
+            if game is not None:
+                game.help_shown = False
         # any other incomplete sequence is dropped
 
     def _escape(self, buf, i):
@@ -1076,6 +1136,11 @@ class KeyboardInput:
 
     def _char(self, ch):
         s = self.screen
+        game = s._game()
+        if game is not None and game.help_shown and not s.entry \
+                and ch in ("\r", "\n", " ", "?", "\x1b"):
+            game.help_shown = False  # back to the game, nothing pressed
+            return
         if ch in ("\x03", "\x04"):  # Ctrl-C, Ctrl-D
             self.quit(EXIT_INTERRUPTED if ch == "\x03" else EXIT_OK)
         elif ch in ("\r", "\n"):
@@ -1089,6 +1154,8 @@ class KeyboardInput:
             self.submit("press " + self.board.key_names()[s.cursor])
         elif ch == "q" and not s.entry:
             self.quit(EXIT_OK)
+        elif ch == "?" and not s.entry and game is not None:
+            game.help_shown = True
         elif ch in ("\x7f", "\x08"):
             s.entry = s.entry[:-1]
         elif ch == "\x15":  # Ctrl-U
@@ -1100,6 +1167,9 @@ class KeyboardInput:
 
     def _run_typed(self, line):
         words = line.split()
+        game = self.screen._game()
+        if game is not None and line.lower() not in ("help", "?"):
+            game.help_shown = False
         # the cursor follows a key named on its own or after press/hold
         name = words[0] if len(words) == 1 else words[1] if words[0].lower() in (
             "press", "hold", "down", "up") else None

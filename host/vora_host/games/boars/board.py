@@ -17,6 +17,9 @@ What the keys show while nothing is selected:
 - a space with a boar: that player's seat colour, the colour their corner pulses in
   (vora_host.games.base.seat_rgb: with 2 players S cyan and N amber); boars sharing a
   space take turns, BOAR_MS each, the lowest-numbered player first;
+- on the virtual board's screen (`key_marks`) the same keys are named: food by its colour
+  ("red"), a predator in capitals ("RED"), "statn", "Finish", the boars there ("P0 P1"),
+  the cubes drawn and in front by count ("2 red");
 - the west edge (a2 up to a6): the cubes drawn this turn, red, blue, yellow, green,
   black, brighter for more; the east edge (g2 up to g6): the cubes in front of the player.
 Only the viewer's own view is drawn: another player's bag never shows.
@@ -47,7 +50,82 @@ def _scale(rgb, level):
     return tuple(c * level // 256 for c in rgb)
 
 
+_COLOUR_LETTER = {"red": "R", "blue": "B", "yellow": "Y", "green": "G"}
+_SHORT = {"careless": "carels", "discard": "discrd", "finders": "finder",
+          "knowledge": "knowl.", "squirrel": "squirl", "switcheroo": "switch",
+          "vendetta": "vendet", "ticket": "ticket"}
+
+
+def short_card(word):
+    """A card or word of Boars in at most 6 characters: feast-blue 'feastB', combo-rbg
+    'co rbg', mono-rr 'mo rr', portion-5 'port 5'."""
+    if word in _SHORT:
+        return _SHORT[word]
+    head, _, tail = word.partition("-")
+    if tail in _COLOUR_LETTER:
+        return head[:5] + _COLOUR_LETTER[tail]
+    if tail:
+        return (head[:2] + " " + tail) if not tail.isdigit() else (head[:4] + " " + tail)
+    return word
+
+
 class BoarsBoard(WordKeys):
+
+    def short_label(self, word):
+        word = short_card(word)
+        return word if len(word) <= 6 else word[:5] + "."
+
+    def word_text(self, state, before, word):
+        kind = before[0] if before else None
+        if kind == "draw":
+            return "%s cube%s" % (word, "" if word == "1" else "s")
+        if kind == "vendetta" and len(before) == 2:
+            return "on P%s" % word
+        if kind in ("buy", "diet") and len(before) == 2:
+            return "pay " + word
+        return word
+
+    def key_marks(self, state, viewer, pressed=()):
+        # The track by its spaces (boars by player), the cubes drawn and in front by
+        # count, then the choices of the move under way over them.
+        v = state.view(viewer)
+        marks = {}
+        if not pressed:
+            spaces = _spaces(v["track"])
+            who = v["to_act"] if v["to_act"] is not None else 0
+            start = v["positions"][who]
+            for i, k in enumerate(TRACK_KEYS):
+                n = start + i
+                if n >= len(spaces):
+                    break
+                kind, colour = spaces[n]
+                here = [p for p, pos in enumerate(v["positions"]) if pos == n]
+                if here:
+                    marks[k] = " ".join("P%d" % p for p in here)[:6]
+                elif kind == "food":
+                    marks[k] = colour
+                elif kind == "predator":
+                    marks[k] = colour.upper()  # capitals: a predator (it blinks)
+                else:
+                    marks[k] = {"station": "statn", "finish": "Finish",
+                                "start": "start"}.get(kind, kind[:6])
+            names = ("red", "blue", "yellow", "green", "black")
+            for c, k in enumerate(DRAWN_KEYS):
+                if v["drawn"][c]:
+                    marks[k] = "%d %s" % (v["drawn"][c], names[c][:3])
+            for c, k in enumerate(FRONT_KEYS):
+                if v["front"][c]:
+                    marks[k] = "%d %s" % (v["front"][c], names[c][:3])
+        marks.update(WordKeys.key_marks(self, state, viewer, pressed))
+        return marks
+
+    def legend(self, state):
+        names = ("red", "blue", "yellow", "green", "black")
+        return [(rgb, name) for rgb, name in zip(CUBE_RGB, names)] + [
+            ((70, 70, 70), "station"), ((255, 255, 255), "Finish"),
+            (CUBE_RGB[0], "blinks, in capitals: predator")] + [
+            (seat_rgb(len(state.scores()), p), "P%d's boar" % p)
+            for p in range(len(state.scores()))]
 
     def frame(self, state, viewer, now):
         v = state.view(viewer)

@@ -41,6 +41,7 @@ COLOUR_RGB = {"yellow": (255, 210, 0), "green": (60, 255, 60), "white": (255, 25
 SKY_RGB = {"sun": (255, 200, 0), "moon": (60, 60, 80), "meteor": (255, 40, 0),
            "storm": (0, 200, 200), "rainbow": (200, 0, 255)}
 DIM = 40
+SHORT = {"rainbow": "rainbw", "carnivore": "carniv", "herbivore": "herbiv", "meteor": "meteor"}
 
 
 def _scale(rgb, level):
@@ -68,15 +69,20 @@ class GaiaBoard(BoardMapping):
             return path + (self._location_key(state, w[2]),) if len(w) > 2 else path
         raise ValueError("no keys for %r" % move)
 
+    def legend(self, state):
+        return [(rgb, name) for name, rgb in TILE_RGB.items()] + [
+            (rgb, name) for name, rgb in SKY_RGB.items()] + [
+            (rgb, name) for name, rgb in COLOUR_RGB.items()]
+
     def key_marks(self, state, viewer, pressed=()):
         marks = {WATER_KEY: "water"}
         for name, k in SKY_KEYS.items():
-            marks[k] = name
+            marks[k] = SHORT.get(name, name)
         for n, k in ROTATE_KEYS.items():
             marks[k] = "rot %d" % n
         for table in (SPECIES_KEYS, COLOUR_KEYS, TILE_KEYS):
             for name, k in table.items():
-                marks[k] = name[:5]
+                marks[k] = SHORT.get(name, name)
         seen = self.rules.from_json(state.view(viewer))
         for i, slot in enumerate(seen.board()["slots"]):
             marks[SLOT_KEYS[i]] = "%s %s" % (slot["position"], slot["location"] == "water"

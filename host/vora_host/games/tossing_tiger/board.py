@@ -16,6 +16,7 @@ each rank (edges included):
   by value): cards 1-7 on a6..g6, 8-14 on a5..g5, in their animal's colour. More than 14
   cards: pages of 14 shown in turn, PAGE_MS each. While the viewer makes dice (their whole
   hand goes into them), these keys show the cards still to place instead.
+  On the virtual board's screen (`key_marks`) these keys are named by animal.
 - ranks 4, 3, 2: one column per battle, battles 1-7 on files a..g: the attacker's die on
   rank 4 (a4..g4), the winner on rank 3 (a3..g3), the defender's die on rank 2 (a2..g2).
   More than 7 battles: pages of 7 shown in turn, PAGE_MS each.
@@ -67,6 +68,30 @@ def _page(items, size, now):
 
 class TigerBoard(WordKeys):
 
+    SHORT_WORDS = {"discard": "discrd", "leopard": "leoprd", "chameleon": "chamel",
+                   "redpanda": "rpanda", "peacock": "peacck", "rooster": "roostr",
+                   "unicorn": "unicrn"}
+
+    def word_text(self, state, before, word):
+        kind = before[0] if before else None
+        if kind == "fight":
+            together = state.options().get("fight_together")
+            if len(before) == 1 and not together:
+                return "vs P%s" % word
+            return "1 die" if word == "1" else "%s dice" % word
+        if kind in ("claim", "reroll", "look", "swap") and word.isdigit():
+            return "battle %s" % word
+        if kind == "keep" and len(before) == 2:
+            return "for P%s" % word
+        return word
+
+    def legend(self, state):
+        return [(RESULT_RGB["a"], "attacker won"), (RESULT_RGB["d"], "defender"),
+                (RESULT_RGB["both"], "both"), (FACE_DOWN, "unknown"),
+                (MAKING, "making")] + [
+            (ANIMAL_RGB[a], a) for a in ("tiger", "dragon", "mantis", "crane", "monkey",
+                                         "panda", "turtle", "leopard")]
+
     def _rgb(self, card):
         return ANIMAL_RGB.get(self.rules.card_type(card), FACE_DOWN)
 
@@ -114,14 +139,32 @@ class TigerBoard(WordKeys):
                 if winner in RESULT_RGB:
                     out[WINNER_KEYS[i]] = RESULT_RGB[winner]
         if viewer is not None:
-            if mine:
-                cards = list(build["pool"])
-            else:
-                cards = []
-                for card, count in info["hand"].items():
-                    cards += [card] * count
-            cards.sort(key=word_order)
-            _first, page = _page(cards, len(HAND_KEYS), now)
+            _first, page = _page(self._hand_cards(v, viewer), len(HAND_KEYS), now)
             for k, card in zip(HAND_KEYS, page):
                 out[k] = self._rgb(card)
         return out
+
+    def _hand_cards(self, v, viewer):
+        # The cards ranks 6 and 5 show: the viewer's hand, or while they make dice the
+        # cards still to place; in the order of the names.
+        war = v["war"]
+        build = war["build"] if war is not None else None
+        if build is not None and build["p"] == viewer and isinstance(build["pool"], list) \
+                and isinstance(build["cur"], list):
+            cards = list(build["pool"])
+        else:
+            cards = []
+            for card, count in v["info"]["hand"].items():
+                cards += [card] * count
+        return sorted(cards, key=word_order)
+
+    def key_marks(self, state, viewer, pressed=()):
+        # The viewer's cards by name on their keys (the first page), then the choices of
+        # the move under way over them.
+        marks = {}
+        if viewer is not None and not pressed:
+            cards = self._hand_cards(state.view(viewer), viewer)
+            for k, card in zip(HAND_KEYS, cards):
+                marks[k] = self.short_label(self.rules.card_type(card))
+        marks.update(WordKeys.key_marks(self, state, viewer, pressed))
+        return marks

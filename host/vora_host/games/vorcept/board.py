@@ -58,6 +58,12 @@ class VorceptBoard(BoardMapping):
             return (cell_key(state.host_cell(state.to_act())), cell_key(state.pylon_cell()))
         raise ValueError("no keys for %r" % move)
 
+    def legend(self, state):
+        return [(SIDE_RGB[0], "Blue"), (SIDE_RGB[1], "Red"),
+                (_scale(SIDE_RGB[0], 70), "Drone-1"), (_scale(SIDE_RGB[0], 140), "Drone-2"),
+                (SIDE_RGB[0], "Drone-3/Host"), (PYLON_TURN[0], "Pylon: whose turn"),
+                (LAVA, "lava"), ((120, 0, 0), "flash: removed")]
+
     def key_marks(self, state, viewer, pressed=()):
         seen = self.rules.determinize(state.view(viewer), 0)
         marks = {}
