@@ -25,19 +25,18 @@ def game_seed(text):
     hidden-information games', shared_rules.secret_prng.SEED_MAX). The command then checks
     it against its game's own range (shared_rules.games.check_seed)."""
     from shared_rules import prng, secret_prng
-    return _seed_up_to(text, max(prng.SEED_MAX, secret_prng.SEED_MAX))
+    ranges = "from 0 to %d (to %d in a game with hidden information)" % (
+        prng.SEED_MAX, secret_prng.SEED_MAX)
+    return _seed_up_to(text, max(prng.SEED_MAX, secret_prng.SEED_MAX), ranges)
 
 
-def _seed_up_to(text, top):
+def _seed_up_to(text, top, ranges=None):
+    ranges = ranges or "from 0 to %d" % top
     text = text.strip()
-    if not text.isdigit() or len(text) > len(str(top)):
-        raise argparse.ArgumentTypeError("%r is not a seed: a seed is a whole number from 0 "
-                                         "to %d" % (text[:40], top))
-    n = int(text)
-    if n > top:
-        raise argparse.ArgumentTypeError("a seed is a whole number from 0 to %d, not %d"
-                                         % (top, n))
-    return n
+    if not text.isdigit() or len(text) > len(str(top)) or int(text) > top:
+        raise argparse.ArgumentTypeError("%r is not a seed: a seed is a whole number %s"
+                                         % (text[:40], ranges))
+    return int(text)
 
 
 def positive_int(text):
