@@ -1,0 +1,114 @@
+"""Can the public opening of Boars on the Run! give its seed away? (issue 23, finding 1)
+
+The four cards of the opening display are the first draws of a game, seen by everyone.
+This scans seeds 0 to N-1 and counts, for many games, the seeds that deal the same
+display:
+
+- the earlier generator (xorshift32, default seeds below 10**6): a game with a default
+  seed whose display no other seed of the range deals is identified, and with it every
+  bag and the whole deck order;
+- shared_rules.secret_prng with a seed from the OS (63 bits): the true seed lies in the
+  range with odds of N in 2**63, so any seed the scan finds shares the display by chance;
+  the bench checks whether such a seed also deals the game's deck (what a player would
+  want to learn), and times the generator to say what trying all 2**63 seeds would take.
+
+    .venv/bin/python bench/bench_secrets_seed.py              (about 30 s: N = 200,000)
+    .venv/bin/python bench/bench_secrets_seed.py --full       (N = 10**6, 60,000 games)
+"""
+
+import argparse
+import collections
+import platform
+import random
+import secrets
+import time
+
+from shared_rules import boars, prng, secret_prng
+
+
+def default_cards():
+    return boars._check_options(2, boars.DEFAULT_TRACK, boars.DEFAULT_CARDS,
+                                boars.DEFAULT_CUBES, boars.DEFAULT_MAX_TURNS)[1]
+
+
+def old_deck(cards, seed):
+    # The deck as new_game() shuffled it with xorshift32 (before this change): the same
+    # Fisher-Yates over the same list, drawn from shared_rules.prng.
+    deck = list(cards.others)
+    x = prng.seed_state(seed)
+    for i in range(len(deck) - 1, 0, -1):
+        j, x = prng.below(x, i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
+
+
+def new_deck(cards, seed):
+    deck = list(cards.others)
+    boars._shuffle(deck, secret_prng.seed_state(seed))
+    return deck
+
+
+def display(deck):
+    return tuple(deck[:boars.DISPLAY_SLOTS])
+
+
+def scan(deal, cards, n):
+    # display -> seeds of 0..n-1 that deal it (the first few, to compare decks with)
+    seen = collections.defaultdict(list)
+    for seed in range(n):
+        seen[display(deal(cards, seed))].append(seed)
+    return seen
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--full", action="store_true",
+                        help="the issue's figures: 10**6 seeds, 60,000 games")
+    parser.add_argument("--seeds", type=int, default=None, help="seeds scanned (N)")
+    parser.add_argument("--games", type=int, default=None, help="games looked at")
+    args = parser.parse_args()
+    n = args.seeds or (10 ** 6 if args.full else 200000)
+    games = args.games or (60000 if args.full else 2000)
+    cards = default_cards()
+    # The replica of new_game's deal must be new_game's deal.
+    for seed in (0, 1, 2 ** 62):
+        assert list(boars.new_game(2, seed=seed).display) == list(display(new_deck(cards, seed)))
+    print("Boars on the Run! (house cards, %d in the deck), %s %s; seeds 0 to %d scanned"
+          % (len(cards.others), platform.python_implementation(), platform.python_version(),
+             n - 1))
+
+    t0 = time.process_time()
+    old = scan(old_deck, cards, n)
+    old_s = time.process_time() - t0
+    rnd = random.Random(23)
+    targets = [rnd.randrange(n) for _ in range(games)]
+    unique = sum(1 for s in targets if len(old[display(old_deck(cards, s))]) == 1)
+    print("earlier generator, default seeds below %d: the display alone names the seed in "
+          "%d of %d games (%.1f%%); scan %.1f CPU s" % (n, unique, games, 100.0 * unique / games,
+                                                         old_s))
+
+    t0 = time.process_time()
+    new = scan(new_deck, cards, n)
+    new_s = time.process_time() - t0
+    matched = candidates = same_deck = found = 0
+    for _ in range(games):
+        seed = secrets.randbelow(secret_prng.SEED_MAX + 1)
+        deck = new_deck(cards, seed)
+        hits = new[display(deck)]
+        if hits:
+            matched += 1
+            candidates += len(hits)
+            same_deck += sum(1 for s in hits[:20] if new_deck(cards, s) == deck)
+            found += seed in hits
+    print("secret_prng, seeds from the OS (63 bits): %d of %d games share their display with "
+          "some scanned seed (%d seeds in all); of those seeds, %d deal the game's deck; the "
+          "true seed was among them %d times; scan %.1f CPU s"
+          % (matched, games, candidates, same_deck, found, new_s))
+    per_seed = new_s / n
+    years = per_seed * (secret_prng.SEED_MAX + 1) / (365.25 * 24 * 3600)
+    print("trying every seed of 0 to 2**63 - 1 at this pace (%.1f us a deal): %.2g CPU years"
+          % (per_seed * 1e6, years))
+
+
+if __name__ == "__main__":
+    main()
