@@ -1,14 +1,14 @@
 """Can the public opening of Boars on the Run! give its seed away? (issue 23, finding 1)
 
-The four cards of the opening display are the first draws of a game, seen by everyone.
-This scans seeds 0 to N-1 and counts, for many games, the seeds that deal the same
-display:
+The opening of a game is public: the four cards of the display and each player's Boar
+card, the first draws of the game (two players here). This scans seeds 0 to N-1 and
+counts, for many games, the seeds that deal the same opening:
 
 - the earlier generator (xorshift32, default seeds below 10**6): a game with a default
-  seed whose display no other seed of the range deals is identified, and with it every
+  seed whose opening no other seed of the range deals is identified, and with it every
   bag and the whole deck order;
 - shared_rules.secret_prng with a seed from the OS (63 bits): the true seed lies in the
-  range with odds of N in 2**63, so any seed the scan finds shares the display by chance;
+  range with odds of N in 2**63, so any seed the scan finds shares the opening by chance;
   the bench checks whether such a seed also deals the game's deck (what a player would
   want to learn), and times the generator to say what trying all 2**63 seeds would take.
 
@@ -31,32 +31,40 @@ def default_cards():
                                 boars.DEFAULT_CUBES, boars.DEFAULT_MAX_TURNS)[1]
 
 
-def old_deck(cards, seed):
-    # The deck as new_game() shuffled it with xorshift32 (before this change): the same
-    # Fisher-Yates over the same list, drawn from shared_rules.prng.
-    deck = list(cards.others)
+PLAYERS = 2
+
+
+def old_deal(cards, seed):
+    # (deck, Boar cards) as new_game() shuffled them with xorshift32 before this change:
+    # the same Fisher-Yates over the same lists, drawn from shared_rules.prng.
     x = prng.seed_state(seed)
-    for i in range(len(deck) - 1, 0, -1):
-        j, x = prng.below(x, i + 1)
-        deck[i], deck[j] = deck[j], deck[i]
-    return deck
-
-
-def new_deck(cards, seed):
     deck = list(cards.others)
-    boars._shuffle(deck, secret_prng.seed_state(seed))
-    return deck
+    boar_cards = list(cards.boars)
+    for items in (deck, boar_cards):
+        for i in range(len(items) - 1, 0, -1):
+            j, x = prng.below(x, i + 1)
+            items[i], items[j] = items[j], items[i]
+    return deck, boar_cards
 
 
-def display(deck):
-    return tuple(deck[:boars.DISPLAY_SLOTS])
+def new_deal(cards, seed):
+    deck = list(cards.others)
+    boar_cards = list(cards.boars)
+    x = boars._shuffle(deck, secret_prng.seed_state(seed))
+    boars._shuffle(boar_cards, x)
+    return deck, boar_cards
+
+
+def opening(deal):
+    deck, boar_cards = deal
+    return tuple(deck[:boars.DISPLAY_SLOTS]) + tuple(boar_cards[:PLAYERS])
 
 
 def scan(deal, cards, n):
-    # display -> seeds of 0..n-1 that deal it (the first few, to compare decks with)
+    # opening -> seeds of 0..n-1 that deal it
     seen = collections.defaultdict(list)
     for seed in range(n):
-        seen[display(deal(cards, seed))].append(seed)
+        seen[opening(deal(cards, seed))].append(seed)
     return seen
 
 
@@ -72,35 +80,38 @@ def main():
     cards = default_cards()
     # The replica of new_game's deal must be new_game's deal.
     for seed in (0, 1, 2 ** 62):
-        assert list(boars.new_game(2, seed=seed).display) == list(display(new_deck(cards, seed)))
+        s = boars.new_game(PLAYERS, seed=seed)
+        deck, boar_cards = new_deal(cards, seed)
+        assert opening((deck, boar_cards)) == tuple(s.display) + tuple(s.boar)
+        assert s.deck == deck[boars.DISPLAY_SLOTS:]
     print("Boars on the Run! (house cards, %d in the deck), %s %s; seeds 0 to %d scanned"
           % (len(cards.others), platform.python_implementation(), platform.python_version(),
              n - 1))
 
     t0 = time.process_time()
-    old = scan(old_deck, cards, n)
+    old = scan(old_deal, cards, n)
     old_s = time.process_time() - t0
     rnd = random.Random(23)
     targets = [rnd.randrange(n) for _ in range(games)]
-    unique = sum(1 for s in targets if len(old[display(old_deck(cards, s))]) == 1)
-    print("earlier generator, default seeds below %d: the display alone names the seed in "
+    unique = sum(1 for s in targets if len(old[opening(old_deal(cards, s))]) == 1)
+    print("earlier generator, default seeds below %d: the opening alone names the seed in "
           "%d of %d games (%.1f%%); scan %.1f CPU s" % (n, unique, games, 100.0 * unique / games,
                                                          old_s))
 
     t0 = time.process_time()
-    new = scan(new_deck, cards, n)
+    new = scan(new_deal, cards, n)
     new_s = time.process_time() - t0
     matched = candidates = same_deck = found = 0
     for _ in range(games):
         seed = secrets.randbelow(secret_prng.SEED_MAX + 1)
-        deck = new_deck(cards, seed)
-        hits = new[display(deck)]
+        deal = new_deal(cards, seed)
+        hits = new[opening(deal)]
         if hits:
             matched += 1
             candidates += len(hits)
-            same_deck += sum(1 for s in hits[:20] if new_deck(cards, s) == deck)
+            same_deck += sum(1 for s in hits if new_deal(cards, s)[0] == deal[0])
             found += seed in hits
-    print("secret_prng, seeds from the OS (63 bits): %d of %d games share their display with "
+    print("secret_prng, seeds from the OS (63 bits): %d of %d games share their opening with "
           "some scanned seed (%d seeds in all); of those seeds, %d deal the game's deck; the "
           "true seed was among them %d times; scan %.1f CPU s"
           % (matched, games, candidates, same_deck, found, new_s))

@@ -35,6 +35,8 @@ _COUNTER_MASK = (1 << _COUNTER_BITS) - 1
 _BLOCK = 1 << 64  # a draw's raw value is below this
 # The largest state: a 256-bit key and a 64-bit counter.
 STATE_MAX = (1 << (256 + _COUNTER_BITS)) - 1
+_STATE_BYTES = (256 + _COUNTER_BITS) // 8
+_sha256 = hashlib.sha256
 
 
 def check_seed(seed):
@@ -62,13 +64,11 @@ def below(x, n):
     """Draw an int in [0, n) from state `x`; returns (value, new_state)."""
     if not 0 < n <= _BLOCK:
         raise ValueError("cannot draw below %r" % (n,))
-    key = (x >> _COUNTER_BITS).to_bytes(32, "big")
-    counter = x & _COUNTER_MASK
     # values at or above `limit` would make the low residues more likely: draw again
     limit = _BLOCK - _BLOCK % n
     while True:
-        block = hashlib.sha256(key + counter.to_bytes(8, "big")).digest()
-        counter = (counter + 1) & _COUNTER_MASK
-        u = int.from_bytes(block[:8], "big")
+        # the state's 40 bytes are the key followed by the counter: the block's input
+        u = int.from_bytes(_sha256(x.to_bytes(_STATE_BYTES, "big")).digest()[:8], "big")
+        x = x + 1 if x & _COUNTER_MASK != _COUNTER_MASK else x - _COUNTER_MASK
         if u < limit:
-            return u % n, (x & ~_COUNTER_MASK) | counter
+            return u % n, x
