@@ -4,8 +4,16 @@ play` names them only once the game is over, the chance cannot be worked back fr
 player sees (shared_rules.secret_prng), and the bots' seeds say nothing of the game's."""
 
 import json
+import os
+import queue
 import random
+import re
+import subprocess
+import sys
+import threading
+import time
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +23,7 @@ from vora_host.cli import main
 from vora_host.log import formats
 from vora_host.log.store import GameLog
 
+ROOT = Path(__file__).resolve().parents[1]
 HIDDEN = ["boars", "tossing-tiger"]
 # Quick games: random bots, and a Tiger cut short by its safeguard.
 QUICK = {"boars": ["--bot", "random"],
@@ -104,6 +113,71 @@ def test_a_board_game_still_names_its_seed_at_the_start(capsys):
     assert main(["play", "vora", "--bots-only", "--no-log", "--quiet", "--seed", "3"]) == 0
     out = capsys.readouterr().out
     assert "seed 3 (play it again with --seed 3)" in out.splitlines()[0]
+
+
+def board_game(tmp_path, *extra):
+    # `vora play tossing-tiger` on the virtual board, plain (no terminal): a process whose
+    # output lines arrive on a queue, so that a test can wait for one without hanging.
+    env = dict(os.environ, COLUMNS="200", NO_COLOR="1")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "vora_host", "play", "tossing-tiger", "--port", "sim",
+         "--save-dir", str(tmp_path / "save"), "--fresh", *extra],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=env, cwd=ROOT)
+    lines = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(x) for x in proc.stdout] + [lines.put(None)],
+                     daemon=True).start()
+    return proc, lines
+
+
+def read_until(lines, pattern, seconds=90):
+    seen = []
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            line = lines.get(timeout=1)
+        except queue.Empty:
+            continue
+        if line is None:
+            break
+        seen.append(line)
+        if re.search(pattern, line):
+            return "".join(seen)
+    raise AssertionError("no line matching %r in:\n%s" % (pattern, "".join(seen)))
+
+
+def test_play_on_the_board_names_a_hidden_games_seed_only_once_it_is_over(tmp_path):
+    proc, lines = board_game(tmp_path, "--no-log", "--human", "none", "--bot", "random",
+                             "-o", "max_turns=1")
+    try:
+        before = read_until(lines, r"^board over")
+        proc.stdin.write("quit\n")
+        proc.stdin.flush()
+        after = read_until(lines, r"^Seed \d+")
+        proc.wait(timeout=30)
+    finally:
+        proc.kill()
+    assert "on the board, seed kept secret until the game is over" in before
+    seed = re.search(r"^Seed (\d+): deal the same game again with --seed \1\.$", after,
+                     re.M).group(1)
+    assert seed not in before
+
+
+def test_an_unfinished_hidden_game_on_the_board_keeps_its_seed_secret(tmp_path):
+    db = tmp_path / "games.sqlite3"
+    proc, lines = board_game(tmp_path, "--db", str(db), "--human", "0")
+    try:
+        before = read_until(lines, r"on the board")
+        time.sleep(1.0)
+        proc.stdin.write("quit\n")
+        proc.stdin.flush()
+        after = read_until(lines, r"seed stays secret")
+        proc.wait(timeout=30)
+    finally:
+        proc.kill()
+    with GameLog(db) as log:
+        seed = log.game(1)["seed"]
+    assert str(seed) not in before + after
 
 
 # ---------------------------------------------------------------- the chance
