@@ -55,6 +55,18 @@ def test_hidden_games_take_seeds_of_63_bits_and_the_others_keep_the_boards(game)
         assert games.seed_max(board_game) == prng.SEED_MAX == 2 ** 32 - 1
 
 
+def test_every_game_with_hidden_information_draws_from_the_secret_generator():
+    # A game added later with HIDDEN_INFORMATION must take the wide seeds too (and so
+    # draw from secret_prng: xorshift32 has 32 bits of state whatever the seed).
+    hidden = [name for name in games.names() if games.load(name).HIDDEN_INFORMATION]
+    assert sorted(hidden) == sorted(HIDDEN)
+    for name in hidden:
+        module = games.load(name)
+        assert games.seed_max(name) >= 2 ** 63 - 1
+        state = json.loads(module.new_game(2, seed=1).to_json())
+        assert state["rng"] > 2 ** 64  # a 256-bit key beside the counter
+
+
 @pytest.mark.parametrize("game", HIDDEN)
 def test_a_default_seed_is_drawn_from_the_os_over_the_whole_range(game, tmp_path,
                                                                    monkeypatch):
