@@ -537,8 +537,8 @@ def _print_seed_at_end(console, module, state, seed):
         console.print("Seed [bold]%d[/bold]: deal the same game again with --seed %d."
                       % (seed, seed))
     else:
-        console.print("The game did not finish: its seed stays secret (the game log and "
-                      "--record keep it).")
+        # A record of it (the log, --record) keeps the seed, for replay by its owner.
+        console.print("The game did not finish, so its seed stays secret.")
 
 
 def _make_agents(args, players, seats, bot_seeds, parser):
