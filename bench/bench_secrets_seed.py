@@ -12,7 +12,11 @@ counts, for many games, the seeds that deal the same opening:
   the bench checks whether such a seed also deals the game's deck (what a player would
   want to learn), and times the generator to say what trying all 2**63 seeds would take.
 
-    .venv/bin/python bench/bench_secrets_seed.py              (about 30 s: N = 200,000)
+Tossing Tiger the same way: a player's own hand (6 of the 48 cards, the first draws of
+a two-player game) against the hands seeds 0 to N-1 deal; the seeds that share it are
+the candidates, and the bench counts how many of them also deal the opponent's hand.
+
+    .venv/bin/python bench/bench_secrets_seed.py              (about 45 s: N = 200,000)
     .venv/bin/python bench/bench_secrets_seed.py --full       (N = 10**6, 60,000 games)
 """
 
@@ -23,7 +27,7 @@ import random
 import secrets
 import time
 
-from shared_rules import boars, prng, secret_prng
+from shared_rules import boars, prng, secret_prng, tossing_tiger
 
 
 def default_cards():
@@ -68,12 +72,62 @@ def scan(deal, cards, n):
     return seen
 
 
+def tiger_hands(generator, draw_pile, seed):
+    # Both hands of a two-player Tossing Tiger deal: player 0's six cards, then player 1's,
+    # each drawn at random from what is left (TigerState._draw_card), kept sorted.
+    pile = list(draw_pile)
+    x = generator.seed_state(seed)
+    hands = []
+    for _ in range(PLAYERS):
+        hand = []
+        for _ in range(tossing_tiger.HAND_SIZE):
+            i, x = generator.below(x, len(pile))
+            hand.append(pile.pop(i))
+        hands.append(tuple(sorted(hand)))
+    return hands
+
+
+def tiger(n, games):
+    pile = tossing_tiger.deck_of(tossing_tiger._check_options(PLAYERS, {}))
+    for seed in (0, 2 ** 62):
+        s = tossing_tiger.new_game(PLAYERS, seed=seed).s
+        assert [tuple(h) for h in s["hands"]] == tiger_hands(secret_prng, pile, seed)
+    for name, generator, pick in (
+            ("earlier generator, default seeds below %d" % n, prng,
+             lambda rnd: rnd.randrange(n)),
+            ("secret_prng, seeds from the OS (63 bits)", secret_prng,
+             lambda rnd: secrets.randbelow(secret_prng.SEED_MAX + 1))):
+        t0 = time.process_time()
+        by_hand = collections.defaultdict(list)
+        for seed in range(n):
+            by_hand[tiger_hands(generator, pile, seed)[0]].append(seed)
+        scan_s = time.process_time() - t0
+        rnd = random.Random(23)
+        sizes = []
+        found = predicted = 0
+        for _ in range(games):
+            seed = pick(rnd)
+            own, other = tiger_hands(generator, pile, seed)
+            candidates = by_hand[own]
+            sizes.append(len(candidates))
+            found += seed in candidates
+            predicted += sum(1 for c in candidates
+                             if tiger_hands(generator, pile, c)[1] == other)
+        sizes.sort()
+        print("Tossing Tiger, %s: a hand leaves %d candidate seeds (median of %d games); "
+              "the true seed among them in %d games; %d of %d candidates in all deal the "
+              "opponent's hand; scan %.1f CPU s"
+              % (name, sizes[len(sizes) // 2], games, found, predicted, sum(sizes), scan_s))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--full", action="store_true",
                         help="the issue's figures: 10**6 seeds, 60,000 games")
     parser.add_argument("--seeds", type=int, default=None, help="seeds scanned (N)")
-    parser.add_argument("--games", type=int, default=None, help="games looked at")
+    parser.add_argument("--games", type=int, default=None, help="Boars games looked at")
+    parser.add_argument("--tiger-games", type=int, default=None,
+                        help="Tossing Tiger games looked at")
     args = parser.parse_args()
     n = args.seeds or (10 ** 6 if args.full else 200000)
     games = args.games or (60000 if args.full else 2000)
@@ -119,6 +173,7 @@ def main():
     years = per_seed * (secret_prng.SEED_MAX + 1) / (365.25 * 24 * 3600)
     print("trying every seed of 0 to 2**63 - 1 at this pace (%.1f us a deal): %.2g CPU years"
           % (per_seed * 1e6, years))
+    tiger(n, args.tiger_games or (200 if args.full else 50))
 
 
 if __name__ == "__main__":
