@@ -331,6 +331,38 @@ def test_no_update_while_a_new_version_waits_to_boot_or_is_on_trial(flash):
     assert st["code"] == "busy"
 
 
+def test_an_abort_after_a_busy_offer_keeps_the_switched_trial_slot(flash):
+    up = updater(flash)
+    new = small_bundle("0.2.0")
+    assert push(up, new)["state"] == "switched"
+    other = small_bundle("0.2.1")
+    assert up.offer(len(other.manifest_bytes), other.id)["code"] == "busy"
+    staged = snapshot(flash / "fw" / "b")
+    assert up.abort()["state"] == "idle"
+    assert snapshot(flash / "fw" / "b") == staged  # boot.json names it for the trial
+    trial = power_on(fs_of(flash), str(flash))
+    assert (trial.slot, trial.mode, trial.version) == ("b", boot.MODE_TRIAL, "0.2.0")
+    assert slot_problem(flash, "b") is None
+
+
+def test_an_abort_on_trial_keeps_the_running_slot_and_mid_transfer_empties_the_staging(flash):
+    up = updater(flash)
+    assert push(up, small_bundle("0.2.0"))["state"] == "switched"
+    trial = power_on(fs_of(flash), str(flash))
+    on_trial = update.Updater(trial, "rp2", IDENTITY, "0.2.0")
+    too_big = on_trial.offer(update.MAX_MANIFEST + 1, b"\0" * 32)
+    assert too_big["code"] == "format"
+    on_trial.abort()
+    assert slot_problem(flash, "b") is None and trial.confirm()
+    # An abort mid-transfer still empties the staging slot (a, now not running).
+    up = update.Updater(power_on(fs_of(flash), str(flash)), "rp2", IDENTITY, "0.2.0")
+    push(up, small_bundle("0.3.0"), chunk=300, stop_after=5)
+    assert any((flash / "fw" / "a").rglob("*.mpy"))
+    up.abort()
+    assert not any((flash / "fw" / "a").rglob("*"))
+    assert power_on(fs_of(flash), str(flash)).version == "0.2.0"
+
+
 # ---------------------------------------------------------------- untrusted input, fuzzed
 
 json_values = st.recursive(

@@ -305,7 +305,11 @@ class Updater:
         self._close()
         if self.state in (RECEIVING, STAGED, ERROR) and self.dir:
             try:
-                self._clear_dir()
+                # Only a slot an update may still overwrite: after a switch (even one
+                # followed by a refused offer) boot.json names this slot for the trial,
+                # and emptying it would leave the next start an empty slot to boot.
+                if self.slot is not None and self.slot == self.boot.staging_slot():
+                    self._clear_dir()
             except OSError:
                 pass
         self._reset_state(IDLE)
