@@ -3,7 +3,6 @@ file round-trips, anything else (damaged, truncated, foreign, not ours, random b
 refused with BundleError and nothing else, and a bundle is checked against the board it is
 for before anything is sent."""
 
-import hashlib
 import json
 import struct
 
@@ -63,12 +62,20 @@ def _damaged(kind):
         return bytes(data + b"more")
     if kind == "huge-manifest":
         return bundles.MAGIC + struct.pack(">I", 10 ** 6) + b"{}"
+    if kind == "old-format":
+        return bytes(bundles.OLD_MAGIC + data[len(bundles.MAGIC):])
+    if kind == "not-canonical":  # the same fields, spaced out: not the bytes that were built
+        mb = json.dumps(json.loads(b.manifest_bytes), indent=1).encode()
+        return (bundles.MAGIC + struct.pack(">I", len(mb)) + mb
+                + b"".join(d for _, d in b.files))
     if kind == "manifest-json":
         return bundles.MAGIC + struct.pack(">I", 4) + b"{{{{"
     if kind in ("foreign", "format", "whole"):
         m = json.loads(b.manifest_bytes)
         m.update({"foreign": {"board": "nintendo"}, "format": {"format": "tar"},
                   "whole": {"bundle": "0" * 64}}[kind])
+        if kind == "foreign":  # built that way: its bundle hash matches
+            m["bundle"] = bundles.seal_of(m).hex()
         mb = bundles.canonical_json(m)
         return bundles.MAGIC + struct.pack(">I", len(mb)) + mb + b"".join(d for _, d in b.files)
     raise AssertionError(kind)
@@ -84,7 +91,9 @@ def _damaged(kind):
     ("manifest-json", "not JSON"),
     ("foreign", "nintendo"),
     ("format", "not a Vora Board firmware bundle"),
-    ("whole", "bundle hash"),
+    ("whole", "does not match its bundle hash: it is damaged"),
+    ("old-format", "format 1, written by an older vora"),
+    ("not-canonical", "not written the way vora writes it"),
 ])
 def test_damaged_and_foreign_bundle_files_are_refused_with_the_reason(tmp_path, kind, words):
     path = tmp_path / "b.vbundle"
@@ -114,7 +123,7 @@ def test_random_bytes_are_refused_with_bundle_error_only(data):
 
 @settings(max_examples=300, deadline=None)
 @given(st.data())
-def test_a_mutated_bundle_is_refused_or_exactly_a_valid_bundle(data):
+def test_a_mutated_bundle_is_refused_or_exactly_the_bundle(data):
     good = bytes(_file_bytes(small_bundle("0.2.0")))
     raw = bytearray(good)
     for _ in range(data.draw(st.integers(1, 4))):
@@ -131,8 +140,23 @@ def test_a_mutated_bundle_is_refused_or_exactly_a_valid_bundle(data):
     except bundles.BundleError as exc:
         assert str(exc)
         return
-    # Accepted only if every hash still holds: then it is a whole bundle of its own.
-    assert hashlib.sha256(b"".join(d for _, d in b.files)).hexdigest() == b.manifest["bundle"]
+    # Accepted only when the mutations undid each other: then it is the bundle itself.
+    assert bundles.to_bytes(b) == good
+
+
+@pytest.mark.parametrize("text, at, bit", [
+    (b"vora_fw/doctor.mpy", 13, 0x08),  # doctor.mpy becomes doctoz.mpy, a valid module name
+    (b'"firmware":"0.2.0"', 14, 0x01),  # version 0.2.0 becomes 0.3.0
+    (b'"arch":"armv6m"', 13, 0x02),  # armv6m becomes armv4m
+])
+def test_one_flipped_bit_in_a_manifest_name_or_version_is_refused(tmp_path, text, at, bit):
+    data = _file_bytes(full_bundle("0.2.0"))
+    data[bytes(data).index(text) + at] ^= bit
+    path = tmp_path / "flipped.vbundle"
+    path.write_bytes(bytes(data))
+    with pytest.raises(bundles.BundleError) as err:
+        bundles.read_bundle(path)
+    assert str(path) in str(err.value) and "damaged" in str(err.value)
 
 
 def test_a_bundle_is_checked_against_the_board_before_sending():
