@@ -14,6 +14,7 @@ from shared_rules import wire
 from vora_fw import update
 from vora_host.maker import bundle as bundles
 
+import bundle_mutation
 from maker_support import full_bundle, small_bundle
 
 PICO = {"fw": "0.1.0", "port": "rp2", "mpy": "6.3", "micropython": "1.24.1"}
@@ -222,3 +223,17 @@ def test_the_makers_types_are_in_their_range_and_framed_like_any_other():
     frame = wire.encode_frame(wire.UPD_DATA, 9, 4, wire.pack_upd_data(1, 0, b"\x00\x03" * 300))
     assert wire.decode_frame(frame)[:3] == (wire.UPD_DATA, 9, 4)
     assert wire.type_name(wire.DIAG) == "DIAG" and wire.PROTOCOL_MINOR >= 1
+
+
+# ---------------------------------------------------------------- the mutation campaign
+
+def test_no_bundle_with_a_few_flipped_bits_is_taken_by_the_pc_or_the_board():
+    # The campaign's harness takes the undamaged bundle (so its zero means something)...
+    pc, (board, confirmed) = bundle_mutation.control()
+    assert pc and board and confirmed
+    # ...and none of 300 copies with 1 to 4 bits flipped (bench/bench_bundle_mutation.py
+    # runs 20,000; docs/benchmarks.md).
+    r = bundle_mutation.campaign(300, seed=1)
+    assert r["accepted"] == {"anywhere": 0, "manifest": 0}, r
+    assert r["tried"]["manifest"] > 100 and r["pc_refused"] == 300
+    assert r["board_refused"].get("hash", 0) > 100  # the bundle hash and the files' hashes
