@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from shared_rules import wire
 from vora_fw import update
 from vora_host.maker import bundle as bundles
+from vora_host.maker import signing
 
 import bundle_mutation
 from maker_support import full_bundle, small_bundle
@@ -237,3 +238,104 @@ def test_no_bundle_with_a_few_flipped_bits_is_taken_by_the_pc_or_the_board():
     assert r["accepted"] == {"anywhere": 0, "manifest": 0}, r
     assert r["tried"]["manifest"] > 100 and r["pc_refused"] == 300
     assert r["board_refused"].get("hash", 0) > 100  # the bundle hash and the files' hashes
+
+
+# ---------------------------------------------------------------- signed bundles
+
+def _signed(tmp_path, version="0.2.0", name="ada"):
+    key = tmp_path / ("%s.key" % name)
+    signing.new_key(key, name)
+    b = bundles.make_bundle(list(small_bundle(version).files), "rp2", (6, 3), "armv6m", version)
+    return bundles.sign_bundle(b, key), key
+
+
+def test_a_signed_bundle_round_trips_and_names_its_trusted_maker(tmp_path):
+    b, key = _signed(tmp_path)
+    path = tmp_path / "fw.vbundle"
+    bundles.write_bundle(b, path)
+    read = bundles.read_bundle(path)
+    assert read.signer == b.signer and read.id == b.id
+    trusted = signing.read_keys(str(key) + ".pub")
+    verdict, words = signing.check_trust(read, path, trusted, tmp_path / "trusted-keys")
+    assert verdict == "ok" and "signed by ada" in words and str(path) in words
+    assert oct(key.stat().st_mode & 0o777) == "0o600"
+
+
+def test_a_bundle_changed_after_signing_is_refused_naming_the_bundle(tmp_path):
+    b, _ = _signed(tmp_path)
+    other = small_bundle("0.3.0")  # a whole, valid bundle under the first one's signature
+    forged = bundles.Bundle(other.manifest, other.manifest_bytes, other.files,
+                            b.signer, b.signature)
+    path = tmp_path / "forged.vbundle"
+    path.write_bytes(bundles.to_bytes(forged))
+    with pytest.raises(bundles.BundleError) as err:
+        bundles.read_bundle(path)
+    assert str(path) in str(err.value) and "signature does not verify" in str(err.value)
+    data = bytearray(bundles.to_bytes(b))
+    data[-1] ^= 0x01  # the signature itself damaged
+    path.write_bytes(bytes(data))
+    with pytest.raises(bundles.BundleError, match="signature does not verify"):
+        bundles.read_bundle(path)
+
+
+def test_unsigned_and_untrusted_bundles_need_the_users_word(tmp_path):
+    b, _ = _signed(tmp_path, name="stranger")
+    unsigned = small_bundle("0.2.0")
+    where = tmp_path / "trusted-keys"
+    with pytest.raises(signing.SigningError) as err:
+        signing.check_trust(b, "fw.vbundle", {}, where)
+    assert "fw.vbundle is signed by key vora-ed25519 " + b.signer.hex() in str(err.value)
+    assert "--trust" in str(err.value)
+    with pytest.raises(signing.SigningError, match="fw.vbundle is not signed.*--allow-unsigned"):
+        signing.check_trust(unsigned, "fw.vbundle", {b.signer: "stranger"}, where)
+    verdict, words = signing.check_trust(unsigned, "fw.vbundle", {}, where, allow_unsigned=True)
+    assert verdict == "warning" and "not signed" in words
+
+
+def test_key_files_are_checked_and_never_overwritten(tmp_path):
+    _, key = _signed(tmp_path)
+    with pytest.raises(signing.SigningError, match="exists already"):
+        signing.new_key(key)
+    bad = tmp_path / "bad.pub"
+    bad.write_text("# a comment\nssh-ed25519 AAAA me\n")
+    with pytest.raises(signing.SigningError, match="bad.pub line 2"):
+        signing.read_keys(bad)
+    (tmp_path / "not-a-key").write_text("hello")
+    with pytest.raises(bundles.BundleError, match="not a private key"):
+        bundles.sign_bundle(small_bundle("0.2.0"), tmp_path / "not-a-key")
+
+
+def test_vora_keygen_sign_and_trust_from_the_command_line(tmp_path, monkeypatch, capsys):
+    from vora_host.cli import main
+    monkeypatch.setenv(signing.TRUSTED_ENV, str(tmp_path / "trusted-keys"))
+    key = tmp_path / "ada.key"
+    assert main(["keygen", str(key), "--name", "ada"]) in (0, None)
+    assert signing.read_keys(tmp_path / "trusted-keys") == signing.read_keys(str(key) + ".pub")
+    assert main(["keygen", str(key)]) == 1  # not overwritten
+    assert "exists already" in capsys.readouterr().err
+    out = tmp_path / "fw.vbundle"
+    assert main(["update", "--bundle", str(out), "--sign", str(key)]) in (0, None)
+    assert "signed with key" in capsys.readouterr().err
+    assert bundles.read_bundle(out).signer == signing.read_keys(str(key) + ".pub").popitem()[0]
+    # A trusted bundle goes on to look for the board (none here)...
+    assert main(["update", str(tmp_path / "no-board"), "--from", str(out), "--wait", "0"]) == 1
+    said = capsys.readouterr().err
+    assert "is signed by ada" in said and "no Vora Board firmware answers" in said
+    # ...one from an unknown maker, or unsigned, is refused before that, naming the file.
+    monkeypatch.setenv(signing.TRUSTED_ENV, str(tmp_path / "nobody-trusted"))
+    assert main(["update", str(tmp_path / "no-board"), "--from", str(out)]) == 1
+    said = capsys.readouterr().err
+    assert "not among your trusted keys" in said and "fw.vbundle" in said
+    assert "no Vora Board" not in said
+    assert main(["update", str(tmp_path / "no-board"), "--from", str(out),
+                 "--trust", str(key) + ".pub"]) == 1
+    assert "is signed by ada" in capsys.readouterr().err
+    unsigned = tmp_path / "unsigned.vbundle"
+    bundles.write_bundle(small_bundle("0.2.0"), unsigned)
+    assert main(["update", str(tmp_path / "no-board"), "--from", str(unsigned)]) == 1
+    said = capsys.readouterr().err
+    assert "unsigned.vbundle is not signed" in said and "no Vora Board" not in said
+    assert main(["update", str(tmp_path / "no-board"), "--from", str(unsigned),
+                 "--allow-unsigned"]) == 1
+    said = capsys.readouterr().err
+    assert "--allow-unsigned" in said and "no Vora Board firmware answers" in said

@@ -224,6 +224,17 @@ def to_bytes(bundle):
     return bytes(out)
 
 
+def sign_bundle(bundle, keyfile):
+    """Sign the bundle with the maker's private key (signing.py); BundleError if the key
+    cannot be used."""
+    from vora_host.maker import signing
+    try:
+        bundle.signer, bundle.signature = signing.sign(signing.load_private(keyfile), bundle.id)
+    except signing.SigningError as exc:
+        raise BundleError(str(exc))
+    return bundle
+
+
 def write_bundle(bundle, path):
     path = Path(path)
     tmp = path.with_name(path.name + ".part")
