@@ -339,3 +339,13 @@ def test_vora_keygen_sign_and_trust_from_the_command_line(tmp_path, monkeypatch,
                  "--allow-unsigned"]) == 1
     said = capsys.readouterr().err
     assert "--allow-unsigned" in said and "no Vora Board firmware answers" in said
+
+
+def test_an_old_board_refusing_the_new_format_is_told_to_use_vora_flash():
+    from vora_host.maker.update import _refusal
+    # What a board whose firmware reads bundle format 1 answers to this vora's bundles.
+    said = _refusal({"state": "error", "code": "format",
+                     "error": "bundle format version 2; this firmware reads version 1"})
+    assert "bundle format version 2" in said and "vora flash" in said
+    assert "vora flash" not in _refusal({"state": "error", "code": "format",
+                                         "error": "the bundle has no vora_fw/start module"})

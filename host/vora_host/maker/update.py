@@ -54,7 +54,11 @@ def _status(payload):
 def _refusal(st):
     code = st.get("code", "?")
     text = st.get("error") or "no reason given"
-    return "the board refused the update (%s): %s" % (code, text)
+    said = "the board refused the update (%s): %s" % (code, text)
+    if code == "format" and "bundle format version" in text:
+        said += (" (its firmware is older than this bundle format: install this version "
+                 "once with vora flash, docs/makers.md)")
+    return said
 
 
 class Updater:
