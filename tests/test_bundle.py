@@ -314,6 +314,8 @@ def test_vora_keygen_sign_and_trust_from_the_command_line(tmp_path, monkeypatch,
     assert main(["keygen", str(key)]) == 1  # not overwritten
     assert "exists already" in capsys.readouterr().err
     out = tmp_path / "fw.vbundle"
+    assert main(["update", str(tmp_path / "no-board"), "--sign", str(key)]) == 2
+    assert "goes with --bundle" in capsys.readouterr().err
     assert main(["update", "--bundle", str(out), "--sign", str(key)]) in (0, None)
     assert "signed with key" in capsys.readouterr().err
     assert bundles.read_bundle(out).signer == signing.read_keys(str(key) + ".pub").popitem()[0]

@@ -108,6 +108,10 @@ def run(args, console):
         return _keygen(args, err)
     if args.command == "update" and args.bundle is not None:
         return _write_bundle(args, err)
+    if args.command == "update" and args.sign is not None:
+        err.print("[red]vora update: --sign signs a bundle file: it goes with --bundle FILE "
+                  "(a bundle built for the board at hand needs no signature)[/red]")
+        return 2
     bundle = None
     if args.command == "update" and args.source is not None:
         bundle = _read_trusted_bundle(args, err)  # before looking for a board
