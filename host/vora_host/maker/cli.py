@@ -138,9 +138,9 @@ def _write_bundle(args, console):
         return 1
     if b.signer is not None:
         from vora_host.maker import signing
-        how = "vora update --from %s PORT (signed with key %s: people who install it trust "
-               "%s.pub, with --trust)" % (
-            escape(str(args.bundle)), signing.fingerprint(b.signer), escape(str(args.sign)))
+        how = ("vora update --from %s PORT (signed with key %s: people who install it trust "
+               "%s.pub, with --trust)" % (escape(str(args.bundle)),
+                                          signing.fingerprint(b.signer), escape(str(args.sign))))
     else:
         how = "vora update --from %s --allow-unsigned PORT (not signed: see --sign)" % escape(
             str(args.bundle))
