@@ -28,6 +28,7 @@ not replay, a file that cannot be read or written), 2 a usage error.
 import argparse
 import json
 import os
+import re
 import sys
 import time
 from datetime import datetime
@@ -60,11 +61,11 @@ STALE_HOURS = 12
 
 
 def _game_id(text):
-    try:
-        n = int(text)
-    except ValueError:
+    # Plain ASCII digits: int() would also take "+5", "1_0", " 7" and other scripts' digits.
+    if not re.fullmatch(r"[0-9]{1,18}", text):
         raise argparse.ArgumentTypeError("%r is not a game id (a whole number, see "
                                          "'vora games list')" % text[:40])
+    n = int(text)
     if n < 1:
         raise argparse.ArgumentTypeError("game ids start at 1")
     return n

@@ -47,7 +47,13 @@ Reading untrusted files: the size is checked before any work (MAX_RECORD_CHARS, 
 at most MAX_LINE characters, at most MAX_MOVES moves, JSON nested at most MAX_DEPTH
 deep), every line is parsed in linear time, every field is checked, nothing is evaluated,
 replay stops at the first move that does not replay, and messages quote at most a few
-dozen characters of the file. Only BadImport leaves a parser.
+dozen characters of the file. Only BadImport leaves a parser. A leading byte order mark
+is left out; whole numbers are JSON integers (not booleans or floats) or ASCII digits.
+
+The public record (export_public_json, export_public_text) of a hidden-information game
+is what a spectator may know: no seed, no digests, the moves as the rules revealed them
+(public_history), the result once the game is over. It says so ("public" in JSON,
+[Public "true"] in text) and the readers refuse it (PUBLIC_REFUSED).
 """
 
 import json
@@ -236,7 +242,7 @@ def _option_value(module, hooks, name, text, line):
         raise BadImport("[%s] must be one of %s, not %s" % (
             tag, ", ".join(str(c) for c in kind), _short(text)), line)
     if kind == "int":
-        if not re.fullmatch(r"-?\d{1,18}", text):
+        if not re.fullmatch(r"-?[0-9]{1,18}", text):
             raise BadImport("[%s] must be a whole number, not %s" % (tag, _short(text)), line)
         return int(text)
     if kind == "bool":
@@ -306,7 +312,7 @@ def record_from_dict(data):
     parsed = Parsed("json")
     module = _module(data.get("game"))
     fmt = data.get("format", RECORD_FORMAT)
-    if fmt != RECORD_FORMAT:
+    if not _is_int(fmt) or fmt != RECORD_FORMAT:  # true and 1.0 equal 1 in Python
         raise BadImport("record format %s is not one this program reads (%d)"
                         % (_short(fmt), RECORD_FORMAT))
     _check_players(module, data.get("players"))
@@ -450,22 +456,24 @@ def _history_from_json(takebacks, moves, digests, logged_at):
 
 def parse_json(text):
     """Read an export_json (or `vora play --record`) text: a Parsed. Only JSON is
-    parsed; BadImport for anything that is not a well-formed record."""
-    return record_from_dict(read_json(text))
+    parsed; BadImport for anything that is not a well-formed record. A leading byte
+    order mark is left out."""
+    return record_from_dict(read_json(_without_bom(text)))
 
 
 # ---------------------------------------------------------------- the text format
 
 _TAG_RE = re.compile(r'\[([A-Za-z]{1,40}) "((?:[^"\\]|\\["\\])*)"\]')
 _UNESCAPE_RE = re.compile(r'\\(["\\])')
-_NUMBER_RE = re.compile(r"(\d{1,7})\.[ \t]+")
+# Numbers are ASCII digits: \d and int() would also take other scripts' digits ("\u0663").
+_NUMBER_RE = re.compile(r"([0-9]{1,7})\.[ \t]+")
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
-_RESULT_RE = re.compile(r"P(\d{1,2}) wins|draw|\*")
-_SCORES_RE = re.compile(r"[+-]?\d{1,9}(?: [+-]?\d{1,9}){0,63}")
+_RESULT_RE = re.compile(r"P([0-9]{1,2}) wins|draw|\*")
+_SCORES_RE = re.compile(r"[+-]?[0-9]{1,9}(?: [+-]?[0-9]{1,9}){0,63}")
 
 
 def _tag_int(value, name, line, low=0, high=U32_MAX):
-    if not re.fullmatch(r"\d{1,10}", value) or not low <= int(value) <= high:
+    if not re.fullmatch(r"[0-9]{1,10}", value) or not low <= int(value) <= high:
         raise BadImport("[%s] must be a whole number from %d to %d, not %s"
                         % (name, low, high, _short(value)), line)
     return int(value)
@@ -473,7 +481,8 @@ def _tag_int(value, name, line, low=0, high=U32_MAX):
 
 def parse_text(text):
     """Parse the text format (see the module doc): a Parsed. BadImport names the line of
-    any problem; nothing is evaluated."""
+    any problem; nothing is evaluated. A leading byte order mark is left out."""
+    text = _without_bom(text)
     if len(text) > MAX_RECORD_CHARS:
         raise BadImport("a game record has at most %d MB; this text has %d characters"
                         % (MAX_RECORD_CHARS // (1024 * 1024), len(text)))
@@ -522,7 +531,7 @@ def _parse_history_line(line, n):
     if rest == "takeback":
         return ("takeback", number, n)
     parts = rest.split(None, 1)
-    if len(parts) != 2 or not re.fullmatch(r"P(?:\d{1,2}|-|\?)", parts[0]):
+    if len(parts) != 2 or not re.fullmatch(r"P(?:[0-9]{1,2}|-|\?)", parts[0]):
         raise BadImport(shape, n)
     marker = None if parts[0] == "P-" else "?" if parts[0] == "P?" else int(parts[0][1:])
     move, sep, digest = parts[1].partition(";")
@@ -703,16 +712,26 @@ def _interpret_history(parsed, events, module):
             raise BadImport("a file with takebacks says [Format \"2\"]", parsed.line_of("Format"))
 
 
+BOM = "\ufeff"
+
+
+def _without_bom(text):
+    """The text without the byte order mark some editors put before UTF-8 text
+    (Windows Notepad): the file is read as if it were not there."""
+    return text[1:] if text.startswith(BOM) else text
+
+
 def looks_like_json(text):
     """Whether a file is meant as JSON: it opens with '{', or with '[' that does not start
     a tag of the text format ('[Game "vora"]')."""
-    head = text.lstrip()[:2]
+    head = _without_bom(text).lstrip()[:2]
     return head[:1] == "{" or (head[:1] == "[" and not head[1:2].isalpha())
 
 
 def parse(text):
     """A JSON or text record (told apart by looks_like_json): a Parsed. BadImport
-    otherwise."""
+    otherwise. A leading byte order mark is left out."""
+    text = _without_bom(text)
     if looks_like_json(text):
         return parse_json(text)
     return parse_text(text)
