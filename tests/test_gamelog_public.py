@@ -237,9 +237,9 @@ def test_a_game_without_hidden_information_is_shown_whole(db, capsys):
 
 
 def test_the_help_explains_the_public_mode(capsys):
-    for action in ("show", "replay", "export"):
+    for action in ((), ("show",), ("replay",), ("export",)):
         with pytest.raises(SystemExit):
-            main(["games", action, "--help"])
+            main(["games", *action, "--help"])
         out = " ".join(capsys.readouterr().out.split())
         assert "--full" in out and "as a spectator sees them" in out
 

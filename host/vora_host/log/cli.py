@@ -91,7 +91,7 @@ def add_parser(sub):
         description="The games the host has logged, every game of every kind, in an SQLite "
                     "file: %s. Choose another with --db PATH or the environment variable %s."
                     % (gamelog.default_db_path(), gamelog.DB_ENV),
-        epilog="Run 'vora games ACTION --help' for the options of an action.")
+        epilog="Run 'vora games ACTION --help' for the options of an action. " + PUBLIC_EPILOG)
     group.add_argument("--db", metavar="PATH", default=None, help=DB_HELP)
     group.set_defaults(games_parser=group)
     # --db is accepted after the action too ('vora games list --db x'); SUPPRESS keeps an
@@ -149,6 +149,8 @@ def add_parser(sub):
                      help="write to FILE (replaced atomically) instead of the standard output")
 
     imp = actions.add_parser("import", parents=[db], help="add a game from a JSON or text file",
+                             epilog="A public export (of a Boars or Tossing Tiger game shown "
+                                    "as a spectator sees it) has no seed: it is refused.",
                              description="Read a game written by 'vora games export' (JSON or "
                                          "text, told apart by the content) or by 'vora play "
                                          "--record' and add it to the log as a new game. The "

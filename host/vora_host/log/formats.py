@@ -995,7 +995,7 @@ def export_public_text(log, game_id):
     if info["ended_at"] is not None:
         tags.append(("Ended", info["ended_at"]))
     real = log.real_id(info["id"])
-    lines = ["# %s game %s from the vora game log: %s."
+    lines = ["# %s game %s from the vora game log, %s."
              % (module.TITLE, real if real is not None else "(not yet written to the log)",
                 PUBLIC_NOTE)]
     lines += ["[%s %s]" % (name, _quote(value)) for name, value in tags]
