@@ -173,3 +173,28 @@ def test_a_game_id_is_plain_digits(tmp_path, capsys, text):
         main(["games", "--db", str(tmp_path / "g.sqlite3"), "show", text])
     assert exc.value.code == 2
     assert "not a game id" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- control characters
+
+CSI = "\x9b"  # the C1 control sequence introducer: "\x9b2J" clears some terminals
+
+
+def test_texts_from_an_imported_file_reach_the_terminal_escaped(exports, tmp_path, capsys):
+    """The readers let C1 controls through in the source and the end reason (a source
+    "board 0\\x85" must round-trip, tests/test_gamelog.py); `vora games list` and `show`
+    write them as escapes rather than sending them to the terminal."""
+    data = json.loads(exports[0])
+    data["log"]["source"] = "board usb" + CSI + "2J"
+    data["result"]["end"] = "quit" + CSI + "2J"
+    path = tmp_path / "c1.json"
+    path.write_text(json.dumps(data))
+    db = tmp_path / "g.sqlite3"
+    assert main(["games", "--db", str(db), "import", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["games", "--db", str(db), "list"]) == 0
+    out = capsys.readouterr().out
+    assert CSI not in out and "board usb\\x9b2J" in out and "quit\\x9b2J" in out
+    assert main(["games", "--db", str(db), "show", "1"]) == 0
+    out = capsys.readouterr().out
+    assert CSI not in out and "board usb\\x9b2J" in out

@@ -264,6 +264,16 @@ def _when(stamp):
     return moment.strftime("%Y-%m-%d %H:%M")
 
 
+def _shown(text):
+    """A text from the log (an imported file may have put anything a check lets through
+    there) as it may reach a terminal: every character that is not printable (C1
+    controls such as the CSI U+009B, line breaks, bidirectional overrides) written as an
+    escape (\\x9b)."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+
+
 def _age_hours(stamp):
     try:
         moment = datetime.fromisoformat(stamp)
@@ -363,9 +373,10 @@ def cmd_list(args, ctx):
             stale.append(info["id"])
         table.add_row(str(info["id"]), escape(_title(info["game"])), _when(info["started_at"]),
                       str(info["players"]), moves, info["status"],
-                      escape(_result_text(info["result"],
-                                          formats.hides_information(info["game"]))),
-                      escape(info["source"]) + (" (imported)" if info["imported_at"] else ""))
+                      escape(_shown(_result_text(info["result"],
+                                                 formats.hides_information(info["game"])))),
+                      escape(_shown(info["source"]))
+                      + (" (imported)" if info["imported_at"] else ""))
     ctx.out.print(table)
     ctx.out.print("[dim]%d game%s shown from %s[/dim]"
                   % (len(rows), "" if len(rows) == 1 else "s", escape(str(ctx.path))))
@@ -398,13 +409,13 @@ def _header(ctx, info, view, state, public=False):
     if info["board_game_id"] is not None:
         source += " (board game id %d)" % info["board_game_id"]
     out.print("  source %s; started %s; ended %s; status [bold]%s[/bold]"
-              % (escape(source), _when(info["started_at"]), _when(info["ended_at"]),
+              % (escape(_shown(source)), _when(info["started_at"]), _when(info["ended_at"]),
                  info["status"]))
     if info["imported_at"]:
         out.print("  imported into this log %s" % _when(info["imported_at"]))
     texts = _option_texts(info)
     if texts:
-        out.print("  options: %s" % escape("; ".join(texts)))
+        out.print("  options: %s" % escape(_shown("; ".join(texts))))
 
 
 def _start_state(record):
