@@ -11,6 +11,7 @@ histories are equal, and check that the public outputs are byte-identical."""
 
 import json
 import random
+import sqlite3
 
 import pytest
 
@@ -342,3 +343,21 @@ def test_boars_in_progress_looks_the_same_whatever_the_secrets(tmp_path, capsys,
     moves_a, moves_b = twin_histories(first, second, 40, random.Random(2), boars)
     assert moves_a == moves_b
     assert_same_public_outputs(tmp_path, capsys, "boars", seeds, (moves_a, moves_b), {}, 40)
+
+
+def test_a_problem_in_public_mode_is_told_without_secrets(db, capsys):
+    moves = random_moves(TIGER, SEED, 24)
+    gid, rows, digests, _ = log_game(db, TIGER, SEED, moves)
+    number, player, move, public = secret_rows(rows)[-1]
+    with sqlite3.connect(str(db), isolation_level=None) as conn:  # as another program
+        conn.execute("UPDATE moves SET digest = '00000000deadbeef' WHERE game_id = ? AND "
+                     "number = ?", (gid, number))
+    for action, words in (("show", "gives another digest than the log"),
+                          ("replay", "the replay gives another digest than the log"),
+                          ("export", "does not replay cleanly")):
+        assert vora_games(db, action, str(gid)) == (0 if action == "export" else 1)
+        captured = capsys.readouterr()
+        both = captured.out + captured.err
+        assert words in " ".join(both.split())
+        assert "move %d (P%d %s)" % (number, player, public) in " ".join(both.split())
+        assert move not in both and "deadbeef" not in both and digests[number - 1] not in both
