@@ -73,8 +73,8 @@ __all__ = [
     "read_json", "looks_like_json", "parse", "parse_json", "parse_text", "record_from_dict", "export_json",
     "export_text", "dumps_json", "import_parsed", "import_json", "import_text", "import_any",
     "option_tag", "option_texts", "replay_history", "public_history", "public_move_text",
-    "hides_information", "full_record_allowed", "export_public_json", "export_public_text", "PUBLIC_NOTE",
-    "PUBLIC_REFUSED",
+    "hides_information", "full_record_allowed", "export_public_json", "export_public_text",
+    "PUBLIC_NOTE", "PUBLIC_REFUSED",
 ]
 
 # A Vora game of 400 turns is about 1,200 moves and 100 KB of JSON: these bounds leave
