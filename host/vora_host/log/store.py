@@ -396,6 +396,19 @@ def _check_move_args(number, move, digest):
         raise ValueError("a digest is 16 lowercase hex digits, not %s" % _short(digest))
 
 
+def _no_bool_for_int(given, spelled, where):
+    """ValueError where an option's value has true or false and the game took it for a
+    whole number (Python's True == 1: a rules module may not tell them apart)."""
+    if isinstance(given, bool) and _is_int(spelled):
+        raise ValueError("option %s: %s is not a whole number" % (where, _short(given)))
+    if isinstance(given, dict) and isinstance(spelled, dict):
+        for key, value in given.items():
+            _no_bool_for_int(value, spelled.get(key), "%s.%s" % (where, key))
+    elif isinstance(given, list) and isinstance(spelled, list):
+        for k, (value, other) in enumerate(zip(given, spelled)):
+            _no_bool_for_int(value, other, "%s[%d]" % (where, k))
+
+
 def normalize_options(game, players, seed, options):
     """Check that the game can be set up and return its options with every default
     spelled out (the state's options()), so the log replays the same game even if a
@@ -420,6 +433,8 @@ def normalize_options(game, players, seed, options):
         state = games.start({"game": game, "players": players, "seed": seed,
                              "options": options})
         spelled = state.options()
+        for key, value in options.items():
+            _no_bool_for_int(value, spelled.get(key), key)
     except BadPosition as exc:
         raise ValueError("the game cannot be set up: %s" % exc)
     except (TypeError, ValueError, KeyError, AttributeError, IndexError, OverflowError,
