@@ -166,3 +166,20 @@ def test_a_flash_folder_larger_than_the_flash_is_refused(tmp_path):
     assert board.run(flash_dir=tmp_path, flash_size=8192, headless=True, stdout=out,
                      stderr=err) == 1
     assert "more than the flash's 8 KB" in err.getvalue() and out.getvalue() == ""
+
+
+def test_a_board_with_an_empty_flash_shows_its_screen_at_a_terminal(tmp_path):
+    """Issue 22: `vora sim --flash EMPTY` at a terminal crashed drawing its first screen
+    (no firmware runs, so there is no game to describe); now it says what runs."""
+    from pty_screen import PtyScreen
+    flash = tmp_path / "flash"
+    flash.mkdir()
+    args = [sys.executable, "-m", "vora_host", "sim", "--flash", str(flash)]
+    with PtyScreen(args, cols=120, rows=40, cwd=str(ROOT)) as term:
+        term.wait_for("stock MicroPython: no firmware on the flash")
+        text = " ".join(term.text().split())
+        assert "No game runs" in text and "Traceback" not in text
+        term.send("press c3\r", 1.0)  # a key still closes its switch; no game answers it
+        assert "Traceback" not in term.text()
+        term.send("q")
+        assert term.wait_exit() == 0

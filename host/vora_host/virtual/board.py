@@ -339,7 +339,13 @@ class VirtualBoard:
 
     @property
     def ui(self):
+        if self.app is None:  # a board with no firmware on its flash, or in safe mode
+            raise ValueError("no game runs on the board: %s" % self.machine.status())
         return self.app.ui
+
+    def game_on(self):
+        """True while the firmware runs (not the REPL of a bare board or of safe mode)."""
+        return self.app is not None and self.machine.state == "app"
 
     def _link_write(self, data):
         self.bytes_out += len(data)
@@ -492,7 +498,7 @@ class VirtualBoard:
     def detail(self):
         """A second line: the preview, the farm on view (and from whose seat it is laid
         out), or what was picked."""
-        if self.terminal_mode():
+        if self.terminal_mode() or not self.game_on():
             return ""
         ui = self.ui
         st = ui.state
@@ -528,6 +534,8 @@ class VirtualBoard:
         if self.terminal_mode():
             return ("Press the keys the PC's screen names (click, or type a key name a1..g7 "
                     "and Enter) | q quits")
+        if not self.game_on():
+            return "No game runs: the keys do nothing until the firmware does | reset | q quits"
         ui = self.ui
         st = ui.state
         if ui.mode == vora_ui.MODE_SETUP or st is None:
@@ -551,6 +559,8 @@ class VirtualBoard:
         if self.terminal_mode():
             named = self.terminal_keys() if self.terminal_keys else None
             return list(named[1]) if named else marks
+        if not self.game_on():
+            return marks
         ui = self.ui
         st = ui.state
         for seat, k in layout.CORNER_OF_SEAT.items():
@@ -575,6 +585,8 @@ class VirtualBoard:
 
     def resumed_note(self):
         """Said at start when the board resumed a saved game ('' otherwise)."""
+        if not self.game_on():
+            return ""
         ui = self.ui
         if ui.state is None:
             return ""
@@ -816,7 +828,7 @@ class Screen:
         self._lines = {}
         self.full = True
         self.frames_drawn = 0
-        self._refusals = board.ui.refusals
+        self._refusals = board.ui.refusals if board.game_on() else 0
         self.side_mode = "full"
 
     # geometry
@@ -886,6 +898,8 @@ class Screen:
         return [_clip(title, self.cols - 1), _clip(legend, self.cols - 1)]
 
     def _refusal_seen(self):
+        if not self.board.game_on():
+            return
         ui = self.board.ui
         if ui.refusals != self._refusals:
             self._refusals = ui.refusals
