@@ -221,6 +221,23 @@ def test_resolve_entry():
     assert resolve_entry("wolf Sa", moves) == ("wolf Sa", None)  # the engine will judge it
 
 
+def test_a_typed_number_picks_the_move_shown_with_it_in_natural_order():
+    """Issue 22: Boars' draws were numbered as the engine sorts them, as text ("1 1  2 10
+    3 11"), so typing 3 drew 11 cubes. The list reads 1, 2, 3, ... and 3 draws 3."""
+    from shared_rules import games
+    state = games.start({"game": "boars", "players": 2, "seed": 1, "options": {},
+                         "moves": []})
+    assert "draw 10" in state.legal_moves() and "draw 3" in state.legal_moves()
+    console = Console(record=True, width=200)
+    record = {"moves": [], "digests": []}
+    game = TerminalGame(state, [Human(), RandomBot(1)], console, record=record, game="boars",
+                        read=_scripted(["3", "q", "y"]), echo=False)
+    game.run()
+    assert record["moves"][0] == "draw 3"
+    text = console.export_text()
+    assert re.search(r"draw +1 1 +2 2 +3 3 +4 4 .* 9 9 +10 10 +11 11", text), text
+
+
 def test_group_moves_numbers_every_move_once():
     moves = vora.new_game(3, 8).legal_moves()
     groups = group_moves(moves)
