@@ -440,3 +440,27 @@ def test_the_terminal_board_takes_typed_keys_arrows_and_clicks_and_restores_the_
             except OSError:
                 pass
         os.close(fd)
+
+
+def test_a_damaged_save_is_named_when_the_board_starts(save_dir, tmp_path):
+    """Issue 22: a cut-short save file was dropped without a word; the board now says it
+    started afresh and why, on its screen (resumed_note) and, without one, on stderr."""
+    save_dir.mkdir(parents=True)
+    cut_short = b"VSAVE1 900 0badc0de\n{\"game_id\": 1"
+    (save_dir / "game.json").write_bytes(cut_short)
+    named = "game.json (%d bytes) is not a whole save" % len(cut_short)
+    sim_proc = SimProcess("--save-dir", str(save_dir))
+    try:
+        assert sim_proc.cmd("state") == ["none"]
+        end = time.monotonic() + TIMEOUT
+        while "not resumed" not in "".join(sim_proc.stderr) and time.monotonic() < end:
+            time.sleep(0.05)
+        said = "".join(sim_proc.stderr)
+        assert "The saved game was not resumed" in said and named in said
+    finally:
+        sim_proc.kill()
+    board = sim.VirtualBoard(save_dir, sim.load_pinmap(), sim.PtyPort())
+    try:
+        assert named in board.resumed_note()
+    finally:
+        board.port.close()

@@ -106,6 +106,9 @@ class Store:
         self._new = base + "/" + NEW
         self._old = base + "/" + OLD
         self._dir_ready = False
+        # Why the last load() found no save although a save file was there ("" otherwise),
+        # so that the board can say its game was dropped instead of dropping it silently.
+        self.rejected = ""
 
     # ---- saving -------------------------------------------------------------------------
 
@@ -180,6 +183,7 @@ class Store:
 
     def _find(self):
         # -> (path, text) of the first valid save in load's order, or (None, None).
+        self.rejected = ""
         for path in (self._json, self._old, self._new):
             payload = self._read_valid(path)
             if payload is None:
@@ -188,7 +192,19 @@ class Store:
                 return path, str(payload, "utf-8")
             except ValueError:  # not UTF-8 despite the checksum; UnicodeError is a ValueError
                 continue
+        self.rejected = self._unreadable()
         return None, None
+
+    def _unreadable(self):
+        # -> str: the first save file that is there yet holds no save, in words; "" if none.
+        for path in (self._json, self._old, self._new):
+            try:
+                size = self._fs.stat(path)[6]
+            except OSError:
+                continue
+            return "%s (%d bytes) is not a whole save (cut short, damaged or not a save)" % (
+                path, size)
+        return ""
 
     def _tidy(self, found):
         # Leave only game.json, holding what load() just returned. Order matters: every

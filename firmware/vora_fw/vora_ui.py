@@ -193,6 +193,9 @@ class VoraUI:
             return
         text = self.store.load()
         if not text:
+            rejected = getattr(self.store, "rejected", "")
+            if rejected:
+                self.error = "save ignored: %s" % rejected
             return
         try:
             saved = parse_game(text)  # every field checked, as link input is

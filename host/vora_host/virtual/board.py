@@ -589,9 +589,20 @@ class VirtualBoard:
             return ""
         ui = self.ui
         if ui.state is None:
-            return ""
+            return self.dropped_save_note()
         return ("Resumed the saved game (%d moves). A new one: hold your corner 2 s, then "
                 "c4; or start with --fresh" % ui.moves_played)
+
+
+    def dropped_save_note(self):
+        """Said at start when a save was there but not resumed (why), else ''."""
+        if not self.game_on() or self.ui.state is not None:
+            return ""
+        error = self.ui.error
+        if not error.startswith("save ignored: "):
+            return ""
+        return "The saved game was not resumed: %s. A new game starts." % (
+            error[len("save ignored: "):])
 
 
 _ARROWS = {"S": "^", "N": "v", "W": ">", "E": "<"}  # the way an edge key pushes
@@ -1231,6 +1242,9 @@ def run(save_dir=None, fresh=False, seed=None, headless=False, script=None, pinm
         stdout.flush()
         board = VirtualBoard(folder, pinmap, port, seed=seed, ghosting=ghosting, flash=flash)
         draw = not headless and _isatty(stdout)
+        if not draw and board.dropped_save_note():  # the screen says it on its message line
+            stderr.write("vora sim: %s\n" % board.dropped_save_note())
+            stderr.flush()
         keyboard = draw and _isatty(stdin)
         return asyncio.run(_main(board, lines, draw, keyboard, stdin, stdout, stderr,
                                  companion))
