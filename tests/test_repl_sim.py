@@ -183,3 +183,38 @@ def test_a_board_with_an_empty_flash_shows_its_screen_at_a_terminal(tmp_path):
         assert "Traceback" not in term.text()
         term.send("q")
         assert term.wait_exit() == 0
+
+
+def test_without_micropythons_npm_package_sim_and_flash_name_it_and_its_install(tmp_path):
+    """Issue 22: after `./dev play` alone (no npm ci), `vora flash sim` printed b'' and "Is
+    MicroPython on the board?". The virtual board and vora flash now name the missing npm
+    package and the command that installs it."""
+    env = dict(os.environ, VORA_NODE_MODULES=str(tmp_path / "no-node-modules"))
+    sim = SimProcess("--save-dir", str(tmp_path / "save"), env=env)
+    try:
+        done = vora("flash", sim.path, "--no-progress")
+        assert done.returncode == 1
+        said = " ".join((done.stdout + done.stderr).split())
+        assert "micropython-webassembly-pyscript" in said and "npm ci" in said, said
+        assert "./dev setup" in said and "b''" not in said
+        sim.cmd("press c3")  # the game goes on
+        assert sim.cmd("state")[0] != "none"
+    finally:
+        sim.kill()
+    bare = SimProcess("--flash", str(tmp_path / "flash"), env=env)
+    try:
+        assert bare.cmd("state") == ["none"]
+        said = " ".join("".join(bare.stderr).split())
+        assert "micropython-webassembly-pyscript" in said and "npm ci" in said, said
+    finally:
+        bare.kill()
+
+
+def test_an_installed_package_says_the_repl_needs_a_checkout(tmp_path, monkeypatch):
+    """The REPL's runner ships with the repository, not the package: say what to do."""
+    from vora_host.virtual import repl
+    monkeypatch.setattr(repl, "ROOT", tmp_path)
+    monkeypatch.setattr(repl, "RUNNER", tmp_path / "tools" / "mpy_repl.mjs")
+    said = repl.unavailable()
+    assert "checkout of the repository" in said and "./dev setup" in said
+    assert len("the board says: refused REPL: " + said) <= 200  # a host shows it whole

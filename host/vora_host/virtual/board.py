@@ -1241,6 +1241,10 @@ def run(save_dir=None, fresh=False, seed=None, headless=False, script=None, pinm
         stdout.write(port.path + "\n")
         stdout.flush()
         board = VirtualBoard(folder, pinmap, port, seed=seed, ghosting=ghosting, flash=flash)
+        if flash is not None and board.machine.repl_refusal is not None:
+            # a simulated flash is for vora flash and mpremote, which need the REPL
+            stderr.write("vora sim: %s\n" % board.machine.repl_refusal)
+            stderr.flush()
         draw = not headless and _isatty(stdout)
         if not draw and board.dropped_save_note():  # the screen says it on its message line
             stderr.write("vora sim: %s\n" % board.dropped_save_note())
