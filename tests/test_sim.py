@@ -464,3 +464,34 @@ def test_a_damaged_save_is_named_when_the_board_starts(save_dir, tmp_path):
         assert named in board.resumed_note()
     finally:
         board.port.close()
+
+
+def test_a_second_virtual_board_takes_a_name_of_its_own_and_says_which(tmp_path):
+    """Issue 22: two virtual boards shared the stable device name without a word (the
+    second silently took it over). The second now keeps its own name and says so; the
+    name of a board that was killed is free again."""
+    name = tmp_path / "run" / "ttyVORA"
+    env = dict(os.environ, VORA_SIM_DEVICE=str(name))
+    first = SimProcess("--save-dir", str(tmp_path / "one"), env=env)
+    second = third = None
+    try:
+        assert os.readlink(name) == first.path
+        second = SimProcess("--save-dir", str(tmp_path / "two"), env=env)
+        second.cmd("state")
+        own = str(name) + "2"
+        assert os.readlink(name) == first.path and os.readlink(own) == second.path
+        end = time.monotonic() + TIMEOUT
+        while own not in "".join(second.stderr) and time.monotonic() < end:
+            time.sleep(0.05)
+        said = "".join(second.stderr)
+        assert "another virtual board runs as %s" % name in said
+        assert "this one is %s" % own in said
+        assert "another virtual board" not in "".join(first.stderr)
+        first.kill()  # killed: its name is free for the next board
+        third = SimProcess("--save-dir", str(tmp_path / "three"), env=env)
+        third.cmd("state")
+        assert os.readlink(name) == third.path and "another" not in "".join(third.stderr)
+    finally:
+        for board in (first, second, third):
+            if board is not None:
+                board.kill()

@@ -35,7 +35,8 @@ written before anything else. The pseudo-terminal is new at each start, so the b
 keeps a stable name for it, as a USB board has: a symbolic link at
 vora_host.link.ports.virtual_device_path() (/tmp/vora-<uid>/ttyVORA, or in
 $XDG_RUNTIME_DIR; $VORA_SIM_DEVICE chooses another), pointed at the new pseudo-terminal at
-every start and removed at the end. `vora mirror --port sim` opens that name.
+every start and removed at the end (a second board running at the same time keeps a name
+of its own, ttyVORA2, and says so). `vora mirror --port sim` opens that name.
 """
 
 import asyncio
@@ -141,16 +142,21 @@ class StableName:
     """A symbolic link at `link` to the pseudo-terminal `target`, kept while the board runs.
 
     Made atomically (a new link renamed over the old one), so a program opening the name
-    gets the old device or the new one, never nothing; a link left by a board that was
-    killed is simply replaced. The folder is created private (0700) when missing, and one
-    that is not ours, or is itself a link, is refused: another user must not choose where
-    the name points. remove() deletes the link only while it still points at our device
-    (another virtual board may have taken the name since)."""
+    gets the old device or the new one, never nothing. A running board holds a lock on
+    LINK.lock: while another virtual board holds the name, this one takes a name of its
+    own (LINK2, LINK3, ...: `taken` says so) rather than steal it; a link left by a board
+    that was killed (its lock went with it) is simply replaced. The folder is created
+    private (0700) when missing, and one that is not ours, or is itself a link, is refused:
+    another user must not choose where the name points. remove() deletes the link only
+    while it still points at our device."""
+
+    OTHERS = 8  # names tried after the first one, while other virtual boards hold them
 
     def __init__(self, link, target):
-        self.link = str(link)
+        self.wanted = str(link)
         self.target = target
-        folder = os.path.dirname(self.link) or "."
+        self._lock = None
+        folder = os.path.dirname(self.wanted) or "."
         try:
             os.makedirs(folder, mode=0o700, exist_ok=True)
         except OSError as exc:
@@ -160,6 +166,15 @@ class StableName:
         if not stat.S_ISDIR(info.st_mode) or (hasattr(os, "getuid") and info.st_uid != os.getuid()):
             raise SimError("%s is not a folder of yours: the stable device name is not made "
                            "there (set VORA_SIM_DEVICE to another path)" % folder)
+        for n in range(1, self.OTHERS + 2):
+            name = self.wanted if n == 1 else "%s%d" % (self.wanted, n)
+            if self._take(name):
+                break
+        else:
+            raise SimError("%d other virtual boards hold the stable device names %s to %s%d"
+                           % (self.OTHERS + 1, self.wanted, self.wanted, self.OTHERS + 1))
+        self.link = name
+        self.taken = name != self.wanted  # another board has the usual name
         tmp = "%s.%d.tmp" % (self.link, os.getpid())
         try:
             try:
@@ -169,8 +184,30 @@ class StableName:
             os.symlink(target, tmp)
             os.replace(tmp, self.link)
         except OSError as exc:
+            self._release()
             raise SimError("cannot make the stable device name %s: %s"
                            % (self.link, exc.strerror or exc))
+
+    def _take(self, name):
+        # True when this board now holds `name` (the lock is kept open until remove()).
+        import fcntl
+        try:
+            fd = os.open(name + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as exc:
+            raise SimError("cannot lock the stable device name %s: %s"
+                           % (name, exc.strerror or exc))
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            return False
+        self._lock = fd
+        return True
+
+    def _release(self):
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None
 
     def remove(self):
         try:
@@ -178,6 +215,7 @@ class StableName:
                 os.unlink(self.link)
         except OSError:
             pass
+        self._release()
 
 
 class PtyPort:
@@ -1234,6 +1272,10 @@ def run(save_dir=None, fresh=False, seed=None, headless=False, script=None, pinm
         try:  # the stable name first: whoever reads the first line finds it made
             stable = StableName(virtual_device_path(), port.path)
             port.stable_path = stable.link
+            if stable.taken:
+                stderr.write("vora sim: another virtual board runs as %s (--port sim); this "
+                             "one is %s (--port %s)\n" % (stable.wanted, stable.link, stable.link))
+                stderr.flush()
         except SimError as exc:
             stderr.write("vora sim: %s; use %s\n" % (exc, port.path))
             stderr.flush()
