@@ -515,7 +515,16 @@ def _make_agents(args, players, seats, seed, parser):
     try:
         at_seats = parse_bot_seats(at_seat, args.game, seats, players)
         for k in kinds:  # a kind asked for by name is that kind or an error
-            check_kind(k, args.game)
+            try:
+                check_kind(k, args.game)
+            except ValueError as exc:
+                known = set(k for g in rules_games.names() for k in bots.bot_kinds(g))
+                if k.partition(":")[0] in known:
+                    raise
+                # No bot of any game: "--bot Red" meant a bot at Red's seat, most likely.
+                given = next(p for p in parts if p.lower() == k)
+                raise ValueError("%s; a bot at a seat is SEAT=KIND, e.g. --bot %s=%s" % (
+                    exc, given, sorted(bots.bot_kinds(args.game))[0]))
     except ValueError as exc:
         parser.error("--bot: %s" % exc)
     if not kinds:
