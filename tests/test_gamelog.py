@@ -561,6 +561,20 @@ def vora_games(db, *args):
     return main(["games", "--db", str(db), *args])
 
 
+def test_games_list_piped_to_a_file_is_not_cut_at_80_columns(db, tmp_path):
+    """Issue 22: `vora games list > file` (or | grep) cut the table at 80 columns."""
+    with GameLog(db) as log:
+        log_game(log, 41, board_game_id=7, source="board /dev/serial/by-id/usb-Vora_Board-if00")
+    env = dict(os.environ)
+    env.pop("COLUMNS", None)
+    done = subprocess.run([sys.executable, "-m", "vora_host", "games", "--db", str(db), "list"],
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    row = [line for line in done.stdout.splitlines() if "Vora" in line][0]
+    assert row.rstrip().endswith("board /dev/serial/by-id/usb-Vora_Board-if00") and len(row) > 80
+    assert "\u2026" not in done.stdout
+
+
 def test_cli_list_show_replay_export_import(db, tmp_path, capsys):
     with GameLog(db) as log:
         gid, moves, digests, state = log_game(log, 41, board_game_id=7,

@@ -314,6 +314,20 @@ def test_the_report_gives_the_command_as_typed(tmp_path):
                                   "--seed-effect 0")
 
 
+def test_the_report_printed_to_a_file_is_not_cut_at_80_columns(tmp_path, monkeypatch):
+    """Issue 22: a lab report piped to a file had its tables cut to 80 columns."""
+    import io
+    from vora_host.lab.report import print_report
+    monkeypatch.delenv("COLUMNS")
+    spec = LabSpec("vora", games=4, seed_effect=0, compare=("players", [2, 4]))
+    report, complete = play(spec, tmp_path / "p")
+    out = io.StringIO()
+    print_report(Console(file=out), report)  # not a terminal: rich assumes 80 columns
+    text = out.getvalue()
+    assert "\u2026" not in text and max(len(line) for line in text.splitlines()) > 80
+    assert "difference: players=4" in text
+
+
 def test_compare_player_counts(tmp_path):
     spec = LabSpec("vora", games=4, seed_effect=0, compare=("players", [2, 4]))
     report, complete = play(spec, tmp_path / "p")

@@ -33,6 +33,7 @@ from vora_host.lab import cli as lab_cli
 from vora_host.maker import cli as maker_cli
 from vora_host.argtypes import game_option_pairs, positive_int, seconds, seed as seed_arg
 from vora_host import games as host_games
+from vora_host.words import print_table
 from vora_host.log.records import RecordError, load_record, new_record, replay, result_of, \
     write_record
 from vora_host.play.terminal import EOF, INTERRUPTED, OVER, QUIT, Human, TerminalGame
@@ -783,7 +784,7 @@ def cmd_rules(game, console):
         if default is not None:
             text += " (default %s)" % (default,)
         table.add_row(name, escape(values), escape(text))
-    console.print(table)
+    print_table(console, table)
     console.print()
     console.print(host.VIEW.notation_summary)
     return 0

@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from vora_host.lab.spec import value_text
+from vora_host.words import print_table
 
 __all__ = ["print_report", "write_plots", "write_html", "PLOTS"]
 
@@ -191,19 +192,19 @@ def print_report(console, report):
         comps = report["comparisons"]
         columns = ["metric"] + [v["label"] for v in variants] + \
                   ["difference: %s" % c["variant"] for c in comps]
-        console.print(_table("Side by side (same seeds; * significant at 5%, paired tests)",
+        print_table(console, _table("Side by side (same seeds; * significant at 5%, paired tests)",
                              columns, compare_rows(report)))
     for v in variants:
         if len(variants) > 1:
             console.rule(escape(v["label"]))
-        console.print(_table("Win rate by seat (95%% interval), %d games" % v["games"],
+        print_table(console, _table("Win rate by seat (95%% interval), %d games" % v["games"],
                              ["seat", "bot", "wins", "rate", "95% interval"], seat_rows(v)))
         console.print(escape(edge_line(v)), highlight=False)
-        console.print(_table("Game length and scores", ["per game"] + list(LENGTH_COLUMNS),
+        print_table(console, _table("Game length and scores", ["per game"] + list(LENGTH_COLUMNS),
                              length_rows(v)))
-        console.print(_table("How games end", ["end", "games", "rate", "95% interval"],
+        print_table(console, _table("How games end", ["end", "games", "rate", "95% interval"],
                              end_rows(v)))
-        console.print(_table("Move kinds", ["kind", "per game", "games using it",
+        print_table(console, _table("Move kinds", ["kind", "per game", "games using it",
                                             "by the winner (fair %s)" % pct(v["fair_share"])],
                              kind_rows(v)))
         line = seed_effect_line(v)

@@ -36,6 +36,7 @@ from vora_host.argtypes import positive_int, seconds
 from vora_host.games.base import TerminalView
 from vora_host.log import formats
 from vora_host.log import store as gamelog
+from vora_host.words import print_table
 from vora_host.log.records import result_of
 from vora_host.log.store import GameLog, GameLogError, NoSuchGame
 
@@ -304,7 +305,7 @@ def cmd_list(args, ctx):
                       str(info["players"]), moves, info["status"],
                       escape(_result_text(info["result"])),
                       escape(info["source"]) + (" (imported)" if info["imported_at"] else ""))
-    ctx.out.print(table)
+    print_table(ctx.out, table)
     ctx.out.print("[dim]%d game%s shown from %s[/dim]"
                   % (len(rows), "" if len(rows) == 1 else "s", escape(str(ctx.path))))
     if stale:
