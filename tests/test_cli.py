@@ -140,7 +140,7 @@ def test_a_record_without_digests_still_replays(tmp_path, capsys):
     ('{"game": "vora", "players": 2, "seed": 0, "moves": [], "options": {"cheat": 1}}',
      "unknown option 'cheat'"),
     ('{"game": "vora", "players": 2, "seed": 0, "moves": ["pass"], "digests": []}',
-     "0 digests for 1 moves"),
+     "0 digests for 1 move:"),
     ('{"game": "vora", "players": 2, "seed": 0, "moves": [],'
      ' "options": {"pushed_out": "sea"}}', "cannot be set up"),
 ])
@@ -236,6 +236,18 @@ def test_a_typed_number_picks_the_move_shown_with_it_in_natural_order():
     assert record["moves"][0] == "draw 3"
     text = console.export_text()
     assert re.search(r"draw +1 1 +2 2 +3 3 +4 4 .* 9 9 +10 10 +11 11", text), text
+
+
+def test_one_move_is_one_move_not_1_moves(tmp_path):
+    """Issue 22: "(1 moves)"; counts say "1 move" and "2 moves" (vora_host.words.plural)."""
+    from vora_host.words import plural
+    assert (plural(1, "move"), plural(0, "move"), plural(2, "game")) == (
+        "1 move", "0 moves", "2 games")
+    path = tmp_path / "one.json"
+    path.write_text(json.dumps({"game": "vora", "players": 2, "seed": 0, "moves": ["pass"],
+                                "digests": []}))
+    done = run_vora("replay", str(path))
+    assert "0 digests for 1 move:" in done.stdout + done.stderr
 
 
 def test_group_moves_numbers_every_move_once():

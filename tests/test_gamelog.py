@@ -944,6 +944,14 @@ def test_importing_a_game_twice_is_refused_naming_the_game(log, tmp_path):
     assert len(log.games()) == 2
 
 
+def test_a_game_of_one_move_says_1_move(db, capsys):
+    """Issue 22: "(1 moves)"."""
+    with GameLog(db) as log:
+        gid, _, _, _ = log_game(log, 53, max_moves=1, end=False)
+    assert vora_games(db, "end", str(gid)) == 0
+    assert "Game %d is now abandoned (1 move)." % gid in capsys.readouterr().out
+
+
 def test_games_end_closes_a_stale_game_and_delete_removes_games(db, capsys, monkeypatch):
     with GameLog(db) as log:
         stale, moves, _, state = log_game(log, 53, max_moves=9, end=False)

@@ -33,7 +33,7 @@ from vora_host.lab import cli as lab_cli
 from vora_host.maker import cli as maker_cli
 from vora_host.argtypes import game_option_pairs, positive_int, seconds, seed as seed_arg
 from vora_host import games as host_games
-from vora_host.words import print_table
+from vora_host.words import plural, print_table
 from vora_host.log.records import RecordError, load_record, new_record, replay, result_of, \
     write_record
 from vora_host.play.terminal import EOF, INTERRUPTED, OVER, QUIT, Human, TerminalGame
@@ -669,7 +669,7 @@ def _save_record(path, record, console):
         console.print("[red]Could not write the record to %s: %s[/red]"
                       % (escape(path), escape(exc.strerror or str(exc))))
         return False
-    console.print("Record written to %s (%d moves)." % (escape(path), len(record["moves"])))
+    console.print("Record written to %s (%s)." % (escape(path), plural(len(record["moves"]), "move")))
     return True
 
 
@@ -684,8 +684,9 @@ def cmd_replay(args, console):
         return 1
     moves = record["moves"]
     checked = record.get("digests") is not None
-    console.print("Replaying [bold]%s[/bold]: %s, %d players, seed %d, %d moves (%s)."
-                  % (escape(path), record["game"], record["players"], record["seed"], len(moves),
+    console.print("Replaying [bold]%s[/bold]: %s, %s, seed %d, %s (%s)."
+                  % (escape(path), record["game"], plural(record["players"], "player"),
+                     record["seed"], plural(len(moves), "move"),
                      "digests checked" if checked else "no digests to check"))
     who = {}
     for agent in record.get("agents") or []:
@@ -720,9 +721,10 @@ def cmd_replay(args, console):
     draw(state)
     console.print()
     if checked:
-        console.print("[green]All %d moves replayed; every digest matches.[/green]" % len(moves))
+        console.print("[green]All %s replayed; every digest matches.[/green]"
+                      % plural(len(moves), "move"))
     else:
-        console.print("[green]All %d moves replayed.[/green]" % len(moves))
+        console.print("[green]All %s replayed.[/green]" % plural(len(moves), "move"))
     if state.is_over():
         console.print("Game over: %s." % view.end_reason(state))
         for line in view.result_lines(state):

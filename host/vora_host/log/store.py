@@ -1300,7 +1300,8 @@ class VerifyReport:
     @property
     def message(self):
         if self.problem is None:
-            return "all %d moves replay and every digest matches" % self.moves
+            return "%s replay and every digest matches" % (
+                "the one move" if self.moves == 1 else "all %d moves" % self.moves)
         if self.problem == "setup":
             return "the game cannot be set up: %s" % self.reason
         if self.problem == "illegal":

@@ -22,6 +22,7 @@ from shared_rules.errors import IllegalMove
 from vora_host import games as host_games
 from vora_host.games.base import word_order
 from vora_host.log.records import result_of
+from vora_host.words import plural
 
 __all__ = ["Human", "TerminalGame", "group_moves", "in_shown_order", "resolve_entry",
            "COMMANDS_HELP"]
@@ -418,8 +419,8 @@ class TerminalGame:
         console = self.console
         console.print()
         if state.is_over():
-            console.print("[bold]Game over[/bold] after %d turns: %s."
-                          % (state.turn_count(), self.view.end_reason(state)))
+            console.print("[bold]Game over[/bold] after %s: %s."
+                          % (plural(state.turn_count(), "turn"), self.view.end_reason(state)))
         else:
             console.print("[bold]The game stopped[/bold] (%s) during turn %d; scores so far:"
                           % (self.stopped or "unfinished", state.turn_count() + 1))

@@ -60,6 +60,7 @@ from vora_host.games.vora import view
 from vora_host.virtual.savelock import SaveFolderBusy, SaveLock
 from vora_host.virtual.flash import SimFlash
 from vora_host.virtual.machine import SimMachine
+from vora_host.words import plural
 
 __all__ = ["SimError", "VirtualBoard", "PtyPort", "default_save_dir", "default_pinmap_path",
            "load_pinmap", "parse_key", "run", "PRESS_MS", "HOLD_MS", "PINMAP_NAME"]
@@ -628,8 +629,8 @@ class VirtualBoard:
         ui = self.ui
         if ui.state is None:
             return self.dropped_save_note()
-        return ("Resumed the saved game (%d moves). A new one: hold your corner 2 s, then "
-                "c4; or start with --fresh" % ui.moves_played)
+        return ("Resumed the saved game (%s). A new one: hold your corner 2 s, then "
+                "c4; or start with --fresh" % plural(ui.moves_played, "move"))
 
 
     def dropped_save_note(self):
