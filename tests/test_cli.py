@@ -22,6 +22,7 @@ from vora_host.bots import RandomBot, make_bot
 from vora_host.games.vora.bots import GreedyBot
 from vora_host.cli import main, parse_box, parse_seat_list
 from vora_host.log.records import load_record
+from vora_host.log.store import GameLog
 from vora_host.play.terminal import Human, TerminalGame, group_moves, resolve_entry
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -236,6 +237,18 @@ def test_a_typed_number_picks_the_move_shown_with_it_in_natural_order():
     assert record["moves"][0] == "draw 3"
     text = console.export_text()
     assert re.search(r"draw +1 1 +2 2 +3 3 +4 4 .* 9 9 +10 10 +11 11", text), text
+
+
+def test_a_pc_run_game_on_a_port_that_does_not_open_says_why_and_logs_nothing(tmp_path):
+    """Issue 22: `vora play boars --port /dev/ttyXYZ` said "no answer from the board yet"
+    and logged a game that never started (left "playing")."""
+    db = tmp_path / "games.sqlite3"
+    done = run_vora("play", "boars", "--port", str(tmp_path / "ttyXYZ"), "--db", str(db),
+                    timeout=60)
+    assert done.returncode == 1
+    assert "cannot open %s: No such file or directory" % (tmp_path / "ttyXYZ") in done.stdout
+    assert not db.exists() or main(["games", "--db", str(db), "list"]) == 0 and \
+        GameLog(db).games() == []
 
 
 def test_one_move_is_one_move_not_1_moves(tmp_path):

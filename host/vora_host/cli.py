@@ -15,6 +15,7 @@ file that cannot be written), 2 a usage error, 130 interrupted by Ctrl-C.
 
 import argparse
 import random
+from functools import partial
 import re
 import sys
 from pathlib import Path
@@ -312,12 +313,42 @@ def _open_log(console, db):
     from vora_host.log.store import GameLog, GameLogError, resolve_db_path
     path = resolve_db_path(db)
     try:
-        return GameLog(path)
+        log = GameLog(path)
     except GameLogError as exc:
         console.print("[red]Cannot open the game log: %s[/red]" % escape(str(exc)))
         console.print("Free some space or fix the file, choose another log with --db PATH, "
                       "or play without the log with --no-log.")
         return None
+    try:  # games left "playing" by a program that was killed: interrupted
+        log.close_stale()
+    except GameLogError:
+        pass  # the file cannot be written now: they stay as they are
+    return log
+
+
+def _cannot_open(device):
+    """None when the serial device opens, else the system's reason in words."""
+    import os
+    import serial
+    try:
+        serial.Serial(device, baudrate=115200, timeout=0).close()
+    except (serial.SerialException, OSError) as exc:
+        number = getattr(exc, "errno", None)
+        return os.strerror(number) if number else str(exc)
+    return None
+
+
+def _abandon_saved_game(log, text):
+    """--fresh threw away the board's saved game (its text): the log's game is abandoned."""
+    from vora_fw.store import BadSave, parse_game
+    from vora_host.log.store import GameLogError
+    try:
+        saved = parse_game(text)
+        info = log.find_game(saved["game_id"], saved["seed"])
+        if info is not None:
+            log.close_stale(abandon=[info["id"]])
+    except (BadSave, GameLogError):
+        pass  # not a game the log can name, or the log cannot be written now
 
 
 def _close_log(log, announce=True):
@@ -429,6 +460,11 @@ def cmd_play_board(args, console, parser):
                                            style="dim")
         plain = not (sys.stdout.isatty() and sys.stdin.isatty())
         if host is not None:
+            problem = None if device is None else _cannot_open(device)
+            if problem is not None:  # before the log: a game that never started is not logged
+                console.print("[red]vora play: cannot open %s: %s[/red]"
+                              % (escape(device), escape(problem)))
+                return 1
             # The game is the PC's: logged as it goes, like a typed game (LiveLog never
             # stops it; a log that cannot be written keeps it in memory, then rescues it).
             companion = BoardGameCompanion(args.game, state, agents, seed=seed,
@@ -455,7 +491,8 @@ def cmd_play_board(args, console, parser):
             return run_mirror(device, log, play=play)
         companion = VirtualCompanion(log, sys.stdout, plain, play=play)
         return sim.run(save_dir=args.save_dir, fresh=args.fresh, seed=args.seed,
-                       headless=plain, companion=companion)
+                       headless=plain, companion=companion,
+                       on_fresh=None if log is None else partial(_abandon_saved_game, log))
     finally:
         if log is not None:
             _close_log(log, announce)

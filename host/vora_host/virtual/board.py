@@ -1227,14 +1227,16 @@ def _read_script(path):
 
 def run(save_dir=None, fresh=False, seed=None, headless=False, script=None, pinmap_file=None,
         ghosting=False, stdin=None, stdout=None, stderr=None, companion=None, flash_dir=None,
-        flash_size=None):
+        flash_size=None, on_fresh=None):
     """Run the virtual board until quit; returns the exit status.
 
     `flash_dir`: the board's simulated flash (boot from what is installed there; its save
     in flash_dir/save unless save_dir says otherwise); flash_size its capacity in bytes.
 
     `companion` (vora play's mirror) runs in the same event loop: companion.start(board)
-    returns its tasks, and companion.side_lines(width) what to draw beside the board."""
+    returns its tasks, and companion.side_lines(width) what to draw beside the board.
+    `on_fresh(text)` is told the saved game `fresh` throws away (vora play abandons it in
+    the game log)."""
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
@@ -1255,7 +1257,11 @@ def run(save_dir=None, fresh=False, seed=None, headless=False, script=None, pinm
             folder.mkdir(parents=True, exist_ok=True)
             lock.acquire(folder)  # before --fresh: never wipe the game of a board still running
             if fresh:
-                Store(str(folder)).clear()
+                store = Store(str(folder))
+                dropped = store.load()
+                store.clear()
+                if dropped and on_fresh is not None:
+                    on_fresh(dropped)
         except OSError as exc:
             raise SimError("cannot use the save folder %s: %s" % (folder, exc.strerror or exc))
         except SaveFolderBusy as exc:
