@@ -256,6 +256,8 @@ def test_one_move_is_one_move_not_1_moves(tmp_path):
     from vora_host.words import plural
     assert (plural(1, "move"), plural(0, "move"), plural(2, "game")) == (
         "1 move", "0 moves", "2 games")
+    assert (plural(1, "point", number="%+d"), plural(-2, "point", number="%+d")) == (
+        "+1 point", "-2 points")
     path = tmp_path / "one.json"
     path.write_text(json.dumps({"game": "vora", "players": 2, "seed": 0, "moves": ["pass"],
                                 "digests": []}))

@@ -160,7 +160,7 @@ def test_option_values_from_the_command_line():
     (dict(game="vora", compare=("max_turns", [4, 4])), "given twice"),
     (dict(game="vora", options={"max_turns": 9}, compare=("max_turns", [4, 5])),
      "also given with -o"),
-    (dict(game="vora", options={"box": {"pig": 1}}), "the box holds 1 cubes"),
+    (dict(game="vora", options={"box": {"pig": 1}}), "the box holds 1 cube;"),
     (dict(game="vora", compare=("players", [2, 7])), "not 7"),
     (dict(game="vora", seed_effect=10, games=5), "--seed-effect"),
     (dict(game="nim"), "unknown game 'nim'"),

@@ -10,10 +10,10 @@ __all__ = ["plural", "print_table", "PIPED_WIDTH"]
 PIPED_WIDTH = 1000
 
 
-def plural(count, noun, nouns=None):
+def plural(count, noun, nouns=None, number="%d"):
     """'1 move', '2 moves', '0 moves'; `nouns` for an irregular plural ('1 mouse',
-    '2 mice')."""
-    return "%d %s" % (count, noun if count == 1 else nouns or noun + "s")
+    '2 mice'); `number` formats the count ("%+d": '+1 point', '-2 points')."""
+    return "%s %s" % (number % count, noun if abs(count) == 1 else nouns or noun + "s")
 
 
 def print_table(console, table):

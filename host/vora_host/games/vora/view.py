@@ -486,8 +486,8 @@ def result_lines(state):
     names = ", ".join("P%d" % p for p in top)
     winner = state.winner()
     if len(top) == 1:
-        return ["P%d wins with %+d points." % (top[0], best)]
-    lines = ["%s tie on %+d points." % (names, best)]
+        return ["P%d wins with %s." % (top[0], plural(best, "point", number="%+d"))]
+    lines = ["%s tie on %s." % (names, plural(best, "point", number="%+d"))]
     # First tie-break: fewest kinds of cube sets.
     fewest = min(keys[p][1] for p in top)
     detail = ", ".join("P%d %d" % (p, keys[p][1]) for p in top)
