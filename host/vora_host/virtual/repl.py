@@ -39,7 +39,8 @@ ROOT = Path(__file__).resolve().parents[3]
 RUNNER = ROOT / "tools" / "mpy_repl.mjs"
 PRELUDE = ROOT / "tools" / "mpy_repl_prelude.py"
 NPM_PACKAGE = "@micropython/micropython-webassembly-pyscript"
-# Where npm put it: the checkout's node_modules, or $VORA_NODE_MODULES (another install).
+# Where npm put it: the checkout's node_modules (the runner imports it from there);
+# $VORA_NODE_MODULES moves the check only, for tests of what a missing install says.
 NODE_MODULES = Path(os.environ.get("VORA_NODE_MODULES") or ROOT / "node_modules")
 PACKAGE_DIR = NODE_MODULES / NPM_PACKAGE
 MAX_FRAME = 8 * 1024 * 1024  # from the sandbox: anything bigger is not a flash file
