@@ -106,9 +106,9 @@ class Store:
         self._new = base + "/" + NEW
         self._old = base + "/" + OLD
         self._dir_ready = False
-        # Why the last load() found no save although a save file was there ("" otherwise),
-        # so that the board can say its game was dropped instead of dropping it silently.
-        self.rejected = ""
+        # Why the last load() found no save although a save file was there (None: nothing
+        # to say), so that the board can say its game was dropped, not drop it silently.
+        self.last_error = None  # type: Optional[str]
 
     # ---- saving -------------------------------------------------------------------------
 
@@ -183,7 +183,7 @@ class Store:
 
     def _find(self):
         # -> (path, text) of the first valid save in load's order, or (None, None).
-        self.rejected = ""
+        self.last_error = None
         for path in (self._json, self._old, self._new):
             payload = self._read_valid(path)
             if payload is None:
@@ -192,19 +192,19 @@ class Store:
                 return path, str(payload, "utf-8")
             except ValueError:  # not UTF-8 despite the checksum; UnicodeError is a ValueError
                 continue
-        self.rejected = self._unreadable()
+        self.last_error = self._unreadable()
         return None, None
 
     def _unreadable(self):
-        # -> str: the first save file that is there yet holds no save, in words; "" if none.
+        # -> Optional[str]: the first save file that is there yet holds no save, in words.
         for path in (self._json, self._old, self._new):
             try:
                 size = self._fs.stat(path)[6]
             except OSError:
                 continue
-            return "%s (%d bytes) is not a whole save (cut short, damaged or not a save)" % (
+            return "%s is not a whole save: %d bytes, cut short, damaged or not a save" % (
                 path, size)
-        return ""
+        return None
 
     def _tidy(self, found):
         # Leave only game.json, holding what load() just returned. Order matters: every
