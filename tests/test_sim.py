@@ -487,6 +487,12 @@ def test_a_second_virtual_board_takes_a_name_of_its_own_and_says_which(tmp_path)
         assert "another virtual board runs as %s" % name in said
         assert "this one is %s" % own in said
         assert "another virtual board" not in "".join(first.stderr)
+        from pty_screen import PtyScreen
+        with PtyScreen([sys.executable, "-m", "vora_host", "sim", "--save-dir",
+                        str(tmp_path / "four")], cols=120, rows=40, cwd=str(ROOT),
+                       env={"VORA_SIM_DEVICE": str(name)}) as term:  # and on its screen
+            term.wait_for("Another virtual board runs as")
+            assert str(name) + "3" in " ".join(term.text().split())
         first.kill()  # killed: its name is free for the next board
         third = SimProcess("--save-dir", str(tmp_path / "three"), env=env)
         third.cmd("state")

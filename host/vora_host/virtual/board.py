@@ -235,6 +235,7 @@ class PtyPort:
         self.master, slave = os.openpty()
         self.path = os.ttyname(slave)
         self.stable_path = None  # the stable name pointing here, once made (run())
+        self.stable_note = ""  # why it is not the usual one (another board has that)
         # Raw mode so bytes pass unchanged (no echo, no CR/LF translation, no signals).
         # The settings belong to the pty, so they stay after this fd is closed.
         attrs = termios.tcgetattr(slave)
@@ -870,7 +871,9 @@ class Screen:
         self.scale = 255 / max(1, min(255, cap))  # show LEDs at full scale, not capped
         self.cursor = layout.key_index("c3")
         self.entry = ""
-        self.message = board.resumed_note() or (
+        taken = getattr(board.port, "stable_note", "")
+        notes = [n for n in (taken[:1].upper() + taken[1:], board.resumed_note()) if n]
+        self.message = ". ".join(notes) or (
             "Type a key name (c3) or a move (push crow Sc) and Enter, or click a key")
         self.cell_h = 3
         self.rows = self.cols = 0
@@ -1280,8 +1283,10 @@ def run(save_dir=None, fresh=False, seed=None, headless=False, script=None, pinm
             stable = StableName(virtual_device_path(), port.path)
             port.stable_path = stable.link
             if stable.taken:
-                stderr.write("vora sim: another virtual board runs as %s (--port sim); this "
-                             "one is %s (--port %s)\n" % (stable.wanted, stable.link, stable.link))
+                port.stable_note = ("another virtual board runs as %s (--port sim); this one "
+                                    "is %s (--port %s)" % (stable.wanted, stable.link,
+                                                           stable.link))
+                stderr.write("vora sim: %s\n" % port.stable_note)
                 stderr.flush()
         except SimError as exc:
             stderr.write("vora sim: %s; use %s\n" % (exc, port.path))
