@@ -501,3 +501,17 @@ def test_a_second_virtual_board_takes_a_name_of_its_own_and_says_which(tmp_path)
         for board in (first, second, third):
             if board is not None:
                 board.kill()
+
+
+def test_a_position_refused_for_the_saved_game_names_fresh(save_dir):
+    """Issue 22: --position over the virtual board's saved game said only that a game is
+    in progress; the board's own screen now names --fresh as well."""
+    board = sim.VirtualBoard(save_dir, sim.load_pinmap(), sim.PtyPort())
+    try:
+        board.ui.new_game("SN", SEED)
+        position = "PWMDL/DLPWM/WMDLP/LPWMD/MDLPW SN 0 CP/D G30"
+        assert board.ui.set_position(position, 9, 0) != 0
+        said = sim.refusal(board)
+        assert "a game is in progress" in said and "--fresh" in said
+    finally:
+        board.port.close()

@@ -686,7 +686,10 @@ def refusal(board):
     ui = board.ui
     k = ui.refused_key
     name = layout.KEY_NAMES[k] if 0 <= k < layout.KEYS else None
-    return view.refusal_text(ui.refused_reason, name, ui.refused_detail)
+    text = view.refusal_text(ui.refused_reason, name, ui.refused_detail)
+    if ui.refused_reason == vora_ui.R_BUSY:  # a position asked for over the saved game
+        text += "; or start with --fresh (the saved game is then forgotten)"
+    return text
 
 
 async def _press_and_say(board, k, ms, name, emit):
