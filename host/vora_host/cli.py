@@ -15,9 +15,9 @@ file that cannot be written), 2 a usage error, 130 interrupted by Ctrl-C.
 
 import argparse
 import random
-from functools import partial
 import re
 import sys
+from functools import partial
 from pathlib import Path
 
 from rich.console import Console
@@ -327,14 +327,16 @@ def _open_log(console, db):
 
 
 def _cannot_open(device):
-    """None when the serial device opens, else the system's reason in words."""
+    """None when the serial device is there for us to open, else the system's reason in
+    words. Looked at, not opened: opening toggles DTR, which resets some boards."""
+    import errno
     import os
-    import serial
     try:
-        serial.Serial(device, baudrate=115200, timeout=0).close()
-    except (serial.SerialException, OSError) as exc:
-        number = getattr(exc, "errno", None)
-        return os.strerror(number) if number else str(exc)
+        os.stat(device)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    if not os.access(device, os.R_OK | os.W_OK):
+        return os.strerror(errno.EACCES)
     return None
 
 
@@ -556,7 +558,7 @@ def _make_agents(args, players, seats, seed, parser):
             try:
                 check_kind(k, args.game)
             except ValueError as exc:
-                known = set(k for g in rules_games.names() for k in bots.bot_kinds(g))
+                known = set(name for g in rules_games.names() for name in bots.bot_kinds(g))
                 if k.partition(":")[0] in known:
                     raise
                 # No bot of any game: "--bot Red" meant a bot at Red's seat, most likely.
@@ -706,7 +708,8 @@ def _save_record(path, record, console):
         console.print("[red]Could not write the record to %s: %s[/red]"
                       % (escape(path), escape(exc.strerror or str(exc))))
         return False
-    console.print("Record written to %s (%s)." % (escape(path), plural(len(record["moves"]), "move")))
+    console.print("Record written to %s (%s)."
+                  % (escape(path), plural(len(record["moves"]), "move")))
     return True
 
 

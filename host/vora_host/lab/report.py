@@ -193,21 +193,23 @@ def print_report(console, report):
         comps = report["comparisons"]
         columns = ["metric"] + [v["label"] for v in variants] + \
                   ["difference: %s" % c["variant"] for c in comps]
-        print_table(console, _table("Side by side (same seeds; * significant at 5%, paired tests)",
-                             columns, compare_rows(report)))
+        print_table(console, _table(
+            "Side by side (same seeds; * significant at 5%, paired tests)", columns,
+            compare_rows(report)))
     for v in variants:
         if len(variants) > 1:
             console.rule(escape(v["label"]))
-        print_table(console, _table("Win rate by seat (95%% interval), %s" % plural(v["games"], "game"),
-                             ["seat", "bot", "wins", "rate", "95% interval"], seat_rows(v)))
+        print_table(console, _table(
+            "Win rate by seat (95%% interval), %s" % plural(v["games"], "game"),
+            ["seat", "bot", "wins", "rate", "95% interval"], seat_rows(v)))
         console.print(escape(edge_line(v)), highlight=False)
-        print_table(console, _table("Game length and scores", ["per game"] + list(LENGTH_COLUMNS),
-                             length_rows(v)))
+        print_table(console, _table("Game length and scores",
+                                    ["per game"] + list(LENGTH_COLUMNS), length_rows(v)))
         print_table(console, _table("How games end", ["end", "games", "rate", "95% interval"],
-                             end_rows(v)))
+                                    end_rows(v)))
         print_table(console, _table("Move kinds", ["kind", "per game", "games using it",
-                                            "by the winner (fair %s)" % pct(v["fair_share"])],
-                             kind_rows(v)))
+                                                   "by the winner (fair %s)"
+                                                   % pct(v["fair_share"])], kind_rows(v)))
         line = seed_effect_line(v)
         if line:
             console.print(escape(line), highlight=False)

@@ -113,8 +113,8 @@ def run_lab(spec, out, runner, console, err, resume=False, plots=True):
         style="dim", highlight=False)
     if not complete or results.count < total:
         console.print("Partial report: %d of %s. Go on with the same command and "
-                      "--resume --out %s" % (results.count, plural(total, "game"), out), style="yellow",
-                      highlight=False)
+                      "--resume --out %s" % (results.count, plural(total, "game"), out),
+                      style="yellow", highlight=False)
     return report, complete and results.count == total
 
 

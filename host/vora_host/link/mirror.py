@@ -161,7 +161,8 @@ def mirror_renderable(follower, width=100, meadow=True, compact=False, play=None
         parts.append(Text("no game on the board yet: deal one (the centre key)"))
     else:
         parts.append(Text("game %s, seed %s, %s, logged as game %s" % (
-            c.game_id, c.seed, plural(len(c.moves), "move"), c.log_id if c.log_id is not None else "-"),
+            c.game_id, c.seed, plural(len(c.moves), "move"),
+            c.log_id if c.log_id is not None else "-"),
             style="dim"))
         if meadow:
             parts.append(render.render_game(c.state, who, history=list(c.history),
