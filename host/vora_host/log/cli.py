@@ -47,6 +47,7 @@ from vora_host.argtypes import positive_int, seconds
 from vora_host.games.base import TerminalView
 from vora_host.log import formats
 from vora_host.log import store as gamelog
+from vora_host.words import plural, print_table
 from vora_host.log.records import result_of
 from vora_host.log.store import GameLog, GameLogError, NoSuchGame
 
@@ -380,7 +381,7 @@ def cmd_list(args, ctx):
                                                  formats.hides_information(info["game"])))),
                       escape(_shown(info["source"]))
                       + (" (imported)" if info["imported_at"] else ""))
-    ctx.out.print(table)
+    print_table(ctx.out, table)
     ctx.out.print("[dim]%d game%s shown from %s[/dim]"
                   % (len(rows), "" if len(rows) == 1 else "s", escape(str(ctx.path))))
     if any(info.get("attention") for info in rows):
@@ -499,8 +500,8 @@ def cmd_show(args, ctx):
     if not report.ok:
         return ctx.fail("game %d does not replay: %s" % (
             args.id, _public_problem(report, live_texts) if public else report.message))
-    ctx.out.print("[green]Every digest matches the replay (%d moves).[/green]"
-                  % len(info["moves"]))
+    ctx.out.print("[green]Every digest matches the replay (%s).[/green]"
+                  % plural(len(info["moves"]), "move"))
     return 0
 
 
@@ -576,8 +577,8 @@ def cmd_replay(args, ctx):
             out.print("[green]digest %s matches the log[/green]" % step.replayed_digest)
     out.print()
     diff = gamelog.result_difference(info["result"], state)
-    out.print("[green]All %d moves replayed; every digest matches the log.[/green]"
-              % len(record["moves"]))
+    out.print("[green]All %s replayed; every digest matches the log.[/green]"
+              % plural(len(record["moves"]), "move"))
     _print_end(ctx, view, state, info, public=public)
     if diff:
         return ctx.fail("game %d: the logged result differs from the replay%s"
@@ -637,9 +638,10 @@ def cmd_export(args, ctx):
         _write_atomically(target, text)
     except OSError as exc:
         return ctx.fail("cannot write %s: %s" % (args.output, exc.strerror or exc))
-    ctx.err.print("Game %d written to %s (%s%s, %d moves)."
+    ctx.err.print("Game %d written to %s (%s%s, %s)."
                   % (args.id, escape(args.output), args.format,
-                     ", public: it cannot be imported" if public else "", report.moves))
+                     ", public: it cannot be imported" if public else "",
+                     plural(report.moves, "move")))
     return 0
 
 
@@ -686,9 +688,9 @@ def cmd_import(args, ctx):
     if same:
         ctx.warn("the log already held this game as game %s; imported again (--force)"
                  % ", ".join(str(g) for g in same))
-    ctx.out.print("Imported %s (%s, %s) as game [bold]%d[/bold]: %d moves%s, status %s."
+    ctx.out.print("Imported %s (%s, %s) as game [bold]%d[/bold]: %s%s, status %s."
                   % (escape(args.file), escape(_title(info["game"])), parsed.kind, gid,
-                     info["move_count"], " (%d taken back)" % info["taken_back"]
+                     plural(info["move_count"], "move"), " (%d taken back)" % info["taken_back"]
                      if info["taken_back"] else "", info["status"]))
     return 0
 
@@ -713,7 +715,7 @@ def cmd_end(args, ctx):
         result = result_of(report.state, "ended by hand")
     log.end_game(args.id, status, result)
     log.flush()  # the file must take it now: say so otherwise
-    ctx.out.print("Game %d is now %s (%d moves)." % (args.id, status, info["move_count"]))
+    ctx.out.print("Game %d is now %s (%s)." % (args.id, status, plural(info["move_count"], "move")))
     return 0
 
 
@@ -721,8 +723,8 @@ def cmd_delete(args, ctx):
     log = ctx.open()
     infos = [log.game(gid) for gid in args.ids]  # NoSuchGame before anything is removed
     if not args.yes:
-        listing = ", ".join("%d (%s, %d moves, %s)" % (i["id"], _title(i["game"]),
-                                                       i["move_count"], i["status"])
+        listing = ", ".join("%d (%s, %s, %s)" % (i["id"], _title(i["game"]),
+                                                 plural(i["move_count"], "move"), i["status"])
                             for i in infos)
         if not sys.stdin.isatty():
             return ctx.fail("delete game%s %s for good? Run it at a terminal to confirm, "

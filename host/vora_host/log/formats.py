@@ -67,6 +67,7 @@ from vora_host.log.store import (BadImport, DIGEST_RE, MOVE_RE, STATUSES, U32_MA
                                  _check_result, _check_source, _check_timestamp, _is_int,
                                  _now, _short, check_history, check_replay, history_events,
                                  normalize_options, player_label, record_of)
+from vora_host.words import plural
 
 __all__ = [
     "MAX_RECORD_CHARS", "MAX_LINE", "MAX_MOVES", "MAX_DEPTH", "RECORD_FORMAT", "Parsed",
@@ -342,8 +343,8 @@ def record_from_dict(data):
         if not isinstance(digests, list):
             raise BadImport("'digests' must be a list of digests")
         if len(digests) != len(moves):
-            raise BadImport("%d digests for %d moves: there must be one per move"
-                            % (len(digests), len(moves)))
+            raise BadImport("%s for %s: there must be one per move"
+                            % (plural(len(digests), "digest"), plural(len(moves), "move")))
         for k, d in enumerate(digests, 1):
             if not isinstance(d, str) or not DIGEST_RE.fullmatch(d):
                 raise BadImport("move %d: the digest %s is not 16 lowercase hex digits"

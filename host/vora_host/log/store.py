@@ -41,6 +41,14 @@ humans agreed to undo it). The move stays in the game's history, marked taken ba
 live moves (record(), verify(), replay, the export's moves) leave it out, and the next
 move is numbered n again. History is never rewritten.
 
+Stale games. Every start and move also notes which process logs the game (a lease: host
+name and process id, in the table `leases`, made by the first write that needs it, so the
+schema version is unchanged). A program killed mid-game leaves its game "playing";
+`close_stale()`, which a session calls when it opens the log, marks such games (their
+process, on this machine, is gone) "interrupted", and the games it is told to abandon (a
+board's saved game thrown away by --fresh) "abandoned". A game logged before leases
+existed, or by another machine, is left as it is.
+
 Result. `end_game()` takes None or the dict `vora_host.log.records.result_of()` makes:
 {"over", "end", "turns_completed", "scores", "winner"}, all five keys, so that both export
 formats carry it exactly.
@@ -49,6 +57,7 @@ formats carry it exactly.
 import json
 import os
 import re
+import socket
 import sqlite3
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -322,6 +331,36 @@ def _add_note(notes, note):
 
 def _now():
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+# Which process logs a game (see "Stale games" in the module doc). Not part of the schema's
+# versioned tables: made by the first write that needs it; an older vora ignores it.
+_LEASES = ("CREATE TABLE IF NOT EXISTS leases (game_id INTEGER PRIMARY KEY "
+           "REFERENCES games (id) ON DELETE CASCADE, host TEXT NOT NULL, "
+           "pid INTEGER NOT NULL, since TEXT NOT NULL)")
+
+
+def _owner():
+    """(host name, process id) of this program, for the lease of the games it logs."""
+    return socket.gethostname(), os.getpid()
+
+
+def _process_gone(pid):
+    """True when no process `pid` runs on this machine (one of another user's is not
+    gone: signalling it is only refused)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except (PermissionError, OSError, OverflowError):
+        return False
+    return False
+
+
+def _lease(conn, gid, owner, at):
+    conn.execute(_LEASES)
+    conn.execute("INSERT OR REPLACE INTO leases (game_id, host, pid, since) VALUES (?, ?, ?, ?)",
+                 (gid, owner[0], owner[1], at))
 
 
 def _is_int(v):
@@ -894,6 +933,7 @@ class GameLog:
                 "started_at, status) VALUES (?, ?, ?, ?, ?, ?, ?, 'playing')",
                 (op["board_game_id"], op["game"], op["players"], op["seed"], op["options"],
                  op["source"], op["at"]))
+            _lease(conn, cur.lastrowid, op["owner"], op["at"])
             return cur.lastrowid
         gid = self._canon(op["gid"])
         status, result = self._status(conn, gid)
@@ -912,6 +952,7 @@ class GameLog:
             conn.execute("INSERT INTO moves (game_id, number, move, digest, logged_at) "
                          "VALUES (?, ?, ?, ?, ?)",
                          (gid, number, op["move"], op["digest"], op["at"]))
+            _lease(conn, gid, op["owner"], op["at"])  # whoever logs its moves now
             return True
         if kind == "takeback":
             last = conn.execute("SELECT coalesce(max(number), 0) FROM moves WHERE game_id = ? "
@@ -966,7 +1007,7 @@ class GameLog:
         started_at = _now() if started_at is None else _check_timestamp(started_at, "started_at")
         op = {"kind": "start", "gid": None, "game": game, "players": players, "seed": seed,
               "options": json.dumps(options), "source": source,
-              "board_game_id": board_game_id, "at": started_at}
+              "board_game_id": board_game_id, "at": started_at, "owner": _owner()}
         gid = self._submit(op)
         self._touch(gid)
         return gid
@@ -982,7 +1023,7 @@ class GameLog:
         _check_move_args(number, move, digest)
         self._touch(game_id)
         return self._submit({"kind": "move", "gid": game_id, "number": number, "move": move,
-                             "digest": digest, "at": _now()})
+                             "digest": digest, "at": _now(), "owner": _owner()})
 
     def take_back(self, game_id, number) -> None:
         """Record that move `number`, the game's last live move, was taken back: it stays
@@ -1028,6 +1069,39 @@ class GameLog:
             self._status(conn, gid)
             conn.execute("DELETE FROM moves WHERE game_id = ?", (gid,))
             conn.execute("DELETE FROM games WHERE id = ?", (gid,))
+
+    def close_stale(self, abandon=()) -> List[Tuple[int, str]]:
+        """A new session's tidying, in one transaction: every game still "playing" whose
+        logging process, on this machine, is gone (killed: it could not say so) becomes
+        "interrupted", which a later session may resume; the games `abandon` names (ids:
+        the board's saved game thrown away by --fresh) become "abandoned" unless they are
+        over. Returns [(id, new status)]. What waits in memory is written first; when the
+        file cannot be written now, nothing changes (CannotWrite, DatabaseLocked)."""
+        if self._pending:
+            self.flush()
+        host, me = _owner()
+        changed = []
+        with self._transaction() as conn:
+            leases = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
+                                  "name = 'leases'").fetchone() is not None
+            rows = conn.execute(
+                "SELECT g.id, l.pid FROM games g JOIN leases l ON l.game_id = g.id "
+                "WHERE g.status = 'playing' AND l.host = ? AND l.pid != ?",
+                (host, me)).fetchall() if leases else []
+            at = _now()
+            for gid, pid in rows:
+                if _process_gone(pid):
+                    conn.execute("UPDATE games SET status = 'interrupted', ended_at = ? "
+                                 "WHERE id = ?", (at, gid))
+                    changed.append((gid, "interrupted"))
+            for gid in abandon:
+                gid = self._canon(gid)
+                status, _ = self._status(conn, gid)
+                if status in ("playing", "interrupted"):
+                    conn.execute("UPDATE games SET status = 'abandoned', ended_at = ? "
+                                 "WHERE id = ?", (at, gid))
+                    changed = [c for c in changed if c[0] != gid] + [(gid, "abandoned")]
+        return changed
 
     # ---- reading
 
@@ -1374,7 +1448,8 @@ class VerifyReport:
     @property
     def message(self):
         if self.problem is None:
-            return "all %d moves replay and every digest matches" % self.moves
+            return "%s replay and every digest matches" % (
+                "the one move" if self.moves == 1 else "all %d moves" % self.moves)
         if self.problem == "setup":
             return "the game cannot be set up: %s" % self.reason
         if self.problem == "illegal":

@@ -38,7 +38,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[3]
 RUNNER = ROOT / "tools" / "mpy_repl.mjs"
 PRELUDE = ROOT / "tools" / "mpy_repl_prelude.py"
-PACKAGE_DIR = ROOT / "node_modules" / "@micropython" / "micropython-webassembly-pyscript"
+NPM_PACKAGE = "@micropython/micropython-webassembly-pyscript"
+# Where npm put it: the checkout's node_modules (the runner imports it from there);
+# $VORA_NODE_MODULES moves the check only, for tests of what a missing install says.
+NODE_MODULES = Path(os.environ.get("VORA_NODE_MODULES") or ROOT / "node_modules")
+PACKAGE_DIR = NODE_MODULES / NPM_PACKAGE
 MAX_FRAME = 8 * 1024 * 1024  # from the sandbox: anything bigger is not a flash file
 MAX_PATH = 200
 INTERRUPT_AFTER_S = 0.25  # Ctrl-C while the sandbox has not answered for this long: it runs code
@@ -69,11 +73,14 @@ def unavailable():
         return "the virtual board's REPL needs Node.js (apt-get install nodejs npm, then ./dev setup)"
     if _node_version(node) < (20, 0):
         return "the virtual board's REPL needs Node.js 20 or later (its sandbox: the permission model)"
+    if not RUNNER.is_file() or not PRELUDE.is_file() or not (ROOT / "package.json").is_file():
+        # An installed package: the runner and npm's lock come with the repository only.
+        return ("the virtual board's REPL runs only from a checkout of the repository (clone "
+                "it, then ./dev setup there); the game does not need it")
     if not (PACKAGE_DIR / "micropython.mjs").is_file():
-        return ("the virtual board's REPL needs MicroPython's WebAssembly port: run ./dev setup "
-                "(npm ci)")
-    if not RUNNER.is_file() or not PRELUDE.is_file():
-        return "the virtual board's REPL runner %s is missing" % RUNNER
+        # The remedy first: a host shows the board's words cut at 200 characters.
+        return ("the virtual board's REPL needs npm's %s: run ./dev setup, or npm ci in %s "
+                "(it is missing from %s)" % (NPM_PACKAGE, ROOT, NODE_MODULES))
     return None
 
 
