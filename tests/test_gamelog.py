@@ -128,7 +128,8 @@ def test_schema_version_wal_full_sync_and_unique_moves(log, db):
                       "VALUES (?, 1, 'pass', '0123456789abcdef', 'now')", (gid,))
     columns = {r[1] for r in conn.execute("PRAGMA table_info(games)")}
     assert columns == {"id", "board_game_id", "game", "players", "seed", "options", "source",
-                       "started_at", "ended_at", "result", "status", "imported_at", "attention"}
+                       "started_at", "ended_at", "result", "status", "imported_at", "attention",
+                       "seed_high"}
 
 
 def test_migration_hook_runs_missing_steps_and_refuses_newer_files(db, monkeypatch):

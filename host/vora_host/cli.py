@@ -156,7 +156,7 @@ def build_parser():
     play.add_argument("--players", type=int, default=None,
                       help="number of players (default 2, or the game's smallest count)")
     play.add_argument("--seed", type=game_seed, default=None,
-                      help="seed of the deal: 0 to 4294967295, or to 2**63-1 for Boars and "
+                      help="seed of the deal: 0 to 4294967295, or to 2**64-1 for Boars and "
                            "Tossing Tiger (default: a random one, printed; for those two "
                            "only once the game is over, see docs/secrets.md)")
     play.add_argument("--human", metavar="LIST", default=None,

@@ -76,7 +76,7 @@ __all__ = [
     "normalize_options", "player_label", "MOVE_RE", "DIGEST_RE",
 ]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 # PRAGMA application_id: "Vora" in ASCII, so that `file` and this module can tell a game
 # log from any other SQLite database.
 APPLICATION_ID = 0x566F7261
@@ -310,7 +310,38 @@ def _migrate_to_3(conn):
         conn.execute(statement)
 
 
-MIGRATIONS = {1: _migrate_to_1, 2: _migrate_to_2, 3: _migrate_to_3}
+# Version 4: 64-bit seeds. The seeds of the hidden-information games take 64 bits of the
+# OS's randomness (shared_rules.secret_prng), one more than SQLite's signed INTEGER holds,
+# and `seed` keeps its CHECK (seed >= 0) (SQLite cannot drop it without rebuilding the
+# table that moves and leases refer to). So a seed is kept in two columns: its low 63
+# bits in `seed`, its top bit in `seed_high` (0 for every seed below 2**63, so every
+# older row reads as it did). _seed_columns() splits, _seed_of() joins.
+_SCHEMA_4 = (
+    "ALTER TABLE games ADD COLUMN seed_high INTEGER NOT NULL DEFAULT 0 "
+    "CHECK (seed_high IN (0, 1))",
+)
+
+
+def _migrate_to_4(conn):
+    for statement in _SCHEMA_4:
+        conn.execute(statement)
+
+
+_SEED_LOW_BITS = 63
+_SEED_LOW = (1 << _SEED_LOW_BITS) - 1
+
+
+def _seed_columns(seed):
+    """(seed, seed_high): a seed of up to 64 bits as the games table keeps it."""
+    return seed & _SEED_LOW, seed >> _SEED_LOW_BITS
+
+
+def _seed_of(low, high):
+    """The seed kept as (seed, seed_high) in the games table."""
+    return low | (high << _SEED_LOW_BITS)
+
+
+MIGRATIONS = {1: _migrate_to_1, 2: _migrate_to_2, 3: _migrate_to_3, 4: _migrate_to_4}
 # The most notes an attention mark keeps on one game (a board that goes wrong at every
 # move must not grow the log without end); the last note says how many more there were.
 ATTENTION_NOTES = 20
@@ -709,7 +740,7 @@ class GameLog:
             try:
                 self._migrate()
             except sqlite3.Error as exc:
-                if version not in (1, 2) or _write_reason(exc) is None:
+                if version not in (1, 2, 3) or _write_reason(exc) is None:
                     raise
                 # A log of an older schema that cannot be written (read-only, a full disk)
                 # is still read: its tables seen through views with the new columns, until
@@ -717,8 +748,8 @@ class GameLog:
                 if version == 1:
                     conn.execute("CREATE TEMP VIEW moves AS SELECT id, game_id, number, move, "
                                  "digest, logged_at, NULL AS taken_back_at FROM main.moves")
-                conn.execute("CREATE TEMP VIEW games AS SELECT *, NULL AS attention "
-                             "FROM main.games")
+                conn.execute("CREATE TEMP VIEW games AS SELECT *, %s0 AS seed_high "
+                             "FROM main.games" % ("NULL AS attention, " if version < 3 else ""))
 
     def _migrate(self):
         conn = self._conn
@@ -929,10 +960,10 @@ class GameLog:
         kind = op["kind"]
         if kind == "start":
             cur = conn.execute(
-                "INSERT INTO games (board_game_id, game, players, seed, options, source, "
-                "started_at, status) VALUES (?, ?, ?, ?, ?, ?, ?, 'playing')",
-                (op["board_game_id"], op["game"], op["players"], op["seed"], op["options"],
-                 op["source"], op["at"]))
+                "INSERT INTO games (board_game_id, game, players, seed, seed_high, options, "
+                "source, started_at, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'playing')",
+                (op["board_game_id"], op["game"], op["players"]) + _seed_columns(op["seed"])
+                + (op["options"], op["source"], op["at"]))
             _lease(conn, cur.lastrowid, op["owner"], op["at"])
             return cur.lastrowid
         gid = self._canon(op["gid"])
@@ -1107,16 +1138,18 @@ class GameLog:
 
     _SUMMARY = ("SELECT g.id, g.board_game_id, g.game, g.players, g.seed, g.options, g.source, "
                 "g.started_at, g.ended_at, g.result, g.status, g.imported_at, g.attention, "
+                "g.seed_high, "
                 "(SELECT count(*) FROM moves m WHERE m.game_id = g.id "
                 "AND m.taken_back_at IS NULL), "
                 "(SELECT count(*) FROM moves m WHERE m.game_id = g.id "
                 "AND m.taken_back_at IS NOT NULL) FROM games g ")
     _KEYS = ("id", "board_game_id", "game", "players", "seed", "options", "source",
              "started_at", "ended_at", "result", "status", "imported_at", "attention",
-             "move_count", "taken_back")
+             "seed_high", "move_count", "taken_back")
 
     def _summary(self, row):
         info = dict(zip(self._KEYS, row))
+        info["seed"] = _seed_of(info["seed"], info.pop("seed_high"))
         try:
             info["options"] = json.loads(info["options"])
             info["result"] = None if info["result"] is None else json.loads(info["result"])
@@ -1236,11 +1269,15 @@ class GameLog:
         """Ids of the games of the log that hold this very game: the same game, players,
         seed, options and live moves (and start time, when `started_at` is given)."""
         options = json.dumps(record.get("options"))
+        seed = record.get("seed")
+        if not _is_int(seed) or not 0 <= seed < 1 << (_SEED_LOW_BITS + 1):
+            return []  # no game of the log has such a seed
         with self._errors():
             rows = self._conn.execute(
                 "SELECT id, options, started_at FROM games WHERE game = ? AND seed = ? "
-                "AND players = ? ORDER BY id", (record.get("game"), record.get("seed"),
-                                                record.get("players"))).fetchall()
+                "AND seed_high = ? AND players = ? ORDER BY id",
+                (record.get("game"),) + _seed_columns(record.get("seed"))
+                + (record.get("players"),)).fetchall()
             out = []
             for gid, opts, start in rows:
                 if opts != options or (started_at is not None and start != started_at):
@@ -1307,11 +1344,11 @@ class GameLog:
                 raise CannotWrite(str(exc), exc.reason)
         with self._transaction() as conn:
             cur = conn.execute(
-                "INSERT INTO games (board_game_id, game, players, seed, options, source, "
-                "started_at, ended_at, result, status, imported_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (meta.get("board_game_id"), record["game"], record["players"], record["seed"],
-                 json.dumps(record["options"]), meta["source"], meta.get("started_at") or now,
+                "INSERT INTO games (board_game_id, game, players, seed, seed_high, options, "
+                "source, started_at, ended_at, result, status, imported_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (meta.get("board_game_id"), record["game"], record["players"])
+                + _seed_columns(record["seed"]) + (json.dumps(record["options"]), meta["source"], meta.get("started_at") or now,
                  meta.get("ended_at"),
                  None if meta.get("result") is None else json.dumps(meta["result"]),
                  meta["status"], now))
