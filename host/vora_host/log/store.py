@@ -1136,6 +1136,20 @@ class GameLog:
 
     # ---- reading
 
+    def played_elsewhere(self, gid) -> Optional[int]:
+        """The process id of another program on this machine that logs game `gid` now
+        (its lease, and the process is alive), or None: nobody else plays it."""
+        host, me = _owner()
+        with self._errors():
+            if self._conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
+                                  "name = 'leases'").fetchone() is None:
+                return None
+            row = self._conn.execute(
+                "SELECT l.pid FROM leases l JOIN games g ON g.id = l.game_id "
+                "WHERE l.game_id = ? AND g.status = 'playing' AND l.host = ? AND l.pid != ?",
+                (self._canon(gid), host, me)).fetchone()
+        return None if row is None or _process_gone(row[0]) else row[0]
+
     _SUMMARY = ("SELECT g.id, g.board_game_id, g.game, g.players, g.seed, g.options, g.source, "
                 "g.started_at, g.ended_at, g.result, g.status, g.imported_at, g.attention, "
                 "g.seed_high, "
