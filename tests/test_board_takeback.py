@@ -207,7 +207,8 @@ def test_lines_typed_beside_a_usb_board_reach_the_game():
     assert "typed here: undo" in lines[-1]
 
 
-def test_the_virtual_boards_screen_names_the_pcs_resumed_game_not_its_vora_save(tmp_path):
+def test_the_virtual_boards_screen_names_the_pcs_resumed_game_not_its_vora_save(tmp_path,
+                                                                               monkeypatch):
     from pathlib import Path
 
     from pty_screen import PtyScreen
@@ -221,7 +222,13 @@ def test_the_virtual_boards_screen_names_the_pcs_resumed_game_not_its_vora_save(
         term.wait_for("South to act")
         term.send("q", 0.5)
         term.wait_exit()
-    # ... and the PC an unfinished game of Vorcept in the log.
+    # ... and the PC an unfinished game of Vorcept in the log, logged by a program that
+    # has been killed since (a process that is gone holds its lease).
+    from vora_host.log import store
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    real_owner = store._owner
+    monkeypatch.setattr(store, "_owner", lambda: (real_owner()[0], gone.pid))
     state = vorcept.new_game(2, 6)
     with GameLog(db) as log:
         gid = log.start_game(game="vorcept", players=2, seed=6, source="virtual board")
@@ -229,6 +236,7 @@ def test_the_virtual_boards_screen_names_the_pcs_resumed_game_not_its_vora_save(
             move = state.legal_moves()[0]
             state.play(move)
             log.add_move(gid, n, move, state.digest())
+    monkeypatch.undo()
     with PtyScreen([vora_cmd, "play", "vorcept", "--port", "sim", "--save-dir", save,
                     "--db", db, "--human", "0"], cols=120, rows=40, cwd=ROOT) as term:
         term.wait_for("Resumed your game of Vorcept")
