@@ -9,8 +9,7 @@ from rich.markup import escape
 from vora_host.argtypes import seconds
 
 COMMANDS = ("flash", "update", "doctor")
-ROOT = Path(__file__).resolve().parents[3]
-DEFAULT_PINMAP = ROOT / "hardware" / "pinmap-rp2-pico.json"
+DEFAULT_PINMAP = "pinmap-rp2-pico.json"  # shipped with the package (vora_host.resources)
 
 
 def add_parsers(sub):
@@ -25,8 +24,9 @@ def add_parsers(sub):
                     "The saved game is kept. docs/makers.md is the guide.")
     flash.add_argument("port", nargs="?", default=None, metavar="PORT",
                        help="the board's serial device (default: the board found on USB)")
-    flash.add_argument("--pinmap", type=Path, default=DEFAULT_PINMAP, metavar="FILE",
-                       help="the board's pin map (default hardware/pinmap-rp2-pico.json)")
+    flash.add_argument("--pinmap", type=Path, default=None, metavar="FILE",
+                       help="the board's pin map (default: the reference build's, "
+                            "hardware/pinmap-rp2-pico.json, shipped with vora)")
     flash.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     update = sub.add_parser(
@@ -111,8 +111,15 @@ def _write_bundle(args, console):
 
 
 def _flash(args, device, console):
+    from vora_host import resources
     from vora_host.maker.flash import Flasher, FlashFailed
-    flasher = Flasher(device, args.pinmap, console=console, progress=not args.no_progress)
+    try:
+        pinmap = args.pinmap if args.pinmap is not None else resources.path(DEFAULT_PINMAP)
+    except resources.MissingResource as exc:
+        console.print("[red]vora flash: %s; or give a pin map with --pinmap FILE[/red]"
+                      % escape(str(exc)))
+        return 1
+    flasher = Flasher(device, pinmap, console=console, progress=not args.no_progress)
     try:
         result = flasher.run()
     except FlashFailed as exc:

@@ -35,10 +35,35 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
-RUNNER = ROOT / "tools" / "mpy_repl.mjs"
-PRELUDE = ROOT / "tools" / "mpy_repl_prelude.py"
-PACKAGE_DIR = ROOT / "node_modules" / "@micropython" / "micropython-webassembly-pyscript"
+from vora_host import resources
+
+NPM_PACKAGE = "@micropython/micropython-webassembly-pyscript"
+
+
+def _shipped(name):
+    try:
+        return resources.path(name)
+    except resources.MissingResource:
+        return None
+
+
+RUNNER = _shipped("mpy_repl.mjs")  # shipped with vora (tools/ in a checkout)
+PRELUDE = _shipped("mpy_repl_prelude.py")
+
+
+def _npm_prefix():
+    """Where npm installs MicroPython for this vora: the checkout (./dev setup, npm ci), or
+    for an installed vora its data folder ($XDG_DATA_HOME/vora/micropython)."""
+    root = resources.checkout()
+    if root is not None:
+        return root
+    base = os.environ.get("XDG_DATA_HOME") or ""
+    data = Path(base) if base and Path(base).is_absolute() else Path.home() / ".local" / "share"
+    return data / "vora" / "micropython"
+
+
+NPM_PREFIX = _npm_prefix()
+PACKAGE_DIR = NPM_PREFIX / "node_modules" / NPM_PACKAGE
 MAX_FRAME = 8 * 1024 * 1024  # from the sandbox: anything bigger is not a flash file
 MAX_PATH = 200
 INTERRUPT_AFTER_S = 0.25  # Ctrl-C while the sandbox has not answered for this long: it runs code
@@ -70,11 +95,26 @@ def unavailable():
     if _node_version(node) < (20, 0):
         return "the virtual board's REPL needs Node.js 20 or later (its sandbox: the permission model)"
     if not (PACKAGE_DIR / "micropython.mjs").is_file():
-        return ("the virtual board's REPL needs MicroPython's WebAssembly port: run ./dev setup "
-                "(npm ci)")
-    if not RUNNER.is_file() or not PRELUDE.is_file():
-        return "the virtual board's REPL runner %s is missing" % RUNNER
+        return "the virtual board's REPL needs MicroPython's WebAssembly port: " + install_hint()
+    if RUNNER is None or PRELUDE is None:
+        return "the virtual board's REPL runner is missing: reinstall vora"
     return None
+
+
+def npm_pin():
+    """The WebAssembly MicroPython's version vora is tested with (package.json)."""
+    try:
+        return json.loads(resources.read_bytes("package.json"))["dependencies"][NPM_PACKAGE]
+    except (OSError, ValueError, KeyError, TypeError):
+        return "1.27.0"
+
+
+def install_hint():
+    """The command that installs the WebAssembly MicroPython where this vora looks."""
+    if resources.checkout() is not None:
+        return "run ./dev setup (npm ci)"
+    return "npm install --prefix %s %s@%s (Node.js and npm first, if missing)" % (
+        NPM_PREFIX, NPM_PACKAGE, npm_pin())
 
 
 _node_flags = None
@@ -89,10 +129,11 @@ def node_command():
         major, minor = _node_version(node)
         # The permission model is --experimental-permission up to Node 22.12, then --permission.
         flag = "--permission" if (major, minor) >= (22, 13) else "--experimental-permission"
-        _node_flags = [flag, "--allow-fs-read=%s" % (str(PACKAGE_DIR) + "/"),
+        _node_flags = [flag, "--allow-fs-read=%s" % (str(PACKAGE_DIR.resolve()) + "/"),
                        "--allow-fs-read=%s" % RUNNER, "--disallow-code-generation-from-strings",
                        "--no-warnings"]
-    return [node] + _node_flags + [str(RUNNER)]
+    # The module by its real path: Node's sandbox may read only inside the package.
+    return [node] + _node_flags + [str(RUNNER), str((PACKAGE_DIR / "micropython.mjs").resolve())]
 
 
 def safe_path(root, rel):
