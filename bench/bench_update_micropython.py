@@ -38,8 +38,8 @@ def main():
              if line.split(None, 1)[0] in ("messages", "peak_bytes", "alloc_bytes",
                                            "chunk_alloc_bytes", "worst_message", "code_bytes"))
     states = [line.split()[1] for line in done.stdout.splitlines() if line.startswith("status")]
-    print("Update under MicroPython: %s messages, %d bytes of firmware, ends %s"
-          % (m["messages"], b.size, states[-1]))
+    print("Update under MicroPython: %s messages, %d bytes of firmware, %s"
+          % (m["messages"], b.size, "switched" if "switched" in states else states[-1]))
     print("  peak heap while handling one message, code aside: %6s bytes" % m["peak_bytes"])
     print("  most allocated by one message (%s):         %6s bytes"
           % (m["worst_message"].strip(), m["alloc_bytes"]))

@@ -27,13 +27,16 @@ except ImportError:  # CPython
     def const(x):
         return x
 
-from shared_rules import boars_data, prng
+from shared_rules import boars_data, secret_prng
 from shared_rules.errors import BadPosition, IllegalMove
 
 NAME = "boars"
 TITLE = "Boars on the Run!"
 PLAYER_COUNTS = (2, 3, 4)
 HIDDEN_INFORMATION = True  # bags are private, the deck is shuffled
+# Seeds from 0 to SEED_MAX; every draw comes from shared_rules.secret_prng, whose draws
+# do not give the seed away (docs/secrets.md).
+SEED_MAX = secret_prng.SEED_MAX
 FORMAT_VERSION = const(1)
 
 # Cube colours in the rulebook's order; one lower-case letter each in moves.
@@ -883,7 +886,7 @@ class BoarsState:
         bag = self.bags[a]
         got = [0] * 5
         for _ in range(n):
-            k, self.rng = prng.below(self.rng, sum(bag))
+            k, self.rng = secret_prng.below(self.rng, sum(bag))
             for c in range(5):
                 k -= bag[c]
                 if k < 0:
@@ -1266,7 +1269,7 @@ def _check_options(players, track, cards, cubes, max_turns):
 def _shuffle(items, x):
     # Fisher-Yates with the game's PRNG; returns the new PRNG state.
     for i in range(len(items) - 1, 0, -1):
-        j, x = prng.below(x, i + 1)
+        j, x = secret_prng.below(x, i + 1)
         items[i], items[j] = items[j], items[i]
     return x
 
@@ -1287,7 +1290,7 @@ def new_game(players=2, seed=0, track=DEFAULT_TRACK, cards=DEFAULT_CARDS,
     s.max_turns = max_turns
     s.track = t
     s.deck_data = c
-    x = prng.seed_state(seed)
+    x = secret_prng.seed_state(seed)
     deck = list(c.others)
     x = _shuffle(deck, x)
     boars = list(c.boars)
@@ -1361,8 +1364,8 @@ def _build(d, rng, bags, deck, deck_hidden):
     s.cards_option = d["cards"]
     s.cubes = d["cubes"]
     s.max_turns = d["max_turns"]
-    if not 0 < rng <= 0xFFFFFFFF:
-        raise BadPosition("field 'rng' must be from 1 to 4294967295")
+    if not secret_prng.check_state(rng):
+        raise BadPosition("field 'rng' must be a state of shared_rules.secret_prng")
     s.rng = rng
     s.turn = _field(d, "turn", int)
     if not 0 <= s.turn <= s.max_turns:
@@ -1494,7 +1497,7 @@ def determinize(view, seed):
     deck shuffled, and the PRNG drawn from `seed`."""
     if not isinstance(view, dict) or view.get("game") != NAME:
         raise BadPosition("not a Boars on the Run! view")
-    x = prng.seed_state(seed)
+    x = secret_prng.seed_state(seed)
     n = _field(view, "players", int)
     if n not in PLAYER_COUNTS:
         raise BadPosition("field 'players' must be 2, 3 or 4")
@@ -1550,6 +1553,4 @@ def determinize(view, seed):
                           % len(unseen))
     x = _shuffle(unseen, x)
     deck = [data.cards[i]["id"] for i in unseen] + known
-    if x == 0:  # cannot happen with xorshift32, kept for safety
-        x = 1
     return _build(view, x, bags, deck, hidden)

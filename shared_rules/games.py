@@ -4,6 +4,7 @@ Every game is a module of `shared_rules` with the same small interface (docs/add
 is the whole contract; tests/test_conformance.py checks it for every game):
 
     module.NAME, TITLE, PLAYER_COUNTS, OPTIONS, HIDDEN_INFORMATION
+    module.SEED_MAX (optional: seeds 0 to it; default shared_rules.prng.SEED_MAX)
     module.new_game(players=2, seed=0, **options) -> state      (BadPosition if refused)
     module.from_json(text_or_dict) -> state                     (BadPosition if refused)
     module.determinize(view, seed) -> state                     (a state the view allows)
@@ -36,6 +37,26 @@ def load(name):
         raise BadPosition("unknown game %r (known: %s)" % (name, ", ".join(names())))
     package = __import__("shared_rules." + GAME_MODULES[name])
     return getattr(package, GAME_MODULES[name])
+
+
+def seed_max(module):
+    """The largest seed of a game (its module, or its name): the hidden-information games
+    take a wider range than the board's 32-bit seeds (shared_rules.secret_prng)."""
+    if isinstance(module, str):
+        module = load(module)
+    seed_top = getattr(module, "SEED_MAX", None)
+    if seed_top is None:
+        from shared_rules import prng
+        seed_top = prng.SEED_MAX
+    return seed_top
+
+
+def check_seed(module, seed):
+    """`seed` if it is a seed of the game (module or name), else ValueError saying so."""
+    top = seed_max(module)
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= top:
+        raise ValueError("a seed is a whole number from 0 to %d, not %r" % (top, seed))
+    return seed
 
 
 def option_spec(module, name):

@@ -31,7 +31,7 @@ except ImportError:  # CPython
     def const(x):
         return x
 
-from shared_rules import prng
+from shared_rules import secret_prng
 from shared_rules import tossing_tiger_data as data
 from shared_rules.errors import BadPosition, IllegalMove
 
@@ -39,6 +39,9 @@ NAME = "tossing-tiger"
 TITLE = "Tossing Tiger, Rolling Dragon"
 PLAYER_COUNTS = (2, 3, 4, 5, 6)
 HIDDEN_INFORMATION = True
+# Seeds from 0 to SEED_MAX; every draw comes from shared_rules.secret_prng, whose draws
+# do not give the seed away (docs/secrets.md).
+SEED_MAX = secret_prng.SEED_MAX
 FORMAT_VERSION = const(1)
 
 HAND_SIZE = const(6)  # "Deal all players a random deck of 6 cards."
@@ -531,7 +534,7 @@ class TigerState:
             s["discard"] = []
         if not s["draw"]:
             return ""
-        i, s["rng"] = prng.below(s["rng"], len(s["draw"]))
+        i, s["rng"] = secret_prng.below(s["rng"], len(s["draw"]))
         return s["draw"].pop(i)
 
     def _can_draw(self):
@@ -993,7 +996,7 @@ class TigerState:
         side["act"] = ""
         if not side["pile"]:
             return
-        i, s["rng"] = prng.below(s["rng"], len(side["pile"]))
+        i, s["rng"] = secret_prng.below(s["rng"], len(side["pile"]))
         face = side["pile"].pop(i)
         side["face"] = face
         side["shown"] = face
@@ -1087,7 +1090,7 @@ class TigerState:
             rule = self._opts()["two_tigers"]
             if both and (rule == "nobody" or (rule == "attacker" and i == 1)):
                 return False
-            t, self.s["rng"] = prng.below(self.s["rng"], 2)
+            t, self.s["rng"] = secret_prng.below(self.s["rng"], 2)
             side["toss"] = 1 + t
             return False
         if a == "dragon":
@@ -1514,7 +1517,7 @@ class TigerState:
                 self._add_loot(sd, side["face"], self._all_mask())
                 side["face"] = ""
             elif side["pile"]:
-                i, s["rng"] = prng.below(s["rng"], len(side["pile"]))
+                i, s["rng"] = secret_prng.below(s["rng"], len(side["pile"]))
                 self._add_loot(sd, side["pile"].pop(i), side["know"] | team)
 
     def _spoils(self):
@@ -2015,7 +2018,7 @@ class TigerState:
             if target["face"]:
                 card = self._take_face(j, 1 - sd)
             else:
-                i, s["rng"] = prng.below(s["rng"], len(target["pile"]))
+                i, s["rng"] = secret_prng.below(s["rng"], len(target["pile"]))
                 card = target["pile"].pop(i)
             _insert(s["hands"][side["own"]], card)
         elif v == "bonus":
@@ -2121,7 +2124,7 @@ def new_game(players=2, seed=0, **options):
     text, and the house defaults)."""
     opts = _check_options(players, options)
     try:
-        x = prng.seed_state(seed)
+        x = secret_prng.seed_state(seed)
     except ValueError as exc:
         raise BadPosition(str(exc))
     s = {
@@ -2208,7 +2211,7 @@ def determinize(view, seed):
         raise BadPosition("the view has no valid options or players")
     deck = deck_of(_check_options(d["players"], opts))
     try:
-        x = prng.seed_state(seed)
+        x = secret_prng.seed_state(seed)
     except ValueError as exc:
         raise BadPosition(str(exc))
     slots = []  # (container, key) of each hidden place, in a fixed order
@@ -2265,7 +2268,7 @@ def determinize(view, seed):
         for (container, key), size in zip(slots, sizes):
             got = []
             for _ in range(size):
-                i, x = prng.below(x, len(pool))
+                i, x = secret_prng.below(x, len(pool))
                 got.append(pool.pop(i))
             container[key] = sorted(got)
         d["rng"] = x
@@ -2523,7 +2526,8 @@ def _from_dict(d):
     deck = deck_of(opts)
     names = sorted(set(deck))
     types = _types_in(opts)
-    _int(s["rng"], 1, 0xFFFFFFFF, "field 'rng'")
+    _need(secret_prng.check_state(s["rng"]),
+          "field 'rng' must be a state of shared_rules.secret_prng")
     _need(isinstance(s["hands"], list) and len(s["hands"]) == players,
           "field 'hands' must hold one hand per player")
     for h in s["hands"]:

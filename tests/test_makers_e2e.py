@@ -75,6 +75,9 @@ def test_flash_a_stock_board_update_it_through_a_disconnect_safe_mode_and_flash_
         bundles.write_bundle(full_bundle("0.1.0"), old_file)
         before = snapshot(flash)
         done = vora("update", sim.path, "--from", str(old_file), "--no-progress")
+        assert done.returncode == 1 and "--allow-unsigned" in done.stderr  # not signed
+        done = vora("update", sim.path, "--from", str(old_file), "--no-progress",
+                    "--allow-unsigned")
         assert done.returncode == 1 and "--allow-downgrade" in done.stderr
         assert snapshot(flash) == before
 

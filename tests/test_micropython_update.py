@@ -26,7 +26,7 @@ def bundle_dir(tmp_path):
 
 def lines_of(text):
     return [line for line in text.splitlines()
-            if line.startswith(("status", "record", "messages"))]
+            if line.startswith(("status", "record", "messages", "trial_slot_files"))]
 
 
 def test_a_whole_update_under_micropython_matches_cpython_and_fits_the_heap(tmp_path):
@@ -37,7 +37,10 @@ def test_a_whole_update_under_micropython_matches_cpython_and_fits_the_heap(tmp_
                          check=True, timeout=300, steps="step").stdout
     assert lines_of(mp) == lines_of(cpython)
     states = [line.split()[1] for line in lines_of(mp) if line.startswith("status")]
-    assert states[0] == "receiving" and states[-1] == "switched"
+    assert states[0] == "receiving" and states[-3:] == ["switched", "error", "idle"]
+    # The abort after the refused (busy) offer left the switched slot whole.
+    kept = [line for line in mp.splitlines() if line.startswith("trial_slot_files")][0]
+    assert kept.split()[1] == str(len(full_bundle("0.2.0").files) + 1)  # and manifest.json
     record = [line for line in mp.splitlines() if line.startswith("record")][0].split()
     assert record[1:] == ["prev=None", "reverted=None", "slot=a", "trial=b", "tries=0"]
     measures = dict(line.split() for line in mp.splitlines()

@@ -32,7 +32,8 @@ def typed(monkeypatch, capsys, db, game, lines, *options):
 
 
 def first_move_inputs(game):
-    # A human plays the first legal move (its number); a hand-over waits for Enter first
+    # A human plays the first legal move (its number; with seed 8 no game ends on it);
+    # a hand-over waits for Enter first
     # in a game with secrets (an empty line is nothing at a prompt).
     return ["", "1", "q", "y"]
 
@@ -42,7 +43,7 @@ def test_quit_then_the_next_play_resumes_with_the_right_message(game, tmp_path, 
                                                                  capsys):
     db = tmp_path / "g.sqlite3"
     status, out = typed(monkeypatch, capsys, db, game, first_move_inputs(game),
-                        "--seed", "5", "--bot", "random")
+                        "--seed", "8", "--bot", "random")
     assert status == 0, out
     assert "Logged as game 1" in out and "resumes it" in out
     with GameLog(db) as log:
@@ -67,10 +68,10 @@ def test_quit_then_the_next_play_resumes_with_the_right_message(game, tmp_path, 
 def test_fresh_abandons_the_saved_game_and_resume_id_continues_or_refuses(
         game, tmp_path, monkeypatch, capsys):
     db = tmp_path / "g.sqlite3"
-    typed(monkeypatch, capsys, db, game, first_move_inputs(game), "--seed", "5",
+    typed(monkeypatch, capsys, db, game, first_move_inputs(game), "--seed", "8",
           "--bot", "random")
     status, out = typed(monkeypatch, capsys, db, game, ["", "1", "q", "y"], "--fresh",
-                        "--seed", "5", "--bot", "random")
+                        "--seed", "8", "--bot", "random")
     assert status == 0, out
     assert "is abandoned" in out and "Logged as game 2" in out
     with GameLog(db) as log:
@@ -187,7 +188,7 @@ def test_the_saved_game_is_the_newest_unfinished_one_the_pc_ran_of_that_game(tmp
 def test_undo_after_a_resume_takes_back_moves_of_the_earlier_session(game, tmp_path,
                                                                      monkeypatch, capsys):
     db = tmp_path / "g.sqlite3"
-    typed(monkeypatch, capsys, db, game, first_move_inputs(game), "--seed", "5",
+    typed(monkeypatch, capsys, db, game, first_move_inputs(game), "--seed", "8",
           "--bot", "random")
     with GameLog(db) as log:
         moves = log.game(1)["move_count"]

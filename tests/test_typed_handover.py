@@ -56,23 +56,60 @@ def after_p0(screen):
     return screen.text()[screen.read_at[k][1]:]
 
 
+def _until_a_kept_card(seed):
+    """Random moves of a 2-player game from `seed` until P0 may keep a card of the spoils
+    (a secret) and the turn then passes to P1: (state at the start, the moves before, the
+    'keep' move), or None when this game never gets there."""
+    import random
+    rnd = random.Random(seed)
+    start = tt.new_game(2, seed)
+    state = start.clone()
+    moves = []
+    while not state.is_over() and len(moves) < 400:
+        legal = state.legal_moves()
+        if state.to_act() == 0:
+            for move in legal:
+                if move.startswith("keep "):
+                    after = state.clone()
+                    after.play(move)
+                    if after.to_act() == 1:
+                        return start, moves, move
+        move = rnd.choice(legal)
+        state.play(move)
+        moves.append(move)
+    return None
+
+
+def _typed_lines(start, moves):
+    # What two humans type for `moves`: an Enter at each hand-over, then the moves.
+    lines, state, last = [], start.clone(), None
+    for move in moves:
+        if state.to_act() != last:
+            lines.append("")
+            last = state.to_act()
+        lines.append(move)
+        state.play(move)
+    if state.to_act() != last:
+        lines.append("")
+    return lines
+
+
 def test_the_move_after_a_human_turn_is_public_and_the_scrollback_is_wiped():
-    # Seed 6: P0 attacks, both build their dice, P1 claims; P0 then keeps a card of the
-    # spoils, which only P0 may know, and the turn passes to P1.
-    state = tt.new_game(2, 6)
-    p0 = ["fight 1 3", "add crane", "add turtle", "next", "add mantis", "add panda", "next"]
-    p1 = ["add tiger", "add mantis", "next", "add dragon", "add crane", "next", "swap 2 3",
-          "claim 1"]
-    screen = Screen([""] + p0 + [""] + p1 + ["", "keep crane", ""])
-    game = TerminalGame(state, [Human(), Human()], screen.console, read=screen.read,
+    # The first seed whose random game reaches P0 keeping a card of the spoils (which
+    # only P0 may know), after which the turn passes to P1.
+    start, before, keep = next(found for found in map(_until_a_kept_card, range(100))
+                               if found is not None)
+    card = keep.split(" ")[1]
+    screen = Screen(_typed_lines(start, before + [keep]) + [""])
+    game = TerminalGame(start, [Human(), Human()], screen.console, read=screen.read,
                         echo=False, game="tossing-tiger")
     game.run()
-    kept = [at for line, at in screen.read_at if line == "keep crane"][0]
+    kept = [at for line, at in screen.read_at if line == keep][-1]
     seen = screen.text()[kept:]
     assert seen.startswith(WIPE)  # the screen and its scrollback
     handed = [at for line, at in screen.read_at if line == ""][-1]
     public = screen.text()[kept:handed]  # until P1 pressed Enter: everybody's screen
-    assert "crane" not in public
+    assert card not in public
     assert "P0 (human): keep a card" in seen
     assert "Next: P1 (human)" in seen and "Only P1 looks now" in seen
     assert "P1, press Enter" in seen

@@ -179,8 +179,15 @@ def _offer_manifest(up, manifest_bytes):
 
 
 def _manifest(**changes):
+    """The manifest of a real bundle with fields changed, its bundle hash made again where
+    the fields allow it: what each check below sees is the field itself, not damage."""
     m = json.loads(full_bundle("0.2.0").manifest_bytes)
     m.update(changes)
+    if "bundle" not in changes:
+        try:
+            m["bundle"] = bundles.seal_of(m).hex()
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError):
+            pass  # a field too malformed to hash: refused before the hash is looked at
     return json.dumps(m).encode()
 
 
@@ -190,7 +197,12 @@ def _manifest(**changes):
     (_manifest(mpy=[5, 0]), "foreign"),
     (_manifest(arch="xtensawin"), "foreign"),
     (_manifest(format="zip"), "format"),
-    (_manifest(format_version=2), "format"),
+    (_manifest(format_version=1), "format"),  # an older vora's bundle
+    (_manifest(format_version=3), "format"),
+    (_manifest(signed_by="me"), "format"),  # a field the format does not have
+    (_manifest(board="rp2\nmpy 6 3"), "format"),  # a board kind that is not a word
+    (_manifest(protocol=[1]), "format"),
+    (_manifest(bundle="0" * 64), "hash"),
     (_manifest(firmware="latest"), "format"),
     (b"this is not json at all", "format"),
     (json.dumps([1, 2]).encode(), "format"),
@@ -211,6 +223,30 @@ def test_bad_manifests_are_refused_and_change_nothing(flash, manifest, code):
     st = _offer_manifest(updater(flash), manifest)
     assert st["state"] == "error" and st["code"] == code, st
     assert st["error"]
+    assert_unchanged_but_staging(before, flash)
+    assert not (flash / "fw" / "b" / "manifest.json").exists()
+
+
+class _Relabelled:
+    """A bundle whose manifest bytes were changed (one bit) after it was built: the host
+    offers what it has, so the SHA-256 offered is the damaged manifest's own."""
+
+    def __init__(self, b, text, at, bit):
+        data = bytearray(b.manifest_bytes)
+        data[bytes(data).index(text) + at] ^= bit
+        self.manifest_bytes = bytes(data)
+        self.id = hashlib.sha256(self.manifest_bytes).digest()
+        self.files = b.files
+
+
+@pytest.mark.parametrize("text, at, bit", [
+    (b"vora_fw/doctor.mpy", 13, 0x08),  # a slot without doctor.mpy (it would be doctoz.mpy)
+    (b'"firmware":"0.2.0"', 14, 0x01),  # version 0.3.0 with 0.2.0's code
+])
+def test_the_board_refuses_a_manifest_damaged_after_it_was_built(flash, text, at, bit):
+    before = snapshot(flash, skip=("fw/b",))
+    st = push(updater(flash), _Relabelled(full_bundle("0.2.0"), text, at, bit))
+    assert st["state"] == "error" and st["code"] == "hash" and "damaged" in st["error"], st
     assert_unchanged_but_staging(before, flash)
     assert not (flash / "fw" / "b" / "manifest.json").exists()
 
@@ -293,6 +329,22 @@ def test_a_staged_file_damaged_on_the_flash_is_caught_at_commit(flash):
     assert push(up, new)["state"] == "switched"
 
 
+def test_a_manifest_changed_on_the_flash_before_commit_is_never_switched_to(flash):
+    up = updater(flash)
+    new = small_bundle("0.2.0")
+    up.offer(len(new.manifest_bytes), new.id)
+    for k, data in enumerate([new.manifest_bytes] + [d for _, d in new.files]):
+        for o in range(0, len(data), wire.UPD_CHUNK):
+            up.data(k, o, data[o:o + wire.UPD_CHUNK])
+    assert up.query()["state"] == "staged"
+    staged = flash / "fw" / "b" / "manifest.json"
+    staged.write_bytes(staged.read_bytes().replace(b"0.2.0", b"0.3.0"))
+    st = up.commit(new.id)
+    assert st["state"] == "error" and st["code"] == "hash" and "manifest" in st["error"]
+    assert boot.read_record(boot.Fs(), str(flash))["trial"] is None
+    assert push(up, new)["state"] == "switched"  # offered again: received afresh
+
+
 def test_no_room_on_the_flash_is_said_before_anything_is_written(tmp_path):
     folder = install(tmp_path / "flash", full_bundle("0.1.0"))
     used = sum(4096 * (-(-p.stat().st_size // 4096)) for p in folder.rglob("*") if p.is_file())
@@ -331,6 +383,38 @@ def test_no_update_while_a_new_version_waits_to_boot_or_is_on_trial(flash):
     assert st["code"] == "busy"
 
 
+def test_an_abort_after_a_busy_offer_keeps_the_switched_trial_slot(flash):
+    up = updater(flash)
+    new = small_bundle("0.2.0")
+    assert push(up, new)["state"] == "switched"
+    other = small_bundle("0.2.1")
+    assert up.offer(len(other.manifest_bytes), other.id)["code"] == "busy"
+    staged = snapshot(flash / "fw" / "b")
+    assert up.abort()["state"] == "idle"
+    assert snapshot(flash / "fw" / "b") == staged  # boot.json names it for the trial
+    trial = power_on(fs_of(flash), str(flash))
+    assert (trial.slot, trial.mode, trial.version) == ("b", boot.MODE_TRIAL, "0.2.0")
+    assert slot_problem(flash, "b") is None
+
+
+def test_an_abort_on_trial_keeps_the_running_slot_and_mid_transfer_empties_the_staging(flash):
+    up = updater(flash)
+    assert push(up, small_bundle("0.2.0"))["state"] == "switched"
+    trial = power_on(fs_of(flash), str(flash))
+    on_trial = update.Updater(trial, "rp2", IDENTITY, "0.2.0")
+    too_big = on_trial.offer(update.MAX_MANIFEST + 1, b"\0" * 32)
+    assert too_big["code"] == "format"
+    on_trial.abort()
+    assert slot_problem(flash, "b") is None and trial.confirm()
+    # An abort mid-transfer still empties the staging slot (a, now not running).
+    up = update.Updater(power_on(fs_of(flash), str(flash)), "rp2", IDENTITY, "0.2.0")
+    push(up, small_bundle("0.3.0"), chunk=300, stop_after=5)
+    assert any((flash / "fw" / "a").rglob("*.mpy"))
+    up.abort()
+    assert not any((flash / "fw" / "a").rglob("*"))
+    assert power_on(fs_of(flash), str(flash)).version == "0.2.0"
+
+
 # ---------------------------------------------------------------- untrusted input, fuzzed
 
 json_values = st.recursive(
@@ -342,15 +426,17 @@ json_values = st.recursive(
 
 @settings(max_examples=300, deadline=None)
 @given(json_values, st.dictionaries(st.sampled_from(
-    ["format", "format_version", "firmware", "board", "mpy", "arch", "files", "bundle"]),
-    json_values, max_size=8))
+    ["format", "format_version", "firmware", "protocol", "board", "mpy", "arch", "files",
+     "bundle"]), json_values, max_size=9))
 def test_the_manifest_check_only_ever_raises_update_error(value, changes):
     good = json.loads(full_bundle("0.2.0").manifest_bytes)
     for m in (value, dict(good, **changes)):
         try:
             update.check_manifest(m, "rp2", IDENTITY)
         except update.UpdateError as exc:
-            assert exc.code in ("format", "foreign") and exc.message
+            assert exc.code in ("format", "foreign", "hash") and exc.message
+        else:
+            assert m == good  # no field can change and still pass: the bundle hash holds
 
 
 @settings(max_examples=60, deadline=None)
@@ -459,5 +545,11 @@ def test_bundle_manifests_pass_the_board_check_and_name_the_board_kind():
     m = json.loads(b.manifest_bytes)
     version, files, whole = update.check_manifest(m, "rp2", IDENTITY)
     assert version == "0.1.0" and len(files) == len(b.files)
-    assert whole == hashlib.sha256(b"".join(d for _, d in b.files)).digest()
+    # The bundle hash is the SHA-256 of the text docs/protocol.md spells out.
+    text = ("vora-bundle 2\nfirmware 0.1.0\nprotocol %d %d\nboard rp2\nmpy %d %d\n"
+            "arch armv6m\nfiles %d\n" % (wire.PROTOCOL_VERSION, wire.PROTOCOL_MINOR,
+                                            m["mpy"][0], m["mpy"][1], len(b.files)))
+    text += "".join("%s %d %s\n" % (name, len(data), hashlib.sha256(data).hexdigest())
+                    for name, data in b.files)
+    assert whole == hashlib.sha256(text.encode()).digest()
     assert bundles.canonical_json(m) == b.manifest_bytes

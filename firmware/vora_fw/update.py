@@ -7,12 +7,20 @@ SHA-256 and sends the manifest, then every file, in UPD_DATA chunks (docs/protoc
 
 - the manifest first, as manifest.part; once whole and matching the offered SHA-256 it is
   parsed and checked (check_manifest: the project's format, this board's kind and .mpy
-  version, safe file names, sizes, no downgrade unless allowed, room on the flash) and only
-  then renamed manifest.json;
+  version, safe file names, sizes, the bundle hash, no downgrade unless allowed, room on
+  the flash) and only then renamed manifest.json;
 - then the files in the manifest's order, each checked against its SHA-256 when whole (a
   file that fails is removed and asked for again);
-- UPD_COMMIT reads every file back from the flash, checks each hash and the whole bundle's,
-  and only then switches (vora_fw.boot.switch: the next boot tries the new slot).
+- UPD_COMMIT reads manifest.json and every file back from the flash, checks the manifest
+  against the offered SHA-256 and its bundle hash, and each file against its hash, and only
+  then switches (vora_fw.boot.switch: the next boot tries the new slot).
+
+The bundle hash (format 2, seal()) is the SHA-256 of a text that names every field of the
+manifest: the format, version, protocol, board kind, .mpy version, architecture and each
+file's name, size and SHA-256. The offered SHA-256 only says the manifest arrived as the
+host has it; the bundle hash says it is the manifest that was built: a manifest damaged
+since (a renamed file, another version number) is refused before anything is written.
+The board does not check a maker's signature (docs/makers.md): the PC does.
 
 Resume: the state is the file and offset expected next, so after a disconnect the host
 offers the same bundle again and the board answers where it stands. After a power cut the
@@ -42,7 +50,7 @@ except ImportError:
     pass
 
 FORMAT = "vora-bundle"
-FORMAT_VERSION = const(1)
+FORMAT_VERSION = const(2)  # 1: the bundle hash covered the files' bytes only
 MAX_MANIFEST = const(16384)  # bytes; a manifest of 30 files is about 3 KB
 MAX_FILES = const(64)
 MAX_FILE = const(262144)
@@ -61,6 +69,9 @@ ERROR = "error"
 
 _NAME_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789_"
 _HEX = "0123456789abcdef"
+# Every field a format 2 manifest has; any other is refused (a damaged or foreign key).
+FIELDS = ("format", "format_version", "firmware", "protocol", "board", "mpy", "arch", "files",
+          "bundle")
 
 
 class UpdateError(Exception):
@@ -113,34 +124,81 @@ def _check_hex(what, text):
     return binascii.unhexlify(text)
 
 
+def _check_word(what, text, most):
+    if (not isinstance(text, str) or len(text) > most
+            or any(c not in _NAME_CHARS for c in text)):
+        raise UpdateError("format", "%s %r is not a short lowercase word" % (what, text))
+    return text
+
+
+def _check_pair(what, v):
+    if (not isinstance(v, list) or len(v) != 2
+            or any(not isinstance(n, int) or isinstance(n, bool) or not 0 <= n < 1000
+                   for n in v)):
+        raise UpdateError("format", "the bundle does not give its %s as [major, minor]" % what)
+    return v
+
+
+def seal(version, protocol, kind, mpy, arch, files):
+    """The bundle hash (32 bytes) of a format 2 manifest's fields; files [(name, size,
+    SHA-256 in lowercase hex)] as the manifest lists them. One line per field, in a fixed
+    order; every value is a checked version, lowercase word, number or hex digest, so no
+    two manifests give the same text."""
+    h = hashlib.sha256()
+    h.update(("%s %d\nfirmware %s\nprotocol %d %d\nboard %s\nmpy %d %d\narch %s\nfiles %d\n"
+              % (FORMAT, FORMAT_VERSION, version, protocol[0], protocol[1], kind, mpy[0],
+                 mpy[1], arch, len(files))).encode())
+    for e in files:  # "name size sha\n", without a string per line (the heap, on a board)
+        _feed(h, e[0])
+        h.update(b" ")
+        _feed(h, str(e[1]))
+        h.update(b" ")
+        _feed(h, e[2])
+        h.update(b"\n")
+    return h.digest()
+
+
+def _feed(h, text):
+    try:
+        h.update(text)  # MicroPython hashes a str's bytes in place
+    except TypeError:
+        h.update(text.encode())  # CPython wants bytes
+
+
 def check_manifest(m, board_kind, identity):
     """Validate a parsed manifest for this board; returns (version, files, bundle hash)
     with files [(name, size, sha256 bytes)] in order. UpdateError says what is wrong:
-    "format" (not the project's bundle), "foreign" (another kind of board or MicroPython)."""
+    "format" (not the project's bundle), "foreign" (another kind of board or MicroPython),
+    "hash" (the fields are not the ones the bundle hash was made of: damaged)."""
     if not isinstance(m, dict) or m.get("format") != FORMAT:
         raise UpdateError("format", "not a Vora Board firmware bundle (no format %r)" % FORMAT)
-    if m.get("format_version") != FORMAT_VERSION:
+    got = m.get("format_version")
+    if got != FORMAT_VERSION:
+        if got == 1:
+            raise UpdateError("format", "bundle format version 1 (an older vora wrote it: its "
+                              "hash does not cover the file names or the version); this "
+                              "firmware reads version %d: build the bundle again" % FORMAT_VERSION)
         raise UpdateError("format", "bundle format version %r; this firmware reads version %d"
-                          % (m.get("format_version"), FORMAT_VERSION))
+                          % (got, FORMAT_VERSION))
+    for key in m:
+        if key not in FIELDS:
+            raise UpdateError("format", "the manifest has an unknown field %r" % (key,))
     version = m.get("firmware")
     parse_version(version, "firmware version")
+    protocol = _check_pair("protocol version", m.get("protocol"))
     kind = m.get("board")
-    if not isinstance(kind, str) or len(kind) > 32:
+    if not isinstance(kind, str) or not kind:
         raise UpdateError("format", "the bundle does not say which board it is for")
+    _check_word("board kind", kind, 32)
     if kind != board_kind:
         raise UpdateError("foreign", "the bundle is for %s boards; this board is %s"
                           % (kind, board_kind))
-    mpy = m.get("mpy")
-    if (not isinstance(mpy, list) or len(mpy) != 2
-            or any(not isinstance(v, int) or isinstance(v, bool) for v in mpy)):
-        raise UpdateError("format", "the bundle does not give its .mpy version as [major, minor]")
+    mpy = _check_pair(".mpy version", m.get("mpy"))
     if mpy[0] != identity["mpy"] or mpy[1] > identity["mpy_sub"]:
         raise UpdateError("foreign", "the bundle's modules are .mpy v%d.%d; this board's "
                           "MicroPython %s loads v%d.%d" % (mpy[0], mpy[1], identity["micropython"],
                                                            identity["mpy"], identity["mpy_sub"]))
-    arch = m.get("arch", "")
-    if not isinstance(arch, str) or len(arch) > 16:
-        raise UpdateError("format", "bad arch field")
+    arch = _check_word("architecture", m.get("arch", ""), 16)
     if arch and identity.get("arch") and arch != identity["arch"]:
         raise UpdateError("foreign", "the bundle is compiled for %s; this board is %s"
                           % (arch, identity["arch"]))
@@ -169,6 +227,10 @@ def check_manifest(m, board_kind, identity):
         if module not in seen:
             raise UpdateError("format", "the bundle has no %s module" % module)
     bundle = _check_hex("the bundle hash", m.get("bundle"))
+    if seal(version, protocol, kind, mpy, arch, entries) != bundle:
+        raise UpdateError("hash", "the manifest does not match its bundle hash: it is damaged "
+                          "(a file name, size or hash, or the version, changed since it was "
+                          "built)")
     return version, files, bundle
 
 
@@ -194,6 +256,7 @@ class Updater:
         self.files = []  # type: list
         self.version = None  # type: Any
         self.bundle = None  # type: Any
+        self._sealed = None  # type: Any  # (protocol, board, mpy, arch) of the manifest
         self.file = 0
         self.offset = 0
         self.allow_downgrade = False
@@ -279,23 +342,35 @@ class Updater:
         if self.state != STAGED or digest != self.id:
             return self._fail("order", "no whole verified bundle with that SHA-256 to switch to")
         try:
-            whole = hashlib.sha256()
+            # Every byte the slot will hold, from the flash: the manifest (as offered, and
+            # matching its bundle hash), then each file.
+            final = self.dir + "/" + MANIFEST
+            h = hashlib.sha256()
+            if self._hash_file(final, (h,)) != self.size or h.digest() != self.id:
+                raise UpdateError("hash", "the manifest changed on the flash after it was "
+                                  "received; offer the bundle again")
+            # Those bytes passed check_manifest when they arrived; their fields are in
+            # memory (parsing the manifest again would double the heap this message needs).
+            protocol, kind, mpy, arch = self._sealed
+            listed = [(n, size, binascii.hexlify(sha).decode()) for n, size, sha in self.files]
+            if seal(self.version, protocol, kind, mpy, arch, listed) != self.bundle:
+                raise UpdateError("hash", "the manifest does not match its bundle hash")
             for k in range(len(self.files)):
                 name, size, sha = self.files[k]
                 h = hashlib.sha256()
-                got = self._hash_file(self._path(k + 1), (h, whole))
+                got = self._hash_file(self._path(k + 1), (h,))
                 if got != size or h.digest() != sha:
                     self._remove(self._path(k + 1))
                     self.state = RECEIVING
                     self.file = k + 1
                     self.offset = 0
-                    raise UpdateError("hash", "file %s changed on the flash after it was "
+                    raise UpdateError("retry", "file %s changed on the flash after it was "
                                       "received; send it again" % name)
-            if whole.digest() != self.bundle:
-                raise UpdateError("hash", "the bundle's files do not match its bundle hash")
             self.boot.switch(self.slot)
         except UpdateError as exc:
-            return self._fail(exc.code, exc.message, keep=exc.code == "hash")
+            if exc.code == "retry":  # the host sends that file again and commits
+                return self._fail("hash", exc.message, keep=True)
+            return self._fail(exc.code, exc.message)
         except OSError as exc:
             return self._fail("io", "verifying or switching failed: %r" % (exc,))
         self.state = SWITCHED
@@ -305,7 +380,11 @@ class Updater:
         self._close()
         if self.state in (RECEIVING, STAGED, ERROR) and self.dir:
             try:
-                self._clear_dir()
+                # Only a slot an update may still overwrite: after a switch (even one
+                # followed by a refused offer) boot.json names this slot for the trial,
+                # and emptying it would leave the next start an empty slot to boot.
+                if self.slot is not None and self.slot == self.boot.staging_slot():
+                    self._clear_dir()
             except OSError:
                 pass
         self._reset_state(IDLE)
@@ -388,6 +467,7 @@ class Updater:
         self.version = version
         self.files = files
         self.bundle = bundle
+        self._sealed = (m["protocol"], m["board"], m["mpy"], m.get("arch", ""))
         for package in PACKAGES:
             for name, size, sha in files:
                 if name.startswith(package + "/"):

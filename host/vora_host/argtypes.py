@@ -14,17 +14,29 @@ def non_negative_int(text):
 
 
 def seed(text):
-    """A game seed: a whole number from 0 to shared_rules.prng.SEED_MAX, the one range of
-    seeds everywhere (the board, records, the log)."""
+    """A board seed: a whole number from 0 to shared_rules.prng.SEED_MAX, the range of the
+    board's games (the board, the virtual board, the link)."""
     from shared_rules import prng
+    return _seed_up_to(text, prng.SEED_MAX)
+
+
+def game_seed(text):
+    """A seed of any game: a whole number from 0 to the widest game's range (the
+    hidden-information games', shared_rules.secret_prng.SEED_MAX). The command then checks
+    it against its game's own range (shared_rules.games.check_seed)."""
+    from shared_rules import prng, secret_prng
+    ranges = "from 0 to %d (to %d in a game with hidden information)" % (
+        prng.SEED_MAX, secret_prng.SEED_MAX)
+    return _seed_up_to(text, max(prng.SEED_MAX, secret_prng.SEED_MAX), ranges)
+
+
+def _seed_up_to(text, top, ranges=None):
+    ranges = ranges or "from 0 to %d" % top
     text = text.strip()
-    if not text.isdigit() or len(text) > 20:
-        raise argparse.ArgumentTypeError("%r is not a seed: a seed is a whole number from 0 "
-                                         "to %d" % (text[:40], prng.SEED_MAX))
-    try:
-        return prng.check_seed(int(text))
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc))
+    if not text.isdigit() or len(text) > len(str(top)) or int(text) > top:
+        raise argparse.ArgumentTypeError("%r is not a seed: a seed is a whole number %s"
+                                         % (text[:40], ranges))
+    return int(text)
 
 
 def positive_int(text):

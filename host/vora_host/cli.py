@@ -16,6 +16,7 @@ file that cannot be written), 2 a usage error, 130 interrupted by Ctrl-C.
 import argparse
 import random
 import re
+import secrets
 import sys
 from pathlib import Path
 
@@ -31,7 +32,8 @@ from vora_host import bots
 from vora_host.log import cli as games_cli
 from vora_host.lab import cli as lab_cli
 from vora_host.maker import cli as maker_cli
-from vora_host.argtypes import game_option_pairs, positive_int, seconds, seed as seed_arg
+from vora_host.argtypes import game_option_pairs, game_seed, positive_int, seconds, \
+    seed as seed_arg
 from vora_host import games as host_games
 from vora_host.log.records import RecordError, load_record, new_record, replay, result_of, \
     write_record
@@ -160,9 +162,10 @@ def build_parser():
                       help="keep this game out of the game log (a typed game or a demo)")
     play.add_argument("--players", type=int, default=None,
                       help="number of players (default 2, or the game's smallest count)")
-    play.add_argument("--seed", type=seed_arg, default=None,
-                      help="seed of the deal, 0 to 4294967295 (default: a random one, "
-                           "printed)")
+    play.add_argument("--seed", type=game_seed, default=None,
+                      help="seed of the deal: 0 to 4294967295, or to 2**63-1 for Boars and "
+                           "Tossing Tiger (default: a random one, printed; for those two "
+                           "only once the game is over, see docs/secrets.md)")
     play.add_argument("--human", metavar="LIST", default=None,
                       help="the human players, as player numbers or seats named as the "
                            "screen names them: '0', '0,2', 'S,N' or 'North' (Vora), 'Red' "
@@ -386,6 +389,11 @@ def _board_play_options(args, parser):
         seats = parse_bot_seats(args.bot or [], "vora")
     except ValueError as exc:
         parser.error("--bot: %s" % exc)
+    if args.seed is not None:
+        try:
+            rules_games.check_seed(vora, args.seed)
+        except ValueError as exc:
+            parser.error("--seed: %s" % exc)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 32)
     position = None
     if args.position is not None:
@@ -472,18 +480,22 @@ def cmd_play_board(args, console, parser):
                 console.print("%s %s" % (companion.resumed, "; ".join(
                     host.VIEW.seat_label(state, p, a.kind) for p, a in enumerate(agents))))
             else:
-                console.print("[bold]%s[/bold] on the board, seed %d; %s" % (
-                    module.TITLE, seed, "; ".join(host.VIEW.seat_label(state, p, a.kind)
-                                                  for p, a in enumerate(agents))))
+                console.print("[bold]%s[/bold] on the board, %s; %s" % (
+                    module.TITLE, _seed_at_start(module, seed),
+                    "; ".join(host.VIEW.seat_label(state, p, a.kind)
+                              for p, a in enumerate(agents))))
             if device is not None:
                 status = run_board_game(device, companion, plain)
             else:
                 # --fresh was this game's (its saved game abandoned): the board's own saved
-                # Vora game stays.
-                status = sim.run(save_dir=args.save_dir, fresh=False, seed=args.seed,
+                # Vora game stays. A secret seed is not the virtual board's to know (it
+                # seeds the board's own games).
+                status = sim.run(save_dir=args.save_dir, fresh=False,
+                                 seed=None if module.HIDDEN_INFORMATION else args.seed,
                                  headless=plain, companion=companion)
             message, logged = companion.finish()
             console.print(escape(message), style=None if logged else "bold red", soft_wrap=True)
+            _print_seed_at_end(console, module, companion.state, seed)
             if logged and companion.log is not None and not companion.state.is_over():
                 console.print("Saved: 'vora play %s' resumes it ('--fresh' starts anew)."
                               % args.game)
@@ -532,10 +544,44 @@ def cmd_repl(args, console):
     return 0 if ok else 1
 
 
-def _make_agents(args, players, seats, seed, parser):
-    # Which seats are human, and a bot for every other seat. Bot seeds derive from the
-    # game seed so that `--bots-only --seed N` replays the very same game. `seats`: each
-    # player's seat names (seat_names).
+def _bot_seeds(args, module, players, seed):
+    # A bot's seed for each player. They derive from the game seed (seed * 10 + player)
+    # so that `--bots-only --seed N` replays the very same game -- except in a game with
+    # hidden information whose seed nobody chose: there a bot's choices would be a
+    # function of the secret seed, and watching them would narrow it down, so its bots
+    # draw their own seeds from the OS (kept in the record's agents). A seed given with
+    # --seed is the user's to know already; deriving from it gives nothing away.
+    if module.HIDDEN_INFORMATION and args.seed is None:
+        return [secrets.randbits(BOT_SEED_BITS) for _ in range(players)]
+    return [seed * 10 + p for p in range(players)]
+
+
+BOT_SEED_BITS = 64  # the bots' own seeds in a hidden-information game (random.Random takes any)
+
+
+def _seed_at_start(module, seed):
+    # The opening line's words on the seed: a hidden-information game's seed would give
+    # every bag, hand and shuffle away, so it is named only once the game is over.
+    if module.HIDDEN_INFORMATION:
+        return "seed kept secret until the game is over"
+    return "seed %d" % seed
+
+
+def _print_seed_at_end(console, module, state, seed):
+    # The seed of a hidden-information game, now that no secret is left to keep.
+    if not module.HIDDEN_INFORMATION:
+        return
+    if state.is_over():
+        console.print("Seed [bold]%d[/bold]: deal the same game again with --seed %d."
+                      % (seed, seed))
+    else:
+        # A record of it (the log, --record) keeps the seed, for replay by its owner.
+        console.print("The game did not finish, so its seed stays secret.")
+
+
+def _make_agents(args, players, seats, bot_seeds, parser):
+    # Which seats are human, and a bot for every other seat, seeded from `bot_seeds` (one
+    # per player, see _bot_seeds). `seats`: each player's seat names (seat_names).
     from vora_host.play.board_play import check_kind, parse_bot_seats, seat_text
     if args.bots_only:
         if args.human not in (None, "", "none"):
@@ -574,9 +620,9 @@ def _make_agents(args, players, seats, seed, parser):
         if p in humans:
             agents.append(Human())
         elif p in at_seats:
-            agents.append(bots.make_bot(at_seats[p], seed * 10 + p, args.game))
+            agents.append(bots.make_bot(at_seats[p], bot_seeds[p], args.game))
         else:
-            agents.append(bots.make_bot(kinds[n_bots % len(kinds)], seed * 10 + p, args.game))
+            agents.append(bots.make_bot(kinds[n_bots % len(kinds)], bot_seeds[p], args.game))
             n_bots += 1
     return agents
 
@@ -615,14 +661,26 @@ def _prepare_game(args, parser):
     if players not in module.PLAYER_COUNTS:
         parser.error("--players: %s is played by %s players" % (
             module.TITLE, ", ".join(str(n) for n in module.PLAYER_COUNTS)))
-    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1000000)
+    if args.seed is not None:
+        try:
+            rules_games.check_seed(module, args.seed)
+        except ValueError as exc:
+            parser.error("--seed: %s" % exc)
+        seed = args.seed
+    elif module.HIDDEN_INFORMATION:
+        # The whole of the chance follows from the seed: a guessable one would give every
+        # secret away, so it is the OS's randomness over the game's full range.
+        seed = secrets.randbelow(rules_games.seed_max(module) + 1)
+    else:
+        seed = random.SystemRandom().randrange(1000000)
     options = _game_options(args, module, parser)
     try:
         state = module.new_game(players, seed, **options)
     except (BadPosition, TypeError, ValueError) as exc:
         parser.error(("--position: %s" if args.position else "%s") % exc)
     seats = seat_names(host_games.host_game(args.game).VIEW, state)
-    agents = _make_agents(args, players, seats, seed, parser)
+    agents = _make_agents(args, players, seats, _bot_seeds(args, module, players, seed),
+                          parser)
     return module, state, seed, agents
 
 
@@ -719,6 +777,11 @@ def _resumed_game(args, resumed, parser):
     info, state, _ = resumed
     module = rules_games.load(info["game"])
     players = len(state.scores())
+    # Bots in a resumed hidden-information game draw their own seeds (a seed derived from
+    # the secret one would let their play give it away); elsewhere as at the start.
+    resumed_seeds = ([secrets.randbits(BOT_SEED_BITS) for _ in range(players)]
+                     if module.HIDDEN_INFORMATION else
+                     [info["seed"] * 10 + p for p in range(players)])
     kinds = saved.seats_noted(resolve_db_path(args.db), info["id"], players)
     chosen = args.bot or args.bots_only or (
         args.human is not None and not getattr(args, "human_by_default", False))
@@ -729,14 +792,14 @@ def _resumed_game(args, resumed, parser):
                 agents.append(Human())
                 continue
             try:
-                agents.append(bots.make_bot(kind, info["seed"] * 10 + p, info["game"]))
+                agents.append(bots.make_bot(kind, resumed_seeds[p], info["game"]))
             except ValueError:
                 agents = None
                 break
         if agents is not None:
             return module, state, info["seed"], agents
     seats = seat_names(host_games.host_game(info["game"]).VIEW, state)
-    agents = _make_agents(args, players, seats, info["seed"], parser)
+    agents = _make_agents(args, players, seats, resumed_seeds, parser)
     return module, state, info["seed"], agents
 
 
@@ -767,6 +830,9 @@ def cmd_play(args, console, parser):
 
     if resumed is not None:
         console.print(saved.resumed_text(resumed[0]))
+    elif module.HIDDEN_INFORMATION:
+        console.print("[bold]%s[/bold], %d players, %s." % (module.TITLE, players,
+                                                             _seed_at_start(module, seed)))
     else:
         console.print("[bold]%s[/bold], %d players, seed [bold]%d[/bold] (play it again with "
                       "--seed %d)." % (module.TITLE, players, seed, seed))
@@ -810,6 +876,7 @@ def cmd_play(args, console, parser):
         elif not final.is_over() and not args.bots_only:
             console.print("Saved: 'vora play %s --typed' resumes it ('--fresh' starts anew)."
                           % args.game)
+    _print_seed_at_end(console, module, game.state, seed)
     if outcome == INTERRUPTED:
         return 130
     assert outcome in (OVER, QUIT, EOF), outcome

@@ -90,7 +90,9 @@ def setup(code):
         size = len(R.manifest) if k == 0 else os.stat(BUNDLE + "/" + pieces[k])[6]
         for o in range(0, size, wire.UPD_CHUNK):
             R.plan.append(("data", k, o))
-    R.plan += [("query",), ("commit",)]
+    # Then another bundle offered (busy: the switched one waits for its first boot) and
+    # an abort: the trial slot must stay whole.
+    R.plan += [("query",), ("commit",), ("offer_other",), ("abort",)]
     R.peak = 0
     R.alloc = 0
     R.messages = 0
@@ -103,6 +105,10 @@ def frame_for(item):
     kind = item[0]
     if kind == "offer":
         t, p = wire.UPD_OFFER, wire.pack_upd_offer(len(R.manifest), R.id)
+    elif kind == "offer_other":
+        t, p = wire.UPD_OFFER, wire.pack_upd_offer(len(R.manifest), b"\x55" * 32)
+    elif kind == "abort":
+        t, p = wire.UPD_ABORT, b""
     elif kind == "query":
         t, p = wire.UPD_QUERY, b""
     elif kind == "commit":
@@ -135,6 +141,20 @@ def answers():
     del R.out[:]
 
 
+def count_files(p):
+    try:
+        names = os.listdir(p)
+    except OSError:
+        return 0
+    n = 0
+    for name in names:
+        if os.stat(p + "/" + name)[0] & 0x4000:
+            n += count_files(p + "/" + name)
+        else:
+            n += 1
+    return n
+
+
 def step():
     live = collect()
     if not R.ready:
@@ -143,6 +163,7 @@ def step():
     if not R.plan:
         rec = boot.read_record(boot.Fs(), FLASH)
         print("record", " ".join("%s=%s" % (k, rec[k]) for k in sorted(rec)))
+        print("trial_slot_files", count_files(FLASH + "/fw/" + str(rec["trial"])))
         print("messages", R.messages)
         if MICRO:
             print("peak_bytes", R.peak)

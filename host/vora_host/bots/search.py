@@ -62,7 +62,7 @@ __all__ = ["SearchBot", "game_settings", "game_points"]
 
 DEFAULT_ITERATIONS = 1000
 _TIME = re.compile(r"^(\d+(?:\.\d+)?)(ms|s)$")  # a time budget: 50ms, 1.5s
-_SEEDS = prng.SEED_MAX + 1  # determinize() takes the games' seeds, 0 to SEED_MAX
+_SEEDS = prng.SEED_MAX + 1  # determinize() takes every game's seeds from 0 to SEED_MAX
 
 
 class _Node:

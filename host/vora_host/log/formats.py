@@ -53,7 +53,7 @@ dozen characters of the file. Only BadImport leaves a parser.
 import json
 import re
 
-from shared_rules import games, prng
+from shared_rules import games
 from shared_rules.errors import BadPosition, IllegalMove
 
 from vora_host import games as host_games
@@ -265,9 +265,9 @@ def _check_players(module, players):
                                                                  _short(players)))
 
 
-def _check_seed(seed):
+def _check_seed(module, seed):
     try:
-        return prng.check_seed(seed)
+        return games.check_seed(module, seed)
     except ValueError as exc:
         raise BadImport("'seed': %s" % _short(str(exc), 120).strip("'\""))
 
@@ -294,7 +294,7 @@ def record_from_dict(data):
         raise BadImport("record format %s is not one this program reads (%d)"
                         % (_short(fmt), RECORD_FORMAT))
     _check_players(module, data.get("players"))
-    _check_seed(data.get("seed"))
+    _check_seed(module, data.get("seed"))
     options = data.get("options", {})
     if options is None:
         options = {}
@@ -449,7 +449,7 @@ _SCORES_RE = re.compile(r"[+-]?\d{1,9}(?: [+-]?\d{1,9}){0,63}")
 
 
 def _tag_int(value, name, line, low=0, high=U32_MAX):
-    if not re.fullmatch(r"\d{1,10}", value) or not low <= int(value) <= high:
+    if not re.fullmatch(r"\d{1,%d}" % len(str(high)), value) or not low <= int(value) <= high:
         raise BadImport("[%s] must be a whole number from %d to %d, not %s"
                         % (name, low, high, _short(value)), line)
     return int(value)
@@ -546,7 +546,7 @@ def _interpret_tags(parsed):
         raise BadImport("[Format] %s is not one this program reads (1 or 2)" % _short(value),
                         line)
     value, line = tag("Seed", True)
-    seed = _tag_int(value, "Seed", line, 0, prng.SEED_MAX)
+    seed = _tag_int(value, "Seed", line, 0, games.seed_max(module))
     value, line = tag("Players", True)
     players = _tag_int(value, "Players", line, 1, 64)
     try:

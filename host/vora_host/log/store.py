@@ -404,7 +404,10 @@ def normalize_options(game, players, seed, options):
         raise ValueError("the game name must be a text, not %s" % _short(game))
     if not _is_int(players):
         raise ValueError("players must be a whole number, not %s" % _short(players))
-    prng.check_seed(seed)
+    try:
+        games.check_seed(game, seed)  # each game's own range of seeds
+    except BadPosition:  # a game this program does not know: said below
+        prng.check_seed(seed)
     options = {} if options is None else options
     if not isinstance(options, dict):
         raise ValueError("options must be a dict, not %s" % _short(options))

@@ -3,22 +3,30 @@
 A bundle is the firmware's modules compiled by mpy-cross for the board's MicroPython (its
 .mpy version, and -march for its native architecture), and a manifest that names them:
 
-    {"format": "vora-bundle", "format_version": 1, "firmware": "0.1.0",
+    {"format": "vora-bundle", "format_version": 2, "firmware": "0.1.0",
      "protocol": [1, 1], "board": "rp2", "mpy": [6, 3], "arch": "armv6m",
      "files": [["vora_fw/app.mpy", 4721, "<sha256 hex>"], ...],
-     "bundle": "<sha256 hex of all the files' bytes, in the manifest's order>"}
+     "bundle": "<the bundle hash: vora_fw.update.seal() of every field above>"}
 
-The manifest's own SHA-256 names the bundle on the link (UPD_OFFER). Building is
-deterministic (same sources, same compiler: same bytes), so a `vora update` started again
-after an interruption offers the same bundle and the board resumes it.
+The bundle hash covers the format, the version, the board kind, the .mpy version, the
+architecture and every file's name, size and SHA-256: a manifest changed after it was
+built (one bit of a name is enough) no longer matches it, here and on the board. The
+manifest's own SHA-256 names the bundle on the link (UPD_OFFER). Building is deterministic
+(same sources, same compiler: same bytes), so a `vora update` started again after an
+interruption offers the same bundle and the board resumes it.
 
 A bundle file (`vora update --bundle FILE`, for makers who update many boards) is
 
-    b"VORA-BUNDLE 1\\n", u32 manifest length (big-endian), the manifest, the files' bytes
+    b"VORA-BUNDLE 2\\n", u32 manifest length (big-endian), the manifest, the files' bytes,
+    and, when signed (--sign), b"ED25519 " + the signer's public key (32 bytes) + the
+    signature (64 bytes) of SIGNED_PREFIX + the manifest's SHA-256
 
 and read_bundle() trusts nothing in it: sizes are checked before reading, the manifest is
-validated by the same rules as on the board (vora_fw.update.check_manifest), every file's
-hash and the whole-bundle hash are checked; BundleError is the only error it raises.
+validated by the same rules as on the board (vora_fw.update.check_manifest, the bundle hash
+included) and must be in the canonical form this tool writes, every file's hash is
+checked, and a signature must verify (signing.py says who is trusted); BundleError is the
+only error it raises. A file of format 1 (an older vora) is refused: its hash did not cover
+the names or the version.
 """
 
 import hashlib
@@ -34,8 +42,10 @@ import vora_fw
 from shared_rules import wire
 from vora_fw import update as fw_update
 
-ROOT = Path(vora_fw.__file__).resolve().parents[2]
-MAGIC = b"VORA-BUNDLE 1\n"
+MAGIC = b"VORA-BUNDLE 2\n"
+OLD_MAGIC = b"VORA-BUNDLE 1\n"
+SIGNATURE_TAG = b"ED25519 "
+SIGNATURE_BLOCK = len(SIGNATURE_TAG) + 32 + 64
 MAX_BUNDLE = 2 * 1024 * 1024
 # What the board needs of the rules (the other games run on the PC).
 BOARD_RULES = ("__init__", "errors", "prng", "vora", "games", "wire", "session")
@@ -53,11 +63,13 @@ class BundleError(Exception):
 class Bundle:
     """A built or read bundle: manifest (dict) and its bytes, files [(name, bytes)]."""
 
-    def __init__(self, manifest, manifest_bytes, files):
+    def __init__(self, manifest, manifest_bytes, files, signer=None, signature=None):
         self.manifest = manifest
         self.manifest_bytes = manifest_bytes
         self.files = files
         self.id = hashlib.sha256(manifest_bytes).digest()
+        self.signer = signer  # the raw Ed25519 public key (32 bytes) of a verified signature
+        self.signature = signature
 
     @property
     def version(self):
@@ -211,17 +223,19 @@ def root_files(pinmap, arch="", root=None):
 
 def make_bundle(files, board, mpy, arch="", version=None):
     """A Bundle of compiled files [(name, bytes)] for a board kind and .mpy version."""
-    whole = hashlib.sha256()
-    entries = []
-    for name, data in files:
-        whole.update(data)
-        entries.append([name, len(data), hashlib.sha256(data).hexdigest()])
+    entries = [[name, len(data), hashlib.sha256(data).hexdigest()] for name, data in files]
     manifest = {"format": fw_update.FORMAT, "format_version": fw_update.FORMAT_VERSION,
                 "firmware": version or vora_fw.VERSION,
                 "protocol": [wire.PROTOCOL_VERSION, wire.PROTOCOL_MINOR], "board": board,
-                "mpy": [mpy[0], mpy[1]], "arch": arch, "files": entries,
-                "bundle": whole.hexdigest()}
+                "mpy": [mpy[0], mpy[1]], "arch": arch, "files": entries}
+    manifest["bundle"] = seal_of(manifest).hex()
     return Bundle(manifest, canonical_json(manifest), list(files))
+
+
+def seal_of(manifest):
+    """The bundle hash of a manifest's fields (vora_fw.update.seal, as the board makes it)."""
+    return fw_update.seal(manifest["firmware"], manifest["protocol"], manifest["board"],
+                          manifest["mpy"], manifest.get("arch", ""), manifest["files"])
 
 
 def build(board="rp2", arch="armv6m", version=None, root=None):
@@ -241,7 +255,20 @@ def to_bytes(bundle):
     out += bundle.manifest_bytes
     for _, data in bundle.files:
         out += data
+    if bundle.signature is not None:
+        out += SIGNATURE_TAG + bundle.signer + bundle.signature
     return bytes(out)
+
+
+def sign_bundle(bundle, keyfile):
+    """Sign the bundle with the maker's private key (signing.py); BundleError if the key
+    cannot be used."""
+    from vora_host.maker import signing
+    try:
+        bundle.signer, bundle.signature = signing.sign(signing.load_private(keyfile), bundle.id)
+    except signing.SigningError as exc:
+        raise BundleError(str(exc))
+    return bundle
 
 
 def write_bundle(bundle, path):
@@ -273,6 +300,10 @@ def parse_bundle(data):
     """A Bundle from a bundle file's bytes; BundleError (only) when they are not one."""
     if len(data) > MAX_BUNDLE:
         raise BundleError("%d bytes: not a Vora bundle (at most %d)" % (len(data), MAX_BUNDLE))
+    if data.startswith(OLD_MAGIC):
+        raise BundleError("a bundle file of format 1, written by an older vora: its hash does "
+                          "not cover the file names or the version, and boards now refuse it; "
+                          "build it again with this vora (vora update --bundle FILE)")
     if not data.startswith(MAGIC):
         raise BundleError("not a Vora Board firmware bundle (it does not start with %r)"
                           % MAGIC.decode().strip())
@@ -290,8 +321,10 @@ def parse_bundle(data):
     except (UnicodeDecodeError, ValueError):
         raise BundleError("its manifest is not JSON")
     manifest = check_manifest(manifest)
+    if canonical_json(manifest) != manifest_bytes:
+        raise BundleError("its manifest is not written the way vora writes it (the bundle "
+                          "is damaged)")
     files = []
-    whole = hashlib.sha256()
     at = head + n
     for name, size, sha in manifest["files"]:
         part = bytes(data[at:at + size])
@@ -300,15 +333,23 @@ def parse_bundle(data):
                               % (name, size, len(part)))
         if hashlib.sha256(part).hexdigest() != sha:
             raise BundleError("%s does not match its SHA-256 (the bundle is damaged)" % name)
-        whole.update(part)
         files.append((name, part))
         at += size
-    if at != len(data):
+    bundle = Bundle(manifest, manifest_bytes, files)
+    rest = data[at:]
+    if rest.startswith(SIGNATURE_TAG) and len(rest) == SIGNATURE_BLOCK:
+        from vora_host.maker import signing
+        signer = bytes(rest[len(SIGNATURE_TAG):len(SIGNATURE_TAG) + 32])
+        signature = bytes(rest[len(SIGNATURE_TAG) + 32:])
+        try:
+            signing.verify(signer, signature, bundle.id)
+        except signing.SigningError as exc:
+            raise BundleError(str(exc))
+        bundle.signer, bundle.signature = signer, signature
+    elif rest:
         raise BundleError("%d bytes after the last file: not a bundle this tool wrote"
-                          % (len(data) - at))
-    if whole.hexdigest() != manifest["bundle"]:
-        raise BundleError("the files do not match the bundle hash")
-    return Bundle(manifest, manifest_bytes, files)
+                          % len(rest))
+    return bundle
 
 
 def check_manifest(manifest):

@@ -1,4 +1,5 @@
-"""The makers' commands of `vora`: flash, update, doctor (registered by vora_host.cli)."""
+"""The makers' commands of `vora`: flash, update, doctor, keygen (registered by
+vora_host.cli)."""
 
 import sys
 from pathlib import Path
@@ -8,7 +9,7 @@ from rich.markup import escape
 
 from vora_host.argtypes import seconds
 
-COMMANDS = ("flash", "update", "doctor")
+COMMANDS = ("flash", "update", "doctor", "keygen")
 DEFAULT_PINMAP = "pinmap-rp2-pico.json"  # shipped with the package (vora_host.resources)
 
 
@@ -46,12 +47,31 @@ def add_parsers(sub):
                              "needed)")
     update.add_argument("--board-kind", default="rp2", choices=("rp2", "esp32"),
                         help="with --bundle: the kind of board (default rp2)")
+    update.add_argument("--sign", type=Path, default=None, metavar="KEYFILE",
+                        help="with --bundle: sign it with this private key (vora keygen)")
+    update.add_argument("--trust", type=Path, action="append", default=[], metavar="PUBFILE",
+                        help="with --from: also trust the keys in this file (a maker's .pub "
+                             "file); your trusted-keys file is always read")
+    update.add_argument("--allow-unsigned", action="store_true",
+                        help="with --from: install a bundle file that is not signed")
     update.add_argument("--allow-downgrade", action="store_true",
                         help="install a version older than the board's")
     update.add_argument("--wait", type=seconds, default=60.0, metavar="SECONDS",
                         help="how long to wait for a board that went away mid-transfer "
                              "(default 60)")
     update.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    keygen = sub.add_parser(
+        "keygen", help="make a key for signing firmware bundles (vora update --sign)",
+        description="Make an Ed25519 key pair for signing the bundles you share: KEYFILE (the "
+                    "private key: keep it, readable by you only) and KEYFILE.pub (give it to "
+                    "the people who install your bundles: vora update --trust KEYFILE.pub). "
+                    "Your own public key is added to your trusted-keys file. docs/makers.md, "
+                    "\"Signed bundles\".")
+    keygen.add_argument("keyfile", type=Path, metavar="KEYFILE",
+                        help="where to write the private key (KEYFILE.pub beside it)")
+    keygen.add_argument("--name", default=None,
+                        help="a one-word name for the key (default: the file's name)")
 
     doctor = sub.add_parser(
         "doctor", help="check a board: versions, memory, every pixel and every key",
@@ -84,15 +104,26 @@ def _device(args, console):
 
 def run(args, console):
     err = Console(stderr=True, highlight=False, soft_wrap=True)
+    if args.command == "keygen":
+        return _keygen(args, err)
     if args.command == "update" and args.bundle is not None:
         return _write_bundle(args, err)
+    if args.command == "update" and args.sign is not None:
+        err.print("[red]vora update: --sign signs a bundle file: it goes with --bundle FILE "
+                  "(a bundle built for the board at hand needs no signature)[/red]")
+        return 2
+    bundle = None
+    if args.command == "update" and args.source is not None:
+        bundle = _read_trusted_bundle(args, err)  # before looking for a board
+        if bundle is None:
+            return 1
     device = _device(args, err)
     if device is None:
         return 1
     if args.command == "flash":
         return _flash(args, device, err)
     if args.command == "update":
-        return _update(args, device, err)
+        return _update(args, device, err, bundle)
     from vora_host.maker import doctor
     return doctor.main(args, device, console, err)
 
@@ -101,13 +132,55 @@ def _write_bundle(args, console):
     from vora_host.maker import bundle as bundles
     from vora_host.maker.update import write_bundle_file
     try:
-        b = write_bundle_file(args.bundle, board=args.board_kind)
+        b = write_bundle_file(args.bundle, board=args.board_kind, sign=args.sign)
     except bundles.BundleError as exc:
         console.print("[red]vora update: %s[/red]" % escape(str(exc)))
         return 1
-    console.print("Wrote %s: %s. Install it on each board with: vora update --from %s PORT"
-                  % (escape(str(args.bundle)), b.describe(), escape(str(args.bundle))))
+    if b.signer is not None:
+        from vora_host.maker import signing
+        how = ("vora update --from %s PORT (signed with key %s: people who install it trust "
+               "%s.pub, with --trust)" % (escape(str(args.bundle)),
+                                          signing.fingerprint(b.signer), escape(str(args.sign))))
+    else:
+        how = "vora update --from %s --allow-unsigned PORT (not signed: see --sign)" % escape(
+            str(args.bundle))
+    console.print("Wrote %s: %s. Install it on each board with: %s"
+                  % (escape(str(args.bundle)), b.describe(), how))
     return 0
+
+
+def _keygen(args, console):
+    from vora_host.maker import signing
+    try:
+        public, line = signing.new_key(args.keyfile, args.name)
+        trusted = signing.add_trusted(public, line)
+    except signing.SigningError as exc:
+        console.print("[red]vora keygen: %s[/red]" % escape(str(exc)))
+        return 1
+    console.print("Wrote the private key %s (keep it: readable by you only) and the public key "
+                  "%s.pub:\n  %s\nAdded to your trusted keys (%s). Sign with: vora update "
+                  "--bundle FILE --sign %s" % (escape(str(args.keyfile)), escape(str(args.keyfile)),
+                                               escape(line), escape(str(trusted)),
+                                               escape(str(args.keyfile))))
+    return 0
+
+
+def _read_trusted_bundle(args, console):
+    """The bundle file of --from, whole and from a trusted maker (or --allow-unsigned);
+    None after saying why not."""
+    from vora_host.maker import bundle as bundles
+    from vora_host.maker import signing
+    try:
+        bundle = bundles.read_bundle(args.source)
+        trusted, path = signing.trusted_keys(args.trust)
+        verdict, words = signing.check_trust(bundle, args.source, trusted, path,
+                                             args.allow_unsigned)
+    except (bundles.BundleError, signing.SigningError) as exc:
+        console.print("[red]vora update: %s[/red]" % escape(str(exc)))
+        return None
+    console.print(("[yellow]vora update: %s[/yellow]" if verdict == "warning" else "%s")
+                  % escape(words))
+    return bundle
 
 
 def _flash(args, device, console):
@@ -130,16 +203,8 @@ def _flash(args, device, console):
     return 0
 
 
-def _update(args, device, console):
-    from vora_host.maker import bundle as bundles
+def _update(args, device, console, bundle=None):
     from vora_host.maker.update import Updater, UpdateFailed
-    bundle = None
-    if args.source is not None:
-        try:
-            bundle = bundles.read_bundle(args.source)
-        except bundles.BundleError as exc:
-            console.print("[red]vora update: %s[/red]" % escape(str(exc)))
-            return 1
     up = Updater(device, console=console, allow_downgrade=args.allow_downgrade,
                  wait_s=args.wait, progress=not args.no_progress)
     try:
@@ -154,4 +219,4 @@ def _update(args, device, console):
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit("use: vora flash | vora update | vora doctor")
+    sys.exit("use: vora flash | vora update | vora doctor | vora keygen")

@@ -54,7 +54,11 @@ def _status(payload):
 def _refusal(st):
     code = st.get("code", "?")
     text = st.get("error") or "no reason given"
-    return "the board refused the update (%s): %s" % (code, text)
+    said = "the board refused the update (%s): %s" % (code, text)
+    if code == "format" and "bundle format version" in text:
+        said += (" (its firmware is older than this bundle format: install this version "
+                 "once with vora flash, docs/makers.md)")
+    return said
 
 
 class Updater:
@@ -277,10 +281,13 @@ class Updater:
             self._bar = None
 
 
-def write_bundle_file(path, board="rp2", arch=None, version=None):
-    """`vora update --bundle FILE`: build and write a bundle; returns it."""
+def write_bundle_file(path, board="rp2", arch=None, version=None, sign=None):
+    """`vora update --bundle FILE [--sign KEYFILE]`: build, sign and write a bundle;
+    returns it."""
     if arch is None:
         arch = {"rp2": "armv6m", "esp32": "xtensawin"}.get(board, "")
     b = bundles.build(board=board, arch=arch, version=version)
+    if sign is not None:
+        bundles.sign_bundle(b, sign)
     bundles.write_bundle(b, path)
     return b
