@@ -252,11 +252,16 @@ def test_without_its_micropython_the_repl_says_how_to_add_it(installed):
         in said, said
 
 
-def test_update_bundle_is_the_checkouts_firmware(installed):
+def test_update_bundle_and_release_are_the_checkouts_firmware(installed):
     out = installed.cwd / "fw.vbundle"
     installed.vora("update", "--bundle", out)
     made = bundles.read_bundle(out)
     assert made.id == bundles.build().id, "the installed vora compiles other sources"
+    installed.vora("release", "--out", installed.cwd / "release")
+    name = "vora-firmware-%s-rp2" % versions.FIRMWARE
+    assert bundles.read_bundle(installed.cwd / "release" / (name + ".vbundle")).id == made.id
+    assert (installed.cwd / "release" / name / "board" / "main.py").read_bytes() == \
+        resources.read_bytes("main.py")
 
 
 def test_lab_runs_a_few_games_with_and_without_plots(installed):

@@ -9,7 +9,7 @@ from rich.markup import escape
 
 from vora_host.argtypes import seconds
 
-COMMANDS = ("flash", "update", "doctor", "keygen")
+COMMANDS = ("flash", "update", "doctor", "keygen", "release")
 DEFAULT_PINMAP = "pinmap-rp2-pico.json"  # shipped with the package (vora_host.resources)
 
 
@@ -61,6 +61,21 @@ def add_parsers(sub):
                              "(default 60)")
     update.add_argument("--no-progress", action="store_true", help="no progress bar")
 
+    release = sub.add_parser(
+        "release", help="build the firmware for a release: a bundle file and a folder for "
+                        "mpremote",
+        description="Build the firmware this vora carries, once, in the two forms makers "
+                    "install it from: a bundle file (vora update --from FILE) and a folder "
+                    "with the files vora flash puts on a board with stock MicroPython, with "
+                    "INSTALL.txt: the one mpremote command that installs them, for makers "
+                    "without vora. No board needed. docs/makers.md, \"A release\".")
+    release.add_argument("--out", type=Path, default=Path("."), metavar="DIR",
+                         help="where to write them (default: here)")
+    release.add_argument("--board-kind", default="rp2", choices=("rp2", "esp32"),
+                         help="the kind of board (default rp2, the Raspberry Pi Pico)")
+    release.add_argument("--sign", type=Path, default=None, metavar="KEYFILE",
+                         help="sign the bundle file with this private key (vora keygen)")
+
     keygen = sub.add_parser(
         "keygen", help="make a key for signing firmware bundles (vora update --sign)",
         description="Make an Ed25519 key pair for signing the bundles you share: KEYFILE (the "
@@ -106,6 +121,8 @@ def run(args, console):
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     if args.command == "keygen":
         return _keygen(args, err)
+    if args.command == "release":
+        return _release(args, err)
     if args.command == "update" and args.bundle is not None:
         return _write_bundle(args, err)
     if args.command == "update" and args.sign is not None:
@@ -146,6 +163,22 @@ def _write_bundle(args, console):
             str(args.bundle))
     console.print("Wrote %s: %s. Install it on each board with: %s"
                   % (escape(str(args.bundle)), b.describe(), how))
+    return 0
+
+
+def _release(args, console):
+    from vora_host.maker import bundle as bundles
+    from vora_host.maker.release import write_release
+    try:
+        b, bundle_file, folder = write_release(args.out, board=args.board_kind, sign=args.sign)
+    except bundles.BundleError as exc:
+        console.print("[red]vora release: %s[/red]" % escape(str(exc)))
+        return 1
+    console.print("Firmware %s: %s\n  %s  (vora update --from, %s)\n  %s/  (the board's "
+                  "files for mpremote alone: %s/INSTALL.txt)"
+                  % (b.version, b.describe(), escape(str(bundle_file)),
+                     "signed" if b.signer is not None else "not signed",
+                     escape(str(folder)), escape(str(folder))))
     return 0
 
 
