@@ -89,3 +89,15 @@ def test_the_doctors_table_shows_the_comparison():
                                 "versions_ok": ok}))
     shown = console.export_text()
     assert "this vora" in shown and "vora update brings" in shown
+
+
+def test_a_pin_map_by_its_shipped_name(tmp_path, monkeypatch):
+    esp32 = ROOT / "hardware" / "pinmap-esp32-s3.json"
+    for given in ("esp32-s3", "pinmap-esp32-s3.json", "hardware/pinmap-esp32-s3.json"):
+        monkeypatch.chdir(tmp_path)  # no such file here: the shipped one
+        assert resources.pinmap_file(given) == esp32, given
+    own = tmp_path / "esp32-s3"
+    own.write_text("{}")
+    assert resources.pinmap_file(own) == own  # a file that exists is the maker's own
+    assert resources.pinmap_file(tmp_path / "nowhere.json") == tmp_path / "nowhere.json"
+    assert sim.load_pinmap("rp2-pico")["pixel_count"] == 49

@@ -251,7 +251,8 @@ def build_parser():
                      help="run the commands in FILE first, then go on as usual (end the "
                           "file with quit to stop there)")
     sim.add_argument("--pinmap", metavar="FILE", default=None,
-                     help="another pin map (default hardware/pinmap-rp2-pico.json)")
+                     help="another pin map: a file, or one shipped with vora by name "
+                          "(default rp2-pico; esp32-s3)")
     sim.add_argument("--ghosting", action="store_true",
                      help="simulate a key matrix without diodes (ghost keys)")
     sim.add_argument("--flash", metavar="DIR", default=None,

@@ -14,7 +14,8 @@ This module is also read by setup.py when the package is built: only the standar
 from importlib import resources as _resources
 from pathlib import Path
 
-__all__ = ["SHIPPED", "MissingResource", "path", "read_bytes", "firmware_dirs", "checkout"]
+__all__ = ["SHIPPED", "MissingResource", "path", "read_bytes", "firmware_dirs", "checkout",
+           "pinmap_file"]
 
 #: Name in vora_host/shipped/ -> the file in the repository it is a copy of.
 SHIPPED = {
@@ -57,6 +58,25 @@ def path(name):
         "vora's file %s is missing: the installed package has no %s/%s and there is no "
         "checkout around it with %s (reinstall: pipx reinstall vora-board)"
         % (name, SHIPPED_DIR, name, SHIPPED[name]))
+
+
+def pinmap_file(given):
+    """The pin map file of a --pinmap value: that file when it exists, else the shipped pin
+    map it names ("esp32-s3", "pinmap-esp32-s3.json", "hardware/pinmap-esp32-s3.json": an
+    installed vora has no hardware/ folder), else the path as given (its caller says it
+    does not exist)."""
+    given = Path(given)
+    if given.exists():
+        return given
+    name = given.name if given.name.startswith("pinmap-") else "pinmap-%s" % given.name
+    if not name.endswith(".json"):
+        name += ".json"
+    if name in SHIPPED:
+        try:
+            return path(name)
+        except MissingResource:
+            pass
+    return given
 
 
 def read_bytes(name):

@@ -26,8 +26,8 @@ def add_parsers(sub):
     flash.add_argument("port", nargs="?", default=None, metavar="PORT",
                        help="the board's serial device (default: the board found on USB)")
     flash.add_argument("--pinmap", type=Path, default=None, metavar="FILE",
-                       help="the board's pin map (default: the reference build's, "
-                            "hardware/pinmap-rp2-pico.json, shipped with vora)")
+                       help="the board's pin map: a file, or one shipped with vora by name "
+                            "(rp2-pico, the default, or esp32-s3; hardware/pinmap-*.json)")
     flash.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     update = sub.add_parser(
@@ -220,7 +220,8 @@ def _flash(args, device, console):
     from vora_host import resources
     from vora_host.maker.flash import Flasher, FlashFailed
     try:
-        pinmap = args.pinmap if args.pinmap is not None else resources.path(DEFAULT_PINMAP)
+        pinmap = resources.pinmap_file(args.pinmap) if args.pinmap is not None \
+            else resources.path(DEFAULT_PINMAP)
     except resources.MissingResource as exc:
         console.print("[red]vora flash: %s; or give a pin map with --pinmap FILE[/red]"
                       % escape(str(exc)))

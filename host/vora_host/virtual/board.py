@@ -103,7 +103,8 @@ def load_pinmap(path=None):
         except resources.MissingResource as exc:
             raise SimError("%s; or give a pin map with --pinmap FILE" % exc)
     else:
-        p = Path(path)
+        from vora_host import resources
+        p = resources.pinmap_file(path)  # a file, or a shipped pin map's name
     if not p.is_file():
         raise SimError("the pin map %s does not exist" % p)
     try:
