@@ -101,3 +101,19 @@ def test_a_pin_map_by_its_shipped_name(tmp_path, monkeypatch):
     assert resources.pinmap_file(own) == own  # a file that exists is the maker's own
     assert resources.pinmap_file(tmp_path / "nowhere.json") == tmp_path / "nowhere.json"
     assert sim.load_pinmap("rp2-pico")["pixel_count"] == 49
+
+
+def test_a_users_data_file_replaces_the_house_set_with_at_file(tmp_path):
+    from shared_rules import boars, boars_data
+    from vora_host.argtypes import option_value
+    own = boars_data.TRACKS["house-1"].replace("# ", "# my own: ", 1) + "\n# tweaked\n"
+    path = tmp_path / "my-track.csv"
+    path.write_text(own)
+    assert option_value(boars, "track", "@%s" % path) == own
+    state = boars.new_game(2, seed=1, track=option_value(boars, "track", "@%s" % path))
+    assert state.options()["track"] == own  # the record carries the whole text
+    with pytest.raises(ValueError) as missing:
+        option_value(boars, "cards", "@%s" % (tmp_path / "nowhere.csv"))
+    assert "option cards: cannot read the file" in str(missing.value)
+    assert "nowhere.csv" in str(missing.value)
+    assert option_value(boars, "track", "house-1") == "house-1"  # the house set by name

@@ -25,6 +25,7 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from shared_rules import boars_data
 from shared_rules import games as rules_games
 from shared_rules import vora
 from vora_host import resources, versions
@@ -216,9 +217,18 @@ def test_a_typed_game_and_the_game_log(installed):
     assert "Input ended" in done.stdout, done.stdout
     listed = installed.vora("games", "list").stdout
     assert "vora" in listed and "No games logged yet" not in listed, listed
-    # Boars deals from its house data (the track and the cards shipped as modules).
+    # Boars deals from its house data (the track and the cards shipped as modules), or
+    # from a player's own file.
     done = installed.vora("play", "boars", "--typed", "--seed", "1", "--no-log", stdin="")
     assert "Traceback" not in done.stderr
+    (installed.cwd / "my-track.csv").write_text(boars_data.TRACKS["house-1"] + "\n# mine\n")
+    done = installed.vora("play", "boars", "--typed", "--seed", "1", "--no-log", "-o",
+                          "track=@my-track.csv", stdin="")
+    assert "Traceback" not in done.stderr
+    refused = subprocess.run([installed.venv / "bin" / "vora", "play", "boars", "--typed",
+                              "-o", "cards=@missing.csv"], cwd=str(installed.cwd),
+                             env=installed.env, capture_output=True, text=True, timeout=60)
+    assert refused.returncode != 0 and "cannot read the file missing.csv" in refused.stderr
 
 
 def test_rules_of_every_game(installed):

@@ -196,7 +196,8 @@ def build_parser():
                       help="show only the final position and result (with --bots-only)")
     play.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE",
                       help="a game option (repeat for several); 'vora rules GAME' lists "
-                           "each game's options")
+                           "each game's options; @FILE gives a file's text (Boars: -o "
+                           "track=@my-track.csv)")
     house = play.add_argument_group("Vora's house options (the rulebook leaves these open)")
     house.add_argument("--box", type=parse_box, default=None, metavar="COUNTS",
                        help="cubes in the box: N of every type, or type=count pairs "
