@@ -47,7 +47,7 @@ def path(name):
     copy, else the checkout's file. MissingResource names both places otherwise."""
     if name not in SHIPPED:
         raise KeyError("%r is not a file vora ships (resources.SHIPPED)" % (name,))
-    packaged = _resources.files(__package__).joinpath(SHIPPED_DIR, name)
+    packaged = _resources.files(__package__).joinpath(SHIPPED_DIR).joinpath(name)
     if packaged.is_file():
         # Installed from a wheel: a plain folder (node and mpy-cross need a real path).
         return Path(str(packaged))
