@@ -23,11 +23,11 @@ xorshift's state did and a saved game resumes the same draws.
 
 import hashlib
 
-# Seeds of the hidden-information games: 0 to 2**63 - 1. The log keeps seeds in an SQLite
-# INTEGER column, which is signed 64-bit, so 63 bits is the widest range every record can
-# hold; 9.2e18 seeds, each costing SHA-256 work to try, against the 10**6 default seeds
-# (and 2**32 possible states) of the old generator.
-SEED_BITS = 63
+# Seeds of the hidden-information games: 0 to 2**64 - 1 (the log keeps the top bit in a
+# column of its own: SQLite's INTEGER is signed). 1.8e19 seeds, each costing SHA-256 work
+# to try, against the 10**6 default seeds (and 2**32 possible states) of the old
+# generator.
+SEED_BITS = 64
 SEED_MAX = (1 << SEED_BITS) - 1
 _DOMAIN = b"vora-board secret draws v1\x00"
 _COUNTER_BITS = 64

@@ -1128,8 +1128,8 @@ def new_game(players=2, seed=0, box=None, seats=None, pushed_out=DEFAULT_PUSHED_
     s.box = _box_counts(box)
     need = 25 + players + 1
     if sum(s.box) < need:
-        raise BadPosition("the box holds %d cubes; %d players need at least %d"
-                          % (sum(s.box), players, need))
+        raise BadPosition("the box holds %d cube%s; %d players need at least %d"
+                          % (sum(s.box), "" if sum(s.box) == 1 else "s", players, need))
     s.rng = prng.seed_state(seed)
     for i in VIEW[s.seats[0]]:
         s.grid[i] = s._draw()

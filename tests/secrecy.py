@@ -11,7 +11,10 @@ host shows that viewer is drawn from both states and compared:
 - what the viewer learns of each move the player to act could make next (`move_text`,
   for the moves legal in both deals);
 - the board: the game's own frame at several instants, and the whole frame the board is
-  sent (`compose_frame`, with the key pad idle), the marks and the labels of the keys.
+  sent (`compose_frame`, with the key pad idle), the marks and the labels of the keys;
+- the screen beside the board (`BoardGameCompanion`: its panel and the virtual board's
+  key names and marks), every seat a human's: for a spectator with the public picture on
+  the board, for the player to act once they have taken the board (hand-over).
 
 A re-deal that leaves the state unchanged proves nothing, so the check counts how many
 comparisons were of states that really differ; the callers require most of them to.
@@ -24,7 +27,8 @@ from rich.console import Console
 
 from shared_rules import games
 from vora_host import games as host_games
-from vora_host.play.board import KeyPad, compose_frame
+from vora_host.play.board import BoardGame, BoardGameCompanion, KeyPad, compose_frame
+from vora_host.play.terminal import Human
 
 __all__ = ["hidden_games", "seen_by", "differential"]
 
@@ -66,7 +70,26 @@ def seen_by(name, state, viewer):
         labels = getattr(board, "key_labels", None)
         if labels is not None and viewer is not None and state.to_act() == viewer:
             seen["labels"] = labels(state, ())
+        if viewer is None or viewer == state.to_act():
+            seen.update(_beside_the_board(name, state, viewer))
     return seen
+
+
+class _NoLink:
+    connected = False
+
+
+def _beside_the_board(name, state, viewer):
+    # The companion's screen with every seat a human's: the board shows the public
+    # picture until the player to act takes it (`revealed`).
+    players = len(state.scores())
+    agents = [Human() for _ in range(players)]
+    companion = BoardGameCompanion(name, state.clone(), agents)
+    companion.game = BoardGame(name, companion.state, agents, _NoLink(),
+                               on_event=companion._event)
+    companion.game.revealed = viewer
+    return {"panel%d" % width: _printed(companion.renderable(width), width)
+            for width in (40, 60)} | {"keys": companion.key_names_and_marks()}
 
 
 def _public_texts(name, state, other, viewer):

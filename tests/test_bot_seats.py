@@ -53,6 +53,31 @@ def test_greedy_alone_in_another_game_is_the_same_error(capsys):
     assert "'greedy'" in message and "random, search" in message
 
 
+def test_a_seat_given_without_a_kind_is_shown_how_to_seat_a_bot(capsys):
+    """Issue 22: `--bot Red` answered only "unknown bot 'red'"; it was a seat, most likely."""
+    message = usage_error(capsys, "gaia-vora", "--typed", "--bot", "Red")
+    assert "unknown bot 'red'" in message and "SEAT=KIND, e.g. --bot Red=random" in message
+    message = usage_error(capsys, "boars", "--typed", "--bots-only", "--bot", "greedy")
+    assert "SEAT=KIND" not in message  # a bot of another game: no seat meant
+
+
+def test_a_position_refused_for_the_boards_saved_game_names_fresh():
+    """Issue 22: --position on a board with a saved game said only that a game is in
+    progress; --fresh starts the virtual board without it."""
+    from types import SimpleNamespace
+    from collections import deque
+    from vora_host.play.board_play import BoardPlay, R_BUSY
+    client = SimpleNamespace(refused=deque([(255, R_BUSY, "")]))
+    play = BoardPlay(client, position="PWMDL/DLPWM/WMDLP/LPWMD/MDLPW SN 0 CP/D G30")
+    play._refusals()
+    said = " ".join(play.messages)
+    assert "a game is in progress" in said and "--fresh" in said
+    client.refused.append((255, R_BUSY, ""))
+    plain = BoardPlay(client)
+    plain._refusals()
+    assert "--fresh" not in " ".join(plain.messages)  # no position asked for: no word of it
+
+
 def test_the_real_program_says_so_without_a_traceback():
     done = subprocess.run([VORA, "play", "boars", "--bot", "1=greedy", "--typed", "--no-log"],
                           capture_output=True, text=True, timeout=60, cwd=str(ROOT),

@@ -22,6 +22,7 @@ from vora_host.bots import RandomBot, make_bot
 from vora_host.games.vora.bots import GreedyBot
 from vora_host.cli import main, parse_box, parse_seat_list
 from vora_host.log.records import load_record
+from vora_host.log.store import GameLog
 from vora_host.play.terminal import Human, TerminalGame, group_moves, resolve_entry
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -140,7 +141,7 @@ def test_a_record_without_digests_still_replays(tmp_path, capsys):
     ('{"game": "vora", "players": 2, "seed": 0, "moves": [], "options": {"cheat": 1}}',
      "unknown option 'cheat'"),
     ('{"game": "vora", "players": 2, "seed": 0, "moves": ["pass"], "digests": []}',
-     "0 digests for 1 moves"),
+     "0 digests for 1 move:"),
     ('{"game": "vora", "players": 2, "seed": 0, "moves": [],'
      ' "options": {"pushed_out": "sea"}}', "cannot be set up"),
 ])
@@ -219,6 +220,49 @@ def test_resolve_entry():
     assert resolve_entry("  push   crow e1 ", moves) == ("push crow E1", None)
     assert resolve_entry("4", moves)[1].startswith("there is no move number 4")
     assert resolve_entry("wolf Sa", moves) == ("wolf Sa", None)  # the engine will judge it
+
+
+def test_a_typed_number_picks_the_move_shown_with_it_in_natural_order():
+    """Issue 22: Boars' draws were numbered as the engine sorts them, as text ("1 1  2 10
+    3 11"), so typing 3 drew 11 cubes. The list reads 1, 2, 3, ... and 3 draws 3."""
+    from shared_rules import games
+    state = games.start({"game": "boars", "players": 2, "seed": 1, "options": {},
+                         "moves": []})
+    assert "draw 10" in state.legal_moves() and "draw 3" in state.legal_moves()
+    console = Console(record=True, width=200)
+    record = {"moves": [], "digests": []}
+    game = TerminalGame(state, [Human(), RandomBot(1)], console, record=record, game="boars",
+                        read=_scripted(["3", "q", "y"]), echo=False)
+    game.run()
+    assert record["moves"][0] == "draw 3"
+    text = console.export_text()
+    assert re.search(r"draw +1 1 +2 2 +3 3 +4 4 .* 9 9 +10 10 +11 11", text), text
+
+
+def test_a_pc_run_game_on_a_port_that_does_not_open_says_why_and_logs_nothing(tmp_path):
+    """Issue 22: `vora play boars --port /dev/ttyXYZ` said "no answer from the board yet"
+    and logged a game that never started (left "playing")."""
+    db = tmp_path / "games.sqlite3"
+    done = run_vora("play", "boars", "--port", str(tmp_path / "ttyXYZ"), "--db", str(db),
+                    timeout=60)
+    assert done.returncode == 1
+    assert "cannot open %s: No such file or directory" % (tmp_path / "ttyXYZ") in done.stdout
+    assert not db.exists() or main(["games", "--db", str(db), "list"]) == 0 and \
+        GameLog(db).games() == []
+
+
+def test_one_move_is_one_move_not_1_moves(tmp_path):
+    """Issue 22: "(1 moves)"; counts say "1 move" and "2 moves" (vora_host.words.plural)."""
+    from vora_host.words import plural
+    assert (plural(1, "move"), plural(0, "move"), plural(2, "game")) == (
+        "1 move", "0 moves", "2 games")
+    assert (plural(1, "point", number="%+d"), plural(-2, "point", number="%+d")) == (
+        "+1 point", "-2 points")
+    path = tmp_path / "one.json"
+    path.write_text(json.dumps({"game": "vora", "players": 2, "seed": 0, "moves": ["pass"],
+                                "digests": []}))
+    done = run_vora("replay", str(path))
+    assert "0 digests for 1 move:" in done.stdout + done.stderr
 
 
 def test_group_moves_numbers_every_move_once():

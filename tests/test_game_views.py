@@ -78,3 +78,24 @@ def test_a_view_shows_no_secret_of_another_player(name):
                 return out.getvalue()
             assert drawn(other) == drawn(state)
     assert differed, "the test must compare states that really differ in secrets"
+
+
+def test_vora_farms_cannot_be_read_as_player_names():
+    """Issue 22: a farm written "P1 L1" (one pig, one ladybug) read as player 1 beside the
+    players P0 and P1 it is listed with; counts come first now: "1P 1L"."""
+    import re
+    from shared_rules import vora
+    from vora_host.games.vora import view
+    state = vora.new_game(2, 7)
+    pig, ladybug = vora.TYPES.index("pig"), vora.TYPES.index("ladybug")
+    state.farms[0][pig] = 1
+    state.farms[0][ladybug] = 1
+    shown = [view.render_farm(state, 0).plain,
+             view.farm_seat_note("S", "S", state.farms[0]),
+             view.compact_status(state).plain,
+             view.render_status(state).plain]
+    for text in shown:
+        farms = text.replace("P0", "").replace("P1", "")  # the players' own names
+        assert "1P" in farms and "1L" in farms, text
+        assert not re.search(r"\b[%s]\d" % vora.LETTERS, farms), text
+    assert "2C = two crows" in view.FARM_NOTE

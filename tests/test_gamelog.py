@@ -128,7 +128,8 @@ def test_schema_version_wal_full_sync_and_unique_moves(log, db):
                       "VALUES (?, 1, 'pass', '0123456789abcdef', 'now')", (gid,))
     columns = {r[1] for r in conn.execute("PRAGMA table_info(games)")}
     assert columns == {"id", "board_game_id", "game", "players", "seed", "options", "source",
-                       "started_at", "ended_at", "result", "status", "imported_at", "attention"}
+                       "started_at", "ended_at", "result", "status", "imported_at", "attention",
+                       "seed_high"}
 
 
 def test_migration_hook_runs_missing_steps_and_refuses_newer_files(db, monkeypatch):
@@ -561,6 +562,20 @@ def vora_games(db, *args):
     return main(["games", "--db", str(db), *args])
 
 
+def test_games_list_piped_to_a_file_is_not_cut_at_80_columns(db, tmp_path):
+    """Issue 22: `vora games list > file` (or | grep) cut the table at 80 columns."""
+    with GameLog(db) as log:
+        log_game(log, 41, board_game_id=7, source="board /dev/serial/by-id/usb-Vora_Board-if00")
+    env = dict(os.environ)
+    env.pop("COLUMNS", None)
+    done = subprocess.run([sys.executable, "-m", "vora_host", "games", "--db", str(db), "list"],
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    row = [line for line in done.stdout.splitlines() if "Vora" in line][0]
+    assert row.rstrip().endswith("board /dev/serial/by-id/usb-Vora_Board-if00") and len(row) > 80
+    assert "\u2026" not in done.stdout
+
+
 def test_cli_list_show_replay_export_import(db, tmp_path, capsys):
     with GameLog(db) as log:
         gid, moves, digests, state = log_game(log, 41, board_game_id=7,
@@ -928,6 +943,119 @@ def test_importing_a_game_twice_is_refused_naming_the_game(log, tmp_path):
     with pytest.raises(BadImport, match="already in the log"):
         formats.import_json(log, json.dumps(record))
     assert len(log.games()) == 2
+
+
+_LOGGER = """
+import sys, time
+from shared_rules import games
+from vora_host.log.store import GameLog
+state = games.start({"game": "vora", "players": 2, "seed": 5, "options": {}, "moves": []})
+move = state.legal_moves()[0]
+state.play(move)
+with GameLog(sys.argv[1]) as log:
+    gid = log.start_game(players=2, seed=5, source="terminal")
+    log.add_move(gid, 1, move, state.digest())
+print(gid, flush=True)
+sys.stdin.read()  # logs nothing more; lives until its input ends (or it is killed)
+"""
+
+
+def test_a_game_left_playing_by_a_killed_program_is_interrupted_by_the_next_session(db):
+    """Issue 22: a game whose program was killed stayed "playing" for ever. Each start and
+    move leases the game to its process; the next session's close_stale() marks the
+    games of processes that are gone "interrupted", and those it abandons "abandoned"."""
+    logger = subprocess.Popen([sys.executable, "-c", _LOGGER, str(db)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        killed = int(logger.stdout.readline())
+        with GameLog(db) as log:
+            mine, _, _, _ = log_game(log, 7, max_moves=3, end=False)  # this process: alive
+            assert log.close_stale() == []  # the other program still runs
+            assert log.game(killed)["status"] == "playing"
+        logger.kill()
+        logger.wait(timeout=30)
+        with GameLog(db) as log:
+            assert log.close_stale() == [(killed, "interrupted")]
+            assert log.game(killed)["status"] == "interrupted"
+            assert log.game(mine)["status"] == "playing"
+            assert log.close_stale() == []  # once
+            assert log.close_stale(abandon=[mine, killed]) == [(mine, "abandoned"),
+                                                                (killed, "abandoned")]
+            over, _, _, _ = log_game(log, 9)  # ended: never abandoned
+            status = log.game(over)["status"]
+            assert log.close_stale(abandon=[over]) == [] and log.game(over)["status"] == status
+    finally:
+        if logger.poll() is None:
+            logger.kill()
+        logger.stdout.close()
+        logger.stdin.close()
+
+
+def _killed_logger(db):
+    """The id of a game a program logged and then was killed in (left "playing")."""
+    logger = subprocess.Popen([sys.executable, "-c", _LOGGER, str(db)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        gid = int(logger.stdout.readline())
+    finally:
+        logger.kill()
+        logger.wait(timeout=30)
+        logger.stdout.close()
+        logger.stdin.close()
+    return gid
+
+
+def test_sessions_interrupt_the_games_of_killed_programs_when_they_open_the_log(db):
+    """vora play on a board (and the mirror) and the typed game close stale games first."""
+    from rich.console import Console
+    from vora_host.cli import _open_log
+    from vora_host.log.live import LiveLog
+    first, second = _killed_logger(db), _killed_logger(db)
+    log = _open_log(Console(file=io.StringIO()), str(db))
+    try:
+        assert log.game(first)["status"] == "interrupted"
+    finally:
+        log.close()
+    with GameLog(db) as log:  # interrupted by that session already
+        assert log.game(second)["status"] == "interrupted"
+    third = _killed_logger(db)
+    live = LiveLog(db, "vora", 2, 1, {})
+    live.finish()
+    with GameLog(db) as log:
+        assert log.game(third)["status"] == "interrupted"
+
+
+def test_fresh_abandons_the_boards_saved_game_in_the_log(db, tmp_path):
+    """vora play --fresh throws away the virtual board's saved game: the log says so."""
+    from vora_fw.store import Store
+    from vora_fw.vora_ui import VoraUI
+    from vora_host.cli import _abandon_saved_game
+    from vora_host.virtual import board as sim
+    folder = tmp_path / "save"
+    ui = VoraUI(store=Store(str(folder)), id_fn=lambda: 77)
+    ui.new_game("SN", 5)
+    ui.play(ui.legal[0], 0)
+    with GameLog(db) as log:
+        gid = log.start_game(players=2, seed=5, source="virtual board", board_game_id=77)
+        other = log.start_game(players=2, seed=5, source="virtual board", board_game_id=78)
+    script = tmp_path / "quit.txt"
+    script.write_text("quit\n")
+    dropped = []
+    assert sim.run(save_dir=folder, fresh=True, headless=True, script=script,
+                   stdout=io.StringIO(), stderr=io.StringIO(), on_fresh=dropped.append) == 0
+    assert len(dropped) == 1 and Store(str(folder)).load() is None
+    with GameLog(db) as log:
+        _abandon_saved_game(log, dropped[0])
+        assert log.game(gid)["status"] == "abandoned"
+        assert log.game(other)["status"] == "playing"
+
+
+def test_a_game_of_one_move_says_1_move(db, capsys):
+    """Issue 22: "(1 moves)"."""
+    with GameLog(db) as log:
+        gid, _, _, _ = log_game(log, 53, max_moves=1, end=False)
+    assert vora_games(db, "end", str(gid)) == 0
+    assert "Game %d is now abandoned (1 move)." % gid in capsys.readouterr().out
 
 
 def test_games_end_closes_a_stale_game_and_delete_removes_games(db, capsys, monkeypatch):

@@ -160,7 +160,7 @@ def test_option_values_from_the_command_line():
     (dict(game="vora", compare=("max_turns", [4, 4])), "given twice"),
     (dict(game="vora", options={"max_turns": 9}, compare=("max_turns", [4, 5])),
      "also given with -o"),
-    (dict(game="vora", options={"box": {"pig": 1}}), "the box holds 1 cubes"),
+    (dict(game="vora", options={"box": {"pig": 1}}), "the box holds 1 cube;"),
     (dict(game="vora", compare=("players", [2, 7])), "not 7"),
     (dict(game="vora", seed_effect=10, games=5), "--seed-effect"),
     (dict(game="nim"), "unknown game 'nim'"),
@@ -312,6 +312,20 @@ def test_the_report_gives_the_command_as_typed(tmp_path):
     assert spec_command(spec) == ("vora lab vora --players 2 --games 3 --seed 0 --bots greedy "
                                   "-o max_turns=90 --compare 'box=8,{\"pig\":30}' "
                                   "--seed-effect 0")
+
+
+def test_the_report_printed_to_a_file_is_not_cut_at_80_columns(tmp_path, monkeypatch):
+    """Issue 22: a lab report piped to a file had its tables cut to 80 columns."""
+    import io
+    from vora_host.lab.report import print_report
+    monkeypatch.delenv("COLUMNS")
+    spec = LabSpec("vora", games=4, seed_effect=0, compare=("players", [2, 4]))
+    report, complete = play(spec, tmp_path / "p")
+    out = io.StringIO()
+    print_report(Console(file=out), report)  # not a terminal: rich assumes 80 columns
+    text = out.getvalue()
+    assert "\u2026" not in text and max(len(line) for line in text.splitlines()) > 80
+    assert "difference: players=4" in text
 
 
 def test_compare_player_counts(tmp_path):

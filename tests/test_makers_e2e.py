@@ -7,8 +7,10 @@ leave a board as it was (a full filesystem, the wrong kind of board, an old Micr
 import json
 import subprocess
 import sys
+import time
 
 import pytest
+from rich.console import Console
 
 from shared_rules import wire
 from vora_fw import boot
@@ -194,6 +196,49 @@ def test_vora_update_bundle_writes_a_file_for_many_boards(tmp_path):
     bad.write_bytes(b"PK\x03\x04 not ours")
     done = vora("update", "/dev/null", "--from", str(bad))
     assert done.returncode == 1 and "not a Vora Board firmware bundle" in done.stderr
+
+
+class _QuietBoard:
+    """The doctor's link to a board where nobody presses a key; `on_frame(payload)` sees
+    every frame the doctor shows."""
+
+    def __init__(self, on_frame):
+        self.client = type("Client", (), {"set_mode": lambda self, mode: None, "keys": []})()
+        self.on_frame = on_frame
+
+    def drain(self, seconds):
+        pass
+
+    def send(self, kind, payload):
+        self.on_frame(payload)
+
+    def pump(self, seconds):
+        time.sleep(seconds)
+
+
+def test_enter_ends_the_doctors_key_test_at_once(tmp_path):
+    """Issue 22: the key test said "then Enter", but Enter alone was taken for no answer
+    and the doctor waited out its 60 s."""
+    import io
+    import os
+    from vora_host.maker import doctor as doctor_mod
+    read_end, write_end = os.pipe()
+    key_test = doctor_mod._frame(lambda k: doctor_mod.DIM)
+
+    def shown(frame):
+        if bytes(frame) == bytes(key_test):
+            os.write(write_end, b"\n")  # Enter, as the key test begins
+
+    with os.fdopen(read_end) as typed:
+        doctor = doctor_mod.Doctor("/dev/null", console=Console(file=io.StringIO()),
+                                   colour_s=0.01, keys_s=30.0, interactive=True, stdin=typed)
+        doctor.conn = _QuietBoard(shown)
+        doctor.diag = lambda: {"keys_down": [], "ghosts_ignored": 0}
+        start = time.monotonic()
+        result = doctor.guided({"keys_down": [], "ghosts_ignored": 0})
+        assert time.monotonic() - start < 5
+    os.close(write_end)
+    assert len(result["keys_missing"]) == 49 and not result["ok"]
 
 
 def test_the_doctor_finds_stuck_missing_and_ghosting_keys(tmp_path):

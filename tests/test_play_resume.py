@@ -132,6 +132,41 @@ def test_a_game_left_playing_by_a_kill_is_resumed(tmp_path, monkeypatch, capsys)
         assert log.game(gid)["status"] == "interrupted"
 
 
+def test_a_game_being_played_by_another_live_vora_is_not_resumed(tmp_path, monkeypatch,
+                                                                  capsys):
+    # A game whose logging process is alive (here: a child that sleeps) is someone's game
+    # in another terminal: neither `vora play GAME` nor --resume takes it over.
+    import subprocess
+    import sys
+    from shared_rules import vorcept
+    from vora_host.log import store
+    db = tmp_path / "g.sqlite3"
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        real_owner = store._owner
+        monkeypatch.setattr(store, "_owner", lambda: (real_owner()[0], other.pid))
+        state = vorcept.new_game(2, 6)
+        with GameLog(db) as log:
+            gid = log.start_game(game="vorcept", players=2, seed=6, source="terminal")
+            move = state.legal_moves()[0]
+            state.play(move)
+            log.add_move(gid, 1, move, state.digest())
+        monkeypatch.setattr(store, "_owner", real_owner)
+        status, out = typed(monkeypatch, capsys, db, "vorcept", ["q", "y"], "--bot", "random")
+        assert "Resumed your game" not in out and "Logged as game 2" in out
+        status, out = typed(monkeypatch, capsys, db, "vorcept", [], "--resume", str(gid))
+        assert status != 0
+        assert "being played right now by another vora (process %d)" % other.pid in out
+        with GameLog(db) as log:
+            assert log.game(gid)["status"] == "playing"
+    finally:
+        other.kill()
+        other.wait()
+    # Its process gone, the game can be continued again.
+    status, out = typed(monkeypatch, capsys, db, "vorcept", ["q", "y"], "--resume", str(gid))
+    assert "Resumed your game of Vorcept" in out and "game %d in the log" % gid in out
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_undo_needs_the_other_humans_agreement_and_is_logged(game, tmp_path, monkeypatch,
                                                              capsys):

@@ -69,7 +69,7 @@ def test_at_80x24_nothing_is_cut_and_the_legend_letters_mirror_and_help_are_ther
         assert cell_text(term, "cS") == "South" and cell_text(term, "Sc") == "^"
         # The PC's mirror, compact, beside the board: both seats with scores and farms.
         assert "PC mirror" in text and ">P0 South -2" in text and "P1 North -1" in text
-        assert "farm: letter, count" in text
+        assert "farm: count, letter" in text
         # The help of the seat to act, whole (folded, not cut), and the last lines fit.
         helptext = view.seat_help("S", vora.PHASE_ACTION) + \
             " | or type a move (push crow Sc) | q quits"
@@ -99,7 +99,7 @@ def test_a_refused_key_says_why_and_a_farm_says_from_whose_seat_it_is_laid_out(t
         term.send("cN\r", 1.0)  # North's corner: North's farm, as North reads it
         note = flat(term.text())
         assert "North's farm on the meadow, laid out for North's seat (upside down " \
-               "from here): S1" in note
+               "from here): 1S" in note
         # ... and the meadow shows it: one S (sheep) where North's layout puts it.
         shown = [cell_text(term, n) for n in vora.CELL_NAMES]
         assert sorted(x for x in shown if x != ".") == ["S"]

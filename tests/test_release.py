@@ -262,9 +262,10 @@ def test_the_repl_is_optional_and_its_hint_installs_it_then_vora_flash_works(ins
     and REPL runner all from the installed package)."""
     said = installed.py("from vora_host.virtual import repl; print(repl.unavailable())").stdout
     assert shutil.which("node"), "Node.js is needed for the virtual board's REPL (./dev setup)"
-    prefix = installed.home / "data" / "vora" / "micropython"
-    assert "npm install --prefix %s @micropython/micropython-webassembly-pyscript@" % prefix \
-        in said, said
+    prefix = installed.home / "data" / "vora" / "micropython"  # $XDG_DATA_HOME/vora/...
+    assert "npm install --prefix ~/data/vora/micropython " \
+        "@micropython/micropython-webassembly-pyscript@1." in said, said
+    assert len("the board says: refused REPL: " + said.strip()) <= 200  # shown whole
     npm_package = ROOT / "node_modules" / "@micropython" / "micropython-webassembly-pyscript"
     assert npm_package.is_dir(), "the checkout has no node_modules: ./dev setup"
     prefix.mkdir(parents=True)

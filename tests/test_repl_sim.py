@@ -166,3 +166,65 @@ def test_a_flash_folder_larger_than_the_flash_is_refused(tmp_path):
     assert board.run(flash_dir=tmp_path, flash_size=8192, headless=True, stdout=out,
                      stderr=err) == 1
     assert "more than the flash's 8 KB" in err.getvalue() and out.getvalue() == ""
+
+
+def test_a_board_with_an_empty_flash_shows_its_screen_at_a_terminal(tmp_path):
+    """Issue 22: `vora sim --flash EMPTY` at a terminal crashed drawing its first screen
+    (no firmware runs, so there is no game to describe); now it says what runs."""
+    from pty_screen import PtyScreen
+    flash = tmp_path / "flash"
+    flash.mkdir()
+    args = [sys.executable, "-m", "vora_host", "sim", "--flash", str(flash)]
+    with PtyScreen(args, cols=120, rows=40, cwd=str(ROOT)) as term:
+        term.wait_for("stock MicroPython: no firmware on the flash")
+        text = " ".join(term.text().split())
+        assert "No game runs" in text and "Traceback" not in text
+        term.send("press c3\r", 1.0)  # a key still closes its switch; no game answers it
+        assert "Traceback" not in term.text()
+        term.send("q")
+        assert term.wait_exit() == 0
+
+
+def test_without_micropythons_npm_package_sim_and_flash_name_it_and_its_install(tmp_path):
+    """Issue 22: after `./dev play` alone (no npm ci), `vora flash sim` printed b'' and "Is
+    MicroPython on the board?". The virtual board and vora flash now name the missing npm
+    package and the command that installs it."""
+    env = dict(os.environ, VORA_NODE_MODULES=str(tmp_path / "no-node-modules"))
+    sim = SimProcess("--save-dir", str(tmp_path / "save"), env=env)
+    try:
+        done = vora("flash", sim.path, "--no-progress")
+        assert done.returncode == 1
+        said = " ".join((done.stdout + done.stderr).split())
+        assert "micropython-webassembly-pyscript" in said and "npm ci" in said, said
+        assert "./dev setup" in said and "b''" not in said
+        sim.cmd("press c3")  # the game goes on
+        assert sim.cmd("state")[0] != "none"
+    finally:
+        sim.kill()
+    bare = SimProcess("--flash", str(tmp_path / "flash"), env=env)
+    try:
+        assert bare.cmd("state") == ["none"]
+        said = " ".join("".join(bare.stderr).split())
+        assert "micropython-webassembly-pyscript" in said and "npm ci" in said, said
+    finally:
+        bare.kill()
+
+
+def test_an_installed_package_says_the_npm_command_that_adds_the_repl(tmp_path, monkeypatch):
+    """An installed vora (no checkout) ships the REPL's runner; its refusal names the npm
+    command that puts MicroPython where it looks, short enough for a host to show whole."""
+    from vora_host import resources
+    from vora_host.virtual import repl
+    monkeypatch.setattr(resources, "_CHECKOUT", tmp_path)  # no checkout around the package
+    monkeypatch.delenv("VORA_NODE_MODULES", raising=False)
+    monkeypatch.setattr(repl.Path, "home", lambda: tmp_path / "home")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "home" / ".local" / "share"))
+    monkeypatch.setattr(repl, "NODE_MODULES", repl._node_modules())
+    monkeypatch.setattr(repl, "PACKAGE_DIR", repl.NODE_MODULES / repl.NPM_PACKAGE)
+    assert repl.NODE_MODULES == tmp_path / "home" / ".local" / "share" / "vora" / \
+        "micropython" / "node_modules"
+    said = repl.install_hint()
+    assert ("npm install --prefix ~/.local/share/vora/micropython "
+            "@micropython/micropython-webassembly-pyscript@1.27.0") in said, said
+    assert len("the board says: refused REPL: " + said) <= 200  # a host shows it whole
+    assert repl.unavailable() == said  # Node.js 20+ is here (./dev setup): only the package

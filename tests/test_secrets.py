@@ -46,11 +46,11 @@ def play_quick(game, tmp_path, *extra, name="game.json"):
 # ---------------------------------------------------------------- the seed's range and source
 
 @pytest.mark.parametrize("game", HIDDEN)
-def test_hidden_games_take_seeds_of_63_bits_and_the_others_keep_the_boards(game):
-    assert games.seed_max(game) == secret_prng.SEED_MAX == 2 ** 63 - 1
-    assert games.load(game).new_game(2, seed=2 ** 63 - 1).digest()
+def test_hidden_games_take_seeds_of_64_bits_and_the_others_keep_the_boards(game):
+    assert games.seed_max(game) == secret_prng.SEED_MAX == 2 ** 64 - 1
+    assert games.load(game).new_game(2, seed=2 ** 64 - 1).digest()
     with pytest.raises(ValueError):
-        games.check_seed(game, 2 ** 63)
+        games.check_seed(game, 2 ** 64)
     for board_game in ("vora", "vorcept", "gaia-vora"):
         assert games.seed_max(board_game) == prng.SEED_MAX == 2 ** 32 - 1
 
@@ -62,7 +62,7 @@ def test_every_game_with_hidden_information_draws_from_the_secret_generator():
     assert sorted(hidden) == sorted(HIDDEN)
     for name in hidden:
         module = games.load(name)
-        assert games.seed_max(name) >= 2 ** 63 - 1
+        assert games.seed_max(name) >= 2 ** 64 - 1
         state = json.loads(module.new_game(2, seed=1).to_json())
         assert state["rng"] > 2 ** 64  # a 256-bit key beside the counter
 
@@ -78,7 +78,7 @@ def test_a_default_seed_is_drawn_from_the_os_over_the_whole_range(game, tmp_path
 
     monkeypatch.setattr(cli.secrets, "randbelow", os_randbelow)
     record = play_quick(game, tmp_path)
-    assert asked == [2 ** 63] and record["seed"] == 2 ** 63 - 1
+    assert asked == [2 ** 64] and record["seed"] == 2 ** 64 - 1
 
 
 @pytest.mark.parametrize("game", HIDDEN)
@@ -213,9 +213,9 @@ def draws(seed, n=12, below=1000):
 
 def test_every_bit_of_the_seed_changes_the_draws():
     rnd = random.Random(23)
-    for seed in (0, rnd.getrandbits(63)):
+    for seed in (0, rnd.getrandbits(64)):
         base = draws(seed)
-        for bit in range(63):
+        for bit in range(64):
             assert draws(seed ^ (1 << bit)) != base, bit
 
 
@@ -269,16 +269,22 @@ def test_bots_seeds_derive_from_a_seed_the_user_gave_so_the_demo_replays(tmp_pat
 
 # ---------------------------------------------------------------- the log and records
 
-def test_the_log_and_both_formats_keep_a_63_bit_seed(tmp_path):
+def test_the_log_and_both_formats_keep_a_64_bit_seed(tmp_path):
     log = GameLog(tmp_path / "log.sqlite3")
     top = secret_prng.SEED_MAX
     gid = log.start_game(game="boars", players=2, seed=top, source="terminal")
     assert log.game(gid)["seed"] == top
+    # Seeds on either side of SQLite's signed 64 bits, through every reader of the log.
+    low = log.start_game(game="boars", players=2, seed=2 ** 63 - 1, source="terminal")
+    assert log.game(low)["seed"] == 2 ** 63 - 1
+    assert {g["id"]: g["seed"] for g in log.games()} == {gid: top, low: 2 ** 63 - 1}
+    assert log.same_games({"game": "boars", "players": 2, "seed": top, "options":
+                           log.game(gid)["options"], "moves": []}) == [gid]
     with pytest.raises(ValueError):
         log.start_game(game="vora", players=2, seed=2 ** 32, source="terminal")
     for text in (formats.export_json(log, gid), formats.export_text(log, gid)):
         assert formats.parse(text).record["seed"] == top
     log.close()
-    record = {"game": "tossing-tiger", "players": 2, "seed": 2 ** 63, "moves": []}
+    record = {"game": "tossing-tiger", "players": 2, "seed": 2 ** 64, "moves": []}
     with pytest.raises(formats.BadImport, match="seed"):
         formats.record_from_dict(record)

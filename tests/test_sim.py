@@ -440,3 +440,78 @@ def test_the_terminal_board_takes_typed_keys_arrows_and_clicks_and_restores_the_
             except OSError:
                 pass
         os.close(fd)
+
+
+def test_a_damaged_save_is_named_when_the_board_starts(save_dir, tmp_path):
+    """Issue 22: a cut-short save file was dropped without a word; the board now says it
+    started afresh and why, on its screen (resumed_note) and, without one, on stderr."""
+    save_dir.mkdir(parents=True)
+    cut_short = b"VSAVE1 900 0badc0de\n{\"game_id\": 1"
+    (save_dir / "game.json").write_bytes(cut_short)
+    named = "game.json is not a whole save"
+    sim_proc = SimProcess("--save-dir", str(save_dir))
+    try:
+        assert sim_proc.cmd("state") == ["none"]
+        end = time.monotonic() + TIMEOUT
+        while "not resumed" not in "".join(sim_proc.stderr) and time.monotonic() < end:
+            time.sleep(0.05)
+        said = "".join(sim_proc.stderr)
+        assert "The saved game was not resumed" in said and named in said
+    finally:
+        sim_proc.kill()
+    board = sim.VirtualBoard(save_dir, sim.load_pinmap(), sim.PtyPort())
+    try:
+        assert named in board.resumed_note()
+    finally:
+        board.port.close()
+
+
+def test_a_second_virtual_board_takes_a_name_of_its_own_and_says_which(tmp_path):
+    """Issue 22: two virtual boards shared the stable device name without a word (the
+    second silently took it over). The second now keeps its own name and says so; the
+    name of a board that was killed is free again."""
+    name = tmp_path / "run" / "ttyVORA"
+    env = dict(os.environ, VORA_SIM_DEVICE=str(name))
+    first = SimProcess("--save-dir", str(tmp_path / "one"), env=env)
+    second = third = None
+    try:
+        assert os.readlink(name) == first.path
+        second = SimProcess("--save-dir", str(tmp_path / "two"), env=env)
+        second.cmd("state")
+        own = str(name) + "2"
+        assert os.readlink(name) == first.path and os.readlink(own) == second.path
+        end = time.monotonic() + TIMEOUT
+        while own not in "".join(second.stderr) and time.monotonic() < end:
+            time.sleep(0.05)
+        said = "".join(second.stderr)
+        assert "another virtual board runs as %s" % name in said
+        assert "this one is %s" % own in said
+        assert "another virtual board" not in "".join(first.stderr)
+        from pty_screen import PtyScreen
+        with PtyScreen([sys.executable, "-m", "vora_host", "sim", "--save-dir",
+                        str(tmp_path / "four")], cols=120, rows=40, cwd=str(ROOT),
+                       env={"VORA_SIM_DEVICE": str(name)}) as term:  # and on its screen
+            term.wait_for("Another virtual board runs as")
+            assert str(name) + "3" in " ".join(term.text().split())
+        first.kill()  # killed: its name is free for the next board
+        third = SimProcess("--save-dir", str(tmp_path / "three"), env=env)
+        third.cmd("state")
+        assert os.readlink(name) == third.path and "another" not in "".join(third.stderr)
+    finally:
+        for board in (first, second, third):
+            if board is not None:
+                board.kill()
+
+
+def test_a_position_refused_for_the_saved_game_names_fresh(save_dir):
+    """Issue 22: --position over the virtual board's saved game said only that a game is
+    in progress; the board's own screen now names --fresh as well."""
+    board = sim.VirtualBoard(save_dir, sim.load_pinmap(), sim.PtyPort())
+    try:
+        board.ui.new_game("SN", SEED)
+        position = "PWMDL/DLPWM/WMDLP/LPWMD/MDLPW SN 0 CP/D G30"
+        assert board.ui.set_position(position, 9, 0) != 0
+        said = sim.refusal(board)
+        assert "a game is in progress" in said and "--fresh" in said
+    finally:
+        board.port.close()

@@ -431,6 +431,22 @@ def test_corrupt_only_file_loads_nothing_and_never_raises(name):
         assert reboot_load(d, replaces) == NEW_TEXT and files(d) == ["game.json"]
 
 
+@pytest.mark.parametrize("name", sorted(CORRUPTIONS))
+def test_a_save_file_that_holds_no_save_is_named_not_dropped_silently(name):
+    """Issue 22: load() gave None for a torn or damaged save as for no save at all, so the
+    board started afresh without a word; `last_error` says which file it dropped."""
+    disk = Disk()
+    disk.dirs.add(DIR)
+    disk.files[DIR + "/game.json"] = CORRUPTIONS[name]
+    store = Store(DIR, FaultFS(disk))
+    assert store.load() is None
+    assert store.last_error.startswith(DIR + "/game.json is not a whole save")
+    disk.files[DIR + "/game.old"] = _file_bytes(OLD_TEXT)  # a save to fall back on
+    assert store.load() == OLD_TEXT
+    store.clear()
+    assert store.load() is None and store.last_error is None  # no file: nothing dropped
+
+
 def test_a_valid_game_new_is_used_only_when_nothing_else_is_valid():
     disk = Disk()
     disk.dirs.add(DIR)

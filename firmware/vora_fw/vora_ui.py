@@ -193,6 +193,9 @@ class VoraUI:
             return
         text = self.store.load()
         if not text:
+            why = getattr(self.store, "last_error", None)  # a file there held no save
+            if why:
+                self.error = "save ignored: %s" % why
             return
         try:
             saved = parse_game(text)  # every field checked, as link input is

@@ -18,6 +18,7 @@ import random
 import re
 import secrets
 import sys
+from functools import partial
 from pathlib import Path
 
 from rich.console import Console
@@ -35,6 +36,7 @@ from vora_host.maker import cli as maker_cli
 from vora_host.argtypes import game_option_pairs, game_seed, positive_int, seconds, \
     seed as seed_arg
 from vora_host import games as host_games
+from vora_host.words import plural, print_table
 from vora_host.log.records import RecordError, load_record, new_record, replay, result_of, \
     write_record
 from vora_host.play import saved
@@ -163,7 +165,7 @@ def build_parser():
     play.add_argument("--players", type=int, default=None,
                       help="number of players (default 2, or the game's smallest count)")
     play.add_argument("--seed", type=game_seed, default=None,
-                      help="seed of the deal: 0 to 4294967295, or to 2**63-1 for Boars and "
+                      help="seed of the deal: 0 to 4294967295, or to 2**64-1 for Boars and "
                            "Tossing Tiger (default: a random one, printed; for those two "
                            "only once the game is over, see docs/secrets.md)")
     play.add_argument("--human", metavar="LIST", default=None,
@@ -334,12 +336,44 @@ def _open_log(console, db):
     from vora_host.log.store import GameLog, GameLogError, resolve_db_path
     path = resolve_db_path(db)
     try:
-        return GameLog(path)
+        log = GameLog(path)
     except GameLogError as exc:
         console.print("[red]Cannot open the game log: %s[/red]" % escape(str(exc)))
         console.print("Free some space or fix the file, choose another log with --db PATH, "
                       "or play without the log with --no-log.")
         return None
+    try:  # games left "playing" by a program that was killed: interrupted
+        log.close_stale()
+    except GameLogError:
+        pass  # the file cannot be written now: they stay as they are
+    return log
+
+
+def _cannot_open(device):
+    """None when the serial device is there for us to open, else the system's reason in
+    words. Looked at, not opened: opening toggles DTR, which resets some boards."""
+    import errno
+    import os
+    try:
+        os.stat(device)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    if not os.access(device, os.R_OK | os.W_OK):
+        return os.strerror(errno.EACCES)
+    return None
+
+
+def _abandon_saved_game(log, text):
+    """--fresh threw away the board's saved game (its text): the log's game is abandoned."""
+    from vora_fw.store import BadSave, parse_game
+    from vora_host.log.store import GameLogError
+    try:
+        saved = parse_game(text)
+        info = log.find_game(saved["game_id"], saved["seed"])
+        if info is not None:
+            log.close_stale(abandon=[info["id"]])
+    except (BadSave, GameLogError):
+        pass  # not a game the log can name, or the log cannot be written now
 
 
 def _close_log(log, announce=True):
@@ -461,6 +495,11 @@ def cmd_play_board(args, console, parser):
                                            style="dim")
         plain = not (sys.stdout.isatty() and sys.stdin.isatty())
         if host is not None:
+            problem = None if device is None else _cannot_open(device)
+            if problem is not None:  # before the log: a game that never started is not logged
+                console.print("[red]vora play: cannot open %s: %s[/red]"
+                              % (escape(device), escape(problem)))
+                return 1
             # The game is the PC's: logged as it goes, like a typed game (LiveLog never
             # stops it; a log that cannot be written keeps it in memory, then rescues it).
             companion = BoardGameCompanion(args.game, state, agents, seed=seed,
@@ -506,7 +545,8 @@ def cmd_play_board(args, console, parser):
             return run_mirror(device, log, play=play)
         companion = VirtualCompanion(log, sys.stdout, plain, play=play)
         return sim.run(save_dir=args.save_dir, fresh=args.fresh, seed=args.seed,
-                       headless=plain, companion=companion)
+                       headless=plain, companion=companion,
+                       on_fresh=None if log is None else partial(_abandon_saved_game, log))
     finally:
         if log is not None:
             _close_log(log, announce)
@@ -601,7 +641,16 @@ def _make_agents(args, players, seats, bot_seeds, parser):
     try:
         at_seats = parse_bot_seats(at_seat, args.game, seats, players)
         for k in kinds:  # a kind asked for by name is that kind or an error
-            check_kind(k, args.game)
+            try:
+                check_kind(k, args.game)
+            except ValueError as exc:
+                known = set(name for g in rules_games.names() for name in bots.bot_kinds(g))
+                if k.partition(":")[0] in known:
+                    raise
+                # No bot of any game: "--bot Red" meant a bot at Red's seat, most likely.
+                given = next(p for p in parts if p.lower() == k)
+                raise ValueError("%s; a bot at a seat is SEAT=KIND, e.g. --bot %s=%s" % (
+                    exc, given, sorted(bots.bot_kinds(args.game))[0]))
     except ValueError as exc:
         parser.error("--bot: %s" % exc)
     if not kinds:
@@ -895,7 +944,8 @@ def _save_record(path, record, console):
         console.print("[red]Could not write the record to %s: %s[/red]"
                       % (escape(path), escape(exc.strerror or str(exc))))
         return False
-    console.print("Record written to %s (%d moves)." % (escape(path), len(record["moves"])))
+    console.print("Record written to %s (%s)."
+                  % (escape(path), plural(len(record["moves"]), "move")))
     return True
 
 
@@ -910,8 +960,9 @@ def cmd_replay(args, console):
         return 1
     moves = record["moves"]
     checked = record.get("digests") is not None
-    console.print("Replaying [bold]%s[/bold]: %s, %d players, seed %d, %d moves (%s)."
-                  % (escape(path), record["game"], record["players"], record["seed"], len(moves),
+    console.print("Replaying [bold]%s[/bold]: %s, %s, seed %d, %s (%s)."
+                  % (escape(path), record["game"], plural(record["players"], "player"),
+                     record["seed"], plural(len(moves), "move"),
                      "digests checked" if checked else "no digests to check"))
     who = {}
     for agent in record.get("agents") or []:
@@ -946,9 +997,10 @@ def cmd_replay(args, console):
     draw(state)
     console.print()
     if checked:
-        console.print("[green]All %d moves replayed; every digest matches.[/green]" % len(moves))
+        console.print("[green]All %s replayed; every digest matches.[/green]"
+                      % plural(len(moves), "move"))
     else:
-        console.print("[green]All %d moves replayed.[/green]" % len(moves))
+        console.print("[green]All %s replayed.[/green]" % plural(len(moves), "move"))
     if state.is_over():
         console.print("Game over: %s." % view.end_reason(state))
         for line in view.result_lines(state):
@@ -1008,7 +1060,7 @@ def _rules_appendix(game, module, host, console):
         if default is not None:
             text += " (default %s)" % (default,)
         table.add_row(name, escape(values), escape(text))
-    console.print(table)
+    print_table(console, table)
     console.print()
     console.print("[bold]More[/bold]: the full move notation is docs/%s, the house rules "
                   "and their reasons docs/rules-decisions.md, in the project's sources."

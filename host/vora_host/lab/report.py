@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from vora_host.lab.spec import value_text
+from vora_host.words import plural, print_table
 
 __all__ = ["print_report", "write_plots", "write_html", "PLOTS"]
 
@@ -50,16 +51,17 @@ def header_lines(report):
     per_value = " per value" if len(report["variants"]) > 1 else ""
     lines = ["%s lab, project version %s, rules and bots fingerprint %s"
              % (spec["game"], report["version"], report["fingerprint"]),
-             "%d games%s, %s, base seed %d, bots by seat: %s; %s"
-             % (spec["games"], per_value,
+             "%s%s, %s, base seed %d, bots by seat: %s; %s"
+             % (plural(spec["games"], "game"), per_value,
                 "players compared" if spec["compare"] and spec["compare"][0] == "players"
-                else "%d players" % spec["players"], spec["seed"],
+                else plural(spec["players"], "player"), spec["seed"],
                 ", ".join(spec["bots"]),
                 "seed effect: the first %d replayed with other bot seeds" % spec["seed_effect"]
                 if spec["seed_effect"] else "no replays for the seed effect")]
     if not report["complete"]:
-        lines.append("PARTIAL: %d of %d games played (%d of them replays)"
-                     % (report["played"], report["planned"], report["played"] - main))
+        lines.append("PARTIAL: %d of %s played (%d of them replays)"
+                     % (report["played"], plural(report["planned"], "game"),
+                        report["played"] - main))
     if spec["options"]:
         lines.append("options: " + ", ".join("%s=%s" % (k, value_text(v))
                                              for k, v in sorted(spec["options"].items())))
@@ -132,9 +134,9 @@ def seed_effect_line(v):
     corr = s["lead_correlation"]
     kappa = ("kappa undefined (the same winner every time)" if s["kappa"] is None
              else "kappa %.2f (%.2f to %.2f)" % (s["kappa"], s["low"], s["high"]))
-    return ("Seed effect: %d games replayed with other bot seeds (same deal and draws): the "
+    return ("Seed effect: %s replayed with other bot seeds (same deal and draws): the "
             "winner is the same in %s (chance alone: %s), %s; seat 0's lead correlates %s"
-            % (s["pairs"], pct(s["agreement"]), pct(s["expected"]), kappa,
+            % (plural(s["pairs"], "game"), pct(s["agreement"]), pct(s["expected"]), kappa,
                "-" if corr is None else "%.2f" % corr))
 
 
@@ -191,21 +193,23 @@ def print_report(console, report):
         comps = report["comparisons"]
         columns = ["metric"] + [v["label"] for v in variants] + \
                   ["difference: %s" % c["variant"] for c in comps]
-        console.print(_table("Side by side (same seeds; * significant at 5%, paired tests)",
-                             columns, compare_rows(report)))
+        print_table(console, _table(
+            "Side by side (same seeds; * significant at 5%, paired tests)", columns,
+            compare_rows(report)))
     for v in variants:
         if len(variants) > 1:
             console.rule(escape(v["label"]))
-        console.print(_table("Win rate by seat (95%% interval), %d games" % v["games"],
-                             ["seat", "bot", "wins", "rate", "95% interval"], seat_rows(v)))
+        print_table(console, _table(
+            "Win rate by seat (95%% interval), %s" % plural(v["games"], "game"),
+            ["seat", "bot", "wins", "rate", "95% interval"], seat_rows(v)))
         console.print(escape(edge_line(v)), highlight=False)
-        console.print(_table("Game length and scores", ["per game"] + list(LENGTH_COLUMNS),
-                             length_rows(v)))
-        console.print(_table("How games end", ["end", "games", "rate", "95% interval"],
-                             end_rows(v)))
-        console.print(_table("Move kinds", ["kind", "per game", "games using it",
-                                            "by the winner (fair %s)" % pct(v["fair_share"])],
-                             kind_rows(v)))
+        print_table(console, _table("Game length and scores",
+                                    ["per game"] + list(LENGTH_COLUMNS), length_rows(v)))
+        print_table(console, _table("How games end", ["end", "games", "rate", "95% interval"],
+                                    end_rows(v)))
+        print_table(console, _table("Move kinds", ["kind", "per game", "games using it",
+                                                   "by the winner (fair %s)"
+                                                   % pct(v["fair_share"])], kind_rows(v)))
         line = seed_effect_line(v)
         if line:
             console.print(escape(line), highlight=False)
@@ -227,7 +231,8 @@ def write_plots(report, out):
     paths = []
     if not variants:
         return paths
-    title = "%s, %d games%s%s" % (report["spec"]["game"], max(v["games"] for v in variants),
+    title = "%s, %s%s%s" % (report["spec"]["game"],
+                            plural(max(v["games"] for v in variants), "game"),
                                   " per value" if len(variants) > 1 else "",
                                   "" if report["complete"] else " (partial)")
 
@@ -338,7 +343,7 @@ def write_html(report, out, images):
                      % (html.escape(Path(path).stem), data))
     for v in variants:
         parts.append("<h2>%s</h2>" % html.escape(v["label"]))
-        parts.append(_html_table("Win rate by seat, %d games" % v["games"],
+        parts.append(_html_table("Win rate by seat, %s" % plural(v["games"], "game"),
                                  ["seat", "bot", "wins", "rate", "95% interval"], seat_rows(v)))
         parts.append("<p>%s</p>" % html.escape(edge_line(v)))
         parts.append(_html_table("Game length and scores", ["per game"] + list(LENGTH_COLUMNS),

@@ -11,6 +11,7 @@ from vora_host import __version__
 from vora_host.lab.analysis import Results
 from vora_host.lab.playing import fingerprint
 from vora_host.lab.store import GAMES_FILE, REPORT_FILE, GamesFile, read_games, write_json
+from vora_host.words import plural
 
 __all__ = ["LabError", "run_lab", "default_out_dir", "chunk_size"]
 
@@ -58,7 +59,8 @@ def run_lab(spec, out, runner, console, err, resume=False, plots=True):
     chunks = _chunks(results.missing(), size)
     total = results.count + results.missing_count()
     if before:
-        err.print("Resuming: %d of %d games already played in %s." % (before, total, out))
+        err.print("Resuming: %d of %s already played in %s." % (before, plural(total, "game"),
+                                                                 out))
     games_file = GamesFile(out / GAMES_FILE, spec, __version__, fp)
     if games_file.dropped:
         err.print("%s ended in a line cut short (the run was killed while writing it): "
@@ -116,9 +118,9 @@ def run_lab(spec, out, runner, console, err, resume=False, plots=True):
         [GAMES_FILE, REPORT_FILE] + [p.name for p in images] + (["report.html"] if plots else []))),
         style="dim", highlight=False)
     if not complete or results.count < total:
-        console.print("Partial report: %d of %d games. Go on with the same command and "
-                      "--resume --out %s" % (results.count, total, out), style="yellow",
-                      highlight=False)
+        console.print("Partial report: %d of %s. Go on with the same command and "
+                      "--resume --out %s" % (results.count, plural(total, "game"), out),
+                      style="yellow", highlight=False)
     return report, complete and results.count == total
 
 

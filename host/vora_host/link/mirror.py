@@ -21,6 +21,7 @@ from rich.text import Text
 from vora_host.games.vora import view as render
 from vora_host.link.client import BoardClient, ticks_ms
 from vora_host.link.ports import virtual_device_path
+from vora_host.words import plural
 
 REOPEN_S = 1.0  # how often a missing device is looked for again
 POLL_S = 0.01
@@ -159,8 +160,9 @@ def mirror_renderable(follower, width=100, meadow=True, compact=False, play=None
     if c.state is None:
         parts.append(Text("no game on the board yet: deal one (the centre key)"))
     else:
-        parts.append(Text("game %s, seed %s, %d moves, logged as game %s" % (
-            c.game_id, c.seed, len(c.moves), c.log_id if c.log_id is not None else "-"),
+        parts.append(Text("game %s, seed %s, %s, logged as game %s" % (
+            c.game_id, c.seed, plural(len(c.moves), "move"),
+            c.log_id if c.log_id is not None else "-"),
             style="dim"))
         if meadow:
             parts.append(render.render_game(c.state, who, history=list(c.history),

@@ -1,15 +1,25 @@
 """`vora games`: the game log on the command line, for every game of the registry.
 
     vora games list [--status S] [--limit N]     the logged games, newest first
-    vora games show ID                           history, final position, scores, winner
-    vora games replay ID [--step] [--delay S]    move by move, every digest checked
-    vora games export ID [--format json|text] [-o FILE]
+    vora games show ID [--full]                  history, final position, scores, winner
+    vora games replay ID [--full] [--step] [--delay S]   move by move, every digest checked
+    vora games export ID [--full] [--format json|text] [-o FILE]
     vora games import FILE [--force]             a JSON or text export, as a new game
     vora games end ID [--status S]               close a game left "playing"
     vora games delete ID... [--yes]              remove games for good
 
 The database is --db PATH, else $VORA_DB, else games.sqlite3 in the user's data folder
-(see vora_host.log.store.default_db_path). `add_parser(sub)` registers the group on the
+(see vora_host.log.store.default_db_path).
+
+Hidden-information games (Boars, Tossing Tiger): show, replay and export give the public
+record by default, what a spectator may know: no seed, no digests, every move as the
+rules revealed it to the others, the positions as a spectator sees them, scores once the
+game is over. --full gives the whole record (seed, every move, digests), and only for a
+game that can no longer continue (over or abandoned): a game "playing" or "interrupted"
+may be taken up again, so its secrets are still secrets (formats.full_record_allowed).
+Other games hide nothing: their output is the whole record, with or without --full.
+
+`add_parser(sub)` registers the group on the
 `vora` parser; `run(args, console)` runs it and returns the exit status: 0 done, 1 a
 failure reported on stderr (no such game, a database that cannot be used, a game that does
 not replay, a file that cannot be read or written), 2 a usage error.
@@ -18,6 +28,7 @@ not replay, a file that cannot be read or written), 2 a usage error.
 import argparse
 import json
 import os
+import re
 import sys
 import time
 from datetime import datetime
@@ -36,6 +47,7 @@ from vora_host.argtypes import positive_int, seconds
 from vora_host.games.base import TerminalView
 from vora_host.log import formats
 from vora_host.log import store as gamelog
+from vora_host.words import plural, print_table
 from vora_host.log.records import result_of
 from vora_host.log.store import GameLog, GameLogError, NoSuchGame
 
@@ -50,15 +62,24 @@ STALE_HOURS = 12
 
 
 def _game_id(text):
-    try:
-        n = int(text)
-    except ValueError:
+    # Plain ASCII digits: int() would also take "+5", "1_0", " 7" and other scripts' digits.
+    if not re.fullmatch(r"[0-9]{1,18}", text):
         raise argparse.ArgumentTypeError("%r is not a game id (a whole number, see "
                                          "'vora games list')" % text[:40])
+    n = int(text)
     if n < 1:
         raise argparse.ArgumentTypeError("game ids start at 1")
     return n
 
+
+FULL_HELP = ("the whole record of a hidden-information game (Boars, Tossing Tiger): the "
+             "seed and every move; only once the game is over or abandoned (by default "
+             "such a game is shown as a spectator sees it). Other games are always shown "
+             "whole")
+PUBLIC_EPILOG = ("Boars and Tossing Tiger hide information: by default their games are "
+                 "shown as a spectator sees them (no seed, secret moves as the other "
+                 "players saw them, no digests); --full shows the whole record once the "
+                 "game is over or abandoned, never while it may still go on.")
 
 DB_HELP = ("the game log to use (default: $%s if set, else %s)"
            % (gamelog.DB_ENV, "games.sqlite3 in the user's data folder"))
@@ -71,7 +92,7 @@ def add_parser(sub):
         description="The games the host has logged, every game of every kind, in an SQLite "
                     "file: %s. Choose another with --db PATH or the environment variable %s."
                     % (gamelog.default_db_path(), gamelog.DB_ENV),
-        epilog="Run 'vora games ACTION --help' for the options of an action.")
+        epilog="Run 'vora games ACTION --help' for the options of an action. " + PUBLIC_EPILOG)
     group.add_argument("--db", metavar="PATH", default=None, help=DB_HELP)
     group.set_defaults(games_parser=group)
     # --db is accepted after the action too ('vora games list --db x'); SUPPRESS keeps an
@@ -93,16 +114,20 @@ def add_parser(sub):
                                           "its number and player, takebacks included), the "
                                           "final position, the scores and the winner. The "
                                           "game is replayed and every digest checked; a "
-                                          "mismatch is shown and exits with 1.")
+                                          "mismatch is shown and exits with 1.",
+                              epilog=PUBLIC_EPILOG)
     show.add_argument("id", type=_game_id, metavar="ID", help="the game's id (see list)")
+    show.add_argument("--full", action="store_true", help=FULL_HELP)
 
     rep = actions.add_parser("replay", parents=[db], help="replay a game move by move, "
                                                           "checking every digest",
                              description="Replay a logged game, drawing it after every move "
                                          "and checking each digest against the log. Exits "
                                          "with 1, naming the move, at the first mismatch or "
-                                         "illegal move.")
+                                         "illegal move.",
+                             epilog=PUBLIC_EPILOG)
     rep.add_argument("id", type=_game_id, metavar="ID", help="the game's id (see list)")
+    rep.add_argument("--full", action="store_true", help=FULL_HELP)
     rep.add_argument("--step", action="store_true",
                      help="wait for Enter before each move (q and Enter stops)")
     rep.add_argument("--delay", type=seconds, default=0.0, metavar="SECONDS",
@@ -114,14 +139,19 @@ def add_parser(sub):
                                          "replay' also reads) or text (tag pairs, then one "
                                          "line per move with its number, player and digest, "
                                          "and one per takeback). 'vora games import' and "
-                                         "'vora replay' read both back.")
+                                         "'vora replay' read both back.",
+                             epilog=PUBLIC_EPILOG + " A public export says so in the file; "
+                                    "it cannot be imported or replayed.")
     exp.add_argument("id", type=_game_id, metavar="ID", help="the game's id (see list)")
+    exp.add_argument("--full", action="store_true", help=FULL_HELP)
     exp.add_argument("--format", choices=("json", "text"), default="json",
                      help="json (default) or text")
     exp.add_argument("-o", "--output", metavar="FILE", default=None,
                      help="write to FILE (replaced atomically) instead of the standard output")
 
     imp = actions.add_parser("import", parents=[db], help="add a game from a JSON or text file",
+                             epilog="A public export (of a Boars or Tossing Tiger game shown "
+                                    "as a spectator sees it) has no seed: it is refused.",
                              description="Read a game written by 'vora games export' (JSON or "
                                          "text, told apart by the content) or by 'vora play "
                                          "--record' and add it to the log as a new game. The "
@@ -235,6 +265,16 @@ def _when(stamp):
     return moment.strftime("%Y-%m-%d %H:%M")
 
 
+def _shown(text):
+    """A text from the log (an imported file may have put anything a check lets through
+    there) as it may reach a terminal: every character that is not printable (C1
+    controls such as the CSI U+009B, line breaks, bidirectional overrides) written as an
+    escape (\\x9b)."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+
+
 def _age_hours(stamp):
     try:
         moment = datetime.fromisoformat(stamp)
@@ -245,12 +285,13 @@ def _age_hours(stamp):
     return (datetime.now(moment.tzinfo) - moment).total_seconds() / 3600
 
 
-def _result_text(result):
+def _result_text(result, public=False):
     if not result:
         return "-"
     scores = " ".join("%+d" % s for s in result["scores"])
     if not result["over"]:
-        return "not over (%s): %s" % (result["end"], scores)
+        # The scores of a hidden-information game in progress may count secret cards.
+        return "not over (%s)%s" % (result["end"], "" if public else ": " + scores)
     if result["winner"] is None:
         return "draw: %s" % scores
     return "P%d wins: %s" % (result["winner"], scores)
@@ -269,6 +310,37 @@ def _option_texts(info):
         return ["%s %s" % pair for pair in formats.option_texts(info["game"], info["options"])]
     except (BadPosition, GameLogError, ValueError, TypeError):
         return ["%s %s" % (k, json.dumps(v)) for k, v in sorted(info["options"].items())]
+
+
+def _public_mode(args, info):
+    """(public, refusal) for show, replay and export: whether the game is shown as a
+    spectator sees it (a hidden-information game, unless --full), and why --full is
+    refused (None when it is not)."""
+    if not formats.hides_information(info["game"]):
+        return False, None
+    if not getattr(args, "full", False):
+        return True, None
+    if not formats.full_record_allowed(info):
+        return True, ("game %d is still %s and may go on: the full record of a %s game "
+                      "(its seed, every secret move) is shown only once it is over or "
+                      "abandoned (without --full: what a spectator may know; 'vora games "
+                      "end %d' closes a game nobody plays any more)"
+                      % (info["id"], info["status"], _title(info["game"]), info["id"]))
+    return False, None
+
+
+def _public_problem(report, live_texts):
+    """A replay problem in words that tell nothing secret (no move text beyond what the
+    rules revealed, no digest)."""
+    if report.problem in ("illegal", "mismatch"):
+        text = live_texts[report.number - 1] if report.number <= len(live_texts) \
+            else formats.PUBLIC_UNKNOWN_MOVE
+        return "move %d (%s %s) %s" % (report.number, gamelog.player_label(report.player),
+                                      text, "is illegal" if report.problem == "illegal"
+                                      else "gives another digest than the log")
+    if report.problem == "result":
+        return "the logged result differs from the replay"
+    return report.message
 
 
 # ---------------------------------------------------------------- list
@@ -305,9 +377,11 @@ def cmd_list(args, ctx):
             status += " [bold yellow]needs attention[/bold yellow]"
         table.add_row(str(info["id"]), escape(_title(info["game"])), _when(info["started_at"]),
                       str(info["players"]), moves, status,
-                      escape(_result_text(info["result"])),
-                      escape(info["source"]) + (" (imported)" if info["imported_at"] else ""))
-    ctx.out.print(table)
+                      escape(_shown(_result_text(info["result"],
+                                                 formats.hides_information(info["game"])))),
+                      escape(_shown(info["source"]))
+                      + (" (imported)" if info["imported_at"] else ""))
+    print_table(ctx.out, table)
     ctx.out.print("[dim]%d game%s shown from %s[/dim]"
                   % (len(rows), "" if len(rows) == 1 else "s", escape(str(ctx.path))))
     if any(info.get("attention") for info in rows):
@@ -323,20 +397,26 @@ def cmd_list(args, ctx):
 
 # ---------------------------------------------------------------- show
 
-def _header(ctx, info, view, state):
+def _header(ctx, info, view, state, public=False):
     out = ctx.out
     labels = []
     if state is not None:
         for p in range(info["players"]):
             labels.append(view.seat_label(state, p))
-    out.print("[bold]Game %d[/bold]: %s, %d players%s, seed %d"
+    out.print("[bold]Game %d[/bold]: %s, %d players%s, %s"
               % (info["id"], escape(_title(info["game"])), info["players"],
-                 " (%s)" % escape(", ".join(labels)) if labels else "", info["seed"]))
+                 " (%s)" % escape(", ".join(labels)) if labels else "",
+                 "seed hidden" if public else "seed %d" % info["seed"]))
+    if public:
+        out.print("  [dim]as a spectator sees it: the seed, the digests and the secret "
+                  "moves are hidden%s[/dim]" % (
+                      "; --full shows them" if formats.full_record_allowed(info)
+                      else " while the game may go on"))
     source = info["source"]
     if info["board_game_id"] is not None:
         source += " (board game id %d)" % info["board_game_id"]
     out.print("  source %s; started %s; ended %s; status [bold]%s[/bold]"
-              % (escape(source), _when(info["started_at"]), _when(info["ended_at"]),
+              % (escape(_shown(source)), _when(info["started_at"]), _when(info["ended_at"]),
                  info["status"]))
     if info["imported_at"]:
         out.print("  imported into this log %s" % _when(info["imported_at"]))
@@ -344,10 +424,10 @@ def _header(ctx, info, view, state):
         out.print("  [bold yellow]needs attention[/bold yellow]: the board and this host "
                   "disagreed; every move the board reported is logged")
         for note in info["attention"].split("\n"):
-            out.print("    - %s" % escape(note))
+            out.print("    - %s" % escape(_shown(note)))
     texts = _option_texts(info)
     if texts:
-        out.print("  options: %s" % escape("; ".join(texts)))
+        out.print("  options: %s" % escape(_shown("; ".join(texts))))
 
 
 def _start_state(record):
@@ -357,8 +437,13 @@ def _start_state(record):
         return None
 
 
-def _print_end(ctx, view, state, info, upto=None):
+def _print_end(ctx, view, state, info, upto=None, public=False):
     out = ctx.out
+    if public and not state.is_over():
+        # The scores of a hidden-information game in progress may count secret cards.
+        out.print("The game is not over (status %s)%s." % (
+            info["status"], "" if upto is None else "; stopped after move %d" % upto))
+        return
     scores = ", ".join("P%d %+d" % (p, s) for p, s in enumerate(state.scores()))
     if upto is not None:
         out.print("Scores after move %d: %s" % (upto, scores))
@@ -375,38 +460,48 @@ def _print_end(ctx, view, state, info, upto=None):
 def cmd_show(args, ctx):
     log = ctx.open()
     info = log.game(args.id)
+    public, refusal = _public_mode(args, info)
+    if refusal:
+        return ctx.fail(refusal)
     record, digests = gamelog.record_of(info)
     view = game_view(info["game"])
     report = log.verify(args.id)
-    _header(ctx, info, view, _start_state(record))
+    _header(ctx, info, view, _start_state(record), public)
     ctx.out.print()
     history = info["history"]
     back = len(history) - len(info["moves"])
     ctx.out.print("[bold]Moves[/bold] (%d%s)" % (len(info["moves"]), ", %d taken back" % back
                                                  if back else ""))
-    players, _ = formats.replay_history(record, history)
+    if public:
+        players, texts = formats.public_history(record, history)
+    else:
+        players, _ = formats.replay_history(record, history)
+        texts = [h["move"] for h in history]
+    live_texts = [t for t, h in zip(texts, history) if h["taken_back_at"] is None]
     index = dict((id(r), k) for k, r in enumerate(history))
     for kind, item in gamelog.history_events(history):
         if kind == "takeback":
             ctx.out.print("%5d. [yellow]taken back[/yellow]" % item)
             continue
         mark = "   [dim](taken back)[/dim]" if item["taken_back_at"] is not None else ""
-        ctx.out.print("%5d. %s %s%s" % (item["number"], gamelog.player_label(
-            players[index[id(item)]]), escape(item["move"]), mark))
+        k = index[id(item)]
+        ctx.out.print("%5d. %s %s%s" % (item["number"], gamelog.player_label(players[k]),
+                                        escape(texts[k]), mark))
     if report.state is not None:
         # (player, move) as the view shows them: the moves replayed up to the problem.
-        shown = [(p, m) for p, m in zip(report.players, record["moves"]) if p is not None]
+        shown = [(p, m) for p, m in zip(report.players, live_texts) if p is not None]
         ctx.out.print()
         ctx.out.print("[bold]%s[/bold]" % ("Final position" if report.number is None else
                                            "Position after move %d" % report.number))
         ctx.out.print(view.render(report.state, None, {}, shown, width=ctx.out.width,
                                   palette=view.palette_for(ctx.out)))
         ctx.out.print()
-        _print_end(ctx, view, report.state, info, report.number)
+        _print_end(ctx, view, report.state, info, report.number, public)
     if not report.ok:
-        return ctx.fail("game %d does not replay: %s" % (args.id, report.message))
-    ctx.out.print("[green]Every digest matches the replay (%d moves).[/green]"
-                  % len(info["moves"]))
+        return ctx.fail("game %d does not replay: %s" % (
+            args.id, _public_problem(report, live_texts) if public else report.message))
+    ctx.out.print("[green]Every digest matches the replay (%s).[/green]"
+                  % plural(len(info["moves"]), "move"))
     return 0
 
 
@@ -415,15 +510,19 @@ def cmd_show(args, ctx):
 def cmd_replay(args, ctx):
     log = ctx.open()
     info = log.game(args.id)
+    public, refusal = _public_mode(args, info)
+    if refusal:
+        return ctx.fail(refusal)
     record, digests = log.record(args.id)
     view = game_view(info["game"])
     palette = view.palette_for(ctx.out)
     try:
         state = games.start(record)
     except BadPosition as exc:
-        _header(ctx, info, view, None)
+        _header(ctx, info, view, None, public)
         return ctx.fail("game %d cannot be set up: %s" % (args.id, exc))
-    _header(ctx, info, view, state)
+    _header(ctx, info, view, state, public)
+    module = games.load(info["game"])
     out = ctx.out
     out.print()
     out.print(view.render(state, None, {}, [], width=out.width, palette=palette))
@@ -443,31 +542,47 @@ def cmd_replay(args, ctx):
                 return 0
         elif args.delay and k > 1:
             time.sleep(args.delay)
+        # The public text needs the position before the move: the steps share one state.
+        before = state.clone() if public else None
         step = next(steps)
+        text = step.move
+        if public:
+            text = formats.PUBLIC_UNKNOWN_MOVE if step.illegal is not None \
+                else formats.public_move_text(module, before, step.move)
         if step.player is not None:
-            history.append((step.player, step.move))
+            history.append((step.player, text))
         out.print()
         out.print("[bold]%d. %s %s[/bold]" % (step.number, gamelog.player_label(step.player),
-                                              escape(step.move)))
+                                              escape(text)))
         if step.illegal is not None:
+            if public:
+                return ctx.fail("move %d (%s): the logged move is illegal"
+                                % (step.number, gamelog.player_label(step.player)))
             return ctx.fail("move %d (%s): the logged move %r is illegal: %s"
                             % (step.number, gamelog.player_label(step.player), step.move,
                                step.illegal))
         state = step.state
         out.print(view.render(state, None, {}, history, width=out.width, palette=palette))
         if step.logged_digest != step.replayed_digest:
+            if public:
+                return ctx.fail("move %d (%s %s): the replay gives another digest than the "
+                                "log" % (step.number, gamelog.player_label(step.player),
+                                         text))
             return ctx.fail("move %d (%s %s): digest mismatch: the log has %s, the replay gives "
                             "%s" % (step.number, gamelog.player_label(step.player), step.move,
                                     step.logged_digest, step.replayed_digest))
-        out.print("[green]digest %s matches the log[/green]" % step.replayed_digest)
+        if public:
+            out.print("[green]digest matches the log[/green]")
+        else:
+            out.print("[green]digest %s matches the log[/green]" % step.replayed_digest)
     out.print()
     diff = gamelog.result_difference(info["result"], state)
-    out.print("[green]All %d moves replayed; every digest matches the log.[/green]"
-              % len(record["moves"]))
-    _print_end(ctx, view, state, info)
+    out.print("[green]All %s replayed; every digest matches the log.[/green]"
+              % plural(len(record["moves"]), "move"))
+    _print_end(ctx, view, state, info, public=public)
     if diff:
-        return ctx.fail("game %d: the logged result differs from the replay: %s"
-                        % (args.id, diff))
+        return ctx.fail("game %d: the logged result differs from the replay%s"
+                        % (args.id, "" if public else ": " + diff))
     return 0
 
 
@@ -491,14 +606,27 @@ def _write_atomically(path, text):
 
 def cmd_export(args, ctx):
     log = ctx.open()
+    info = log.game(args.id)
+    public, refusal = _public_mode(args, info)
+    if refusal:
+        return ctx.fail(refusal)
     report = log.verify(args.id)
-    if args.format == "json":
-        text = formats.export_json(log, args.id)
+    if public:
+        writer = formats.export_public_json if args.format == "json" \
+            else formats.export_public_text
     else:
-        text = formats.export_text(log, args.id)
+        writer = formats.export_json if args.format == "json" else formats.export_text
+    text = writer(log, args.id)
     if not report.ok:
+        if public:
+            _, texts = formats.public_history(gamelog.record_of(info)[0], info["history"])
+            live_texts = [t for t, h in zip(texts, info["history"])
+                          if h["taken_back_at"] is None]
+            message = _public_problem(report, live_texts)
+        else:
+            message = report.message
         ctx.warn("game %d does not replay cleanly (exported as logged): %s"
-                 % (args.id, report.message))
+                 % (args.id, message))
     if args.output is None:
         sys.stdout.write(text)
         sys.stdout.flush()
@@ -510,8 +638,10 @@ def cmd_export(args, ctx):
         _write_atomically(target, text)
     except OSError as exc:
         return ctx.fail("cannot write %s: %s" % (args.output, exc.strerror or exc))
-    ctx.err.print("Game %d written to %s (%s, %d moves)."
-                  % (args.id, escape(args.output), args.format, report.moves))
+    ctx.err.print("Game %d written to %s (%s%s, %s)."
+                  % (args.id, escape(args.output), args.format,
+                     ", public: it cannot be imported" if public else "",
+                     plural(report.moves, "move")))
     return 0
 
 
@@ -558,9 +688,9 @@ def cmd_import(args, ctx):
     if same:
         ctx.warn("the log already held this game as game %s; imported again (--force)"
                  % ", ".join(str(g) for g in same))
-    ctx.out.print("Imported %s (%s, %s) as game [bold]%d[/bold]: %d moves%s, status %s."
+    ctx.out.print("Imported %s (%s, %s) as game [bold]%d[/bold]: %s%s, status %s."
                   % (escape(args.file), escape(_title(info["game"])), parsed.kind, gid,
-                     info["move_count"], " (%d taken back)" % info["taken_back"]
+                     plural(info["move_count"], "move"), " (%d taken back)" % info["taken_back"]
                      if info["taken_back"] else "", info["status"]))
     return 0
 
@@ -585,7 +715,7 @@ def cmd_end(args, ctx):
         result = result_of(report.state, "ended by hand")
     log.end_game(args.id, status, result)
     log.flush()  # the file must take it now: say so otherwise
-    ctx.out.print("Game %d is now %s (%d moves)." % (args.id, status, info["move_count"]))
+    ctx.out.print("Game %d is now %s (%s)." % (args.id, status, plural(info["move_count"], "move")))
     return 0
 
 
@@ -593,8 +723,8 @@ def cmd_delete(args, ctx):
     log = ctx.open()
     infos = [log.game(gid) for gid in args.ids]  # NoSuchGame before anything is removed
     if not args.yes:
-        listing = ", ".join("%d (%s, %d moves, %s)" % (i["id"], _title(i["game"]),
-                                                       i["move_count"], i["status"])
+        listing = ", ".join("%d (%s, %s, %s)" % (i["id"], _title(i["game"]),
+                                                 plural(i["move_count"], "move"), i["status"])
                             for i in infos)
         if not sys.stdin.isatty():
             return ctx.fail("delete game%s %s for good? Run it at a terminal to confirm, "

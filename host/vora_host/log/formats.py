@@ -47,7 +47,13 @@ Reading untrusted files: the size is checked before any work (MAX_RECORD_CHARS, 
 at most MAX_LINE characters, at most MAX_MOVES moves, JSON nested at most MAX_DEPTH
 deep), every line is parsed in linear time, every field is checked, nothing is evaluated,
 replay stops at the first move that does not replay, and messages quote at most a few
-dozen characters of the file. Only BadImport leaves a parser.
+dozen characters of the file. Only BadImport leaves a parser. A leading byte order mark
+is left out; whole numbers are JSON integers (not booleans or floats) or ASCII digits.
+
+The public record (export_public_json, export_public_text) of a hidden-information game
+is what a spectator may know: no seed, no digests, the moves as the rules revealed them
+(public_history), the result once the game is over. It says so ("public" in JSON,
+[Public "true"] in text) and the readers refuse it (PUBLIC_REFUSED).
 """
 
 import json
@@ -61,12 +67,15 @@ from vora_host.log.store import (BadImport, DIGEST_RE, MOVE_RE, STATUSES, U32_MA
                                  _check_result, _check_source, _check_timestamp, _is_int,
                                  _now, _short, check_history, check_replay, history_events,
                                  normalize_options, player_label, record_of)
+from vora_host.words import plural
 
 __all__ = [
     "MAX_RECORD_CHARS", "MAX_LINE", "MAX_MOVES", "MAX_DEPTH", "RECORD_FORMAT", "Parsed",
     "read_json", "looks_like_json", "parse", "parse_json", "parse_text", "record_from_dict", "export_json",
     "export_text", "dumps_json", "import_parsed", "import_json", "import_text", "import_any",
-    "option_tag", "option_texts", "replay_history",
+    "option_tag", "option_texts", "replay_history", "public_history", "public_move_text",
+    "hides_information", "full_record_allowed", "export_public_json", "export_public_text",
+    "PUBLIC_NOTE", "PUBLIC_REFUSED",
 ]
 
 # A Vora game of 400 turns is about 1,200 moves and 100 KB of JSON: these bounds leave
@@ -79,7 +88,19 @@ RECORD_FORMAT = 1
 TEXT_FORMAT_TAKEBACKS = 2
 
 GENERIC_TAGS = ("Game", "Format", "Seed", "Players", "Result", "Scores", "End", "Turns",
-                "Status", "Source", "BoardGameId", "Started", "Ended")
+                "Status", "Source", "BoardGameId", "Started", "Ended", "Public")
+
+# The public record of a hidden-information game (export_public_json/_text): what a
+# spectator may know. It has no seed and no digests (both depend on the secrets) and the
+# secret moves as the others saw them, so it cannot set the game up again: the readers
+# refuse it with PUBLIC_REFUSED rather than with a puzzling "no seed".
+PUBLIC_NOTE = ("the public record: what a spectator may know (no seed, no digests, secret "
+               "moves as the other players saw them); it cannot be imported or replayed")
+PUBLIC_REFUSED = ("this is a public export (what a spectator may know: no seed, no "
+                  "digests, secret moves hidden): it cannot be imported or replayed; "
+                  "export the game with 'vora games export ID --full' once it is over")
+PUBLIC_SECRET_MOVE = "(a move kept secret)"
+PUBLIC_UNKNOWN_MOVE = "(a move that does not replay)"
 RECORD_KEYS = ("game", "format", "options", "seed", "players", "agents", "moves", "digests",
                "result", "log")
 LOG_KEYS = ("id", "board_game_id", "source", "status", "started_at", "ended_at", "logged_at",
@@ -222,7 +243,7 @@ def _option_value(module, hooks, name, text, line):
         raise BadImport("[%s] must be one of %s, not %s" % (
             tag, ", ".join(str(c) for c in kind), _short(text)), line)
     if kind == "int":
-        if not re.fullmatch(r"-?\d{1,18}", text):
+        if not re.fullmatch(r"-?[0-9]{1,18}", text):
             raise BadImport("[%s] must be a whole number, not %s" % (tag, _short(text)), line)
         return int(text)
     if kind == "bool":
@@ -284,13 +305,15 @@ def record_from_dict(data):
     a Parsed. BadImport names the first problem."""
     if not isinstance(data, dict):
         raise BadImport("a game record is a JSON object, not %s" % type(data).__name__)
+    if "public" in data:
+        raise BadImport(PUBLIC_REFUSED)
     unknown = sorted(set(data) - set(RECORD_KEYS))
     if unknown:
         raise BadImport("unknown field(s) in the record: %s" % _short(", ".join(unknown)))
     parsed = Parsed("json")
     module = _module(data.get("game"))
     fmt = data.get("format", RECORD_FORMAT)
-    if fmt != RECORD_FORMAT:
+    if not _is_int(fmt) or fmt != RECORD_FORMAT:  # true and 1.0 equal 1 in Python
         raise BadImport("record format %s is not one this program reads (%d)"
                         % (_short(fmt), RECORD_FORMAT))
     _check_players(module, data.get("players"))
@@ -320,8 +343,8 @@ def record_from_dict(data):
         if not isinstance(digests, list):
             raise BadImport("'digests' must be a list of digests")
         if len(digests) != len(moves):
-            raise BadImport("%d digests for %d moves: there must be one per move"
-                            % (len(digests), len(moves)))
+            raise BadImport("%s for %s: there must be one per move"
+                            % (plural(len(digests), "digest"), plural(len(moves), "move")))
         for k, d in enumerate(digests, 1):
             if not isinstance(d, str) or not DIGEST_RE.fullmatch(d):
                 raise BadImport("move %d: the digest %s is not 16 lowercase hex digits"
@@ -434,22 +457,24 @@ def _history_from_json(takebacks, moves, digests, logged_at):
 
 def parse_json(text):
     """Read an export_json (or `vora play --record`) text: a Parsed. Only JSON is
-    parsed; BadImport for anything that is not a well-formed record."""
-    return record_from_dict(read_json(text))
+    parsed; BadImport for anything that is not a well-formed record. A leading byte
+    order mark is left out."""
+    return record_from_dict(read_json(_without_bom(text)))
 
 
 # ---------------------------------------------------------------- the text format
 
 _TAG_RE = re.compile(r'\[([A-Za-z]{1,40}) "((?:[^"\\]|\\["\\])*)"\]')
 _UNESCAPE_RE = re.compile(r'\\(["\\])')
-_NUMBER_RE = re.compile(r"(\d{1,7})\.[ \t]+")
+# Numbers are ASCII digits: \d and int() would also take other scripts' digits ("\u0663").
+_NUMBER_RE = re.compile(r"([0-9]{1,7})\.[ \t]+")
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
-_RESULT_RE = re.compile(r"P(\d{1,2}) wins|draw|\*")
-_SCORES_RE = re.compile(r"[+-]?\d{1,9}(?: [+-]?\d{1,9}){0,63}")
+_RESULT_RE = re.compile(r"P([0-9]{1,2}) wins|draw|\*")
+_SCORES_RE = re.compile(r"[+-]?[0-9]{1,9}(?: [+-]?[0-9]{1,9}){0,63}")
 
 
 def _tag_int(value, name, line, low=0, high=U32_MAX):
-    if not re.fullmatch(r"\d{1,%d}" % len(str(high)), value) or not low <= int(value) <= high:
+    if not re.fullmatch(r"[0-9]{1,%d}" % len(str(high)), value) or not low <= int(value) <= high:
         raise BadImport("[%s] must be a whole number from %d to %d, not %s"
                         % (name, low, high, _short(value)), line)
     return int(value)
@@ -457,7 +482,8 @@ def _tag_int(value, name, line, low=0, high=U32_MAX):
 
 def parse_text(text):
     """Parse the text format (see the module doc): a Parsed. BadImport names the line of
-    any problem; nothing is evaluated."""
+    any problem; nothing is evaluated. A leading byte order mark is left out."""
+    text = _without_bom(text)
     if len(text) > MAX_RECORD_CHARS:
         raise BadImport("a game record has at most %d MB; this text has %d characters"
                         % (MAX_RECORD_CHARS // (1024 * 1024), len(text)))
@@ -506,7 +532,7 @@ def _parse_history_line(line, n):
     if rest == "takeback":
         return ("takeback", number, n)
     parts = rest.split(None, 1)
-    if len(parts) != 2 or not re.fullmatch(r"P(?:\d{1,2}|-|\?)", parts[0]):
+    if len(parts) != 2 or not re.fullmatch(r"P(?:[0-9]{1,2}|-|\?)", parts[0]):
         raise BadImport(shape, n)
     marker = None if parts[0] == "P-" else "?" if parts[0] == "P?" else int(parts[0][1:])
     move, sep, digest = parts[1].partition(";")
@@ -530,6 +556,8 @@ def _interpret_tags(parsed):
             return None, None
         return tags[name]
 
+    if "Public" in tags:
+        raise BadImport(PUBLIC_REFUSED, tags["Public"][1])
     value, line = tag("Game", True)
     try:
         module = games.load(value)
@@ -685,16 +713,26 @@ def _interpret_history(parsed, events, module):
             raise BadImport("a file with takebacks says [Format \"2\"]", parsed.line_of("Format"))
 
 
+BOM = "\ufeff"
+
+
+def _without_bom(text):
+    """The text without the byte order mark some editors put before UTF-8 text
+    (Windows Notepad): the file is read as if it were not there."""
+    return text[1:] if text.startswith(BOM) else text
+
+
 def looks_like_json(text):
     """Whether a file is meant as JSON: it opens with '{', or with '[' that does not start
     a tag of the text format ('[Game "vora"]')."""
-    head = text.lstrip()[:2]
+    head = _without_bom(text).lstrip()[:2]
     return head[:1] == "{" or (head[:1] == "[" and not head[1:2].isalpha())
 
 
 def parse(text):
     """A JSON or text record (told apart by looks_like_json): a Parsed. BadImport
-    otherwise."""
+    otherwise. A leading byte order mark is left out."""
+    text = _without_bom(text)
     if looks_like_json(text):
         return parse_json(text)
     return parse_text(text)
@@ -706,10 +744,35 @@ def replay_history(record, rows):
     """(players, digests) of every history entry, replayed with takebacks: the player to
     act before it (None once over) and the digest after it; "?" and None after an entry
     that does not replay, until it is taken back."""
+    players, digests, _ = _replay_rows(record, rows, None)
+    return players, digests
+
+
+def public_history(record, rows):
+    """(players, texts) of every history entry as a spectator sees it: the player to act
+    before it and the move as the rules reveal it to the others (the game's
+    `public_move(state_before, move, None)`; the move itself in a game without hidden
+    information). An entry that does not replay is PUBLIC_UNKNOWN_MOVE: what it would
+    have revealed cannot be told."""
+    players, _, texts = _replay_rows(record, rows, games.load(record["game"]))
+    return players, texts
+
+
+def public_move_text(module, state, move):
+    """`move`, played in `state` of a game whose rules are `module`, as a spectator sees
+    it (the rules' public_move; the move itself when the game hides nothing)."""
+    if not module.HIDDEN_INFORMATION:
+        return move
+    reveal = getattr(module, "public_move", None)
+    return reveal(state, move, None) if reveal is not None else PUBLIC_SECRET_MOVE
+
+
+def _replay_rows(record, rows, public_module):
+    texts = [PUBLIC_UNKNOWN_MOVE] * len(rows)
     try:
         state = games.start(record)
     except BadPosition:
-        return ["?"] * len(rows), [None] * len(rows)
+        return ["?"] * len(rows), [None] * len(rows), texts
     index = dict((id(r), k) for k, r in enumerate(rows))
     players, digests = ["?"] * len(rows), [None] * len(rows)
     stack, bad = [], None
@@ -726,13 +789,16 @@ def replay_history(record, rows):
             continue
         stack.append(state.clone())
         players[k] = state.to_act()
+        before = stack[-1]
         try:
             state.play(item["move"])
         except IllegalMove:
             bad = len(stack) - 1
             continue
         digests[k] = state.digest()
-    return players, digests
+        if public_module is not None:
+            texts[k] = public_move_text(public_module, before, item["move"])
+    return players, digests, texts
 
 
 # ---------------------------------------------------------------- export
@@ -844,6 +910,104 @@ def export_text(log, game_id):
             lines.append("%d. %s %s ; %s" % (item["number"],
                                              player_label(players[index[id(item)]]),
                                              item["move"], item["digest"]))
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------- the public record
+
+# A game that may still go on: a board or `vora play` can continue it (an interrupted
+# game takes moves again), so its secrets are still secrets. An over or abandoned game
+# never continues (a board's abandoned game is not taken up again by a reconnect).
+STILL_OPEN = ("playing", "interrupted")
+
+
+def hides_information(game):
+    """Whether a game of the registry hides information (its rules'
+    HIDDEN_INFORMATION: Boars and Tossing Tiger); False for a game this program does not
+    know (it cannot be replayed either)."""
+    try:
+        return bool(games.load(game).HIDDEN_INFORMATION)
+    except BadPosition:
+        return False
+
+
+def full_record_allowed(info):
+    """Whether the full record of a logged game (seed, every move, digests) may be shown:
+    always for a game without hidden information; for a hidden-information game only
+    once it can no longer continue (status over or abandoned)."""
+    return not hides_information(info["game"]) or info["status"] not in STILL_OPEN
+
+
+def _public_parts(info):
+    """(live texts, history texts, players, result) of a game as a spectator sees it;
+    the result only once the game is over (the scores of a game in progress may count
+    secret cards)."""
+    record, _ = record_of(info)
+    history = info["history"]
+    players, texts = public_history(record, history)
+    live = [t for t, h in zip(texts, history) if h["taken_back_at"] is None]
+    result = info["result"] if info["result"] and info["result"]["over"] else None
+    return live, texts, players, result
+
+
+def export_public_json(log, game_id):
+    """A game as a spectator may know it, as JSON: the record without seed or digests,
+    the moves as the rules reveal them, the log's data (takebacks' moves public too) and
+    a "public" field saying what it is; parse_json refuses it (PUBLIC_REFUSED)."""
+    info = log.game(game_id)
+    live, texts, _, result = _public_parts(info)
+    record = {"public": PUBLIC_NOTE, "game": info["game"], "format": RECORD_FORMAT,
+              "options": info["options"], "players": info["players"], "moves": live,
+              "result": result or {}}
+    meta = {"id": log.real_id(info["id"]), "board_game_id": info["board_game_id"],
+            "source": info["source"], "status": info["status"],
+            "started_at": info["started_at"], "ended_at": info["ended_at"],
+            "logged_at": [m["logged_at"] for m in info["moves"]]}
+    takebacks = [{"at": k, "number": h["number"], "move": texts[k],
+                  "logged_at": h["logged_at"], "taken_back_at": h["taken_back_at"]}
+                 for k, h in enumerate(info["history"]) if h["taken_back_at"] is not None]
+    if takebacks:
+        meta["takebacks"] = takebacks
+    record["log"] = meta
+    return dumps_json(record)
+
+
+def export_public_text(log, game_id):
+    """A game as a spectator may know it, in the text format: no [Seed], [Public
+    "true"], the moves as the rules reveal them and no digests; parse_text refuses it
+    (PUBLIC_REFUSED)."""
+    info = log.game(game_id)
+    module = games.load(info["game"])
+    hooks = _hooks(info["game"])
+    _, texts, players, result = _public_parts(info)
+    history = info["history"]
+    tags = [("Game", info["game"]),
+            ("Format", TEXT_FORMAT_TAKEBACKS if info["taken_back"] else RECORD_FORMAT),
+            ("Public", "true"), ("Players", info["players"])]
+    for spec in module.OPTIONS:
+        if info["options"].get(spec[0]) is not None:
+            tags.append((option_tag(module, spec[0]),
+                         _option_text(module, hooks, spec[0], info["options"][spec[0]])))
+    tags += _result_tags(result)
+    tags += [("Status", info["status"]), ("Source", info["source"])]
+    if info["board_game_id"] is not None:
+        tags.append(("BoardGameId", info["board_game_id"]))
+    tags.append(("Started", info["started_at"]))
+    if info["ended_at"] is not None:
+        tags.append(("Ended", info["ended_at"]))
+    real = log.real_id(info["id"])
+    lines = ["# %s game %s from the vora game log, %s."
+             % (module.TITLE, real if real is not None else "(not yet written to the log)",
+                PUBLIC_NOTE)]
+    lines += ["[%s %s]" % (name, _quote(value)) for name, value in tags]
+    lines.append("")
+    index = dict((id(r), k) for k, r in enumerate(history))
+    for kind, item in history_events(history):
+        if kind == "takeback":
+            lines.append("%d. takeback" % item)
+        else:
+            k = index[id(item)]
+            lines.append("%d. %s %s" % (item["number"], player_label(players[k]), texts[k]))
     return "\n".join(lines) + "\n"
 
 

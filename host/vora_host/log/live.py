@@ -70,6 +70,11 @@ class LiveLog:
             return False
         log.on_trouble = self.say
         self.log = log
+        if self.gid is None:  # this session's start: games of killed programs interrupted
+            try:
+                log.close_stale()
+            except GameLogError:
+                pass
         if self.failing is not None:
             self.failing = None
             self.say("the game log %s can be opened again" % self.path)

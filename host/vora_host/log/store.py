@@ -41,6 +41,14 @@ humans agreed to undo it). The move stays in the game's history, marked taken ba
 live moves (record(), verify(), replay, the export's moves) leave it out, and the next
 move is numbered n again. History is never rewritten.
 
+Stale games. Every start and move also notes which process logs the game (a lease: host
+name and process id, in the table `leases`, made by the first write that needs it, so the
+schema version is unchanged). A program killed mid-game leaves its game "playing";
+`close_stale()`, which a session calls when it opens the log, marks such games (their
+process, on this machine, is gone) "interrupted", and the games it is told to abandon (a
+board's saved game thrown away by --fresh) "abandoned". A game logged before leases
+existed, or by another machine, is left as it is.
+
 Result. `end_game()` takes None or the dict `vora_host.log.records.result_of()` makes:
 {"over", "end", "turns_completed", "scores", "winner"}, all five keys, so that both export
 formats carry it exactly.
@@ -49,6 +57,7 @@ formats carry it exactly.
 import json
 import os
 import re
+import socket
 import sqlite3
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -67,7 +76,7 @@ __all__ = [
     "normalize_options", "player_label", "MOVE_RE", "DIGEST_RE",
 ]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 # PRAGMA application_id: "Vora" in ASCII, so that `file` and this module can tell a game
 # log from any other SQLite database.
 APPLICATION_ID = 0x566F7261
@@ -301,7 +310,38 @@ def _migrate_to_3(conn):
         conn.execute(statement)
 
 
-MIGRATIONS = {1: _migrate_to_1, 2: _migrate_to_2, 3: _migrate_to_3}
+# Version 4: 64-bit seeds. The seeds of the hidden-information games take 64 bits of the
+# OS's randomness (shared_rules.secret_prng), one more than SQLite's signed INTEGER holds,
+# and `seed` keeps its CHECK (seed >= 0) (SQLite cannot drop it without rebuilding the
+# table that moves and leases refer to). So a seed is kept in two columns: its low 63
+# bits in `seed`, its top bit in `seed_high` (0 for every seed below 2**63, so every
+# older row reads as it did). _seed_columns() splits, _seed_of() joins.
+_SCHEMA_4 = (
+    "ALTER TABLE games ADD COLUMN seed_high INTEGER NOT NULL DEFAULT 0 "
+    "CHECK (seed_high IN (0, 1))",
+)
+
+
+def _migrate_to_4(conn):
+    for statement in _SCHEMA_4:
+        conn.execute(statement)
+
+
+_SEED_LOW_BITS = 63
+_SEED_LOW = (1 << _SEED_LOW_BITS) - 1
+
+
+def _seed_columns(seed):
+    """(seed, seed_high): a seed of up to 64 bits as the games table keeps it."""
+    return seed & _SEED_LOW, seed >> _SEED_LOW_BITS
+
+
+def _seed_of(low, high):
+    """The seed kept as (seed, seed_high) in the games table."""
+    return low | (high << _SEED_LOW_BITS)
+
+
+MIGRATIONS = {1: _migrate_to_1, 2: _migrate_to_2, 3: _migrate_to_3, 4: _migrate_to_4}
 # The most notes an attention mark keeps on one game (a board that goes wrong at every
 # move must not grow the log without end); the last note says how many more there were.
 ATTENTION_NOTES = 20
@@ -322,6 +362,36 @@ def _add_note(notes, note):
 
 def _now():
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+# Which process logs a game (see "Stale games" in the module doc). Not part of the schema's
+# versioned tables: made by the first write that needs it; an older vora ignores it.
+_LEASES = ("CREATE TABLE IF NOT EXISTS leases (game_id INTEGER PRIMARY KEY "
+           "REFERENCES games (id) ON DELETE CASCADE, host TEXT NOT NULL, "
+           "pid INTEGER NOT NULL, since TEXT NOT NULL)")
+
+
+def _owner():
+    """(host name, process id) of this program, for the lease of the games it logs."""
+    return socket.gethostname(), os.getpid()
+
+
+def _process_gone(pid):
+    """True when no process `pid` runs on this machine (one of another user's is not
+    gone: signalling it is only refused)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except (PermissionError, OSError, OverflowError):
+        return False
+    return False
+
+
+def _lease(conn, gid, owner, at):
+    conn.execute(_LEASES)
+    conn.execute("INSERT OR REPLACE INTO leases (game_id, host, pid, since) VALUES (?, ?, ?, ?)",
+                 (gid, owner[0], owner[1], at))
 
 
 def _is_int(v):
@@ -396,6 +466,19 @@ def _check_move_args(number, move, digest):
         raise ValueError("a digest is 16 lowercase hex digits, not %s" % _short(digest))
 
 
+def _no_bool_for_int(given, spelled, where):
+    """ValueError where an option's value has true or false and the game took it for a
+    whole number (Python's True == 1: a rules module may not tell them apart)."""
+    if isinstance(given, bool) and _is_int(spelled):
+        raise ValueError("option %s: %s is not a whole number" % (where, _short(given)))
+    if isinstance(given, dict) and isinstance(spelled, dict):
+        for key, value in given.items():
+            _no_bool_for_int(value, spelled.get(key), "%s.%s" % (where, key))
+    elif isinstance(given, list) and isinstance(spelled, list):
+        for k, (value, other) in enumerate(zip(given, spelled)):
+            _no_bool_for_int(value, other, "%s[%d]" % (where, k))
+
+
 def normalize_options(game, players, seed, options):
     """Check that the game can be set up and return its options with every default
     spelled out (the state's options()), so the log replays the same game even if a
@@ -420,6 +503,8 @@ def normalize_options(game, players, seed, options):
         state = games.start({"game": game, "players": players, "seed": seed,
                              "options": options})
         spelled = state.options()
+        for key, value in options.items():
+            _no_bool_for_int(value, spelled.get(key), key)
     except BadPosition as exc:
         raise ValueError("the game cannot be set up: %s" % exc)
     except (TypeError, ValueError, KeyError, AttributeError, IndexError, OverflowError,
@@ -655,7 +740,7 @@ class GameLog:
             try:
                 self._migrate()
             except sqlite3.Error as exc:
-                if version not in (1, 2) or _write_reason(exc) is None:
+                if version not in (1, 2, 3) or _write_reason(exc) is None:
                     raise
                 # A log of an older schema that cannot be written (read-only, a full disk)
                 # is still read: its tables seen through views with the new columns, until
@@ -663,8 +748,8 @@ class GameLog:
                 if version == 1:
                     conn.execute("CREATE TEMP VIEW moves AS SELECT id, game_id, number, move, "
                                  "digest, logged_at, NULL AS taken_back_at FROM main.moves")
-                conn.execute("CREATE TEMP VIEW games AS SELECT *, NULL AS attention "
-                             "FROM main.games")
+                conn.execute("CREATE TEMP VIEW games AS SELECT *, %s0 AS seed_high "
+                             "FROM main.games" % ("NULL AS attention, " if version < 3 else ""))
 
     def _migrate(self):
         conn = self._conn
@@ -875,10 +960,11 @@ class GameLog:
         kind = op["kind"]
         if kind == "start":
             cur = conn.execute(
-                "INSERT INTO games (board_game_id, game, players, seed, options, source, "
-                "started_at, status) VALUES (?, ?, ?, ?, ?, ?, ?, 'playing')",
-                (op["board_game_id"], op["game"], op["players"], op["seed"], op["options"],
-                 op["source"], op["at"]))
+                "INSERT INTO games (board_game_id, game, players, seed, seed_high, options, "
+                "source, started_at, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'playing')",
+                (op["board_game_id"], op["game"], op["players"]) + _seed_columns(op["seed"])
+                + (op["options"], op["source"], op["at"]))
+            _lease(conn, cur.lastrowid, op["owner"], op["at"])
             return cur.lastrowid
         gid = self._canon(op["gid"])
         status, result = self._status(conn, gid)
@@ -897,6 +983,7 @@ class GameLog:
             conn.execute("INSERT INTO moves (game_id, number, move, digest, logged_at) "
                          "VALUES (?, ?, ?, ?, ?)",
                          (gid, number, op["move"], op["digest"], op["at"]))
+            _lease(conn, gid, op["owner"], op["at"])  # whoever logs its moves now
             return True
         if kind == "takeback":
             last = conn.execute("SELECT coalesce(max(number), 0) FROM moves WHERE game_id = ? "
@@ -951,7 +1038,7 @@ class GameLog:
         started_at = _now() if started_at is None else _check_timestamp(started_at, "started_at")
         op = {"kind": "start", "gid": None, "game": game, "players": players, "seed": seed,
               "options": json.dumps(options), "source": source,
-              "board_game_id": board_game_id, "at": started_at}
+              "board_game_id": board_game_id, "at": started_at, "owner": _owner()}
         gid = self._submit(op)
         self._touch(gid)
         return gid
@@ -967,7 +1054,7 @@ class GameLog:
         _check_move_args(number, move, digest)
         self._touch(game_id)
         return self._submit({"kind": "move", "gid": game_id, "number": number, "move": move,
-                             "digest": digest, "at": _now()})
+                             "digest": digest, "at": _now(), "owner": _owner()})
 
     def take_back(self, game_id, number) -> None:
         """Record that move `number`, the game's last live move, was taken back: it stays
@@ -1014,20 +1101,69 @@ class GameLog:
             conn.execute("DELETE FROM moves WHERE game_id = ?", (gid,))
             conn.execute("DELETE FROM games WHERE id = ?", (gid,))
 
+    def close_stale(self, abandon=()) -> List[Tuple[int, str]]:
+        """A new session's tidying, in one transaction: every game still "playing" whose
+        logging process, on this machine, is gone (killed: it could not say so) becomes
+        "interrupted", which a later session may resume; the games `abandon` names (ids:
+        the board's saved game thrown away by --fresh) become "abandoned" unless they are
+        over. Returns [(id, new status)]. What waits in memory is written first; when the
+        file cannot be written now, nothing changes (CannotWrite, DatabaseLocked)."""
+        if self._pending:
+            self.flush()
+        host, me = _owner()
+        changed = []
+        with self._transaction() as conn:
+            leases = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
+                                  "name = 'leases'").fetchone() is not None
+            rows = conn.execute(
+                "SELECT g.id, l.pid FROM games g JOIN leases l ON l.game_id = g.id "
+                "WHERE g.status = 'playing' AND l.host = ? AND l.pid != ?",
+                (host, me)).fetchall() if leases else []
+            at = _now()
+            for gid, pid in rows:
+                if _process_gone(pid):
+                    conn.execute("UPDATE games SET status = 'interrupted', ended_at = ? "
+                                 "WHERE id = ?", (at, gid))
+                    changed.append((gid, "interrupted"))
+            for gid in abandon:
+                gid = self._canon(gid)
+                status, _ = self._status(conn, gid)
+                if status in ("playing", "interrupted"):
+                    conn.execute("UPDATE games SET status = 'abandoned', ended_at = ? "
+                                 "WHERE id = ?", (at, gid))
+                    changed = [c for c in changed if c[0] != gid] + [(gid, "abandoned")]
+        return changed
+
     # ---- reading
+
+    def played_elsewhere(self, gid) -> Optional[int]:
+        """The process id of another program on this machine that logs game `gid` now
+        (its lease, and the process is alive), or None: nobody else plays it."""
+        host, me = _owner()
+        with self._errors():
+            if self._conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
+                                  "name = 'leases'").fetchone() is None:
+                return None
+            row = self._conn.execute(
+                "SELECT l.pid FROM leases l JOIN games g ON g.id = l.game_id "
+                "WHERE l.game_id = ? AND g.status = 'playing' AND l.host = ? AND l.pid != ?",
+                (self._canon(gid), host, me)).fetchone()
+        return None if row is None or _process_gone(row[0]) else row[0]
 
     _SUMMARY = ("SELECT g.id, g.board_game_id, g.game, g.players, g.seed, g.options, g.source, "
                 "g.started_at, g.ended_at, g.result, g.status, g.imported_at, g.attention, "
+                "g.seed_high, "
                 "(SELECT count(*) FROM moves m WHERE m.game_id = g.id "
                 "AND m.taken_back_at IS NULL), "
                 "(SELECT count(*) FROM moves m WHERE m.game_id = g.id "
                 "AND m.taken_back_at IS NOT NULL) FROM games g ")
     _KEYS = ("id", "board_game_id", "game", "players", "seed", "options", "source",
              "started_at", "ended_at", "result", "status", "imported_at", "attention",
-             "move_count", "taken_back")
+             "seed_high", "move_count", "taken_back")
 
     def _summary(self, row):
         info = dict(zip(self._KEYS, row))
+        info["seed"] = _seed_of(info["seed"], info.pop("seed_high"))
         try:
             info["options"] = json.loads(info["options"])
             info["result"] = None if info["result"] is None else json.loads(info["result"])
@@ -1147,11 +1283,15 @@ class GameLog:
         """Ids of the games of the log that hold this very game: the same game, players,
         seed, options and live moves (and start time, when `started_at` is given)."""
         options = json.dumps(record.get("options"))
+        seed = record.get("seed")
+        if not _is_int(seed) or not 0 <= seed < 1 << (_SEED_LOW_BITS + 1):
+            return []  # no game of the log has such a seed
         with self._errors():
             rows = self._conn.execute(
                 "SELECT id, options, started_at FROM games WHERE game = ? AND seed = ? "
-                "AND players = ? ORDER BY id", (record.get("game"), record.get("seed"),
-                                                record.get("players"))).fetchall()
+                "AND seed_high = ? AND players = ? ORDER BY id",
+                (record.get("game"),) + _seed_columns(record.get("seed"))
+                + (record.get("players"),)).fetchall()
             out = []
             for gid, opts, start in rows:
                 if opts != options or (started_at is not None and start != started_at):
@@ -1218,11 +1358,11 @@ class GameLog:
                 raise CannotWrite(str(exc), exc.reason)
         with self._transaction() as conn:
             cur = conn.execute(
-                "INSERT INTO games (board_game_id, game, players, seed, options, source, "
-                "started_at, ended_at, result, status, imported_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (meta.get("board_game_id"), record["game"], record["players"], record["seed"],
-                 json.dumps(record["options"]), meta["source"], meta.get("started_at") or now,
+                "INSERT INTO games (board_game_id, game, players, seed, seed_high, options, "
+                "source, started_at, ended_at, result, status, imported_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (meta.get("board_game_id"), record["game"], record["players"])
+                + _seed_columns(record["seed"]) + (json.dumps(record["options"]), meta["source"], meta.get("started_at") or now,
                  meta.get("ended_at"),
                  None if meta.get("result") is None else json.dumps(meta["result"]),
                  meta["status"], now))
@@ -1359,7 +1499,8 @@ class VerifyReport:
     @property
     def message(self):
         if self.problem is None:
-            return "all %d moves replay and every digest matches" % self.moves
+            return "%s replay and every digest matches" % (
+                "the one move" if self.moves == 1 else "all %d moves" % self.moves)
         if self.problem == "setup":
             return "the game cannot be set up: %s" % self.reason
         if self.problem == "illegal":

@@ -36,6 +36,9 @@ HELD = (160, 160, 0)
 SETTLE_S = 0.15  # the board shows a frame within a scan or two
 
 
+UNTIL = object()  # what _wait returns when its condition came true (not a typed line)
+
+
 class DoctorFailed(Exception):
     pass
 
@@ -145,15 +148,15 @@ class Doctor:
 
     def _wait(self, seconds, prompt=None, until=None):
         """Let the board run: for `seconds` (None: no limit), or until a line is typed when
-        interactive (the line is returned), or until until() is true (""); None at the end
-        of the time."""
+        interactive (the line is returned, "" for Enter alone), or until until() is true
+        (UNTIL); None at the end of the time."""
         if prompt:
             self.console.print(prompt)
         end = None if seconds is None else time.monotonic() + seconds
         while True:
             self.conn.pump(0.002)
             if until is not None and until():
-                return ""
+                return UNTIL
             if end is not None and time.monotonic() > end:
                 return None
             if self.interactive:
@@ -213,8 +216,8 @@ class Doctor:
                         seen.add(k)
             if changed:
                 self._show(frame())
-            if got is not None and got != "" and self.interactive:
-                break
+            if got is not None and got is not UNTIL:
+                break  # Enter: the person has pressed every key they meant to
             if len(seen) == wire.KEYS - len(stuck_at_start) and not down:
                 break
         after = self.diag()

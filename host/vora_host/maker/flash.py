@@ -149,6 +149,13 @@ class Flasher:
                 raise FlashFailed("the board did not stop for the REPL (%s): hold a corner key "
                                   "while plugging it in (safe mode) and try again" % exc)
             time.sleep(0.3)
+            try:
+                conn.pump()  # a refusal that came with the acknowledgement
+            except LinkError:
+                pass  # gone to the REPL: mpremote takes it from here
+            refused = [p for p in conn.client.problems if "refused REPL" in p]
+            if refused:  # it said why (the virtual board without its MicroPython, ...)
+                raise FlashFailed(refused[0].replace("the board says: ", "the board "))
         finally:
             conn.close()
 

@@ -18,6 +18,8 @@ import collections
 from vora_host import bots as bot_kinds
 from vora_host.games.vora import view
 
+R_BUSY = 18  # the board's refusal of a position while a game is in progress (vora_ui)
+
 __all__ = ["BoardPlay", "check_kind", "find_seat", "parse_bot_seats", "seat_table", "seats_text"]
 
 
@@ -223,7 +225,11 @@ class BoardPlay:
         while c.refused:
             key, reason, detail = c.refused.popleft()
             name = None if key == 255 else _key_name(key)
-            self.say(view.refusal_text(reason, name, detail))
+            text = view.refusal_text(reason, name, detail)
+            if reason == R_BUSY and self.position is not None:
+                # the board's saved game: the virtual board can start without it
+                text += "; or start the virtual board with --fresh (it forgets its saved game)"
+            self.say(text)
 
 
 def _key_name(k):

@@ -14,7 +14,9 @@ vora_host.log.store):
     quit, Ctrl-C, end of input, the
       window or the board closed         -> interrupted   (resumed later)
     a demo (--bots-only) that stops      -> abandoned
-    the program killed                   -> stays playing (resumed later too)
+    the program killed                   -> stays playing, until the next session finds
+                                            its process gone: interrupted (the log's
+                                            close_stale); resumed later too
     a move after a resume                -> playing       (the log reopens interrupted games)
     the move that ended it taken back    -> playing       (the log reopens it)
     --fresh, or another game started     -> abandoned     (never resumed; still listed and
@@ -65,7 +67,8 @@ def saved_game(log, game):
     """The newest unfinished game of `game` the PC ran (a summary as log.games() gives),
     or None."""
     found = [info for status in UNFINISHED for info in log.games(status=status)
-             if info["game"] == game and _pc_run(info)]
+             if info["game"] == game and _pc_run(info)
+             and log.played_elsewhere(info["id"]) is None]
     return max(found, key=lambda info: info["id"]) if found else None
 
 
@@ -87,6 +90,10 @@ def resumable(log, game_id):
     if info["status"] not in UNFINISHED:
         raise ResumeError("game %d is %s: it cannot be continued ('vora games show %d' "
                           "shows it)" % (game_id, info["status"], game_id))
+    elsewhere = log.played_elsewhere(game_id)
+    if elsewhere is not None:
+        raise ResumeError("game %d is being played right now by another vora (process %d)"
+                          % (game_id, elsewhere))
     return info
 
 

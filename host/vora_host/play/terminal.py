@@ -24,9 +24,12 @@ from rich.text import Text
 from shared_rules.errors import IllegalMove
 
 from vora_host import games as host_games
+from vora_host.games.base import word_order
 from vora_host.log.records import result_of
+from vora_host.words import plural
 
-__all__ = ["Human", "TerminalGame", "group_moves", "resolve_entry", "COMMANDS_HELP"]
+__all__ = ["Human", "TerminalGame", "group_moves", "in_shown_order", "resolve_entry",
+           "COMMANDS_HELP"]
 
 # How a game stopped, as the game loop reports it.
 OVER, QUIT, INTERRUPTED, EOF = "over", "quit", "interrupted", "end of input"
@@ -58,6 +61,13 @@ class Human:
 
     def __repr__(self):
         return "Human()"
+
+
+def in_shown_order(moves):
+    """The legal moves in the order a human reads them, which their numbers follow:
+    word by word in natural order (`word_order`: "draw 2" before "draw 10"), where the
+    engine's own list is sorted as text ("draw 10" before "draw 2")."""
+    return sorted(moves, key=lambda move: [word_order(w) for w in move.split(" ")])
 
 
 def group_moves(moves):
@@ -331,7 +341,7 @@ class TerminalGame:
         """Prompt until a legal move is entered; None when the player quits or input ends."""
         state = self.state
         self.show()
-        moves = state.legal_moves()
+        moves = in_shown_order(state.legal_moves())  # what a number picks is what is shown
         self._print_prompt_header(player, moves)
         while True:
             entry = self._input("P%d> " % player)
@@ -462,8 +472,8 @@ class TerminalGame:
         console = self.console
         console.print()
         if state.is_over():
-            console.print("[bold]Game over[/bold] after %d turns: %s."
-                          % (state.turn_count(), self.view.end_reason(state)))
+            console.print("[bold]Game over[/bold] after %s: %s."
+                          % (plural(state.turn_count(), "turn"), self.view.end_reason(state)))
         else:
             console.print("[bold]The game stopped[/bold] (%s) during turn %d; scores so far:"
                           % (self.stopped or "unfinished", state.turn_count() + 1))

@@ -35,7 +35,8 @@ written before anything else. The pseudo-terminal is new at each start, so the b
 keeps a stable name for it, as a USB board has: a symbolic link at
 vora_host.link.ports.virtual_device_path() (/tmp/vora-<uid>/ttyVORA, or in
 $XDG_RUNTIME_DIR; $VORA_SIM_DEVICE chooses another), pointed at the new pseudo-terminal at
-every start and removed at the end. `vora mirror --port sim` opens that name.
+every start and removed at the end (a second board running at the same time keeps a name
+of its own, ttyVORA2, and says so). `vora mirror --port sim` opens that name.
 """
 
 import asyncio
@@ -59,6 +60,7 @@ from vora_host.games.vora import view
 from vora_host.virtual.savelock import SaveFolderBusy, SaveLock
 from vora_host.virtual.flash import SimFlash
 from vora_host.virtual.machine import SimMachine
+from vora_host.words import plural
 
 __all__ = ["SimError", "VirtualBoard", "PtyPort", "default_save_dir", "default_pinmap_path",
            "load_pinmap", "parse_key", "run", "PRESS_MS", "HOLD_MS", "PINMAP_NAME"]
@@ -144,16 +146,21 @@ class StableName:
     """A symbolic link at `link` to the pseudo-terminal `target`, kept while the board runs.
 
     Made atomically (a new link renamed over the old one), so a program opening the name
-    gets the old device or the new one, never nothing; a link left by a board that was
-    killed is simply replaced. The folder is created private (0700) when missing, and one
-    that is not ours, or is itself a link, is refused: another user must not choose where
-    the name points. remove() deletes the link only while it still points at our device
-    (another virtual board may have taken the name since)."""
+    gets the old device or the new one, never nothing. A running board holds a lock on
+    LINK.lock: while another virtual board holds the name, this one takes a name of its
+    own (LINK2, LINK3, ...: `taken` says so) rather than steal it; a link left by a board
+    that was killed (its lock went with it) is simply replaced. The folder is created
+    private (0700) when missing, and one that is not ours, or is itself a link, is refused:
+    another user must not choose where the name points. remove() deletes the link only
+    while it still points at our device."""
+
+    OTHERS = 8  # names tried after the first one, while other virtual boards hold them
 
     def __init__(self, link, target):
-        self.link = str(link)
+        self.wanted = str(link)
         self.target = target
-        folder = os.path.dirname(self.link) or "."
+        self._lock = None
+        folder = os.path.dirname(self.wanted) or "."
         try:
             os.makedirs(folder, mode=0o700, exist_ok=True)
         except OSError as exc:
@@ -163,6 +170,15 @@ class StableName:
         if not stat.S_ISDIR(info.st_mode) or (hasattr(os, "getuid") and info.st_uid != os.getuid()):
             raise SimError("%s is not a folder of yours: the stable device name is not made "
                            "there (set VORA_SIM_DEVICE to another path)" % folder)
+        for n in range(1, self.OTHERS + 2):
+            name = self.wanted if n == 1 else "%s%d" % (self.wanted, n)
+            if self._take(name):
+                break
+        else:
+            raise SimError("%d other virtual boards hold the stable device names %s to %s%d"
+                           % (self.OTHERS + 1, self.wanted, self.wanted, self.OTHERS + 1))
+        self.link = name
+        self.taken = name != self.wanted  # another board has the usual name
         tmp = "%s.%d.tmp" % (self.link, os.getpid())
         try:
             try:
@@ -172,8 +188,30 @@ class StableName:
             os.symlink(target, tmp)
             os.replace(tmp, self.link)
         except OSError as exc:
+            self._release()
             raise SimError("cannot make the stable device name %s: %s"
                            % (self.link, exc.strerror or exc))
+
+    def _take(self, name):
+        # True when this board now holds `name` (the lock is kept open until remove()).
+        import fcntl
+        try:
+            fd = os.open(name + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as exc:
+            raise SimError("cannot lock the stable device name %s: %s"
+                           % (name, exc.strerror or exc))
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            return False
+        self._lock = fd
+        return True
+
+    def _release(self):
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None
 
     def remove(self):
         try:
@@ -181,6 +219,7 @@ class StableName:
                 os.unlink(self.link)
         except OSError:
             pass
+        self._release()
 
 
 class PtyPort:
@@ -199,6 +238,7 @@ class PtyPort:
         self.master, slave = os.openpty()
         self.path = os.ttyname(slave)
         self.stable_path = None  # the stable name pointing here, once made (run())
+        self.stable_note = ""  # why it is not the usual one (another board has that)
         # Raw mode so bytes pass unchanged (no echo, no CR/LF translation, no signals).
         # The settings belong to the pty, so they stay after this fd is closed.
         attrs = termios.tcgetattr(slave)
@@ -345,7 +385,13 @@ class VirtualBoard:
 
     @property
     def ui(self):
+        if self.app is None:  # a board with no firmware on its flash, or in safe mode
+            raise ValueError("no game runs on the board: %s" % self.machine.status())
         return self.app.ui
+
+    def game_on(self):
+        """True while the firmware runs (not the REPL of a bare board or of safe mode)."""
+        return self.app is not None and self.machine.state == "app"
 
     def _link_write(self, data):
         self.bytes_out += len(data)
@@ -498,7 +544,7 @@ class VirtualBoard:
     def detail(self):
         """A second line: the preview, the farm on view (and from whose seat it is laid
         out), or what was picked."""
-        if self.terminal_mode():
+        if self.terminal_mode() or not self.game_on():
             return ""
         ui = self.ui
         st = ui.state
@@ -534,6 +580,8 @@ class VirtualBoard:
         if self.terminal_mode():
             return ("Press the keys the PC's screen names (click, or type a key name a1..g7 "
                     "and Enter) | q quits")
+        if not self.game_on():
+            return "No game runs: the keys do nothing until the firmware does | reset | q quits"
         ui = self.ui
         st = ui.state
         if ui.mode == vora_ui.MODE_SETUP or st is None:
@@ -557,6 +605,8 @@ class VirtualBoard:
         if self.terminal_mode():
             named = self.terminal_keys() if self.terminal_keys else None
             return list(named[1]) if named else marks
+        if not self.game_on():
+            return marks
         ui = self.ui
         st = ui.state
         for seat, k in layout.CORNER_OF_SEAT.items():
@@ -581,11 +631,24 @@ class VirtualBoard:
 
     def resumed_note(self):
         """Said at start when the board resumed a saved game ('' otherwise)."""
+        if not self.game_on():
+            return ""
         ui = self.ui
         if ui.state is None:
+            return self.dropped_save_note()
+        return ("Resumed the saved game (%s). A new one: hold your corner 2 s, then "
+                "c4; or start with --fresh" % plural(ui.moves_played, "move"))
+
+
+    def dropped_save_note(self):
+        """Said at start when a save was there but not resumed (why), else ''."""
+        if not self.game_on() or self.ui.state is not None:
             return ""
-        return ("Resumed the saved game (%d moves). A new one: hold your corner 2 s, then "
-                "c4; or start with --fresh" % ui.moves_played)
+        error = self.ui.error
+        if not error.startswith("save ignored: "):
+            return ""
+        return "The saved game was not resumed: %s. A new game starts." % (
+            error[len("save ignored: "):])
 
 
 _ARROWS = {"S": "^", "N": "v", "W": ">", "E": "<"}  # the way an edge key pushes
@@ -629,7 +692,10 @@ def refusal(board):
     ui = board.ui
     k = ui.refused_key
     name = layout.KEY_NAMES[k] if 0 <= k < layout.KEYS else None
-    return view.refusal_text(ui.refused_reason, name, ui.refused_detail)
+    text = view.refusal_text(ui.refused_reason, name, ui.refused_detail)
+    if ui.refused_reason == vora_ui.R_BUSY:  # a position asked for over the saved game
+        text += "; or start with --fresh (the saved game is then forgotten)"
+    return text
 
 
 async def _press_and_say(board, k, ms, name, emit):
@@ -843,7 +909,9 @@ class Screen:
         self.entry = ""
         # A game the PC runs says its own resume, never the board's saved Vora game.
         resumed = getattr(companion, "resumed_note", board.resumed_note)
-        self.message = resumed() or (
+        taken = getattr(board.port, "stable_note", "")
+        notes = [n for n in (taken[:1].upper() + taken[1:], resumed()) if n]
+        self.message = ". ".join(notes) or (
             "Type a key name (c3) or a move (push crow Sc) and Enter, or click a key")
         self.first_message = self.message
         self.cell_h = 3
@@ -852,7 +920,7 @@ class Screen:
         self._lines = {}
         self.full = True
         self.frames_drawn = 0
-        self._refusals = board.ui.refusals
+        self._refusals = board.ui.refusals if board.game_on() else 0
         self.side_mode = "full"
 
     # geometry
@@ -947,6 +1015,8 @@ class Screen:
         return [_clip(title, self.cols - 1), _clip(legend, self.cols - 1)]
 
     def _refusal_seen(self):
+        if not self.board.game_on():
+            return
         ui = self.board.ui
         if ui.refusals != self._refusals:
             self._refusals = ui.refusals
@@ -1238,14 +1308,16 @@ def _read_script(path):
 
 def run(save_dir=None, fresh=False, seed=None, headless=False, script=None, pinmap_file=None,
         ghosting=False, stdin=None, stdout=None, stderr=None, companion=None, flash_dir=None,
-        flash_size=None):
+        flash_size=None, on_fresh=None):
     """Run the virtual board until quit; returns the exit status.
 
     `flash_dir`: the board's simulated flash (boot from what is installed there; its save
     in flash_dir/save unless save_dir says otherwise); flash_size its capacity in bytes.
 
     `companion` (vora play's mirror) runs in the same event loop: companion.start(board)
-    returns its tasks, and companion.side_lines(width) what to draw beside the board."""
+    returns its tasks, and companion.side_lines(width) what to draw beside the board.
+    `on_fresh(text)` is told the saved game `fresh` throws away (vora play abandons it in
+    the game log)."""
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
@@ -1266,7 +1338,11 @@ def run(save_dir=None, fresh=False, seed=None, headless=False, script=None, pinm
             folder.mkdir(parents=True, exist_ok=True)
             lock.acquire(folder)  # before --fresh: never wipe the game of a board still running
             if fresh:
-                Store(str(folder)).clear()
+                store = Store(str(folder))
+                dropped = store.load()
+                store.clear()
+                if dropped and on_fresh is not None:
+                    on_fresh(dropped)
         except OSError as exc:
             raise SimError("cannot use the save folder %s: %s" % (folder, exc.strerror or exc))
         except SaveFolderBusy as exc:
@@ -1284,6 +1360,12 @@ def run(save_dir=None, fresh=False, seed=None, headless=False, script=None, pinm
         try:  # the stable name first: whoever reads the first line finds it made
             stable = StableName(virtual_device_path(), port.path)
             port.stable_path = stable.link
+            if stable.taken:
+                port.stable_note = ("another virtual board runs as %s (--port sim); this one "
+                                    "is %s (--port %s)" % (stable.wanted, stable.link,
+                                                           stable.link))
+                stderr.write("vora sim: %s\n" % port.stable_note)
+                stderr.flush()
         except SimError as exc:
             stderr.write("vora sim: %s; use %s\n" % (exc, port.path))
             stderr.flush()
@@ -1291,7 +1373,14 @@ def run(save_dir=None, fresh=False, seed=None, headless=False, script=None, pinm
         stdout.write(port.path + "\n")
         stdout.flush()
         board = VirtualBoard(folder, pinmap, port, seed=seed, ghosting=ghosting, flash=flash)
+        if flash is not None and board.machine.repl_refusal is not None:
+            # a simulated flash is for vora flash and mpremote, which need the REPL
+            stderr.write("vora sim: %s\n" % board.machine.repl_refusal)
+            stderr.flush()
         draw = not headless and _isatty(stdout)
+        if not draw and board.dropped_save_note():  # the screen says it on its message line
+            stderr.write("vora sim: %s\n" % board.dropped_save_note())
+            stderr.flush()
         keyboard = draw and _isatty(stdin)
         return asyncio.run(_main(board, lines, draw, keyboard, stdin, stdout, stderr,
                                  companion))

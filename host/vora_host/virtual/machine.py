@@ -231,6 +231,8 @@ class SimMachine:
         """One line for the screen when the game is not running, else None."""
         if self.state == APP:
             return None
+        if self.repl_refusal is not None:
+            return "no REPL: %s  (reset to restart)" % self.repl_refusal
         if self.flash is not None and not self.flash.installed():
             return "stock MicroPython: no firmware on the flash (vora flash installs it); REPL free"
         return (self.said or "the REPL is free for mpremote") + "  (reset to restart)"

@@ -51,19 +51,23 @@ RUNNER = _shipped("mpy_repl.mjs")  # shipped with vora (tools/ in a checkout)
 PRELUDE = _shipped("mpy_repl_prelude.py")
 
 
-def _npm_prefix():
-    """Where npm installs MicroPython for this vora: the checkout (./dev setup, npm ci), or
-    for an installed vora its data folder ($XDG_DATA_HOME/vora/micropython)."""
+def _node_modules():
+    """Where npm put MicroPython (the runner is given its module's path): a checkout's
+    node_modules (./dev setup, npm ci); for an installed vora, node_modules in its data
+    folder ($XDG_DATA_HOME/vora/micropython, install_hint()); $VORA_NODE_MODULES names
+    another (tests point it at an empty folder to see what a missing one says)."""
+    if os.environ.get("VORA_NODE_MODULES"):
+        return Path(os.environ["VORA_NODE_MODULES"])
     root = resources.checkout()
     if root is not None:
-        return root
+        return root / "node_modules"
     base = os.environ.get("XDG_DATA_HOME") or ""
     data = Path(base) if base and Path(base).is_absolute() else Path.home() / ".local" / "share"
-    return data / "vora" / "micropython"
+    return data / "vora" / "micropython" / "node_modules"
 
 
-NPM_PREFIX = _npm_prefix()
-PACKAGE_DIR = NPM_PREFIX / "node_modules" / NPM_PACKAGE
+NODE_MODULES = _node_modules()
+PACKAGE_DIR = NODE_MODULES / NPM_PACKAGE
 MAX_FRAME = 8 * 1024 * 1024  # from the sandbox: anything bigger is not a flash file
 MAX_PATH = 200
 INTERRUPT_AFTER_S = 0.25  # Ctrl-C while the sandbox has not answered for this long: it runs code
@@ -95,7 +99,8 @@ def unavailable():
     if _node_version(node) < (20, 0):
         return "the virtual board's REPL needs Node.js 20 or later (its sandbox: the permission model)"
     if not (PACKAGE_DIR / "micropython.mjs").is_file():
-        return "the virtual board's REPL needs MicroPython's WebAssembly port: " + install_hint()
+        # The remedy first: a host shows the board's words cut at 200 characters.
+        return install_hint()
     if RUNNER is None or PRELUDE is None:
         return "the virtual board's REPL runner is missing: reinstall vora"
     return None
@@ -110,11 +115,18 @@ def npm_pin():
 
 
 def install_hint():
-    """The command that installs the WebAssembly MicroPython where this vora looks."""
-    if resources.checkout() is not None:
-        return "run ./dev setup (npm ci)"
-    return "npm install --prefix %s %s@%s (Node.js and npm first, if missing)" % (
-        NPM_PREFIX, NPM_PACKAGE, npm_pin())
+    """Why there is no REPL and the command that installs the WebAssembly MicroPython where
+    this vora looks (at most about 170 characters: a host shows a board's words whole)."""
+    root = resources.checkout()
+    if root is not None:
+        return ("the virtual board's REPL needs npm's %s: run ./dev setup, or npm ci in %s "
+                "(it is missing from %s)" % (NPM_PACKAGE, root, NODE_MODULES))
+    prefix = str(NODE_MODULES.parent)
+    home = str(Path.home())
+    if prefix.startswith(home + os.sep):
+        prefix = "~" + prefix[len(home):]
+    return "the REPL needs MicroPython for Node.js 20+: npm install --prefix %s %s@%s" % (
+        prefix, NPM_PACKAGE, npm_pin())
 
 
 _node_flags = None

@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from vora_host.games.base import TerminalView, word_keys_help
+from vora_host.words import plural
 
 __all__ = ["BoarsView"]
 
@@ -128,7 +129,7 @@ class BoarsView(TerminalView):
             table.add_column(col, no_wrap=False)
         for p, pos in enumerate(v["positions"]):
             hand = ", ".join(v["hands"][p]) or "-"
-            bag = Text("%d cubes" % v["bag_sizes"][p])
+            bag = Text(plural(v["bag_sizes"][p], "cube"))
             if p == viewer and v.get("bag") is not None:
                 bag = cubes_text(v["bag"])
             table.add_row(Text(self.seat_label(state, p, who.get(p)),

@@ -7,6 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from vora_host.games.base import TerminalView
+from vora_host.words import plural
 
 __all__ = ["GaiaView"]
 
@@ -157,5 +158,5 @@ class GaiaView(TerminalView):
         w = state.winner()
         scores = state.scores()
         if w is None:
-            return ["A draw on %d points." % max(scores)]
-        return ["P%d %s wins with %d points." % (w, self.rules.COLOURS[w], scores[w])]
+            return ["A draw on %s." % plural(max(scores), "point")]
+        return ["P%d %s wins with %s." % (w, self.rules.COLOURS[w], plural(scores[w], "point"))]

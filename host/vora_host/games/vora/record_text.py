@@ -17,7 +17,8 @@ def box_text(box):
     return text or "-"
 
 
-_BOX_RE = re.compile(r"(?:[%s]\d{1,3}){1,%d}" % (vora.LETTERS, len(vora.TYPES)))
+# ASCII digits: \d (and int()) would take other scripts' digits too.
+_BOX_RE = re.compile(r"(?:[%s][0-9]{1,3}){1,%d}" % (vora.LETTERS, len(vora.TYPES)))
 
 
 def box_from_text(text):
@@ -30,7 +31,7 @@ def box_from_text(text):
         raise ValueError("the box is a letter and a count per cube type, in the order %s, "
                          "e.g. P12C12W12M12D12L12S12A12G12; not %r"
                          % (vora.LETTERS, text[:60]))
-    for letter, count in re.findall(r"([A-Z])(\d+)", text):
+    for letter, count in re.findall(r"([A-Z])([0-9]+)", text):
         name = vora.TYPES[vora.LETTERS.index(letter)]
         if letter in seen:
             raise ValueError("the box names %s twice" % letter)

@@ -21,6 +21,8 @@ from rich.text import Text
 
 from shared_rules import vora
 
+from vora_host.words import plural
+
 __all__ = [
     "CUBE_STYLES", "CUBE_STYLES_16", "palette_for", "SEAT_NAMES", "CORNER_OF_SEAT",
     "PHASE_NAMES", "Key", "frame_keys", "render_frame", "render_board", "render_farm",
@@ -241,12 +243,14 @@ def render_board(state, who=None, palette=CUBE_STYLES):
 
 
 def cube_chip(t, count=None, palette=CUBE_STYLES):
-    """A cube's letter on its colour, followed by its count when given ('C3').
+    """A cube's letter on its colour, after its count when given ('3C': three crows; a
+    count after the letter, 'P1', would read as player 1).
 
-    One character wide so that a farm of all nine types fits in 27 columns."""
-    chip = Text(vora.LETTERS[t], style=palette[t])
+    The letter is one character wide so that a farm of all nine types fits in 27 columns."""
+    chip = Text()
     if count is not None:
         chip.append("%d" % count)
+    chip.append(vora.LETTERS[t], style=palette[t])
     return chip
 
 
@@ -281,7 +285,7 @@ def render_status(state, who=None, history=(), last=4, palette=CUBE_STYLES, mark
     lines = Text()
     over = state.is_over()
     lines.append("Turn %d" % (state.turn if over else state.turn + 1), style="bold")
-    lines.append("   Box %d cubes" % sum(state.box))
+    lines.append("   Box %s" % plural(sum(state.box), "cube"))
     lines.append("   Phase ")
     lines.append(phase_name(state), style="bold")
     if state.phase == vora.PHASE_BONUS:
@@ -311,7 +315,7 @@ def render_status(state, who=None, history=(), last=4, palette=CUBE_STYLES, mark
 
 # ---------------------------------------------------------------- help for newcomers
 
-FARM_NOTE = "farms: a cube's letter, then how many (C2 = two crows)"
+FARM_NOTE = "farms: how many, then the cube's letter (2C = two crows)"
 
 
 def render_legend(palette=CUBE_STYLES, width=None, sep="  "):
@@ -343,13 +347,13 @@ def collect_text(state):
 def farm_seat_note(owner_seat, viewer_seat, counts=None):
     """Says whose farm the meadow shows and from whose seat it is laid out, for a screen
     drawn with South at the bottom: 'North's farm on the meadow, laid out for North's
-    seat (upside down from here): C2 P1'."""
+    seat (upside down from here): 2C 1P'."""
     turn = {"S": "", "N": " (upside down from here)", "W": " (turned a quarter to the right)",
             "E": " (turned a quarter to the left)"}[viewer_seat]
     text = "%s's farm on the meadow, laid out for %s's seat%s" % (
         SEAT_NAMES[owner_seat], SEAT_NAMES[viewer_seat], turn)
     if counts is not None:
-        text += ": " + (" ".join("%s%d" % (vora.LETTERS[t], n) for t, n in enumerate(counts)
+        text += ": " + (" ".join("%d%s" % (n, vora.LETTERS[t]) for t, n in enumerate(counts)
                                  if n) or "empty")
     return text
 
@@ -427,7 +431,7 @@ def compact_status(state, who=None, history=(), palette=CUBE_STYLES, width=25):
         farm = render_farm(state, p, palette)
         farm.truncate(width - 2)
         out.append_text(farm)
-    out.append("\n" + "farm: letter, count"[:width], style="dim")
+    out.append("\n" + "farm: count, letter"[:width], style="dim")
     for player, move in list(history)[-2:]:
         out.append("\n" + ("P%d %s" % (player, move))[:width])
     return out
@@ -482,8 +486,8 @@ def result_lines(state):
     names = ", ".join("P%d" % p for p in top)
     winner = state.winner()
     if len(top) == 1:
-        return ["P%d wins with %+d points." % (top[0], best)]
-    lines = ["%s tie on %+d points." % (names, best)]
+        return ["P%d wins with %s." % (top[0], plural(best, "point", number="%+d"))]
+    lines = ["%s tie on %s." % (names, plural(best, "point", number="%+d"))]
     # First tie-break: fewest kinds of cube sets.
     fewest = min(keys[p][1] for p in top)
     detail = ", ".join("P%d %d" % (p, keys[p][1]) for p in top)
