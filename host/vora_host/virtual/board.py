@@ -50,7 +50,6 @@ import sys
 import termios
 from pathlib import Path
 
-import vora_fw
 from shared_rules import vora
 from vora_fw import layout, vora_ui
 from vora_fw.clock import ticks_ms
