@@ -266,6 +266,10 @@ def test_the_repl_is_optional_and_its_hint_installs_it_then_vora_flash_works(ins
     assert "npm install --prefix ~/data/vora/micropython " \
         "@micropython/micropython-webassembly-pyscript@1." in said, said
     assert len("the board says: refused REPL: " + said.strip()) <= 200  # shown whole
+    quit_now = installed.cwd / "quit.txt"
+    quit_now.write_text("quit\n")
+    done = installed.vora("sim", "--flash", installed.home / "bare-flash", "--script", quit_now)
+    assert "vora sim: " + said.strip() in done.stderr, done.stderr  # said at start
     npm_package = ROOT / "node_modules" / "@micropython" / "micropython-webassembly-pyscript"
     assert npm_package.is_dir(), "the checkout has no node_modules: ./dev setup"
     prefix.mkdir(parents=True)
@@ -284,6 +288,9 @@ def test_the_repl_is_optional_and_its_hint_installs_it_then_vora_flash_works(ins
         assert "The firmware says hello: Vora Board %s" % versions.FIRMWARE in done.stderr, \
             done.stderr
         assert (flash / "main.py").read_bytes() == resources.read_bytes("main.py")
+        doctor = installed.vora("doctor", port, "--info", "--json", "-", timeout=60)
+        said = json.loads(doctor.stdout)
+        assert said["firmware"] == versions.FIRMWARE and said["versions_ok"] is True, said
     finally:
         sim.kill()
         sim.communicate(timeout=30)
