@@ -1,4 +1,4 @@
-"""The makers' commands of `vora`: flash, update, doctor, keygen (registered by
+"""The makers' commands of `vora`: flash, update, doctor, keygen, release (registered by
 vora_host.cli)."""
 
 import sys
@@ -36,7 +36,7 @@ def add_parsers(sub):
                     "(resumed after a disconnect), staged beside the running version, checked "
                     "hash by hash, switched at once; the board restarts into it and confirms "
                     "it, or goes back to the previous version at its next start. The saved game "
-                    "is kept. Without --from, the firmware of this checkout is compiled for the "
+                    "is kept. Without --from, the firmware this vora carries is compiled for the "
                     "board. docs/makers.md is the guide.")
     update.add_argument("port", nargs="?", default=None, metavar="PORT",
                         help="the board's serial device (default: the board found on USB)")
