@@ -63,7 +63,8 @@ With vora installed (pipx install vora-board), the same in one step:
     vora update --from {name}.vbundle{unsigned} PORT
         (a board that runs Vora firmware)
 """.format(pinmap="" if bundle.board == "rp2" else " --pinmap " + PINMAPS[bundle.board][7:-5],
-           unsigned="" if bundle.signer is not None else " --allow-unsigned",version=m["firmware"], board=m["board"], mpy0=m["mpy"][0], mpy1=m["mpy"][1],
+           unsigned="" if bundle.signer is not None else " --allow-unsigned",
+           version=m["firmware"], board=m["board"], mpy0=m["mpy"][0], mpy1=m["mpy"][1],
            arch=m.get("arch") or "no native code", name=name,
            minimum=".".join(str(x) for x in bundles.MIN_MICROPYTHON),
            confirm=fw_boot.CONFIRM_MS // 1000)
