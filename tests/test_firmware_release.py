@@ -71,3 +71,17 @@ def test_mpremote_alone_installs_the_folder_on_a_stock_board(tmp_path):
         assert record == dict(boot.empty_record(), slot="a"), record
     finally:
         sim.proc.kill()
+
+
+def test_a_signed_release_for_esp32_boards(tmp_path):
+    from vora_host.maker import signing
+    public, _ = signing.new_key(tmp_path / "ada.key", "ada")
+    b, bundle_file, folder = release.write_release(tmp_path / "out", board="esp32",
+                                                   sign=tmp_path / "ada.key")
+    assert bundle_file.name == "vora-firmware-%s-esp32.vbundle" % versions.FIRMWARE
+    read = bundles.read_bundle(bundle_file)
+    assert read.signer == public and read.manifest["arch"] == "xtensawin"
+    text = (folder / "INSTALL.txt").read_text()
+    assert "--allow-unsigned" not in text and "vora flash PORT --pinmap esp32-s3" in text
+    shipped = json.loads((ROOT / "hardware" / "pinmap-esp32-s3.json").read_text())
+    assert json.loads((folder / "board" / "pinmap.json").read_text()) == shipped

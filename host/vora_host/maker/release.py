@@ -62,7 +62,7 @@ With vora installed (pipx install vora-board), the same in one step:
         (first install, on stock MicroPython)
     vora update --from {name}.vbundle{unsigned} PORT
         (a board that runs Vora firmware)
-""".format(pinmap="" if bundle.board == "rp2" else " --pinmap " + PINMAPS[bundle.board][7:-5],
+""".format(pinmap="" if bundle.board == "rp2" else " --pinmap " + PINMAPS[bundle.board][len("pinmap-"):-len(".json")],
            unsigned="" if bundle.signer is not None else " --allow-unsigned",
            version=m["firmware"], board=m["board"], mpy0=m["mpy"][0], mpy1=m["mpy"][1],
            arch=m.get("arch") or "no native code", name=name,
