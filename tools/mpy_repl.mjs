@@ -21,8 +21,13 @@
 // reads only of this package) and without code generation from strings; see
 // host/vora_host/virtual/repl.py for the flags.
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { loadMicroPython } from "@micropython/micropython-webassembly-pyscript";
+import { fileURLToPath, pathToFileURL } from "node:url";
+// The WebAssembly MicroPython: the module file named by the first argument (wherever npm
+// put it: a checkout's node_modules, or vora's data folder for an installed vora), else
+// the package as node_modules beside this file resolves it.
+const { loadMicroPython } = process.argv[2]
+  ? await import(pathToFileURL(process.argv[2]).href)
+  : await import("@micropython/micropython-webassembly-pyscript");
 
 const stdin = process.stdin;
 const stdout = process.stdout;

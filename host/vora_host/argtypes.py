@@ -93,7 +93,27 @@ def option_value(module, name, text):
             raise ValueError("option %s is a JSON object such as {\"a\": 1}, not %r"
                              % (name, text))
         return value
+    if text.startswith("@"):  # a file of the user's own (Boars' track and cards)
+        return _file_text(name, text[1:])
     return text
+
+
+MAX_OPTION_FILE = 1024 * 1024  # read at most this much; the game refuses what it cannot use
+
+
+def _file_text(name, path):
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_OPTION_FILE + 1)
+    except OSError as exc:
+        raise ValueError("option %s: cannot read the file %s (%s)"
+                         % (name, path, exc.strerror or exc))
+    if len(data) > MAX_OPTION_FILE:
+        raise ValueError("option %s: the file %s is over %d bytes" % (name, path, MAX_OPTION_FILE))
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError("option %s: the file %s is not UTF-8 text" % (name, path))
 
 
 def game_option_pairs(module, texts, read=None):

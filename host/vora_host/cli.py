@@ -29,7 +29,7 @@ from shared_rules import games as rules_games
 from shared_rules import vora
 from shared_rules.errors import BadPosition
 
-from vora_host import __version__, bots
+from vora_host import bots
 from vora_host.log import cli as games_cli
 from vora_host.lab import cli as lab_cli
 from vora_host.maker import cli as maker_cli
@@ -110,13 +110,22 @@ def seat_names(view, state):
 
 # ---------------------------------------------------------------- the parser
 
+class _VersionAction(argparse.Action):
+    # argparse's own "version" action rewraps the text into one paragraph: three lines here.
+    def __call__(self, parser, namespace, values, option_string=None):
+        from vora_host import versions
+        print(versions.describe())
+        parser.exit()
+
+
 def build_parser():
     parser = argparse.ArgumentParser(
         prog="vora",
         description="Vora Board on the PC: play Vora in the terminal, replay game records.",
         epilog="Run 'vora COMMAND --help' for the options of a command.",
     )
-    parser.add_argument("--version", action="version", version="vora %s" % __version__)
+    parser.add_argument("--version", action=_VersionAction, nargs=0,
+                        help="this vora's version, the firmware it installs and the protocol")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     play = sub.add_parser(
@@ -189,7 +198,8 @@ def build_parser():
                       help="show only the final position and result (with --bots-only)")
     play.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE",
                       help="a game option (repeat for several); 'vora rules GAME' lists "
-                           "each game's options")
+                           "each game's options; @FILE gives a file's text (Boars: -o "
+                           "track=@my-track.csv)")
     house = play.add_argument_group("Vora's house options (the rulebook leaves these open)")
     house.add_argument("--box", type=parse_box, default=None, metavar="COUNTS",
                        help="cubes in the box: N of every type, or type=count pairs "
@@ -244,7 +254,8 @@ def build_parser():
                      help="run the commands in FILE first, then go on as usual (end the "
                           "file with quit to stop there)")
     sim.add_argument("--pinmap", metavar="FILE", default=None,
-                     help="another pin map (default hardware/pinmap-rp2-pico.json)")
+                     help="another pin map: a file, or one shipped with vora by name "
+                          "(default rp2-pico; esp32-s3)")
     sim.add_argument("--ghosting", action="store_true",
                      help="simulate a key matrix without diodes (ghost keys)")
     sim.add_argument("--flash", metavar="DIR", default=None,
@@ -1015,13 +1026,6 @@ def cmd_sim(args):
 
 # ---------------------------------------------------------------- vora rules
 
-def _repo_root():
-    # The package lives in host/vora_host/ of the repository (installed editable); an
-    # installed copy elsewhere has no repository around it.
-    root = Path(__file__).resolve().parents[2]
-    return root if (root / "shared_rules").is_dir() else None
-
-
 def cmd_rules(game, console):
     """How to play `game` (shipped with the package), its options and what each changes,
     and where the full notation is. At a terminal: rendered, through a pager."""
@@ -1061,7 +1065,8 @@ def _rules_appendix(game, module, host, console):
     console.print("[bold]More[/bold]: the full move notation is docs/%s, the house rules "
                   "and their reasons docs/rules-decisions.md, in the project's sources."
                   % escape(host.NOTATION))
-    root = _repo_root()
+    from vora_host import resources
+    root = resources.checkout()  # run from a checkout: the notation's file is here
     if root is not None and (root / "docs" / host.NOTATION).exists():
         console.print("Here: %s" % escape(str(root / "docs" / host.NOTATION)))
     console.print("The engine's reference: python -m pydoc %s.  In a game, ? shows the "

@@ -40,7 +40,8 @@ def add_parser(sub):
     lab.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE",
                      help="a game option (repeat for several); 'vora rules GAME' lists them. "
                           "A dict option also takes a bare number N: N for each of its keys "
-                          "(Vora: -o box=10, ten cubes of each type)")
+                          "(Vora: -o box=10, ten cubes of each type); @FILE gives a file's "
+                          "text (Boars: -o cards=@my-cards.csv)")
     lab.add_argument("--compare", metavar="NAME=V1,V2,...", default=None,
                      help="play every game once per value of option NAME (or 'players') and "
                           "show them side by side with the differences and their significance")

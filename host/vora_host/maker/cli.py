@@ -1,4 +1,4 @@
-"""The makers' commands of `vora`: flash, update, doctor, keygen (registered by
+"""The makers' commands of `vora`: flash, update, doctor, keygen, release (registered by
 vora_host.cli)."""
 
 import sys
@@ -9,9 +9,8 @@ from rich.markup import escape
 
 from vora_host.argtypes import seconds
 
-COMMANDS = ("flash", "update", "doctor", "keygen")
-ROOT = Path(__file__).resolve().parents[3]
-DEFAULT_PINMAP = ROOT / "hardware" / "pinmap-rp2-pico.json"
+COMMANDS = ("flash", "update", "doctor", "keygen", "release")
+DEFAULT_PINMAP = "pinmap-rp2-pico.json"  # shipped with the package (vora_host.resources)
 
 
 def add_parsers(sub):
@@ -26,8 +25,9 @@ def add_parsers(sub):
                     "The saved game is kept. docs/makers.md is the guide.")
     flash.add_argument("port", nargs="?", default=None, metavar="PORT",
                        help="the board's serial device (default: the board found on USB)")
-    flash.add_argument("--pinmap", type=Path, default=DEFAULT_PINMAP, metavar="FILE",
-                       help="the board's pin map (default hardware/pinmap-rp2-pico.json)")
+    flash.add_argument("--pinmap", type=Path, default=None, metavar="FILE",
+                       help="the board's pin map: a file, or one shipped with vora by name "
+                            "(rp2-pico, the default, or esp32-s3; hardware/pinmap-*.json)")
     flash.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     update = sub.add_parser(
@@ -36,7 +36,7 @@ def add_parsers(sub):
                     "(resumed after a disconnect), staged beside the running version, checked "
                     "hash by hash, switched at once; the board restarts into it and confirms "
                     "it, or goes back to the previous version at its next start. The saved game "
-                    "is kept. Without --from, the firmware of this checkout is compiled for the "
+                    "is kept. Without --from, the firmware this vora carries is compiled for the "
                     "board. docs/makers.md is the guide.")
     update.add_argument("port", nargs="?", default=None, metavar="PORT",
                         help="the board's serial device (default: the board found on USB)")
@@ -60,6 +60,21 @@ def add_parsers(sub):
                         help="how long to wait for a board that went away mid-transfer "
                              "(default 60)")
     update.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    release = sub.add_parser(
+        "release", help="build the firmware for a release: a bundle file and a folder for "
+                        "mpremote",
+        description="Build the firmware this vora carries, once, in the two forms makers "
+                    "install it from: a bundle file (vora update --from FILE) and a folder "
+                    "with the files vora flash puts on a board with stock MicroPython, with "
+                    "INSTALL.txt: the one mpremote command that installs them, for makers "
+                    "without vora. No board needed. docs/makers.md, \"A release\".")
+    release.add_argument("--out", type=Path, default=Path("."), metavar="DIR",
+                         help="where to write them (default: here)")
+    release.add_argument("--board-kind", default="rp2", choices=("rp2", "esp32"),
+                         help="the kind of board (default rp2, the Raspberry Pi Pico)")
+    release.add_argument("--sign", type=Path, default=None, metavar="KEYFILE",
+                         help="sign the bundle file with this private key (vora keygen)")
 
     keygen = sub.add_parser(
         "keygen", help="make a key for signing firmware bundles (vora update --sign)",
@@ -106,6 +121,8 @@ def run(args, console):
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     if args.command == "keygen":
         return _keygen(args, err)
+    if args.command == "release":
+        return _release(args, err)
     if args.command == "update" and args.bundle is not None:
         return _write_bundle(args, err)
     if args.command == "update" and args.sign is not None:
@@ -149,6 +166,22 @@ def _write_bundle(args, console):
     return 0
 
 
+def _release(args, console):
+    from vora_host.maker import bundle as bundles
+    from vora_host.maker.release import write_release
+    try:
+        b, bundle_file, folder = write_release(args.out, board=args.board_kind, sign=args.sign)
+    except bundles.BundleError as exc:
+        console.print("[red]vora release: %s[/red]" % escape(str(exc)))
+        return 1
+    console.print("Firmware %s: %s\n  %s  (vora update --from, %s)\n  %s/  (the board's "
+                  "files for mpremote alone: %s/INSTALL.txt)"
+                  % (b.version, b.describe(), escape(str(bundle_file)),
+                     "signed" if b.signer is not None else "not signed",
+                     escape(str(folder)), escape(str(folder))))
+    return 0
+
+
 def _keygen(args, console):
     from vora_host.maker import signing
     try:
@@ -184,8 +217,16 @@ def _read_trusted_bundle(args, console):
 
 
 def _flash(args, device, console):
+    from vora_host import resources
     from vora_host.maker.flash import Flasher, FlashFailed
-    flasher = Flasher(device, args.pinmap, console=console, progress=not args.no_progress)
+    try:
+        pinmap = resources.pinmap_file(args.pinmap) if args.pinmap is not None \
+            else resources.path(DEFAULT_PINMAP)
+    except resources.MissingResource as exc:
+        console.print("[red]vora flash: %s; or give a pin map with --pinmap FILE[/red]"
+                      % escape(str(exc)))
+        return 1
+    flasher = Flasher(device, pinmap, console=console, progress=not args.no_progress)
     try:
         result = flasher.run()
     except FlashFailed as exc:

@@ -105,6 +105,9 @@ class Doctor:
             result = {"device": self.device, "firmware": board.get("fw"),
                       "protocol": "%s.%s" % (board.get("proto"), board.get("minor", 0)),
                       "board": board.get("board")}
+            from vora_host import versions
+            result["versions_ok"], result["versions"] = versions.compare(
+                board.get("fw"), board.get("proto"), board.get("minor", 0))
             diag = self.diag() if "doctor" in (board.get("caps") or []) else None
             if diag is not None:
                 for k in ("micropython", "mpy", "arch", "platform", "mem_free", "mem_alloc",
@@ -246,6 +249,8 @@ def table(result):
 
     row("firmware", result.get("firmware"))
     row("protocol", result.get("protocol"))
+    if result.get("versions"):
+        row("this vora", result["versions"])
     row("MicroPython", "%s (%s, .mpy v%s%s)" % (result.get("micropython"), result.get("platform"),
                                                result.get("mpy"), ", " + result["arch"]
                                                if result.get("arch") else ""))

@@ -55,7 +55,8 @@ def check_board(ident, pinmap):
                           "(micropython.org, the .uf2 for your board)" % name)
     if platform != want:
         raise FlashFailed("wrong board: it runs MicroPython for %s (%s), the pin map is for %s "
-                          "boards; give the right one with --pinmap (hardware/pinmap-*.json)"
+                          "boards; give the right one with --pinmap (rp2-pico, esp32-s3, or "
+                          "a pin map file)"
                           % (platform, machine or "?", want))
     v = tuple(version[:3])
     mpy, sub, arch_code = mpy_word & 0xFF, (mpy_word >> 8) & 3, (mpy_word >> 10) & 0x0F

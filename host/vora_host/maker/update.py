@@ -4,9 +4,10 @@ The steps (docs/makers.md; the messages are in docs/protocol.md, "Updating the f
 
 1. HELLO: the board says its version, kind, MicroPython and boot state; it must offer the
    capability "update" (a board installed with `vora flash`).
-2. The bundle: built from this checkout for the board (mpy-cross for its .mpy version and
-   architecture), or read from a bundle file (--from); checked against the board before
-   anything is sent (kind, .mpy version, no downgrade without --allow-downgrade).
+2. The bundle: built from the firmware this vora carries for the board (mpy-cross for its
+   .mpy version and architecture), or read from a bundle file (--from); checked against
+   the board before anything is sent (kind, .mpy version, no downgrade without
+   --allow-downgrade).
 3. UPD_OFFER: the board answers where it stands with that bundle: from the start, or
    further on when an earlier transfer was cut (resume).
 4. UPD_DATA chunks from there, as fast as the session's window lets them, with a progress

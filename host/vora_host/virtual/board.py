@@ -50,7 +50,6 @@ import sys
 import termios
 from pathlib import Path
 
-import vora_fw
 from shared_rules import vora
 from vora_fw import layout, vora_ui
 from vora_fw.clock import ticks_ms
@@ -91,20 +90,23 @@ def default_save_dir(environ=None):
 
 
 def default_pinmap_path():
-    """hardware/pinmap-rp2-pico.json of the repository the firmware package sits in."""
-    return Path(vora_fw.__file__).resolve().parents[2] / "hardware" / PINMAP_NAME
+    """The reference build's pin map: shipped with the package (hardware/ in a checkout)."""
+    from vora_host import resources
+    return resources.path(PINMAP_NAME)
 
 
 def load_pinmap(path=None):
     """The pin map as a dict; SimError with a clear message when it is missing or broken."""
-    p = Path(path) if path is not None else default_pinmap_path()
+    if path is None:
+        from vora_host import resources
+        try:
+            p = default_pinmap_path()
+        except resources.MissingResource as exc:
+            raise SimError("%s; or give a pin map with --pinmap FILE" % exc)
+    else:
+        from vora_host import resources
+        p = resources.pinmap_file(path)  # a file, or a shipped pin map's name
     if not p.is_file():
-        if path is None:
-            raise SimError(
-                "the pin map %s is missing: the virtual board reads hardware/%s of the "
-                "repository the firmware (%s) comes from; run it from a checkout of the "
-                "repository or give one with --pinmap FILE"
-                % (p, PINMAP_NAME, Path(vora_fw.__file__).resolve().parent))
         raise SimError("the pin map %s does not exist" % p)
     try:
         pinmap = json.loads(p.read_text(encoding="utf-8"))

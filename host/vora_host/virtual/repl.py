@@ -35,13 +35,38 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
-RUNNER = ROOT / "tools" / "mpy_repl.mjs"
-PRELUDE = ROOT / "tools" / "mpy_repl_prelude.py"
+from vora_host import resources
+
 NPM_PACKAGE = "@micropython/micropython-webassembly-pyscript"
-# Where npm put it: the checkout's node_modules (the runner imports it from there);
-# $VORA_NODE_MODULES moves the check only, for tests of what a missing install says.
-NODE_MODULES = Path(os.environ.get("VORA_NODE_MODULES") or ROOT / "node_modules")
+
+
+def _shipped(name):
+    try:
+        return resources.path(name)
+    except resources.MissingResource:
+        return None
+
+
+RUNNER = _shipped("mpy_repl.mjs")  # shipped with vora (tools/ in a checkout)
+PRELUDE = _shipped("mpy_repl_prelude.py")
+
+
+def _node_modules():
+    """Where npm put MicroPython (the runner is given its module's path): a checkout's
+    node_modules (./dev setup, npm ci); for an installed vora, node_modules in its data
+    folder ($XDG_DATA_HOME/vora/micropython, install_hint()); $VORA_NODE_MODULES names
+    another (tests point it at an empty folder to see what a missing one says)."""
+    if os.environ.get("VORA_NODE_MODULES"):
+        return Path(os.environ["VORA_NODE_MODULES"])
+    root = resources.checkout()
+    if root is not None:
+        return root / "node_modules"
+    base = os.environ.get("XDG_DATA_HOME") or ""
+    data = Path(base) if base and Path(base).is_absolute() else Path.home() / ".local" / "share"
+    return data / "vora" / "micropython" / "node_modules"
+
+
+NODE_MODULES = _node_modules()
 PACKAGE_DIR = NODE_MODULES / NPM_PACKAGE
 MAX_FRAME = 8 * 1024 * 1024  # from the sandbox: anything bigger is not a flash file
 MAX_PATH = 200
@@ -73,15 +98,35 @@ def unavailable():
         return "the virtual board's REPL needs Node.js (apt-get install nodejs npm, then ./dev setup)"
     if _node_version(node) < (20, 0):
         return "the virtual board's REPL needs Node.js 20 or later (its sandbox: the permission model)"
-    if not RUNNER.is_file() or not PRELUDE.is_file() or not (ROOT / "package.json").is_file():
-        # An installed package: the runner and npm's lock come with the repository only.
-        return ("the virtual board's REPL runs only from a checkout of the repository (clone "
-                "it, then ./dev setup there); the game does not need it")
     if not (PACKAGE_DIR / "micropython.mjs").is_file():
         # The remedy first: a host shows the board's words cut at 200 characters.
-        return ("the virtual board's REPL needs npm's %s: run ./dev setup, or npm ci in %s "
-                "(it is missing from %s)" % (NPM_PACKAGE, ROOT, NODE_MODULES))
+        return install_hint()
+    if RUNNER is None or PRELUDE is None:
+        return "the virtual board's REPL runner is missing: reinstall vora"
     return None
+
+
+def npm_pin():
+    """The WebAssembly MicroPython's version vora is tested with (package.json)."""
+    try:
+        return json.loads(resources.read_bytes("package.json"))["dependencies"][NPM_PACKAGE]
+    except (OSError, ValueError, KeyError, TypeError):
+        return "1.27.0"
+
+
+def install_hint():
+    """Why there is no REPL and the command that installs the WebAssembly MicroPython where
+    this vora looks (at most about 170 characters: a host shows a board's words whole)."""
+    root = resources.checkout()
+    if root is not None:
+        return ("the virtual board's REPL needs npm's %s: run ./dev setup, or npm ci in %s "
+                "(it is missing from %s)" % (NPM_PACKAGE, root, NODE_MODULES))
+    prefix = str(NODE_MODULES.parent)
+    home = str(Path.home())
+    if prefix.startswith(home + os.sep):
+        prefix = "~" + prefix[len(home):]
+    return "the REPL needs MicroPython for Node.js 20+: npm install --prefix %s %s@%s" % (
+        prefix, NPM_PACKAGE, npm_pin())
 
 
 _node_flags = None
@@ -96,10 +141,11 @@ def node_command():
         major, minor = _node_version(node)
         # The permission model is --experimental-permission up to Node 22.12, then --permission.
         flag = "--permission" if (major, minor) >= (22, 13) else "--experimental-permission"
-        _node_flags = [flag, "--allow-fs-read=%s" % (str(PACKAGE_DIR) + "/"),
+        _node_flags = [flag, "--allow-fs-read=%s" % (str(PACKAGE_DIR.resolve()) + "/"),
                        "--allow-fs-read=%s" % RUNNER, "--disallow-code-generation-from-strings",
                        "--no-warnings"]
-    return [node] + _node_flags + [str(RUNNER)]
+    # The module by its real path: Node's sandbox may read only inside the package.
+    return [node] + _node_flags + [str(RUNNER), str((PACKAGE_DIR / "micropython.mjs").resolve())]
 
 
 def safe_path(root, rel):
