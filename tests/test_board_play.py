@@ -427,3 +427,66 @@ def test_a_takeback_never_leaves_the_boards_bot_on_a_stale_decision(seed):
     lines = done.stdout.splitlines()
     assert any(l.startswith("takeback") for l in lines)
     assert sum(l.startswith("move") for l in lines) >= 40
+
+
+def test_a_pcs_bot_thinking_10_s_never_stops_the_link_and_its_move_comes_after():
+    # Issue #23, 5, for Vora on a board: the PC's bot searches in a thread, so the loop
+    # that serves the link goes on (every poll returns at once) while it thinks and
+    # keys pressed on the board meanwhile are answered; its move is sent when ready.
+    import threading
+    import time
+
+    from vora_host.play.board_play import BoardPlay
+
+    class HeldGreedy:
+        kind = "held"
+
+        def __init__(self):
+            self.release = threading.Event()
+            self.asked = 0
+
+        def choose(self, state):
+            from vora_host.games.vora.bots import GreedyBot
+            self.asked += 1
+            self.release.wait(10.0)
+            return GreedyBot(0).choose(state)
+
+    log = TakebackLog()
+    r = rig(log)
+    play = BoardPlay(r.client, bots={"N": "greedy"})
+    held = HeldGreedy()
+    play._agents[("N", "greedy")] = held
+    r.press("c3")
+    r.settle()
+    ui = r.app.ui
+    while ui.state.seats[ui.state.active] == "S":
+        r.enter(ui.legal[0])
+    r.settle()
+    moves = len(ui.moves)
+    start = time.monotonic()
+    slowest = 0.0
+    refusals = 0
+    while time.monotonic() - start < 10.0 and held.asked <= 1:
+        t = time.monotonic()
+        play.poll()
+        slowest = max(slowest, time.monotonic() - t)
+        r.run(20)
+        if int((time.monotonic() - start) * 2) > refusals:  # a key on the board, 2 a second
+            r.press("a1")
+            refusals += 1
+        assert r.client.connected, "the board dropped the PC while its bot thought"
+        assert len(ui.moves) == moves  # nothing is played for the bot before it answers
+    assert held.asked == 1 and slowest < 0.2, slowest
+    play.poll()
+    # The board answered every key meanwhile, and the PC said why in words.
+    assert refusals >= 10 and play.said >= refusals - 1, (refusals, play.said)
+    held.release.set()
+    for _ in range(200):
+        play.poll()
+        r.run(20)
+        if len(ui.moves) > moves:
+            break
+    assert len(ui.moves) == moves + 1, "the bot's move never came"
+    r.settle()
+    assert r.client.moves == ui.moves and log.games[1]["moves"] == ui.moves
+    assert r.client.problems == []

@@ -286,7 +286,7 @@ class BoardGame:
         self.revealed = None  # the human whose secrets the board shows now
         self._sent = None
         self._mode_set = False
-        self.thinking = None  # a bot's search under way (_Think), while it runs
+        self.thinking = None  # a bot's search under way (BotThinking), while it runs
         self.said = []  # [(what, {viewer: text, None: everybody's})]: events, newest last
 
     # ---- whose eyes
@@ -443,7 +443,7 @@ class BoardGame:
                 return  # its stale search still runs: one at a time on a bot's own state
             think = self.thinking = None
         if think is None:
-            self.thinking = _Think(self.agents[player], self.state.clone(), player,
+            self.thinking = BotThinking(self.agents[player], self.state.clone(), player,
                                    self._position_key())
             self._say("thinking", "%s is thinking" % self.bot_name(player))
             think = self.thinking
@@ -629,7 +629,7 @@ SAID_KEPT = 24  # events kept for the PC screen
 THINK_WAIT_S = 0.005  # how long a tick waits for a bot that may answer at once
 
 
-class _Think:
+class BotThinking:
     """One bot's choice computed in a daemon thread (quitting never waits for it)."""
 
     def __init__(self, agent, state, player, asked):

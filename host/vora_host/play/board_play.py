@@ -7,8 +7,11 @@ that announced the "play" capability (docs/protocol.md, "Play messages"):
 - BOTS tells the board which seats the PC plays, after every HELLO (the board forgets
   them when the PC goes away, so people can take those seats over);
 - when such a seat is to act and the PC has caught up with the board, its bot chooses a
-  move on a copy of the followed state and sends it as BOT_MOVE; the board checks it like
-  keys, shows it, plays it and reports it as any move (so it is logged the same way);
+  move on a copy of the followed state, in a thread of its own (the link is served while
+  it thinks, however long its search), and the move goes as BOT_MOVE once it is ready and
+  the game is still where it was asked (a takeback meanwhile drops it); the board checks
+  it like keys, shows it, plays it and reports it as any move (so it is logged the same
+  way);
 - a position (`--position`) is sent once the board answers; the board refuses it while a
   game is in progress, and the refusal is said in words.
 """
@@ -17,6 +20,7 @@ import collections
 
 from vora_host import bots as bot_kinds
 from vora_host.games.vora import view
+from vora_host.play.board import THINK_WAIT_S, BotThinking
 
 R_BUSY = 18  # the board's refusal of a position while a game is in progress (vora_ui)
 
@@ -131,6 +135,7 @@ class BoardPlay:
         self._agents = {}
         self._told = None  # (seats, the HELLO_OK they were told under)
         self._sent = None  # (game, move number, takebacks seen) of the last bot move sent
+        self.thinking = None  # the bot's search under way (BotThinking), or None
         self._position_sent = None
         self._refused_seen = 0
         self._missing_said = False
@@ -215,9 +220,22 @@ class BoardPlay:
         key = (c.game_id, len(c.moves) + 1, c.takebacks)
         if key == self._sent:
             return
-        move = self._agent(seat).choose(st.clone())
-        if c.send_bot_move(len(c.moves) + 1, move):
+        think = self.thinking
+        if think is not None and think.asked != key:
+            if not think.done.is_set():
+                return  # a search about a position that is gone still runs: one at a time
+            think = self.thinking = None
+        if think is None:
+            think = self.thinking = BotThinking(self._agent(seat), st.clone(), st.to_act(), key)
+            think.done.wait(THINK_WAIT_S)  # a quick bot's move goes in this same poll
+        if not think.done.is_set():
+            return
+        if think.error is not None:
+            self.thinking = None
+            raise think.error
+        if c.send_bot_move(len(c.moves) + 1, think.move):
             self._sent = key
+            self.thinking = None  # kept until sent: a link down now sends it later
 
     def _refusals(self):
         # REFUSED from the board, in words (the virtual board's screen reads its own).
