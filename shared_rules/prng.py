@@ -20,10 +20,11 @@ _MASK = const(0xFFFFFFFF)
 SEED_MAX = const(0xFFFFFFFF)
 
 
-def check_seed(seed):
-    """`seed` if it is a game seed (an int from 0 to SEED_MAX), else ValueError saying so."""
-    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= SEED_MAX:
-        raise ValueError("a seed is a whole number from 0 to %d, not %r" % (SEED_MAX, seed))
+def check_seed(seed, top=SEED_MAX):
+    """`seed` if it is a game seed (an int from 0 to `top`, SEED_MAX unless a game's
+    generator takes more), else ValueError saying so."""
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= top:
+        raise ValueError("a seed is a whole number from 0 to %d, not %r" % (top, seed))
     return seed
 
 

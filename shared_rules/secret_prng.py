@@ -23,6 +23,8 @@ xorshift's state did and a saved game resumes the same draws.
 
 import hashlib
 
+from shared_rules import prng
+
 # Seeds of the hidden-information games: 0 to 2**64 - 1 (the log keeps the top bit in a
 # column of its own: SQLite's INTEGER is signed). 1.8e19 seeds, each costing SHA-256 work
 # to try, against the 10**6 default seeds (and 2**32 possible states) of the old
@@ -41,9 +43,7 @@ _sha256 = hashlib.sha256
 
 def check_seed(seed):
     """`seed` if it is a seed of these games (an int from 0 to SEED_MAX), else ValueError."""
-    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= SEED_MAX:
-        raise ValueError("a seed is a whole number from 0 to %d, not %r" % (SEED_MAX, seed))
-    return seed
+    return prng.check_seed(seed, SEED_MAX)
 
 
 def seed_state(seed):

@@ -15,37 +15,15 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from shared_rules import games, tossing_tiger, wire
+from shared_rules import games, tossing_tiger
 from vora_host import games as host_games
 from vora_host.bots import RandomBot
 from vora_host.play.board import BoardGame, BoardGameCompanion, compose_frame, key_name
 from vora_host.play.terminal import Human
 
+from test_board_games import FakeClient  # one fake link for the board game tests
+
 ROOT = Path(__file__).resolve().parents[1]
-
-
-class FakeClient:
-    connected = True
-
-    def __init__(self):
-        self.mode = None
-        self.frames = []
-
-    def set_mode(self, mode):
-        self.mode = mode
-        return True
-
-    def show(self, frame):
-        wire.check_pixels(frame)
-        self.frames.append(bytes(frame))
-        return True
-
-    def show_changes(self, changes):
-        frame = bytearray(self.frames[-1])
-        for k, r, g, b in changes:
-            frame[3 * k:3 * k + 3] = bytes((r, g, b))
-        self.frames.append(bytes(frame))
-        return True
 
 
 class HeldBot(RandomBot):

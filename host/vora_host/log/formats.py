@@ -870,6 +870,26 @@ def _result_tags(result):
             ("End", result["end"]), ("Turns", result["turns_completed"])]
 
 
+def _game_tags(module, hooks, info, result):
+    """The tags after the players' (options, result, status, source, board, times) of a
+    logged game, `result` as the export may show it."""
+    tags = []
+    for spec in module.OPTIONS:
+        # An option left at None (its default: "not set") has no tag, as PGN writes no
+        # FEN tag for a game from the start.
+        if info["options"].get(spec[0]) is not None:
+            tags.append((option_tag(module, spec[0]),
+                         _option_text(module, hooks, spec[0], info["options"][spec[0]])))
+    tags += _result_tags(result)
+    tags += [("Status", info["status"]), ("Source", info["source"])]
+    if info["board_game_id"] is not None:
+        tags.append(("BoardGameId", info["board_game_id"]))
+    tags.append(("Started", info["started_at"]))
+    if info["ended_at"] is not None:
+        tags.append(("Ended", info["ended_at"]))
+    return tags
+
+
 def export_text(log, game_id):
     """The game in the text format (see the module doc), takebacks included."""
     info = log.game(game_id)
@@ -881,19 +901,7 @@ def export_text(log, game_id):
     tags = [("Game", info["game"]),
             ("Format", TEXT_FORMAT_TAKEBACKS if info["taken_back"] else RECORD_FORMAT),
             ("Seed", info["seed"]), ("Players", info["players"])]
-    for spec in module.OPTIONS:
-        # An option left at None (its default: "not set") has no tag, as PGN writes no
-        # FEN tag for a game from the start.
-        if info["options"].get(spec[0]) is not None:
-            tags.append((option_tag(module, spec[0]),
-                         _option_text(module, hooks, spec[0], info["options"][spec[0]])))
-    tags += _result_tags(info["result"])
-    tags += [("Status", info["status"]), ("Source", info["source"])]
-    if info["board_game_id"] is not None:
-        tags.append(("BoardGameId", info["board_game_id"]))
-    tags.append(("Started", info["started_at"]))
-    if info["ended_at"] is not None:
-        tags.append(("Ended", info["ended_at"]))
+    tags += _game_tags(module, hooks, info, info["result"])
     real = log.real_id(info["id"])
     lines = ["# %s game %s from the vora game log; read back with 'vora games import'."
              % (module.TITLE, real if real is not None else "(not yet written to the log)")]
@@ -984,17 +992,7 @@ def export_public_text(log, game_id):
     tags = [("Game", info["game"]),
             ("Format", TEXT_FORMAT_TAKEBACKS if info["taken_back"] else RECORD_FORMAT),
             ("Public", "true"), ("Players", info["players"])]
-    for spec in module.OPTIONS:
-        if info["options"].get(spec[0]) is not None:
-            tags.append((option_tag(module, spec[0]),
-                         _option_text(module, hooks, spec[0], info["options"][spec[0]])))
-    tags += _result_tags(result)
-    tags += [("Status", info["status"]), ("Source", info["source"])]
-    if info["board_game_id"] is not None:
-        tags.append(("BoardGameId", info["board_game_id"]))
-    tags.append(("Started", info["started_at"]))
-    if info["ended_at"] is not None:
-        tags.append(("Ended", info["ended_at"]))
+    tags += _game_tags(module, hooks, info, result)
     real = log.real_id(info["id"])
     lines = ["# %s game %s from the vora game log, %s."
              % (module.TITLE, real if real is not None else "(not yet written to the log)",
