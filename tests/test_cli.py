@@ -236,7 +236,22 @@ def test_a_typed_number_picks_the_move_shown_with_it_in_natural_order():
     game.run()
     assert record["moves"][0] == "draw 3"
     text = console.export_text()
-    assert re.search(r"draw +1 1 +2 2 +3 3 +4 4 .* 9 9 +10 10 +11 11", text), text
+    assert re.search(r"draw +1 1 cube +2 2 cubes +3 3 cubes +4 4 cubes .* 9 9 cubes +10 10 "
+                     r"cubes +11 11 cubes", text), text
+
+
+def test_typed_choices_are_said_in_words_not_bare_numbers():
+    """Issue 22: `fight 1  1 1  2 2` told a player nothing: the typed list says the
+    choices in words, as the screen beside the board does (the board mapping's words)."""
+    from shared_rules import games
+    state = games.start({"game": "tossing-tiger", "players": 2, "seed": 3, "options": {},
+                         "moves": []})
+    console = Console(record=True, width=120)
+    game = TerminalGame(state, [Human(), RandomBot(1)], console, game="tossing-tiger",
+                        read=_scripted(["q", "y"]), echo=False)
+    game.run()
+    text = console.export_text()
+    assert re.search(r"fight 1 \(vs P1\) +1 1 die +2 2 dice +3 3 dice", text), text
 
 
 def test_a_pc_run_game_on_a_port_that_does_not_open_says_why_and_logs_nothing(tmp_path):

@@ -90,25 +90,38 @@ def group_moves(moves):
     return [(f, groups[f]) for f in order]
 
 
-def moves_summary(moves, width=80, compact=None):
+def _family_label(family, words):
+    # "fight 1 (vs P1)": the family as typed, and in words where they say more.
+    typed = family.split(" ")
+    said = [words(typed[:i], typed[i]) for i in range(1, len(typed))]
+    return family if said == typed[1:] else "%s (%s)" % (family, " ".join(said))
+
+
+def moves_summary(moves, width=80, compact=None, words=None):
     """One block per family of moves, numbered, as rich Text: compact enough that even
     the ~200 moves of a Vora action phase fit on a screen (`compact(family, items)`, the
     game view's hook, may stand for a whole family: Vora's pushes from all 20 edges are
     a range). Long families wrap between items, never inside one, and the continuation
-    lines are indented under the first item."""
+    lines are indented under the first item. `words(before, word)`, where a game has it
+    (its board mapping's word_text), says a choice in words: `fight 1 (vs P1)  1 1 die
+    2 2 dice` rather than `fight 1  1 1  2 2`."""
     out = Text()
     groups = group_moves(moves)
-    indent = 2 + max((len(f) for f, _ in groups), default=0)
+    labels = dict((f, _family_label(f, words) if words else f) for f, _ in groups)
+    indent = 2 + max((len(label) for label in labels.values()), default=0)
     for family, items in groups:
         if out:
             out.append("\n")
-        out.append(("  " + family).ljust(indent), style="bold")
+        out.append(("  " + labels[family]).ljust(indent), style="bold")
         short = compact(family, items) if compact else None
         if short:
             out.append("  " + short)
             continue
         column = indent
+        before = family.split(" ")
         for n, last in items:
+            if last and words:
+                last = words(before, last)
             item = "  %d%s" % (n, " " + last if last else "")
             if column + len(item) > width and column > indent:
                 out.append("\n" + " " * indent)
@@ -181,6 +194,7 @@ class TerminalGame:
     def __init__(self, state, agents, console, delay=0.0, record=None, quiet=False,
                  read=None, echo=None, game="vora", log=None):
         self.state = state
+        self.game_name = game
         self.view = host_games.host_game(game).VIEW
         self.hidden = self.view.rules.HIDDEN_INFORMATION
         self.agents = list(agents)
@@ -448,7 +462,18 @@ class TerminalGame:
         title.append(" to %s" % self.view.prompt(state))
         title.append("  (? for help)", style="dim")
         self.console.print(title)
-        self.console.print(moves_summary(moves, self.console.width, self.view.compact_family))
+        self.console.print(moves_summary(moves, self.console.width, self.view.compact_family,
+                                         self._choice_words()))
+
+    def _choice_words(self):
+        # The game's words for the choices of a move (its board mapping's, which the
+        # screen beside the board shows too): None when it has none.
+        word_text = getattr(getattr(host_games.host_game(self.game_name), "BOARD", None),
+                            "word_text", None)
+        if word_text is None:
+            return None
+        state = self.state
+        return lambda before, word: word_text(state, before, word)
 
     def _input(self, prompt):
         # One line of input, or None at the end of input. KeyboardInterrupt propagates to
