@@ -235,3 +235,108 @@ def test_a_newcomer_plays_undoes_quits_and_resumes_on_the_virtual_board(tmp_path
             assert moves >= 1
         finally:
             board.term.close()
+
+
+# ---------------------------------------------------------------- typed
+
+
+class Typed:
+    """`vora play GAME --typed` at an 80x24 terminal, as a newcomer types it."""
+
+    def __init__(self, tmp_path, name, *extra):
+        self.name = name
+        self.db = tmp_path / "typed.sqlite3"
+        self.host = host_games.host_game(name)
+        args = [VORA, "play", name, "--typed", "--db", str(self.db), "--human", "0",
+                "--bot", "1=random", "--delay", "0", *extra]
+        self.term = PtyScreen(args, cols=80, rows=24, cwd=str(ROOT))
+
+    def state(self):
+        with GameLog(self.db) as log:
+            return saved.replay(log.game(saved.saved_game(log, self.name)["id"]))[0]
+
+    def moves(self):
+        with GameLog(self.db) as log:
+            return saved.replay(log.game(saved.saved_game(log, self.name)["id"]))[1]
+
+    def asked(self):
+        lines = [line for line in self.term.lines() if line.strip()]
+        return bool(lines) and lines[-1] == "P0>"
+
+    def wait(self, needle, timeout=15.0):
+        return self.term.wait_for(needle, timeout)
+
+    def my_turn(self, *needles):
+        """Wait until P0 is asked for a move (and `needles` are on the screen); check that
+        the turn line and the prompt are visible; the position."""
+        import time
+        end = time.monotonic() + 20
+        while True:
+            text = flat(self.term.text())
+            if self.asked() and all(flat(n) in text for n in needles):
+                state = self.state()
+                if state.to_act() == 0:
+                    break
+            assert time.monotonic() < end, "never asked %r:\n%s" % (needles, self.term.text())
+            self.term.pump(0.1)
+        view = self.host.VIEW
+        turn = "%s to %s" % (view.seat_label(state, 0, "you"), view.prompt(state))
+        assert flat(turn) in flat(self.term.text()), self.term.text()
+        return state
+
+    def type(self, line):
+        self.term.send(line + "\r", 0.2)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_a_newcomer_plays_undoes_quits_and_resumes_typed(tmp_path, name):
+    from vora_host.play.terminal import in_shown_order
+    title = rules_games.load(name).TITLE
+    start = rules_games.load(name).new_game(2, seed=SEED)
+    typed = Typed(tmp_path, name, "--fresh", "--seed", str(SEED))
+    try:
+        assert typed.my_turn("? for help") == start
+        typed.type("?")
+        typed.my_turn("Now (", "Commands")
+        first = in_shown_order(start.legal_moves())[0]
+        typed.type("1")  # a move by its number
+        after = typed.my_turn()
+        assert typed.moves()[0] == first
+        # Three tries that are not moves, each refused with its reason; the turn stays.
+        typed.type("xyzzy")
+        words = sorted(set(m.split()[0] for m in after.legal_moves()))
+        typed.my_turn("illegal move 'xyzzy'", "moves now start with %s" % ", ".join(words))
+        typed.type(words[0] + " zz9")  # a move's word, then nonsense: the engine's reason
+        typed.my_turn("illegal move '%s zz9': " % words[0])
+        count = len(after.legal_moves())
+        typed.type("%d" % (count + 1))
+        typed.my_turn("there is no move number %d (the moves are numbered 1 to %d)"
+                      % (count + 1, count))
+        typed.type("undo")
+        assert typed.my_turn("Taken back: ") == start
+        typed.type("1")
+        typed.my_turn()
+        assert typed.moves()[0] == first
+        typed.type("q")
+        typed.wait("Quit this game? [y/N]")
+        typed.type("y")
+        typed.wait("Saved: 'vora play %s --typed' resumes it" % name)
+        assert typed.term.wait_exit() == 0
+    finally:
+        typed.term.close()
+    with GameLog(typed.db) as log:
+        moves = log.game(1)["move_count"]
+    again = Typed(tmp_path, name)
+    try:
+        n = "%d move%s" % (moves, "" if moves == 1 else "s")
+        again.my_turn()
+        # Said before the board (scrolled above the prompt at 24 rows).
+        said = flat(again.term.raw.decode(errors="replace"))
+        assert "Resumed your game of %s from" % title in said, said[:300]
+        assert "(%s; game 1 in the log)" % n in said, said[:300]
+        again.type("q")
+        again.wait("Quit this game? [y/N]")
+        again.type("y")
+        assert again.term.wait_exit() == 0
+    finally:
+        again.term.close()

@@ -389,9 +389,19 @@ class TerminalGame:
                 try:
                     state.clone().play(move)
                 except IllegalMove as exc:
-                    error = "illegal move %r: %s" % (shorten(move), shorten(exc.reason, 200))
+                    reason = exc.reason
+                    if reason.startswith("unknown move word"):
+                        # The engine names every word of its notation (expansions
+                        # included); a newcomer needs the ones that make a move now.
+                        reason = "no move starts with %r; moves now start with %s" % (
+                            shorten(move.split(" ")[0]),
+                            ", ".join(sorted(set(m.split(" ")[0] for m in moves))))
+                    error = "illegal move %r: %s" % (shorten(move), shorten(reason, 200))
             if error is not None:
                 self.console.print("[red]%s[/red]" % escape(error))
+                # The turn again, in one line: a long list of moves above it and a few
+                # refusals would have scrolled it out of sight.
+                self._print_turn(player, "? for help, moves: the list")
                 continue
             return move
 
@@ -442,13 +452,16 @@ class TerminalGame:
         return True
 
     def _print_prompt_header(self, player, moves):
+        self._print_turn(player)
+        self.console.print(moves_summary(moves, self.console.width, self.view.compact_family))
+
+    def _print_turn(self, player, hint="? for help"):
         state = self.state
         title = Text()
         title.append(self.view.seat_label(state, player, self.who.get(player)), style="bold")
         title.append(" to %s" % self.view.prompt(state))
-        title.append("  (? for help)", style="dim")
+        title.append("  (%s)" % hint, style="dim")
         self.console.print(title)
-        self.console.print(moves_summary(moves, self.console.width, self.view.compact_family))
 
     def _input(self, prompt):
         # One line of input, or None at the end of input. KeyboardInterrupt propagates to
