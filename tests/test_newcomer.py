@@ -139,7 +139,7 @@ class Board:
         if corners:
             self.type(key_name(corners[0]))
         else:
-            assert "hold a1 holds one" in self.bottom(), self.term.text()  # says how
+            assert "'hold a1' holds a key" in self.bottom(), self.term.text()  # says how
             self.type("hold " + key_name(path[-1]))
         self.wait("move: P0 %s" % move, where=self.panel)
 

@@ -887,7 +887,7 @@ class BoardGameCompanion:
             and not game.mapping.confirm_keys(self.state, player)
         return ("Press the keys (click, or type a key name a1..g7 and Enter%s) or type a "
                 "move%s | ? or help: the rules and keys now | q quits" % (
-                    "; hold a1 holds one" if held else "", example))
+                    "; 'hold a1' holds a key" if held else "", example))
 
     def typed(self, line, now):
         """A move typed on the virtual board's screen, in the game's notation: (played,
