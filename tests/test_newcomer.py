@@ -152,6 +152,9 @@ class Board:
         self.type(key_name(idle))
         text = self.wait("refused: key %s names no move now;" % key_name(idle),
                          where=self.panel)
+        # Said under the board too, in place of the typed key's "ok".
+        self.wait("refused: key %s names no move now;" % key_name(idle), where=self.bottom)
+        assert "%s ok" % key_name(idle) not in self.bottom(), self.term.text()
         # The reason goes on: where the moves start, keys the newcomer can press now.
         starts = sorted(set(key_name(k) for k in firsts))
         assert "moves start at %s" % ", ".join(starts[:3]) in text, text

@@ -736,6 +736,8 @@ class BoardGameCompanion:
         # The screen draws the game's events itself (as its viewer may see them); the
         # plain output prints what everybody at the PC may see.
         self.last_event = text
+        self.last_what = what
+        self.events_said += 1
         if self.plain and self.out is not None:
             self.out.write("board %s: %s\n" % (what, text))
             self.out.flush()
@@ -918,6 +920,8 @@ class BoardGameCompanion:
         return True, match[0]
 
     help_shown = False  # `?`: the rules and the keys of this step instead of the picture
+    events_said = 0  # events so far: the virtual board's screen puts a new refusal below
+    last_what = ""
 
     def help_renderable(self):
         from rich.text import Text

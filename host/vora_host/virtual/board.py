@@ -996,9 +996,17 @@ class Screen:
             self.first_message = self.message
             self.first_is_a_note = False
         self._viewer_seen = viewer
+        # A key the game refused: said on the message line too, where the key's own
+        # line said "ok" (the board saw the key; the game then refused it).
+        said = getattr(game, "events_said", 0)
+        if said != self._events_seen:
+            self._events_seen = said
+            if game.last_what == "refused":
+                self.message = "refused: " + game.last_event
 
     first_message = None
     first_is_a_note = False
+    _events_seen = 0
     _viewer_seen = _NOBODY_YET = object()  # no draw with the game on yet
 
     def _top_lines(self):
