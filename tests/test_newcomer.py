@@ -332,11 +332,8 @@ def test_a_newcomer_plays_undoes_quits_and_resumes_typed(tmp_path, name):
     again = Typed(tmp_path, name)
     try:
         n = "%d move%s" % (moves, "" if moves == 1 else "s")
-        again.my_turn()
-        # Said before the board (scrolled above the prompt at 24 rows).
-        said = flat(again.term.raw.decode(errors="replace"))
-        assert "Resumed your game of %s from" % title in said, said[:300]
-        assert "(%s; game 1 in the log)" % n in said, said[:300]
+        # Said where it is seen: above the first prompt, under the board.
+        again.my_turn("Resumed your game of %s from" % title, "(%s; game 1 in the log)" % n)
         again.type("q")
         again.wait("Quit this game? [y/N]")
         again.type("y")

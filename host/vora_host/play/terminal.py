@@ -190,6 +190,7 @@ class TerminalGame:
         self.quiet = quiet
         self.read = read or input
         self.echo = (not sys.stdin.isatty()) if echo is None else echo
+        self.note = ""  # said just above the first prompt (a resume), below the board
         self.history = []  # (player, move) of every live move
         self.before = []  # the state before each live move, for undo
         self.log = log
@@ -342,6 +343,10 @@ class TerminalGame:
         state = self.state
         self.show()
         moves = in_shown_order(state.legal_moves())  # what a number picks is what is shown
+        if self.note:
+            # Above the board a tall position would scroll it out of an 80x24 terminal.
+            self.console.print(self.note)
+            self.note = ""
         self._print_prompt_header(player, moves)
         while True:
             entry = self._input("P%d> " % player)
