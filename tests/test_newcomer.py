@@ -340,3 +340,22 @@ def test_a_newcomer_plays_undoes_quits_and_resumes_typed(tmp_path, name):
         assert again.term.wait_exit() == 0
     finally:
         again.term.close()
+
+
+def test_the_footer_offers_a_move_to_type_only_when_a_human_is_to_act():
+    # While the bot is to move, a move offered in the footer would only be refused
+    # ("wait: P1 (random) is thinking"): the footer offers none then.
+    from vora_host.bots import RandomBot
+    from vora_host.play.board import BoardGame, BoardGameCompanion
+    from vora_host.play.terminal import Human
+    from test_board_screen import FakeClient
+    state = rules_games.load("vorcept").new_game(2, seed=SEED)
+    companion = BoardGameCompanion("vorcept", state, [Human(), RandomBot(1)])
+    companion.game = BoardGame("vorcept", state, [Human(), RandomBot(1)], FakeClient(),
+                               on_event=companion._event)
+    first = state.legal_moves()[0]
+    assert "or type a move (%s)" % first in companion.help_line()
+    companion.game.play(first, 0)
+    assert state.to_act() == 1
+    assert "or type a move |" in companion.help_line(), companion.help_line()
+    assert "(%s)" % state.legal_moves()[0] not in companion.help_line()

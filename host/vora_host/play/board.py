@@ -879,7 +879,9 @@ class BoardGameCompanion:
         game = self.game
         secret = game is not None and game.view.rules.HIDDEN_INFORMATION \
             and game.viewer() != self.state.to_act()
-        if game is not None and not self.state.is_over() and not secret:
+        # Only a human's move: a bot's, typed, would be refused while it thinks.
+        human = game is not None and self.state.to_act() in game.humans
+        if game is not None and not self.state.is_over() and not secret and human:
             moves = self.state.legal_moves()
             example = " (%s)" % moves[0] if moves else ""
         # A game without corners plays a move by holding its last key: say how to hold
