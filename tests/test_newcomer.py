@@ -8,9 +8,10 @@ resumes it. The same in typed mode. At every screen looked at, the turn line ("P
 
 One launch per game and size: the 80x24 one starts the game, the 120x40 one resumes it."""
 
-import re
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -39,7 +40,7 @@ def flat(text):
 @pytest.mark.parametrize("name", GAMES)
 def test_the_how_to_play_has_the_goal_the_set_up_and_a_turn(name):
     out = subprocess.run([VORA, "rules", name], capture_output=True, text=True, timeout=30,
-                         cwd=str(ROOT), env={"PATH": "/usr/bin:/bin", "COLUMNS": "80"})
+                         cwd=str(ROOT), env=dict(os.environ, COLUMNS="80"))
     assert out.returncode == 0, out.stderr
     title = rules_games.load(name).TITLE
     assert out.stdout.startswith("# How to play " + title), out.stdout[:200]
@@ -77,7 +78,6 @@ class Board:
         return self.panel() + " || " + flat(self.term.text())
 
     def wait(self, needle, timeout=15.0, where=None):
-        import time
         where = where or self.seen
         end = time.monotonic() + timeout
         while needle not in where():
@@ -101,7 +101,6 @@ class Board:
 
     def my_turn(self):
         """Wait until the newcomer (P0) is to act and the screen says so; the position."""
-        import time
         end = time.monotonic() + 20
         while True:
             state = self.state()
@@ -166,7 +165,6 @@ class Board:
         self.wait("Now (", where=self.panel)
         self.check_turn_and_prompt(state)
         self.term.send("?", 0.5)
-        import time
         end = time.monotonic() + 5
         while "back to the game" in self.panel() and time.monotonic() < end:
             self.term.pump(0.1)
@@ -272,7 +270,6 @@ class Typed:
     def my_turn(self, *needles):
         """Wait until P0 is asked for a move (and `needles` are on the screen); check that
         the turn line and the prompt are visible; the position."""
-        import time
         end = time.monotonic() + 20
         while True:
             text = flat(self.term.text())
