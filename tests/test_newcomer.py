@@ -356,3 +356,31 @@ def test_the_footer_offers_a_move_to_type_only_when_a_human_is_to_act():
     assert state.to_act() == 1
     assert "or type a move |" in companion.help_line(), companion.help_line()
     assert "(%s)" % state.legal_moves()[0] not in companion.help_line()
+
+
+def test_a_war_beside_an_80x24_board_is_read_in_words_not_cut_columns():
+    # The panel beside the board at 80 columns is some 26 wide: the war's table of four
+    # columns was cut to "b…  at…  d…" there, and who won each battle could not be read.
+    import io
+
+    from rich.console import Console
+    from shared_rules import tossing_tiger
+    state = tossing_tiger.new_game(2, seed=SEED)
+    state.play("fight 1 2")
+    while state.to_act() is not None and state.view(0)["info"].get("war") \
+            and not any(b["winner"] for b in state.view(0)["info"]["battles"]):
+        state.play(sorted(state.legal_moves())[0])
+    info = state.view(0)["info"]
+    assert info.get("war") and any(b["winner"] for b in info["battles"])
+    view = host_games.host_game("tossing-tiger").VIEW
+    width = 80 - sim.SIDE_COL
+    buf = io.StringIO()
+    Console(file=buf, width=width, color_system=None).print(view.render(state, 0, width=width))
+    text = buf.getvalue()
+    assert "…" not in text, text
+    for n, b in enumerate(info["battles"], 1):
+        if b["winner"] in ("a", "d"):
+            assert "%d:" % n in text and ("attacker" if b["winner"] == "a" else "defender") \
+                in text, text
+        if b["a"]["face"]:
+            assert b["a"]["face"] in text, text
