@@ -384,3 +384,26 @@ def test_a_war_beside_an_80x24_board_is_read_in_words_not_cut_columns():
                 in text, text
         if b["a"]["face"]:
             assert b["a"]["face"] in text, text
+
+
+def test_the_planet_beside_an_80x24_board_is_read_in_words_not_cut_cells():
+    # Gaia-Vora's 3x3 picture of the planet wants some 50 columns; beside an 80-column
+    # board it was cut to "nw SUN  n MOON  ne METE…" and "h: sa (…": one line a location.
+    import io
+
+    from rich.console import Console
+    state = rules_games.load("gaia-vora").new_game(2, seed=SEED)
+    view = host_games.host_game("gaia-vora").VIEW
+    width = 80 - sim.SIDE_COL
+    buf = io.StringIO()
+    Console(file=buf, width=width, color_system=None).print(view.render(state, 0, width=width))
+    text = buf.getvalue()
+    assert "…" not in text, text
+    board = state.board()
+    for slot in board["slots"]:
+        if slot["location"] != "water":
+            tiles = " ".join(tile[:2] for tile in slot["stack"])
+            assert "%s: %s (%d)" % (slot["position"], tiles, slot["altitude"]) in text, text
+        if slot["sky"]:
+            assert "%s %s" % (slot["slot"], slot["sky"].upper()) in text, text
+    assert "WATER" in text
