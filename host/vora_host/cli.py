@@ -903,6 +903,8 @@ def cmd_play(args, console, parser):
                         quiet=args.quiet and args.bots_only, game=args.game, log=live)
     if resumed is not None:
         game.replay_moves(resumed[2])
+        # Again just above the first prompt: at 24 rows the board scrolls the first out.
+        game.note = saved.resumed_text(resumed[0])
     console.print("  " + "; ".join(view.seat_label(state, p, game.who[p])
                                    for p in range(players)))
     if any(isinstance(a, Human) for a in agents):

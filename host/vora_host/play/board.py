@@ -625,6 +625,7 @@ class BoardGame:
         return False
 
 
+STEP_NOW = "\n[bold]Now ("  # where a step help turns from the game to this step
 SAID_KEPT = 24  # events kept for the PC screen
 THINK_WAIT_S = 0.005  # how long a tick waits for a bot that may answer at once
 
@@ -735,6 +736,8 @@ class BoardGameCompanion:
         # The screen draws the game's events itself (as its viewer may see them); the
         # plain output prints what everybody at the PC may see.
         self.last_event = text
+        self.last_what = what
+        self.events_said += 1
         if self.plain and self.out is not None:
             self.out.write("board %s: %s\n" % (what, text))
             self.out.flush()
@@ -876,11 +879,19 @@ class BoardGameCompanion:
         game = self.game
         secret = game is not None and game.view.rules.HIDDEN_INFORMATION \
             and game.viewer() != self.state.to_act()
-        if game is not None and not self.state.is_over() and not secret:
+        # Only a human's move: a bot's, typed, would be refused while it thinks.
+        human = game is not None and self.state.to_act() in game.humans
+        if game is not None and not self.state.is_over() and not secret and human:
             moves = self.state.legal_moves()
             example = " (%s)" % moves[0] if moves else ""
-        return ("Press the keys (click, or type a key name a1..g7 and Enter) or type a "
-                "move%s | ? or help: the rules and keys now | q quits" % example)
+        # A game without corners plays a move by holding its last key: say how to hold
+        # one from the keyboard, or a newcomer typing key names can only preview.
+        player = self.state.to_act()
+        held = game is not None and player is not None and not self.state.is_over() \
+            and not game.mapping.confirm_keys(self.state, player)
+        return ("Press the keys (click, or type a key name a1..g7 and Enter%s) or type a "
+                "move%s | ? or help: the rules and keys now | q quits" % (
+                    "; 'hold a1' holds a key" if held else "", example))
 
     def typed(self, line, now):
         """A move typed on the virtual board's screen, in the game's notation: (played,
@@ -911,12 +922,19 @@ class BoardGameCompanion:
         return True, match[0]
 
     help_shown = False  # `?`: the rules and the keys of this step instead of the picture
+    events_said = 0  # events so far: the virtual board's screen puts a new refusal below
+    last_what = ""
 
     def help_renderable(self):
         from rich.text import Text
         view = self.game.view
         step_help = getattr(view, "step_help", None)
         markup = step_help(self.state) if step_help is not None else view.help_text
+        if isinstance(markup, str) and STEP_NOW in markup:
+            # What to do now first: beside an 80x24 board the panel's rows run out
+            # within the game's summary, and the step is what a newcomer pressed ? for.
+            summary, now = markup.split(STEP_NOW, 1)
+            markup = STEP_NOW.lstrip("\n") + now + "\n" + summary
         text = Text.from_markup(markup) if isinstance(markup, str) else markup
         head = Text("%s: help (? or Enter: back to the game)\n" % view.rules.TITLE,
                     style="bold")

@@ -204,6 +204,7 @@ class TerminalGame:
         self.quiet = quiet
         self.read = read or input
         self.echo = (not sys.stdin.isatty()) if echo is None else echo
+        self.note = ""  # said just above the first prompt (a resume), below the board
         self.history = []  # (player, move) of every live move
         self.before = []  # the state before each live move, for undo
         self.log = log
@@ -356,6 +357,10 @@ class TerminalGame:
         state = self.state
         self.show()
         moves = in_shown_order(state.legal_moves())  # what a number picks is what is shown
+        if self.note:
+            # Above the board a tall position would scroll it out of an 80x24 terminal.
+            self.console.print(self.note)
+            self.note = ""
         self._print_prompt_header(player, moves)
         while True:
             entry = self._input("P%d> " % player)
@@ -403,9 +408,19 @@ class TerminalGame:
                 try:
                     state.clone().play(move)
                 except IllegalMove as exc:
-                    error = "illegal move %r: %s" % (shorten(move), shorten(exc.reason, 200))
+                    reason = exc.reason
+                    if reason.startswith("unknown move word"):
+                        # The engine names every word of its notation (expansions
+                        # included); a newcomer needs the ones that make a move now.
+                        reason = "no move starts with %r; moves now start with %s" % (
+                            shorten(move.split(" ")[0]),
+                            ", ".join(sorted(set(m.split(" ")[0] for m in moves))))
+                    error = "illegal move %r: %s" % (shorten(move), shorten(reason, 200))
             if error is not None:
                 self.console.print("[red]%s[/red]" % escape(error))
+                # The turn again, in one line: a long list of moves above it and a few
+                # refusals would have scrolled it out of sight.
+                self._print_turn(player, "? for help, moves: the list")
                 continue
             return move
 
@@ -456,14 +471,17 @@ class TerminalGame:
         return True
 
     def _print_prompt_header(self, player, moves):
+        self._print_turn(player)
+        self.console.print(moves_summary(moves, self.console.width, self.view.compact_family,
+                                         self._choice_words()))
+
+    def _print_turn(self, player, hint="? for help"):
         state = self.state
         title = Text()
         title.append(self.view.seat_label(state, player, self.who.get(player)), style="bold")
         title.append(" to %s" % self.view.prompt(state))
-        title.append("  (? for help)", style="dim")
+        title.append("  (%s)" % hint, style="dim")
         self.console.print(title)
-        self.console.print(moves_summary(moves, self.console.width, self.view.compact_family,
-                                         self._choice_words()))
 
     def _choice_words(self):
         # The game's words for the choices of a move (its board mapping's, which the

@@ -913,6 +913,7 @@ class Screen:
         self.message = ". ".join(notes) or (
             "Type a key name (c3) or a move (push crow Sc) and Enter, or click a key")
         self.first_message = self.message
+        self.first_is_a_note = bool(notes)  # a resume said: it stays until something else is
         self.cell_h = 3
         self.rows = self.cols = 0
         self._cells = [None] * layout.KEYS
@@ -991,13 +992,24 @@ class Screen:
         # The game's own hint instead of Vora's; a message typed for one player's eyes
         # goes when the board is handed over.
         viewer = game.game.viewer()
-        if self.message == self.first_message or self._viewer_seen != viewer:
+        if self.message == self.first_message and not self.first_is_a_note \
+                or self._viewer_seen not in (viewer, self._NOBODY_YET):
             self.message = "Type a key name (d4) or a move and Enter, ? for help, or click a key"
             self.first_message = self.message
+            self.first_is_a_note = False
         self._viewer_seen = viewer
+        # A key the game refused: said on the message line too, where the key's own
+        # line said "ok" (the board saw the key; the game then refused it).
+        said = getattr(game, "events_said", 0)
+        if said != self._events_seen:
+            self._events_seen = said
+            if game.last_what == "refused":
+                self.message = "refused: " + game.last_event
 
     first_message = None
-    _viewer_seen = None
+    first_is_a_note = False
+    _events_seen = 0
+    _viewer_seen = _NOBODY_YET = object()  # no draw with the game on yet
 
     def _top_lines(self):
         b = self.board

@@ -16,6 +16,7 @@ COLOUR_STYLE = {"yellow": "bold #000000 on #f0e442", "green": "bold #000000 on #
 TILE_STYLE = {"stone": "#999999", "sand": "#e69f00", "grass": "#009e73", "snow": "bold #ffffff"}
 SPECIES_LETTER = {"carnivore": "C", "herbivore": "H", "plant": "P"}
 GRID = (("nw", "n", "ne"), ("w", None, "e"), ("sw", "s", "se"))
+GRID_WIDTH = 50  # columns the 3x3 picture of the planet needs (three of 16, and gaps)
 
 HELP_TEXT = """\
 [bold]Entering a move[/bold]: its [bold]number[/bold] from the list, or the move in notation:
@@ -125,6 +126,26 @@ class GaiaView(TerminalView):
                         cell.append_text(self._life(s["life"]))
                 cells.append(cell)
             grid.add_row(*cells)
+        if width is not None and width < GRID_WIDTH:
+            # Beside an 80-column board the 3x3 cells were cut ("ne METE…", "h: sa (…"):
+            # one line a location there, in the same words.
+            grid = Text()
+            for k, name in enumerate(n for row in GRID for n in row):
+                grid.append("\n" if k else "")
+                if name is None:
+                    grid.append("WATER ", style="bold #56b4e9")
+                    grid.append_text(self._life(b["water"]))
+                    continue
+                s = slots[name]
+                grid.append(("%s %s" % (name, (s["sky"] or "").upper())).rstrip(), style="bold")
+                if s["location"] == "water":
+                    grid.append(" %s: uncovered" % s["position"], style="#56b4e9")
+                    continue
+                grid.append(" %s: " % s["position"])
+                grid.append_text(Text(" ").join(
+                    Text(tile[:2], style=TILE_STYLE[tile]) for tile in s["stack"]))
+                grid.append(" (%d)" % s["altitude"], style="dim")
+                grid.append_text(self._life(s["life"]))
         legend = Text("C carnivore  H herbivore  P plant, on their colour; (n) points a "
                       "Life-Form scores there", style="dim")
         return Group(grid, legend, Text(""), self._status(b, state, who or {}, history))

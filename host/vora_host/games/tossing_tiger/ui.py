@@ -46,6 +46,9 @@ STEP_HELP = {
 }
 
 
+NARROW = 44  # columns under which a war is written a battle a line, not as a table
+
+
 def _side(side):
     if side["face"]:
         return Text(side["face"], style="bold")
@@ -107,11 +110,19 @@ class TigerView(TerminalView):
             table.add_column("attacker")
             table.add_column("defender")
             table.add_column("won by")
+            # Beside an 80-column board the panel is too narrow for four columns (cut
+            # to "b…  at…"): one line a battle there, in words.
+            lines = Text()
             for n, b in enumerate(info["battles"], 1):
                 won = {"a": "attacker", "d": "defender", "both": "both", "none": "nobody",
                        None: ""}.get(b["winner"], str(b["winner"]))
                 table.add_row(str(n), _side(b["a"]), _side(b["d"]), won)
-            parts.append(table)
+                lines.append("\n" if n > 1 else "")
+                lines.append_text(Text.assemble("%d: " % n, _side(b["a"]), " vs ",
+                                                _side(b["d"])))
+                if won:
+                    lines.append(", won by %s" % won)
+            parts.append(table if width is None or width >= NARROW else lines)
         decision = info["decision"] or {}
         if decision.get("player") is not None and not state.is_over():
             parts.append(Text("P%s: %s" % (decision["player"], decision["hint"]), style="italic"))

@@ -1,0 +1,416 @@
+"""A newcomer learns and plays each game the PC runs (issue #22, "how it is shown to
+work"): `vora rules GAME` first, then the game on the virtual board at 80x24 and at 120x40
+(through a pty, the screen read back with pyte): `?` shows the step's help and the game
+comes back, the first move is made by typing key names, a key that names nothing is
+refused with its reason, `undo` takes the turn back, `q` quits and the next `vora play GAME`
+resumes it. The same in typed mode. At every screen looked at, the turn line ("P0 ... to
+...") and what to do next are visible.
+
+One launch per game and size: the 80x24 one starts the game, the 120x40 one resumes it."""
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from shared_rules import games as rules_games
+from vora_host import games as host_games
+from vora_host.log.store import GameLog
+from vora_host.play import saved
+from vora_host.play.board import KeyPad, key_name
+from vora_host.virtual import board as sim
+
+from pty_screen import PtyScreen
+
+ROOT = Path(__file__).resolve().parents[1]
+GAMES = ("vorcept", "gaia-vora", "tossing-tiger", "boars")
+SEED = 3
+VORA = str(Path(sys.executable).with_name("vora"))
+HOWTO_SECTIONS = ("## Goal", "## Set-up", "## A turn", "## On the board's keys",
+                  "## Typed moves")
+
+
+def flat(text):
+    return " ".join(text.split())
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_the_how_to_play_has_the_goal_the_set_up_and_a_turn(name):
+    out = subprocess.run([VORA, "rules", name], capture_output=True, text=True, timeout=30,
+                         cwd=str(ROOT), env=dict(os.environ, COLUMNS="80"))
+    assert out.returncode == 0, out.stderr
+    title = rules_games.load(name).TITLE
+    assert out.stdout.startswith("# How to play " + title), out.stdout[:200]
+    where = [out.stdout.find(section + "\n") for section in HOWTO_SECTIONS]
+    assert all(k > 0 for k in where) and where == sorted(where), where
+    goal = out.stdout[where[0]:where[1]]
+    assert len(goal.split()) > 15  # a goal in words, not a heading alone
+
+
+# ---------------------------------------------------------------- on the virtual board
+
+
+
+def _playing_now(log, name):
+    """The id of the newest unfinished game of `name` in the log: the one the vora under
+    test is playing (saved_game() passes it by, since a live vora holds it)."""
+    return max(g["id"] for g in log.games() if g["game"] == name
+               and g["status"] in saved.UNFINISHED)
+
+class Board:
+    """`vora play GAME` on the virtual board, as a newcomer sees and types it."""
+
+    def __init__(self, tmp_path, name, cols, rows, *extra):
+        self.name, self.cols, self.rows = name, cols, rows
+        self.db = tmp_path / "games.sqlite3"
+        self.host = host_games.host_game(name)
+        args = [VORA, "play", name, "--port", "sim", "--save-dir", str(tmp_path / "save"),
+                "--db", str(self.db), "--human", "0", "--bot", "1=random", *extra]
+        self.term = PtyScreen(args, cols=cols, rows=rows, cwd=str(ROOT),
+                              env={"VORA_SIM_DEVICE": str(tmp_path / "tty")})
+        cell_h = 3 if rows >= sim.TOP + 21 + sim.BOTTOM else 2
+        self.below = sim.TOP + 7 * cell_h - 1  # the first line under the board
+
+    def panel(self):
+        rows = self.term.lines()[sim.TOP - 1:self.below]
+        return flat("\n".join(line[sim.SIDE_COL - 1:] for line in rows))
+
+    def bottom(self):
+        return flat("\n".join(self.term.lines()[self.below:]))
+
+    def seen(self):
+        return self.panel() + " || " + flat(self.term.text())
+
+    def wait(self, needle, timeout=15.0, where=None):
+        where = where or self.seen
+        end = time.monotonic() + timeout
+        while needle not in where():
+            assert time.monotonic() < end, "%r never appeared:\n%s" % (needle,
+                                                                         self.term.text())
+            assert self.term.pump(0.1) or needle in where(), \
+                "the program ended without %r:\n%s" % (needle, self.term.text())
+        return self.seen()
+
+    def type(self, line):
+        self.term.send(line + "\r", 0.3)
+
+    def state(self):
+        """The game's position now, as the game log holds it."""
+        with GameLog(self.db) as log:
+            return saved.replay(log.game(_playing_now(log, self.name)))[0]
+
+    def turn(self, state):
+        view = self.host.VIEW
+        return "%s to %s" % (view.seat_label(state, 0, "you"), view.prompt(state))
+
+    def my_turn(self):
+        """Wait until the newcomer (P0) is to act and the screen says so; the position."""
+        end = time.monotonic() + 20
+        while True:
+            state = self.state()
+            if state.to_act() == 0 and self.bottom().startswith(flat(self.turn(state))):
+                self.check_turn_and_prompt(state)
+                return state
+            assert time.monotonic() < end, "P0's turn never came:\n" + self.term.text()
+            self.term.pump(0.2)
+
+    def check_turn_and_prompt(self, state):
+        # The turn under the board and atop the panel; the line to type on, and the
+        # footer saying what can be typed or pressed.
+        turn = flat(self.turn(state))
+        assert self.bottom().startswith(turn), self.term.text()
+        assert self.panel().startswith(turn), self.term.text()
+        lines = self.term.lines()
+        assert any(line.startswith(">") for line in lines[self.below:]), self.term.text()
+        footer = self.bottom()
+        assert "Press the keys" in footer and "q quits" in footer, self.term.text()
+        assert all(len(line) <= self.cols for line in lines)
+
+    def play_by_keys(self, state, move):
+        """Type the key names of `move` as the footer says, then play the preview: the
+        player's corner, or (a game without corners) its last key held."""
+        mapping = self.host.BOARD
+        path = mapping.key_path(state, move)
+        for k in path:
+            self.type(key_name(k))
+        for _ in range(6):  # a key naming several moves: pressed again for the next
+            if "preview: %s" % move in self.panel():
+                break
+            self.type(key_name(path[-1]))
+        self.wait("preview: %s" % move, where=self.panel)
+        corners = mapping.confirm_keys(state, 0)
+        if corners:
+            self.type(key_name(corners[0]))
+        else:
+            assert "'hold a1' holds a key" in self.bottom(), self.term.text()  # says how
+            self.type("hold " + key_name(path[-1]))
+        self.wait("move: P0 %s" % move, where=self.panel)
+
+    def refuse_a_key(self, state):
+        """Press a key that names nothing now; its refusal and reason are shown."""
+        pad = KeyPad(self.host.BOARD)
+        firsts = set(path[0] for path in pad.paths(state).values() if path)
+        corners = set(self.host.BOARD.confirm_keys(state, 0))
+        idle = min(k for k in range(49) if k not in firsts | corners)
+        self.type(key_name(idle))
+        text = self.wait("refused: key %s names no move now;" % key_name(idle),
+                         where=self.panel)
+        # Said under the board too, in place of the typed key's "ok".
+        self.wait("refused: key %s names no move now;" % key_name(idle), where=self.bottom)
+        assert "%s ok" % key_name(idle) not in self.bottom(), self.term.text()
+        # The reason goes on: where the moves start, keys the newcomer can press now.
+        starts = sorted(set(key_name(k) for k in firsts))
+        assert "moves start at %s" % ", ".join(starts[:3]) in text, text
+
+    def help_and_back(self, state):
+        self.term.send("?", 0.5)
+        self.wait("help (? or Enter: back to the game)")
+        # The step's own help is what shows first, even beside an 80x24 board.
+        self.wait("Now (", where=self.panel)
+        self.check_turn_and_prompt(state)
+        self.term.send("?", 0.5)
+        end = time.monotonic() + 5
+        while "back to the game" in self.panel() and time.monotonic() < end:
+            self.term.pump(0.1)
+        assert "back to the game" not in self.panel()
+        self.check_turn_and_prompt(state)
+
+    def undo(self, turn, move):
+        self.type("undo")
+        # One human and a bot: nobody else to ask, taken back at once, said on the
+        # message line under the board and in the panel.
+        said = "taken back: P0's turn %d (" % turn
+        text = self.wait(said, where=self.bottom)
+        assert move in text.split(said)[1], text
+        self.wait("takeback: " + said, where=self.panel)
+
+    def quit(self):
+        self.term.send("q", 0.5)
+        assert self.term.wait_exit() == 0, self.term.text()
+        self.term.close()
+        with GameLog(self.db) as log:
+            games = log.games()
+            assert len(games) == 1
+            info = log.game(games[0]["id"])
+        assert info["status"] == "interrupted"
+        return info["move_count"]
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_a_newcomer_plays_undoes_quits_and_resumes_on_the_virtual_board(tmp_path, name):
+    title = rules_games.load(name).TITLE
+    start = rules_games.load(name).new_game(2, seed=SEED)
+    moves = None
+    for (cols, rows), extra in (((80, 24), ("--fresh", "--seed", str(SEED))),
+                                ((120, 40), ())):
+        board = Board(tmp_path, name, cols, rows, *extra)
+        try:
+            if moves is None:
+                board.wait("Type a key name (d4) or a move and Enter, ? for help")
+                state = board.my_turn()
+                assert state == start
+            else:
+                n = "%d move%s" % (moves, "" if moves == 1 else "s")
+                text = board.wait("Resumed your game of %s from" % title, where=board.bottom)
+                assert "(%s; game 1 in the log)" % n in text, board.term.text()
+                state = board.my_turn()
+                # Still said once the game is on: not replaced by the first hint at once.
+                assert "Resumed your game of %s" % title in board.bottom(), board.term.text()
+            board.help_and_back(state)
+            # The first move by keys, as the footer says (the footer's own example).
+            move = state.legal_moves()[0]
+            assert "or type a move (%s)" % move in board.bottom(), board.term.text()
+            board.play_by_keys(state, move)
+            after = board.my_turn()
+            board.refuse_a_key(after)
+            board.check_turn_and_prompt(after)
+            board.undo(state.turn_count() + 1, move)
+            if moves is None:
+                assert board.my_turn() == start
+            else:  # back to P0's last turn (begun before the resume, or just now)
+                undone = board.my_turn()
+                assert undone.turn_count() <= state.turn_count() and \
+                    len(undone.legal_moves()) and board.state() == undone
+                state = undone
+                move = state.legal_moves()[0]
+            # Played again, so that the game quit has moves to resume.
+            board.play_by_keys(state, move)
+            board.my_turn()
+            moves = board.quit()
+            assert moves >= 1
+        finally:
+            board.term.close()
+
+
+# ---------------------------------------------------------------- typed
+
+
+class Typed:
+    """`vora play GAME --typed` at an 80x24 terminal, as a newcomer types it."""
+
+    def __init__(self, tmp_path, name, *extra):
+        self.name = name
+        self.db = tmp_path / "typed.sqlite3"
+        self.host = host_games.host_game(name)
+        args = [VORA, "play", name, "--typed", "--db", str(self.db), "--human", "0",
+                "--bot", "1=random", "--delay", "0", *extra]
+        self.term = PtyScreen(args, cols=80, rows=24, cwd=str(ROOT))
+
+    def state(self):
+        with GameLog(self.db) as log:
+            return saved.replay(log.game(_playing_now(log, self.name)))[0]
+
+    def moves(self):
+        with GameLog(self.db) as log:
+            return saved.replay(log.game(_playing_now(log, self.name)))[1]
+
+    def asked(self):
+        lines = [line for line in self.term.lines() if line.strip()]
+        return bool(lines) and lines[-1] == "P0>"
+
+    def wait(self, needle, timeout=15.0):
+        return self.term.wait_for(needle, timeout)
+
+    def my_turn(self, *needles):
+        """Wait until P0 is asked for a move (and `needles` are on the screen); check that
+        the turn line and the prompt are visible; the position."""
+        end = time.monotonic() + 20
+        while True:
+            text = flat(self.term.text())
+            if self.asked() and all(flat(n) in text for n in needles):
+                state = self.state()
+                if state.to_act() == 0:
+                    break
+            assert time.monotonic() < end, "never asked %r:\n%s" % (needles, self.term.text())
+            self.term.pump(0.1)
+        view = self.host.VIEW
+        turn = "%s to %s" % (view.seat_label(state, 0, "you"), view.prompt(state))
+        assert flat(turn) in flat(self.term.text()), self.term.text()
+        return state
+
+    def type(self, line):
+        self.term.send(line + "\r", 0.2)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_a_newcomer_plays_undoes_quits_and_resumes_typed(tmp_path, name):
+    from vora_host.play.terminal import in_shown_order
+    title = rules_games.load(name).TITLE
+    start = rules_games.load(name).new_game(2, seed=SEED)
+    typed = Typed(tmp_path, name, "--fresh", "--seed", str(SEED))
+    try:
+        assert typed.my_turn("? for help") == start
+        typed.type("?")
+        typed.my_turn("Now (", "Commands")
+        first = in_shown_order(start.legal_moves())[0]
+        typed.type("1")  # a move by its number
+        after = typed.my_turn()
+        assert typed.moves()[0] == first
+        # Three tries that are not moves, each refused with its reason; the turn stays.
+        typed.type("xyzzy")
+        words = sorted(set(m.split()[0] for m in after.legal_moves()))
+        typed.my_turn("illegal move 'xyzzy'", "moves now start with %s" % ", ".join(words))
+        typed.type(words[0] + " zz9")  # a move's word, then nonsense: the engine's reason
+        typed.my_turn("illegal move '%s zz9': " % words[0])
+        count = len(after.legal_moves())
+        typed.type("%d" % (count + 1))
+        typed.my_turn("there is no move number %d (the moves are numbered 1 to %d)"
+                      % (count + 1, count))
+        typed.type("undo")
+        assert typed.my_turn("Taken back: ") == start
+        typed.type("1")
+        typed.my_turn()
+        assert typed.moves()[0] == first
+        typed.type("q")
+        typed.wait("Quit this game? [y/N]")
+        typed.type("y")
+        typed.wait("Saved: 'vora play %s --typed' resumes it" % name)
+        assert typed.term.wait_exit() == 0
+    finally:
+        typed.term.close()
+    with GameLog(typed.db) as log:
+        moves = log.game(1)["move_count"]
+    again = Typed(tmp_path, name)
+    try:
+        n = "%d move%s" % (moves, "" if moves == 1 else "s")
+        # Said where it is seen: above the first prompt, under the board.
+        again.my_turn("Resumed your game of %s from" % title, "(%s; game 1 in the log)" % n)
+        again.type("q")
+        again.wait("Quit this game? [y/N]")
+        again.type("y")
+        assert again.term.wait_exit() == 0
+    finally:
+        again.term.close()
+
+
+def test_the_footer_offers_a_move_to_type_only_when_a_human_is_to_act():
+    # While the bot is to move, a move offered in the footer would only be refused
+    # ("wait: P1 (random) is thinking"): the footer offers none then.
+    from vora_host.bots import RandomBot
+    from vora_host.play.board import BoardGame, BoardGameCompanion
+    from vora_host.play.terminal import Human
+    from test_board_screen import FakeClient
+    state = rules_games.load("vorcept").new_game(2, seed=SEED)
+    companion = BoardGameCompanion("vorcept", state, [Human(), RandomBot(1)])
+    companion.game = BoardGame("vorcept", state, [Human(), RandomBot(1)], FakeClient(),
+                               on_event=companion._event)
+    first = state.legal_moves()[0]
+    assert "or type a move (%s)" % first in companion.help_line()
+    companion.game.play(first, 0)
+    assert state.to_act() == 1
+    assert "or type a move |" in companion.help_line(), companion.help_line()
+    assert "(%s)" % state.legal_moves()[0] not in companion.help_line()
+
+
+def test_a_war_beside_an_80x24_board_is_read_in_words_not_cut_columns():
+    # The panel beside the board at 80 columns is some 26 wide: the war's table of four
+    # columns was cut to "b…  at…  d…" there, and who won each battle could not be read.
+    import io
+
+    from rich.console import Console
+    from shared_rules import tossing_tiger
+    state = tossing_tiger.new_game(2, seed=SEED)
+    state.play("fight 1 2")
+    while state.to_act() is not None and state.view(0)["info"].get("war") \
+            and not any(b["winner"] for b in state.view(0)["info"]["battles"]):
+        state.play(sorted(state.legal_moves())[0])
+    info = state.view(0)["info"]
+    assert info.get("war") and any(b["winner"] for b in info["battles"])
+    view = host_games.host_game("tossing-tiger").VIEW
+    width = 80 - sim.SIDE_COL
+    buf = io.StringIO()
+    Console(file=buf, width=width, color_system=None).print(view.render(state, 0, width=width))
+    text = buf.getvalue()
+    assert "…" not in text, text
+    for n, b in enumerate(info["battles"], 1):
+        if b["winner"] in ("a", "d"):
+            assert "%d:" % n in text and ("attacker" if b["winner"] == "a" else "defender") \
+                in text, text
+        if b["a"]["face"]:
+            assert b["a"]["face"] in text, text
+
+
+def test_the_planet_beside_an_80x24_board_is_read_in_words_not_cut_cells():
+    # Gaia-Vora's 3x3 picture of the planet wants some 50 columns; beside an 80-column
+    # board it was cut to "nw SUN  n MOON  ne METE…" and "h: sa (…": one line a location.
+    import io
+
+    from rich.console import Console
+    state = rules_games.load("gaia-vora").new_game(2, seed=SEED)
+    view = host_games.host_game("gaia-vora").VIEW
+    width = 80 - sim.SIDE_COL
+    buf = io.StringIO()
+    Console(file=buf, width=width, color_system=None).print(view.render(state, 0, width=width))
+    text = buf.getvalue()
+    assert "…" not in text, text
+    board = state.board()
+    for slot in board["slots"]:
+        if slot["location"] != "water":
+            tiles = " ".join(tile[:2] for tile in slot["stack"])
+            assert "%s: %s (%d)" % (slot["position"], tiles, slot["altitude"]) in text, text
+        if slot["sky"]:
+            assert "%s %s" % (slot["slot"], slot["sky"].upper()) in text, text
+    assert "WATER" in text
