@@ -183,10 +183,21 @@ def test_takebacks_are_kept_and_checked_in_memory(tmp_path):
     log.close()
 
 
-def test_the_mirror_goes_on_through_a_read_only_log_and_loses_nothing(tmp_path):
+@pytest.fixture
+def short_folder():
+    """A folder with a short path (a parallel run's tmp_path is long), removed after."""
+    import shutil
+    folder = Path(tempfile.mkdtemp(prefix="v"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_the_mirror_goes_on_through_a_read_only_log_and_loses_nothing(short_folder):
     # The board side of `vora play`: the link's BoardClient logs through GameLog, from the
-    # deal (start_game) to the end (end_game), while the file refuses every write.
-    path = tmp_path / "g.sqlite3"
+    # deal (start_game) to the end (end_game), while the file refuses every write. (A
+    # short path: a problem's text is cut at a fixed length, and its reason comes after
+    # the log's path, which a parallel run makes longer.)
+    path = short_folder / "g.sqlite3"
     log = GameLog(path)
     read_only(log)
     rig = Rig(log=log, game_seed=3)
