@@ -513,23 +513,8 @@ class BoardGame:
     def _takeback_span(self):
         """(first move index, player, words) of the last turn a human played together with
         the moves after it, or None when no human has moved."""
-        last = next((k for k in range(len(self.history) - 1, -1, -1)
-                     if self.history[k][0] in self.humans), None)
-        if last is None:
-            return None
-        who, turn = self.history[last][0], self.before[last].turn_count()
-        start = last
-        while start > 0 and self.history[start - 1][0] == who \
-                and self.before[start - 1].turn_count() == turn:
-            start -= 1
-        # The history holds the moves as everybody may see them (secrets stay out).
-        what = "P%d's turn %d (%s)" % (who, turn + 1,
-                                       ", ".join(m for _, m in self.history[start:last + 1]))
-        after = [m for _, m in self.history[last + 1:]]
-        if after:
-            what += " and the %d move%s after it (%s)" % (
-                len(after), "" if len(after) == 1 else "s", ", ".join(after))
-        return start, who, what
+        from vora_host.play.terminal import takeback_span
+        return takeback_span(self.history, self.before, self.humans, lambda p: "P%d" % p)
 
     def corner_seats(self):
         """{corner key: player} when each human has a corner of their own; {} when the

@@ -174,6 +174,29 @@ def resolve_entry(entry, moves):
     return text, None
 
 
+def takeback_span(history, before, humans, label):
+    """What a takeback takes back: the last turn a human played and the moves after it, as
+    (index of its first move, the human, words naming it), or None when no human has
+    moved. `history` holds (player, move as everybody may see it) and `before` the state
+    before each move; `label(player)` names a player in the words."""
+    last = next((k for k in range(len(history) - 1, -1, -1) if history[k][0] in humans),
+                None)
+    if last is None:
+        return None
+    who, turn = history[last][0], before[last].turn_count()
+    start = last
+    while start > 0 and history[start - 1][0] == who \
+            and before[start - 1].turn_count() == turn:
+        start -= 1
+    # The history holds the moves as everybody may see them (secrets stay out).
+    what = "%s's turn %d (%s)" % (label(who), turn + 1,
+                                  ", ".join(m for _, m in history[start:last + 1]))
+    after = [m for _, m in history[last + 1:]]
+    if after:
+        what += " and the %s after it (%s)" % (plural(len(after), "move"), ", ".join(after))
+    return start, who, what
+
+
 class TerminalGame:
     """One game in the terminal.
 
@@ -430,24 +453,12 @@ class TerminalGame:
         """Take back the last turn a human played (and the bots' moves after it) when every
         human agrees: the one who asks, then each other human in turn. True when done."""
         humans = [p for p, a in enumerate(self.agents) if isinstance(a, Human)]
-        last = next((k for k in range(len(self.history) - 1, -1, -1)
-                     if self.history[k][0] in humans), None)
-        if last is None:
+        span = takeback_span(self.history, self.before, humans,
+                             lambda p: self.view.seat_label(self.state, p))
+        if span is None:
             self.console.print("[yellow]Nothing to take back: no human has moved yet.[/yellow]")
             return False
-        who, turn = self.history[last][0], self.before[last].turn_count()
-        start = last
-        while start > 0 and self.history[start - 1][0] == who \
-                and self.before[start - 1].turn_count() == turn:
-            start -= 1
-        # The history holds the moves as everybody may see them (secrets stay out).
-        mine = [m for _, m in self.history[start:last + 1]]
-        after = [m for _, m in self.history[last + 1:]]
-        what = "%s's turn %d (%s)" % (self.view.seat_label(self.state, who), turn + 1,
-                                      ", ".join(mine))
-        if after:
-            what += " and the %d move%s after it (%s)" % (
-                len(after), "" if len(after) == 1 else "s", ", ".join(after))
+        start, who, what = span
         if self._shares_secrets() and len(humans) > 1:
             self._wipe()  # the asker's secrets leave the screen before the others look
         for other in humans:
