@@ -204,7 +204,12 @@ def test_without_micropythons_npm_package_sim_and_flash_name_it_and_its_install(
     bare = SimProcess("--flash", str(tmp_path / "flash"), env=env)
     try:
         assert bare.cmd("state") == ["none"]
-        said = " ".join("".join(bare.stderr).split())
+        # stderr is read by its own thread: give it until a deadline to arrive.
+        deadline = time.monotonic() + 10.0
+        said = ""
+        while "npm ci" not in said and time.monotonic() < deadline:
+            time.sleep(0.05)
+            said = " ".join("".join(bare.stderr).split())
         assert "micropython-webassembly-pyscript" in said and "npm ci" in said, said
     finally:
         bare.kill()
