@@ -131,6 +131,26 @@ def test_the_doctor_takes_nothing_from_a_diag_on_trust():
     assert clean_diag({"boot": "x", "keys_down": "all"})["keys_down"] == []
 
 
+def test_flash_romfs_on_a_board_without_romfs_says_so_and_installs_the_files(tmp_path):
+    # The virtual board's MicroPython (the WebAssembly port) has no vfs.rom_ioctl, as most
+    # stock builds: vora flash --romfs says so and installs as without --romfs.
+    flash = tmp_path / "flash"
+    sim = SimProcess("--flash", str(flash))
+    try:
+        done = vora("flash", sim.path, "--no-progress", "--romfs")
+        assert done.returncode == 0, done.stdout + done.stderr
+        words = " ".join(done.stderr.split())
+        assert "No ROMFS for the firmware on this board: its MicroPython is built without " \
+               "ROMFS" in words and "Installing it as files instead" in words
+        assert "The firmware says hello: Vora Board 0.1.0" in words and "confirmed" in words
+        assert "runs from the board's ROMFS" not in words
+        assert record_of(flash) == dict(boot.empty_record(), slot="a")
+        installed = {n for n in snapshot(flash) if n.startswith("fw/a/")}
+        assert installed == {"fw/a/" + n for n, _ in full_bundle().files} | {"fw/a/manifest.json"}
+    finally:
+        sim.kill()
+
+
 def test_a_full_filesystem_is_refused_before_anything_is_written(tmp_path):
     flash = tmp_path / "flash"
     sim = SimProcess("--flash", str(flash), "--flash-size", "64")
