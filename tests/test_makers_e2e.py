@@ -4,6 +4,7 @@ the middle and resumed), safe mode as the way back, `vora doctor`; and the refus
 leave a board as it was (a full filesystem, the wrong kind of board, an old MicroPython).
 """
 
+import io
 import json
 import subprocess
 import sys
@@ -149,6 +150,72 @@ def test_flash_romfs_on_a_board_without_romfs_says_so_and_installs_the_files(tmp
         assert installed == {"fw/a/" + n for n, _ in full_bundle().files} | {"fw/a/manifest.json"}
     finally:
         sim.kill()
+
+
+def test_flash_romfs_writes_the_image_first_and_leaves_the_slot_its_manifest_only(
+        tmp_path, monkeypatch):
+    # The virtual board has no ROMFS: the board's answers to the query and the partition are
+    # stood for at vora's boundary with mpremote (tests/test_romfs.py runs mpremote's own
+    # query and deploy against a stand-in partition); the rest of the install is for real.
+    # Not covered: the virtual board booting from /rom (it checks the slot's files).
+    from vora_host.maker import romfs
+    from vora_host.maker.flash import Flasher
+    flash = tmp_path / "flash"
+    sim = SimProcess("--flash", str(flash))
+    written = {}
+
+    def deploy(t, image, partition=0):
+        written["image"] = image
+        written["main.py then"] = (flash / "main.py").exists()
+        written["slot then"] = sorted(p.name for p in (flash / "fw").rglob("*")) \
+            if (flash / "fw").exists() else []
+
+    monkeypatch.setattr(romfs, "query", lambda t: {"size": 512 * 1024, "block": 4096,
+                                                   "image": 0})
+    monkeypatch.setattr(romfs, "deploy", deploy)
+    monkeypatch.setattr(Flasher, "_wait_hello", lambda self, version: {"boot": None})
+    out = io.StringIO()
+    try:
+        result = Flasher(sim.path, ROOT / "hardware" / "pinmap-rp2-pico.json",
+                         console=Console(file=out, width=200), progress=False,
+                         romfs=True).run()
+        files_now = snapshot(flash, skip=("save",))
+    finally:
+        sim.kill()
+    bundle = full_bundle()
+    assert written["image"] == romfs.build_image(bundle)
+    assert result["romfs"] == len(written["image"]) and result["romfs_refusal"] is None
+    assert written["main.py then"] is False and written["slot then"] == []  # the image first
+    assert sorted(n for n in files_now if n.startswith("fw/")) == ["fw/a/manifest.json"]
+    assert files_now["fw/a/manifest.json"] == bundle.manifest_bytes
+    assert {"main.py", "vora_boot.mpy", "pinmap.json"} <= set(files_now)
+    assert "KB image); it runs from there, in place." in " ".join(out.getvalue().split())
+
+
+def test_a_failed_romfs_write_stops_before_anything_else_is_written(tmp_path, monkeypatch):
+    from vora_host.maker import romfs
+    from vora_host.maker.flash import Flasher
+    flash = tmp_path / "flash"
+    sim = SimProcess("--flash", str(flash))
+
+    def deploy(t, image, partition=0):
+        raise romfs.RomfsFailed("the ROMFS partition differs from the image after writing")
+
+    monkeypatch.setattr(romfs, "query", lambda t: {"size": 512 * 1024, "block": 4096,
+                                                   "image": 0})
+    monkeypatch.setattr(romfs, "deploy", deploy)
+    try:
+        before = snapshot(flash)
+        with pytest.raises(FlashFailed) as err:
+            Flasher(sim.path, ROOT / "hardware" / "pinmap-rp2-pico.json",
+                    console=Console(file=io.StringIO()), progress=False, romfs=True).run()
+        assert snapshot(flash) == before
+        done = mpremote(sim.path, "exec", "print('as it was')")  # still its REPL
+        assert done.stdout.strip() == "as it was"
+    finally:
+        sim.kill()
+    assert "differs from the image after writing. Run vora flash --romfs again" in str(err.value)
+    assert "main.py and the boot record were not changed" in str(err.value)
 
 
 def test_a_full_filesystem_is_refused_before_anything_is_written(tmp_path):
