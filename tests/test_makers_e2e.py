@@ -192,6 +192,41 @@ def test_flash_romfs_writes_the_image_first_and_leaves_the_slot_its_manifest_onl
     assert "KB image); it runs from there, in place." in " ".join(out.getvalue().split())
 
 
+@pytest.mark.parametrize("frozen, words", [
+    ("0.1.0", "has Vora firmware 0.1.0 frozen in: the slot gets only its manifest"),
+    ("0.0.9", "has Vora firmware 0.0.9 frozen in; this vora installs 0.1.0, as files"),
+])
+def test_a_micropython_with_the_firmware_frozen_in_gets_only_the_slot_manifest(
+        tmp_path, monkeypatch, frozen, words):
+    # Where `import vora_fw` leads is asked with romfs.probe_code (tests/test_romfs.py runs it
+    # in real MicroPython against a frozen package); here the board's answer is stood for.
+    from vora_host.maker import romfs
+    from vora_host.maker.flash import Flasher
+    flash = tmp_path / "flash"
+    sim = SimProcess("--flash", str(flash))
+    asked = []
+    monkeypatch.setattr(romfs, "firmware_in_micropython", lambda t: ("frozen", frozen))
+    monkeypatch.setattr(romfs, "query", lambda t: asked.append("query") or
+                        {"size": 512 * 1024, "block": 4096, "image": 0})
+    monkeypatch.setattr(romfs, "deploy", lambda t, image: asked.append("deploy"))
+    monkeypatch.setattr(Flasher, "_wait_hello", lambda self, version: {"boot": None})
+    out = io.StringIO()
+    try:
+        result = Flasher(sim.path, ROOT / "hardware" / "pinmap-rp2-pico.json",
+                         console=Console(file=out, width=200), progress=False,
+                         romfs=True).run()
+        slot = sorted(n for n in snapshot(flash) if n.startswith("fw/"))
+    finally:
+        sim.kill()
+    assert words in " ".join(out.getvalue().split())
+    assert result["frozen"] == frozen and result["romfs"] is None and "deploy" not in asked
+    if frozen == "0.1.0":  # this very version: its code runs from the firmware
+        assert slot == ["fw/a/manifest.json"] and asked == []
+    else:  # another one: the files come first on sys.path; ROMFS would come after .frozen
+        assert len(slot) == len(full_bundle().files) + 1
+        assert "frozen in, which comes before /rom" in result["romfs_refusal"]
+
+
 def test_a_failed_romfs_write_stops_before_anything_else_is_written(tmp_path, monkeypatch):
     from vora_host.maker import romfs
     from vora_host.maker.flash import Flasher

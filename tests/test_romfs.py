@@ -168,3 +168,30 @@ def test_an_image_that_differs_after_writing_is_a_clear_failure():
 def test_a_board_whose_romfs_cannot_take_the_firmware_is_named(board, words):
     why = romfs.unusable(romfs.query(board()), romfs.build_image(full_bundle()))
     assert words in why
+
+
+def run_probe(cwd, package="vora_fw", before=""):
+    (Path(cwd) / "probe.py").write_text(before + romfs.probe_code(package) +
+                                        "print(repr(_fz), %r in sys.modules)\n" % package)
+    done = subprocess.run([str(MICROPYTHON), "probe.py"], cwd=str(cwd), capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_where_the_firmware_would_come_from_is_told_by_real_micropython(
+        tmp_path, bytecode_bundle):
+    # Frozen: the Unix port has asyncio frozen in (its __file__ "asyncio/__init__.py" names
+    # no file), as a build with firmware/manifest.py has vora_fw.
+    assert run_probe(tmp_path, "asyncio") == "('frozen', '') False"
+    assert run_probe(tmp_path) == "None False"  # nothing: a stock board
+    (tmp_path / "fw.romfs").write_bytes(romfs.build_image(bytecode_bundle))
+    mount = ("import vfs, sys\nvfs.mount(vfs.VfsRom(open('fw.romfs', 'rb').read()), '/rom')\n"
+             "sys.path.append('/rom')\n")
+    version = bytecode_bundle.version
+    assert run_probe(tmp_path, before=mount) == "('rom', '%s') False" % version
+    for name, data in bytecode_bundle.files:
+        if name.startswith("vora_fw/"):
+            (tmp_path / name).parent.mkdir(exist_ok=True)
+            (tmp_path / name).write_bytes(data)
+    assert run_probe(tmp_path) == "('files', '%s') False" % version

@@ -94,6 +94,7 @@ class Flasher:
         self.romfs = romfs  # asked for: use the board's ROMFS partition if it has one
         self.romfs_image = None  # the image written, when it was
         self.romfs_refusal = None  # why the board's ROMFS could not be used
+        self.frozen = None  # the version frozen in the board's MicroPython, if any
         self.transport = None
         self.written = []
         self.seconds = 0.0
@@ -122,8 +123,9 @@ class Flasher:
                 roots = bundles.root_files(pinmap, arch)
             except bundles.BundleError as exc:
                 raise FlashFailed(str(exc))
-            image = self._romfs_plan(t, bundle) if self.romfs else None
-            slot_files = [] if image is not None else bundle.files
+            frozen = self._frozen_plan(t, bundle)
+            image = self._romfs_plan(t, bundle) if self.romfs and not frozen else None
+            slot_files = [] if image is not None or frozen else bundle.files
             self._check_room(t, bundle, slot_files, roots, slot, free)
             if image is not None:
                 self._deploy_romfs(t, image)
@@ -139,15 +141,39 @@ class Flasher:
                 "bytes": sum(n for _, n in self.written), "seconds": self.seconds,
                 "boot": board.get("boot"),
                 "romfs": len(self.romfs_image) if self.romfs_image is not None else None,
-                "romfs_refusal": self.romfs_refusal}
+                "romfs_refusal": self.romfs_refusal, "frozen": self.frozen}
 
     # ---- ROMFS
+
+    def _frozen_plan(self, t, bundle):
+        """True when the board's MicroPython has this very version frozen in (a build with
+        firmware/manifest.py): the slot then needs only its manifest. A frozen version
+        that differs is said, and the files (first on sys.path) are installed."""
+        from vora_host.maker import romfs
+        found = romfs.firmware_in_micropython(t)
+        self.frozen = found[1] if found and found[0] == "frozen" else None
+        if self.frozen is None:
+            return False
+        if self.frozen == bundle.version:
+            self.console.print("The board's MicroPython has Vora firmware %s frozen in: the "
+                               "slot gets only its manifest, the code runs from the firmware."
+                               % self.frozen)
+            return True
+        self.console.print("[yellow]The board's MicroPython has Vora firmware %s frozen in; "
+                           "this vora installs %s, as files (they come first).[/]"
+                           % (self.frozen, bundle.version))
+        return False
 
     def _romfs_plan(self, t, bundle):
         """The ROMFS image to write, or None (said why) when the board cannot take it."""
         from vora_host.maker import romfs
         image = romfs.build_image(bundle)
         why = romfs.unusable(romfs.query(t), image)
+        if why is None and self.frozen is not None:
+            # sys.path has .frozen before /rom (MicroPython's mp_init appends /rom): the
+            # frozen version would run.
+            why = "its MicroPython has Vora firmware %s frozen in, which comes before /rom " \
+                  "on sys.path" % self.frozen
         if why is not None:
             self.romfs_refusal = why
             self.console.print("[yellow]No ROMFS for the firmware on this board: %s. "

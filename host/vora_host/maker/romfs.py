@@ -1,7 +1,8 @@
 """`vora flash --romfs`: the firmware's code in a ROMFS partition, run in place from flash.
 
 MicroPython 1.25 and later, on boards built with ROMFS (MICROPY_VFS_ROM), mount a read-only
-partition at /rom and put /rom and /rom/lib on sys.path. A .mpy imported from there runs
+partition at /rom and append /rom and /rom/lib to sys.path (after "" and ".frozen": a
+frozen vora_fw would come first, so flash.py refuses ROMFS over another frozen version). A .mpy imported from there runs
 where it lies: its bytecode and its constant strings and bytes are not copied into RAM, as
 with frozen modules, but without building a firmware.
 
@@ -157,3 +158,40 @@ def _last_line(exc):
     text = str(getattr(exc, "error_output", "") or exc).strip()
     return text.splitlines()[-1] if text else type(exc).__name__
 
+
+
+def probe_code(package="vora_fw"):
+    """MicroPython code that sets _fz to where `import <package>` leads on the board, in the
+    raw REPL (before anything is written): ("frozen", version) when it is in the MicroPython
+    firmware (no file behind its __file__: ".frozen/..." or "asyncio/__init__.py"), ("rom",
+    version) from a ROMFS image at /rom, ("files", version), or None. The modules are
+    forgotten again, so that nothing runs from a partition about to be rewritten."""
+    return ("import sys, os\n"
+            "_fz = None\n"
+            "try:\n"
+            " _v = __import__(%r)\n"
+            " _p = getattr(_v, '__file__', '') or ''\n"
+            " try:\n"
+            "  os.stat(_p)\n"
+            "  _k = 'rom' if _p.startswith('/rom/') else 'files'\n"
+            " except OSError:\n"
+            "  _k = 'frozen'\n"
+            " _fz = (_k, str(getattr(_v, 'VERSION', '')))\n"
+            "except Exception:\n"
+            " pass\n"
+            "for _m in [m for m in sys.modules if m == %r or m.startswith(%r)]:\n"
+            " del sys.modules[_m]\n" % (package, package, package + "."))
+
+
+def firmware_in_micropython(t):
+    """(kind, version) of the Vora firmware the board's MicroPython finds without a slot
+    ("frozen", "rom" or "files": probe_code()), or None."""
+    from mpremote.transport import TransportError
+    try:
+        t.exec(probe_code())
+        found = t.eval("_fz")
+    except TransportError:
+        return None
+    if isinstance(found, tuple) and len(found) == 2 and found[0] in ("frozen", "rom", "files"):
+        return found
+    return None
