@@ -200,10 +200,12 @@ def test_a_micropython_with_the_firmware_frozen_in_gets_only_the_slot_manifest(
         tmp_path, monkeypatch, frozen, words):
     # Where `import vora_fw` leads is asked with romfs.probe_code (tests/test_romfs.py runs it
     # in real MicroPython against a frozen package); here the board's answer is stood for.
+    # A 64 KB filesystem: the manifest and the root files fit, the firmware's files do not
+    # (which shows the choice without copying them).
     from vora_host.maker import romfs
     from vora_host.maker.flash import Flasher
     flash = tmp_path / "flash"
-    sim = SimProcess("--flash", str(flash))
+    sim = SimProcess("--flash", str(flash), "--flash-size", "64")
     asked = []
     monkeypatch.setattr(romfs, "firmware_in_micropython", lambda t: ("frozen", frozen))
     monkeypatch.setattr(romfs, "query", lambda t: asked.append("query") or
@@ -211,20 +213,23 @@ def test_a_micropython_with_the_firmware_frozen_in_gets_only_the_slot_manifest(
     monkeypatch.setattr(romfs, "deploy", lambda t, image: asked.append("deploy"))
     monkeypatch.setattr(Flasher, "_wait_hello", lambda self, version: {"boot": None})
     out = io.StringIO()
+    flasher = Flasher(sim.path, ROOT / "hardware" / "pinmap-rp2-pico.json",
+                      console=Console(file=out, width=200), progress=False, romfs=True)
     try:
-        result = Flasher(sim.path, ROOT / "hardware" / "pinmap-rp2-pico.json",
-                         console=Console(file=out, width=200), progress=False,
-                         romfs=True).run()
-        slot = sorted(n for n in snapshot(flash) if n.startswith("fw/"))
+        if frozen == "0.1.0":  # this very version: its code runs from the firmware
+            flasher.run()
+            assert sorted(n for n in snapshot(flash) if n.startswith("fw/")) == \
+                ["fw/a/manifest.json"]
+            assert asked == []
+        else:  # another: the files (first on sys.path), and no ROMFS (after .frozen)
+            with pytest.raises(FlashFailed, match="too full"):
+                flasher.run()
+            assert "frozen in, which comes before /rom" in flasher.romfs_refusal
+            assert asked == ["query"]
     finally:
         sim.kill()
     assert words in " ".join(out.getvalue().split())
-    assert result["frozen"] == frozen and result["romfs"] is None and "deploy" not in asked
-    if frozen == "0.1.0":  # this very version: its code runs from the firmware
-        assert slot == ["fw/a/manifest.json"] and asked == []
-    else:  # another one: the files come first on sys.path; ROMFS would come after .frozen
-        assert len(slot) == len(full_bundle().files) + 1
-        assert "frozen in, which comes before /rom" in result["romfs_refusal"]
+    assert flasher.frozen == frozen and flasher.romfs_image is None
 
 
 def test_a_failed_romfs_write_stops_before_anything_else_is_written(tmp_path, monkeypatch):
