@@ -195,3 +195,10 @@ def test_where_the_firmware_would_come_from_is_told_by_real_micropython(
             (tmp_path / name).parent.mkdir(exist_ok=True)
             (tmp_path / name).write_bytes(data)
     assert run_probe(tmp_path) == "('files', '%s') False" % version
+
+
+def test_an_mpremote_without_romfs_is_named_before_anything_is_asked(monkeypatch):
+    assert romfs.mpremote_lacks() is None  # the pinned one (1.29) can
+    monkeypatch.setitem(sys.modules, "mpremote.romfs", None)  # as before mpremote 1.25
+    why = romfs.mpremote_lacks()
+    assert "this vora's mpremote" in why and "cannot write ROMFS (1.25 or later can" in why

@@ -167,8 +167,10 @@ class Flasher:
     def _romfs_plan(self, t, bundle):
         """The ROMFS image to write, or None (said why) when the board cannot take it."""
         from vora_host.maker import romfs
-        image = romfs.build_image(bundle)
-        why = romfs.unusable(romfs.query(t), image)
+        why = romfs.mpremote_lacks()
+        if why is None:
+            image = romfs.build_image(bundle)
+            why = romfs.unusable(romfs.query(t), image)
         if why is None and self.frozen is not None:
             # sys.path has .frozen before /rom (MicroPython's mp_init appends /rom): the
             # frozen version would run.

@@ -2,8 +2,8 @@
 
 MicroPython 1.25 and later, on boards built with ROMFS (MICROPY_VFS_ROM), mount a read-only
 partition at /rom and append /rom and /rom/lib to sys.path (after "" and ".frozen": a
-frozen vora_fw would come first, so flash.py refuses ROMFS over another frozen version). A .mpy imported from there runs
-where it lies: its bytecode and its constant strings and bytes are not copied into RAM, as
+frozen vora_fw comes first, so flash.py refuses ROMFS over another frozen version). A .mpy
+imported from there runs where it lies: its bytecode and its constant strings and bytes are not copied into RAM, as
 with frozen modules, but without building a firmware.
 
 The image holds what a version slot holds (vora_host.maker.bundle): manifest.json,
@@ -15,8 +15,8 @@ used again by a slot that has no modules of its own.
 
 mpremote does the work, as a library: its VfsRomWriter builds the image (from the bytes
 vora compiled for the board, -march included) and its `romfs deploy` writes it; the query
-is the one `mpremote romfs query` makes. Then the image is read back on the board and
-its SHA-256 compared, in chunks (a Pico cannot copy 60 KB into its RAM).
+asks what `mpremote romfs query` asks. Then the image is read back on the board and
+its SHA-256 compared, in chunks (a Pico has no room to copy the 90 KB image into its RAM).
 
 A board without ROMFS (most stock builds, the virtual board) is not an error: unusable()
 says why, and `vora flash` installs the files as usual.
@@ -40,7 +40,7 @@ class RomfsFailed(Exception):
 
 def build_image(bundle):
     """The ROMFS image (bytes) of a bundle: its manifest and its modules, one folder per
-    package, in the order the bundle lists them (building twice gives the same bytes)."""
+    package, sorted by name (building twice gives the same bytes)."""
     from mpremote.romfs import VfsRomWriter
     writer = VfsRomWriter()
     writer.mkfile(MANIFEST, bundle.manifest_bytes)
@@ -56,11 +56,28 @@ def build_image(bundle):
     return writer.finalise()
 
 
+def mpremote_lacks():
+    """None when the installed mpremote can build and deploy ROMFS images (1.25 and later),
+    else why not."""
+    try:
+        from mpremote.commands import _do_romfs_deploy  # noqa: F401
+        from mpremote.romfs import VfsRomWriter  # noqa: F401
+    except ImportError:
+        try:
+            from importlib.metadata import version
+            have = version("mpremote")
+        except Exception:  # noqa: BLE001  (any reason: only the message changes)
+            have = "?"
+        return "this vora's mpremote %s cannot write ROMFS (1.25 or later can: pipx " \
+               "reinstall vora-board)" % have
+    return None
+
+
 def query(t, partition=PARTITION):
     """What the board has: {"size": bytes, "block": bytes, "image": bytes of the image now
-    there (0: none)}, or a string that says why it has no usable ROMFS. The same questions
-    as `mpremote romfs query` (vfs.rom_ioctl 1 and 2), through mpremote's own helper."""
-    from mpremote.commands import CommandError, _do_romfs_query_partition
+    there (0: none)}, or a string that says why it has no usable ROMFS. The questions
+    `mpremote romfs query` asks (vfs.rom_ioctl 1, 2 and 6; a partition that is an object
+    answers its own ioctl 4 and 5)."""
     from mpremote.transport import TransportError
     try:
         t.exec("import vfs")
@@ -73,13 +90,21 @@ def query(t, partition=PARTITION):
         count = t.eval("vfs.rom_ioctl(1)")
         if not isinstance(count, int) or count <= partition:
             return "its MicroPython has ROMFS but no ROMFS partition"
-        with contextlib.redirect_stdout(io.StringIO()):
-            _, size, block = _do_romfs_query_partition(t, partition)
-        head = t.eval("bytes(memoryview(dev)[:8]) if not hasattr(dev,'ioctl') else b''")
-    except CommandError as exc:
-        return str(exc)
+        t.exec("dev=vfs.rom_ioctl(2,%d)" % partition)
+        if t.eval("isinstance(dev,int) and dev<0"):
+            return "its ROMFS partition %d cannot be opened" % partition
+        if t.eval("hasattr(dev,'ioctl')"):
+            block = t.eval("dev.ioctl(5,0)")
+            size = t.eval("dev.ioctl(4,0)") * block
+            head = b""
+        else:
+            size = t.eval("len(dev)")
+            block = t.eval("vfs.rom_ioctl(6,%d)" % partition)
+            head = t.eval("bytes(memoryview(dev)[:8])")
     except TransportError as exc:
         return "asking it about ROMFS failed (%s)" % _last_line(exc)
+    if not isinstance(block, int) or block <= 0:
+        block = size  # a MicroPython before 1.29 does not say: one erase for the whole
     return {"size": size, "block": block, "image": image_size(head)}
 
 
@@ -109,8 +134,11 @@ def deploy(t, image, partition=PARTITION):
     """Write the image with mpremote's `romfs deploy` (it erases, then writes in chunks,
     compressed when the board can inflate), then read it back and compare its SHA-256.
     RomfsFailed if anything goes wrong."""
-    from mpremote.commands import CommandError, _do_romfs_deploy
     from mpremote.transport import TransportError
+    try:
+        from mpremote.commands import CommandError, _do_romfs_deploy
+    except ImportError:
+        raise RomfsFailed(mpremote_lacks() or "mpremote cannot write ROMFS")
     state = SimpleNamespace(transport=t, ensure_raw_repl=lambda: None, did_action=lambda: None)
     fd, name = tempfile.mkstemp(prefix="vora-", suffix=".romfs")
     try:
