@@ -104,8 +104,8 @@ def unix(script, cwd):
 def wasm(script, app):
     (Path(app) / "probe.py").write_text(script)
     done = subprocess.run(["node", str(RUNNER), "--mount", "%s:/app" % app, "--path", "/app",
-                           "--steps", "step", str(Path(app) / "probe.py")], capture_output=True, text=True,
-                          timeout=120, cwd=str(ROOT))
+                           "--steps", "step", str(Path(app) / "probe.py")],
+                          capture_output=True, text=True, timeout=120, cwd=str(ROOT))
     if done.returncode:
         raise SystemExit("WebAssembly MicroPython failed:\n" + done.stderr)
     return parse(done.stdout)

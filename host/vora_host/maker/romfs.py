@@ -3,8 +3,8 @@
 MicroPython 1.25 and later, on boards built with ROMFS (MICROPY_VFS_ROM), mount a read-only
 partition at /rom and append /rom and /rom/lib to sys.path (after "" and ".frozen": a
 frozen vora_fw comes first, so flash.py refuses ROMFS over another frozen version). A .mpy
-imported from there runs where it lies: its bytecode and its constant strings and bytes are not copied into RAM, as
-with frozen modules, but without building a firmware.
+imported from there runs where it lies: its bytecode and its constant strings and bytes
+are not copied into RAM, as with frozen modules, but without building a firmware.
 
 The image holds what a version slot holds (vora_host.maker.bundle): manifest.json,
 vora_fw/*.mpy, shared_rules/*.mpy. The slot on the board's filesystem then holds only
