@@ -133,63 +133,83 @@ def test_the_doctor_takes_nothing_from_a_diag_on_trust():
 
 
 def test_flash_romfs_on_a_board_without_romfs_says_so_and_installs_the_files(tmp_path):
-    # The virtual board's MicroPython (the WebAssembly port) has no vfs.rom_ioctl, as most
-    # stock builds: vora flash --romfs says so and installs as without --romfs.
+    # The virtual board's MicroPython (the WebAssembly port) has no vfs.rom_ioctl unless it
+    # is given a partition, as most stock builds: vora flash --romfs says so and goes on as
+    # without --romfs. On a 64 KB filesystem the firmware's files do not fit: the refusal
+    # shows the files were chosen, without copying them (the first test copies them all).
     flash = tmp_path / "flash"
-    sim = SimProcess("--flash", str(flash))
+    sim = SimProcess("--flash", str(flash), "--flash-size", "64")
     try:
         done = vora("flash", sim.path, "--no-progress", "--romfs")
-        assert done.returncode == 0, done.stdout + done.stderr
         words = " ".join(done.stderr.split())
+        assert done.returncode == 1, done.stdout + done.stderr
         assert "No ROMFS for the firmware on this board: its MicroPython is built without " \
                "ROMFS" in words and "Installing it as files instead" in words
-        assert "The firmware says hello: Vora Board 0.1.0" in words and "confirmed" in words
-        assert "runs from the board's ROMFS" not in words
-        assert record_of(flash) == dict(boot.empty_record(), slot="a")
-        installed = {n for n in snapshot(flash) if n.startswith("fw/a/")}
-        assert installed == {"fw/a/" + n for n, _ in full_bundle().files} | {"fw/a/manifest.json"}
+        assert "too full: the firmware needs" in words and "Nothing was written" in words
+        assert snapshot(flash, skip=("save",)) == {}
     finally:
         sim.kill()
 
 
-def test_flash_romfs_writes_the_image_first_and_leaves_the_slot_its_manifest_only(
+def test_flash_romfs_on_a_board_with_a_partition_boots_from_it_and_updates_over_it(
         tmp_path, monkeypatch):
-    # The virtual board has no ROMFS: the board's answers to the query and the partition are
-    # stood for at vora's boundary with mpremote (tests/test_romfs.py runs mpremote's own
-    # query and deploy against a stand-in partition); the rest of the install is for real.
-    # Not covered: the virtual board booting from /rom (it checks the slot's files).
+    # A virtual board with a ROMFS partition (vora sim --romfs-size): mpremote's query and
+    # deploy talk to its MicroPython's vfs.rom_ioctl, the image lands in flash.romfs, and
+    # the board boots the slot's manifest against the image (/rom after the slot).
     from vora_host.maker import romfs
     from vora_host.maker.flash import Flasher
     flash = tmp_path / "flash"
-    sim = SimProcess("--flash", str(flash))
+    sim = SimProcess("--flash", str(flash), "--romfs-size", "256")
     written = {}
+    real_deploy = romfs.deploy
 
     def deploy(t, image, partition=0):
-        written["image"] = image
-        written["main.py then"] = (flash / "main.py").exists()
-        written["slot then"] = sorted(p.name for p in (flash / "fw").rglob("*")) \
-            if (flash / "fw").exists() else []
+        # Nothing else written yet: a failed image leaves the board as it was.
+        written["before"] = snapshot(flash, skip=("save",))
+        real_deploy(t, image, partition)
 
-    monkeypatch.setattr(romfs, "query", lambda t: {"size": 512 * 1024, "block": 4096,
-                                                   "image": 0})
     monkeypatch.setattr(romfs, "deploy", deploy)
-    monkeypatch.setattr(Flasher, "_wait_hello", lambda self, version: {"boot": None})
     out = io.StringIO()
     try:
         result = Flasher(sim.path, ROOT / "hardware" / "pinmap-rp2-pico.json",
                          console=Console(file=out, width=200), progress=False,
                          romfs=True).run()
         files_now = snapshot(flash, skip=("save",))
+        image = romfs.build_image(full_bundle())
+        assert (tmp_path / "flash.romfs").read_bytes()[:len(image)] == image
+        assert written["before"] == {}
+        assert result["romfs"] == len(image) and result["boot"]["state"] == "confirmed"
+        assert "The firmware says hello: Vora Board 0.1.0" in out.getvalue()
+        assert sorted(n for n in files_now if n.startswith("fw/")) == ["fw/a/manifest.json"]
+        assert {"main.py", "vora_boot.mpy", "pinmap.json", "boot.json"} <= set(files_now)
+        assert record_of(flash) == dict(boot.empty_record(), slot="a")
+
+        # An update writes a whole slot of files, which come first.
+        result = Updater(sim.path, progress=False, wait_s=30).run(full_bundle("0.2.0"))
+        assert result["boot"]["state"] == "confirmed" and result["boot"]["slot"] == "b"
+        assert (flash / "fw" / "b" / "vora_fw" / "__init__.mpy").is_file()
+        assert (tmp_path / "flash.romfs").read_bytes()[:len(image)] == image  # untouched
     finally:
         sim.kill()
-    bundle = full_bundle()
-    assert written["image"] == romfs.build_image(bundle)
-    assert result["romfs"] == len(written["image"]) and result["romfs_refusal"] is None
-    assert written["main.py then"] is False and written["slot then"] == []  # the image first
-    assert sorted(n for n in files_now if n.startswith("fw/")) == ["fw/a/manifest.json"]
-    assert files_now["fw/a/manifest.json"] == bundle.manifest_bytes
-    assert {"main.py", "vora_boot.mpy", "pinmap.json"} <= set(files_now)
-    assert "KB image); it runs from there, in place." in " ".join(out.getvalue().split())
+
+
+def test_a_virtual_board_boots_a_romfs_slot_only_when_the_image_matches(tmp_path):
+    # The manifest-only slot is checked against /rom: a partition holding another image
+    # (or none) is a damaged install, as importing it on a board would fail or run
+    # something else.
+    from vora_host.maker import romfs
+    from vora_host.virtual import flash as sim_flash
+    folder = tmp_path / "flash"
+    (folder / "fw" / "a").mkdir(parents=True)
+    (folder / "fw" / "a" / "manifest.json").write_bytes(full_bundle().manifest_bytes)
+    part = tmp_path / "flash.romfs"
+    part.write_bytes(b"\xff" * 4096)
+    assert "neither in the slot nor in /rom" in sim_flash.slot_problem(folder, "a", part)
+    part.write_bytes(romfs.build_image(full_bundle("0.2.0")))
+    assert "does not match its manifest" in sim_flash.slot_problem(folder, "a", part)
+    part.write_bytes(romfs.build_image(full_bundle()) + b"\0" * 100)
+    assert sim_flash.slot_problem(folder, "a", part) is None
+    assert sim_flash.slot_problem(folder, "a") is not None  # a board without ROMFS
 
 
 @pytest.mark.parametrize("frozen, words", [
