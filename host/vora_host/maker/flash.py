@@ -195,8 +195,9 @@ class Flasher:
         except romfs.RomfsFailed as exc:
             raise FlashFailed("%s. Run vora flash --romfs again, or vora flash without "
                               "--romfs to install the files. main.py and the boot record were "
-                              "not changed; a version installed with --romfs before does not "
-                              "start until then." % exc)
+                              "not changed: a version installed as files starts as before; "
+                              "one installed with --romfs finds the partition half written "
+                              "until then." % exc)
         self.romfs_image = image
 
     # ---- reaching the REPL
