@@ -32,17 +32,43 @@ MICROPYTHON = Path(sys.executable).with_name("micropython") \
     if Path(sys.executable).with_name("micropython").is_file() else shutil.which("micropython")
 
 
+class Partition:
+    """A partition object, as esp32's vfs.rom_ioctl(2) gives (esp32.Partition): the block
+    protocol instead of a memory map (ioctl 4 block count, 5 block size, 6 erase a block)."""
+
+    def __init__(self, vfs):
+        self.vfs = vfs
+
+    def ioctl(self, op, arg):
+        if op == 4:
+            return len(self.vfs.flash) // self.vfs.block
+        if op == 5:
+            return self.vfs.block
+        if op == 6:
+            self.vfs.rom_ioctl(3, 0, arg * self.vfs.block, self.vfs.block)
+            return 0
+        return None
+
+    def writeblocks(self, n, buf, offset=0):
+        self.vfs.rom_ioctl(4, 0, n * self.vfs.block + offset, buf)
+
+    def readblocks(self, n, buf, offset=0):
+        at = n * self.vfs.block + offset
+        buf[:] = self.vfs.flash[at:at + len(buf)]
+
+
 class FakeVfs:
     """vfs.rom_ioctl as a memory-mapped port answers it (MicroPython's vfs_rom_ioctl): 1
-    the number of partitions, 2 the partition (a memoryview of the flash), 3 erase (returns
-    the smallest write), 4 write at an offset, 5 done, 6 the erase block."""
+    the number of partitions, 2 the partition (a memoryview of the flash, or a Partition),
+    3 erase (returns the smallest write), 4 write at an offset, 5 done, 6 the erase block."""
 
-    def __init__(self, size, block, partitions, corrupt):
+    def __init__(self, size, block, partitions, corrupt, as_object=False):
         self.flash = bytearray(b"\xff" * size)
         self.block = block
         self.partitions = partitions
         self.corrupt = corrupt
         self.erased = set()
+        self.as_object = as_object
 
     def rom_ioctl(self, op, *args):
         if op == 1:
@@ -50,7 +76,7 @@ class FakeVfs:
         if args and args[0] >= self.partitions:
             return -19  # ENODEV
         if op == 2:
-            return memoryview(self.flash)
+            return Partition(self) if self.as_object else memoryview(self.flash)
         if op == 3:
             offset, length = (0, args[1]) if len(args) == 2 else args[1:]
             end = (offset + length + self.block - 1) // self.block * self.block
@@ -62,7 +88,8 @@ class FakeVfs:
             assert offset // self.block in self.erased, "written before erased"
             if self.corrupt and offset == 0:
                 buf = buf[:100] + bytes([buf[100] ^ 1]) + buf[101:]
-            self.flash[offset:offset + len(buf)] = buf
+            for i, b in enumerate(buf):  # flash: a write only clears bits
+                self.flash[offset + i] &= b
             return 0
         if op == 5:
             return 0
@@ -77,8 +104,8 @@ class RomBoard:
     without it: mpremote then sends base64)."""
 
     def __init__(self, size=256 * 1024, block=4096, partitions=1, rom_ioctl=True,
-                 corrupt=False):
-        self.vfs = FakeVfs(size, block, partitions, corrupt)
+                 corrupt=False, as_object=False):
+        self.vfs = FakeVfs(size, block, partitions, corrupt, as_object)
         module = types.SimpleNamespace(rom_ioctl=self.vfs.rom_ioctl) if rom_ioctl \
             else types.SimpleNamespace()
 
@@ -151,6 +178,16 @@ def test_a_board_with_romfs_gets_the_image_through_mpremote_and_it_is_checked():
     assert bytes(board.vfs.flash[:len(image)]) == image
     assert romfs.board_sha256(board, len(image)) == hashlib.sha256(image).digest()
     assert romfs.query(board)["image"] == len(image)  # as mpremote romfs query tells it
+
+
+def test_a_partition_object_as_on_esp32_gets_the_image_block_by_block():
+    board = RomBoard(size=256 * 1024, as_object=True)
+    info = romfs.query(board)
+    assert info == {"size": 256 * 1024, "block": 4096, "image": 0}
+    image = romfs.build_image(full_bundle())
+    romfs.deploy(board, image)
+    assert bytes(board.vfs.flash[:len(image)]) == image
+    assert romfs.board_sha256(board, len(image)) == hashlib.sha256(image).digest()
 
 
 def test_an_image_that_differs_after_writing_is_a_clear_failure():
