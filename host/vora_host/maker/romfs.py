@@ -207,6 +207,7 @@ def probe_code(package="vora_fw"):
             " _fz = (_k, str(getattr(_v, 'VERSION', '')))\n"
             "except Exception:\n"
             " pass\n"
+            "_v = None\n"
             "for _m in [m for m in sys.modules if m == %r or m.startswith(%r)]:\n"
             " del sys.modules[_m]\n" % (package, package, package + "."))
 

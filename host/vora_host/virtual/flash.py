@@ -130,7 +130,8 @@ class SimFlash:
         self.romfs_size = romfs_size
         self.romfs_path = None
         if romfs_size:
-            self.romfs_path = self.folder.with_name(self.folder.name + ".romfs")
+            here = self.folder.resolve()  # "flash/" or "." have a name once resolved
+            self.romfs_path = here.with_name(here.name + ".romfs")
             if not self.romfs_path.is_file() or self.romfs_path.stat().st_size != romfs_size:
                 self.romfs_path.write_bytes(b"\xff" * romfs_size)  # an erased partition
         used = usage(self.folder)
