@@ -239,3 +239,11 @@ def test_an_mpremote_without_romfs_is_named_before_anything_is_asked(monkeypatch
     monkeypatch.setitem(sys.modules, "mpremote.romfs", None)  # as before mpremote 1.25
     why = romfs.mpremote_lacks()
     assert "this vora's mpremote" in why and "cannot write ROMFS (1.25 or later can" in why
+
+
+def test_a_virtual_board_partition_needs_a_flash_folder():
+    done = subprocess.run([sys.executable, "-m", "vora_host", "sim", "--headless",
+                           "--romfs-size", "64"], capture_output=True, text=True, timeout=60,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 1
+    assert "--romfs-size needs --flash DIR" in done.stderr
