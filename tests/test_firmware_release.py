@@ -11,6 +11,7 @@ from vora_fw import boot
 from vora_host import versions
 from vora_host.maker import bundle as bundles
 from vora_host.maker import release
+from vora_host.maker import romfs
 
 from test_sim import ROOT, SimProcess
 
@@ -38,6 +39,15 @@ def test_one_command_writes_the_bundle_file_and_the_board_folder(tmp_path):
         boot.empty_record(), trial="a")
     text = (tmp_path / name / "INSTALL.txt").read_text()
     assert "mpremote connect PORT cp -r fw : + " in text and "--allow-unsigned" in text
+    # The ROMFS form: the image, and the same files without the slot's modules.
+    romfs_board = tmp_path / name / "romfs" / "board"
+    written = sorted(p.relative_to(romfs_board).as_posix() for p in romfs_board.rglob("*")
+                     if p.is_file())
+    assert written == sorted(["fw/a/manifest.json", "vora_boot.mpy", "pinmap.json",
+                              "boot.json", "main.py"])
+    assert (tmp_path / name / "romfs" / "firmware.romfs").read_bytes() == \
+        romfs.build_image(made)
+    assert "romfs deploy ../firmware.romfs + cp -r fw : + " in text
     # Never over an earlier release.
     again = vora("release", "--out", str(tmp_path))
     assert again.returncode == 1 and "exists already" in again.stderr
@@ -69,6 +79,30 @@ def test_mpremote_alone_installs_the_folder_on_a_stock_board(tmp_path):
                 break
             time.sleep(0.2)
         assert record == dict(boot.empty_record(), slot="a"), record
+    finally:
+        sim.proc.kill()
+
+
+def test_mpremote_alone_installs_the_romfs_form_on_a_board_with_a_partition(tmp_path):
+    out = tmp_path / "out"
+    b, _, folder = release.write_release(out)
+    text = (folder / "INSTALL.txt").read_text()
+    command = text.split("cd %s/romfs/board" % folder.name, 1)[1]
+    command = command.split("mpremote connect PORT ", 1)[1].splitlines()[0].split()
+    flash = tmp_path / "flash"
+    sim = SimProcess("--flash", str(flash), "--romfs-size", "256")
+    try:
+        done = subprocess.run([sys.executable, "-m", "mpremote", "connect", sim.path, *command],
+                              capture_output=True, text=True, timeout=120,
+                              cwd=str(folder / "romfs" / "board"))
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "ROMFS image deployed" in done.stdout
+        image = (folder / "romfs" / "firmware.romfs").read_bytes()
+        assert (tmp_path / "flash.romfs").read_bytes()[:len(image)] == image
+        doctor = vora("doctor", sim.path, "--info", "--json", "-", timeout=60)
+        assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+        assert json.loads(doctor.stdout)["firmware"] == b.version
+        assert not (flash / "fw" / "a" / "vora_fw").exists()  # the code is in the image
     finally:
         sim.proc.kill()
 

@@ -4,6 +4,7 @@ the middle and resumed), safe mode as the way back, `vora doctor`; and the refus
 leave a board as it was (a full filesystem, the wrong kind of board, an old MicroPython).
 """
 
+import io
 import json
 import subprocess
 import sys
@@ -129,6 +130,152 @@ def test_the_doctor_takes_nothing_from_a_diag_on_trust():
     assert d["fw"] is None and d["frame_ma"] is None and d["brightness_cap"] is None
     assert d["boot"] == {"state": "confirmed"}
     assert clean_diag({"boot": "x", "keys_down": "all"})["keys_down"] == []
+
+
+def test_flash_romfs_on_a_board_without_romfs_says_so_and_installs_the_files(tmp_path):
+    # The virtual board's MicroPython (the WebAssembly port) has no vfs.rom_ioctl unless it
+    # is given a partition, as most stock builds: vora flash --romfs says so and goes on as
+    # without --romfs. On a 64 KB filesystem the firmware's files do not fit: the refusal
+    # shows the files were chosen, without copying them (the first test copies them all).
+    flash = tmp_path / "flash"
+    sim = SimProcess("--flash", str(flash), "--flash-size", "64")
+    try:
+        done = vora("flash", sim.path, "--no-progress", "--romfs")
+        words = " ".join(done.stderr.split())
+        assert done.returncode == 1, done.stdout + done.stderr
+        assert "No ROMFS for the firmware on this board: its MicroPython is built without " \
+               "ROMFS" in words and "Installing it as files instead" in words
+        assert "too full: the firmware needs" in words and "Nothing was written" in words
+        assert snapshot(flash, skip=("save",)) == {}
+    finally:
+        sim.kill()
+
+
+def test_flash_romfs_on_a_board_with_a_partition_boots_from_it_and_updates_over_it(
+        tmp_path, monkeypatch):
+    # A virtual board with a ROMFS partition (vora sim --romfs-size): mpremote's query and
+    # deploy talk to its MicroPython's vfs.rom_ioctl, the image lands in flash.romfs, and
+    # the board boots the slot's manifest against the image (/rom after the slot).
+    from vora_host.maker import romfs
+    from vora_host.maker.flash import Flasher
+    flash = tmp_path / "flash"
+    sim = SimProcess("--flash", str(flash), "--romfs-size", "256")
+    written = {}
+    real_deploy = romfs.deploy
+
+    def deploy(t, image, partition=0):
+        # Nothing else written yet: a failed image leaves the board as it was.
+        written["before"] = snapshot(flash, skip=("save",))
+        real_deploy(t, image, partition)
+
+    monkeypatch.setattr(romfs, "deploy", deploy)
+    out = io.StringIO()
+    try:
+        result = Flasher(sim.path, ROOT / "hardware" / "pinmap-rp2-pico.json",
+                         console=Console(file=out, width=200), progress=False,
+                         romfs=True).run()
+        files_now = snapshot(flash, skip=("save",))
+        image = romfs.build_image(full_bundle())
+        assert (tmp_path / "flash.romfs").read_bytes()[:len(image)] == image
+        assert written["before"] == {}
+        assert result["romfs"] == len(image) and result["boot"]["state"] == "confirmed"
+        assert "The firmware says hello: Vora Board 0.1.0" in out.getvalue()
+        assert sorted(n for n in files_now if n.startswith("fw/")) == ["fw/a/manifest.json"]
+        assert {"main.py", "vora_boot.mpy", "pinmap.json", "boot.json"} <= set(files_now)
+        assert record_of(flash) == dict(boot.empty_record(), slot="a")
+
+        # An update writes a whole slot of files, which come first.
+        result = Updater(sim.path, progress=False, wait_s=30).run(full_bundle("0.2.0"))
+        assert result["boot"]["state"] == "confirmed" and result["boot"]["slot"] == "b"
+        assert (flash / "fw" / "b" / "vora_fw" / "__init__.mpy").is_file()
+        assert (tmp_path / "flash.romfs").read_bytes()[:len(image)] == image  # untouched
+    finally:
+        sim.kill()
+
+
+def test_a_virtual_board_boots_a_romfs_slot_only_when_the_image_matches(tmp_path):
+    # The manifest-only slot is checked against /rom: a partition holding another image
+    # (or none) is a damaged install, as importing it on a board would fail or run
+    # something else.
+    from vora_host.maker import romfs
+    from vora_host.virtual import flash as sim_flash
+    folder = tmp_path / "flash"
+    (folder / "fw" / "a").mkdir(parents=True)
+    (folder / "fw" / "a" / "manifest.json").write_bytes(full_bundle().manifest_bytes)
+    part = tmp_path / "flash.romfs"
+    part.write_bytes(b"\xff" * 4096)
+    assert "neither in the slot nor in /rom" in sim_flash.slot_problem(folder, "a", part)
+    part.write_bytes(romfs.build_image(full_bundle("0.2.0")))
+    assert "does not match its manifest" in sim_flash.slot_problem(folder, "a", part)
+    part.write_bytes(romfs.build_image(full_bundle()) + b"\0" * 100)
+    assert sim_flash.slot_problem(folder, "a", part) is None
+    assert sim_flash.slot_problem(folder, "a") is not None  # a board without ROMFS
+
+
+@pytest.mark.parametrize("frozen, words", [
+    ("0.1.0", "has Vora firmware 0.1.0 frozen in: the slot gets only its manifest"),
+    ("0.0.9", "has Vora firmware 0.0.9 frozen in; this vora installs 0.1.0, as files"),
+])
+def test_a_micropython_with_the_firmware_frozen_in_gets_only_the_slot_manifest(
+        tmp_path, monkeypatch, frozen, words):
+    # Where `import vora_fw` leads is asked with romfs.probe_code (tests/test_romfs.py runs it
+    # in real MicroPython against a frozen package); here the board's answer is stood for.
+    # A 64 KB filesystem: the manifest and the root files fit, the firmware's files do not
+    # (which shows the choice without copying them).
+    from vora_host.maker import romfs
+    from vora_host.maker.flash import Flasher
+    flash = tmp_path / "flash"
+    sim = SimProcess("--flash", str(flash), "--flash-size", "64")
+    asked = []
+    monkeypatch.setattr(romfs, "firmware_in_micropython", lambda t: ("frozen", frozen))
+    monkeypatch.setattr(romfs, "query", lambda t: asked.append("query") or
+                        {"size": 512 * 1024, "block": 4096, "image": 0})
+    monkeypatch.setattr(romfs, "deploy", lambda t, image: asked.append("deploy"))
+    monkeypatch.setattr(Flasher, "_wait_hello", lambda self, version: {"boot": None})
+    out = io.StringIO()
+    flasher = Flasher(sim.path, ROOT / "hardware" / "pinmap-rp2-pico.json",
+                      console=Console(file=out, width=200), progress=False, romfs=True)
+    try:
+        if frozen == "0.1.0":  # this very version: its code runs from the firmware
+            flasher.run()
+            assert sorted(n for n in snapshot(flash) if n.startswith("fw/")) == \
+                ["fw/a/manifest.json"]
+            assert asked == []
+        else:  # another: the files (first on sys.path), and no ROMFS (after .frozen)
+            with pytest.raises(FlashFailed, match="too full"):
+                flasher.run()
+            assert "frozen in, which comes before /rom" in flasher.romfs_refusal
+            assert asked == ["query"]
+    finally:
+        sim.kill()
+    assert words in " ".join(out.getvalue().split())
+    assert flasher.frozen == frozen and flasher.romfs_image is None
+
+
+def test_a_failed_romfs_write_stops_before_anything_else_is_written(tmp_path, monkeypatch):
+    from vora_host.maker import romfs
+    from vora_host.maker.flash import Flasher
+    flash = tmp_path / "flash"
+    sim = SimProcess("--flash", str(flash))
+
+    def deploy(t, image, partition=0):
+        raise romfs.RomfsFailed("the ROMFS partition differs from the image after writing")
+
+    monkeypatch.setattr(romfs, "query", lambda t: {"size": 512 * 1024, "block": 4096,
+                                                   "image": 0})
+    monkeypatch.setattr(romfs, "deploy", deploy)
+    try:
+        before = snapshot(flash)
+        with pytest.raises(FlashFailed) as err:
+            Flasher(sim.path, ROOT / "hardware" / "pinmap-rp2-pico.json",
+                    console=Console(file=io.StringIO()), progress=False, romfs=True).run()
+        assert snapshot(flash) == before
+        done = mpremote(sim.path, "exec", "print('as it was')")  # still its REPL
+        assert done.stdout.strip() == "as it was"
+    finally:
+        sim.kill()
+    assert "differs from the image after writing. Run vora flash --romfs again" in str(err.value)
+    assert "main.py and the boot record were not changed" in str(err.value)
 
 
 def test_a_full_filesystem_is_refused_before_anything_is_written(tmp_path):

@@ -6,6 +6,7 @@
 // Frames both ways: u8 type, u32 length (big-endian), payload.
 //   from the host:  F path\0bytes  a file of the simulated flash (before G)
 //                   K path         a folder of the simulated flash (before G)
+//                   P bytes        the ROMFS partition, when the board has one (before G)
 //                   G json         start: {mode: "friendly"|"raw", quiet, config for the prelude}
 //                   I bytes        bytes from the serial port
 //   to the host:    O bytes        bytes for the serial port
@@ -13,6 +14,7 @@
 //                   W path\0bytes  a file written and closed on the flash
 //                   D path / M path / R path / N old\0new   remove, mkdir, rmdir, rename
 //                   X kind         "hard": machine.reset(); "soft": Ctrl-D at the friendly REPL
+//                   P u32 offset + bytes   written to the ROMFS partition (vfs.rom_ioctl)
 //                   E text         the sandbox itself failed
 //
 // The sandbox: the flash lives in this process's memory (MEMFS, mounted as MicroPython's
@@ -68,6 +70,7 @@ function flushOut() {
 let files = new Map(); // flash path -> Uint8Array, only before the first start
 let dirs = [];
 let config = null;
+let rom = null; // the ROMFS partition (a Buffer), when the board has one
 let mp = null;
 let mode = "f";
 let muted = false; // output of our own set-up steps is not the board's
@@ -165,7 +168,19 @@ async function boot(startMode, quiet, silent) {
   files = null;
   dirs = null;
   hookFs(FS);
+  // The partition for the prelude to read, outside the flash (no change reports).
+  if (rom !== null) FS.writeFile("/romfs.bin", rom);
   inst.registerJsModule("_vora_board", {
+    rom_write: (offset, hex) => {
+      const data = Buffer.from(String(hex), "hex");
+      if (rom === null || !Number.isInteger(offset) || offset < 0 || offset + data.length > rom.length) {
+        throw new Error("a write outside the ROMFS partition");
+      }
+      data.copy(rom, offset);
+      const head = Buffer.alloc(4);
+      head.writeUInt32BE(offset, 0);
+      frame("P", Buffer.concat([head, data]));
+    },
     reset: (kind) => {
       resetAsked = true;
       flushOut();
@@ -280,6 +295,8 @@ async function handle(type, payload) {
     files.set(FLASH + "/" + payload.subarray(0, z).toString("utf8"), new Uint8Array(payload.subarray(z + 1)));
   } else if (type === "K") {
     dirs.push(FLASH + "/" + payload.toString("utf8"));
+  } else if (type === "P") {
+    rom = Buffer.from(payload);
   } else if (type === "G") {
     const start = JSON.parse(payload.toString("utf8"));
     config = start;

@@ -5,7 +5,12 @@
 #   the emulated port, e.g. a Raspberry Pi Pico: rp2, armv6m;
 # - a `machine` module whose reset() restarts the virtual board;
 # - the simulated flash as "/": a VFS over the folder the host sent, with the capacity of
-#   the board's filesystem (statvfs, and OSError ENOSPC when a write does not fit).
+#   the board's filesystem (statvfs, and OSError ENOSPC when a write does not fit);
+# - on a board with a ROMFS partition (`vora sim --romfs-size`), vfs.rom_ioctl as a
+#   memory-mapped port answers it (MicroPython's vfs_rom_ioctl.c: 1 how many partitions,
+#   2 the partition as a memoryview, 3 erase, 4 write, 5 done, 6 the erase block), over the
+#   partition the host sent; each change goes back to the host. A write only clears bits,
+#   as on flash. This port has no VfsRom, so nothing is mounted at /rom here.
 
 
 def _vora_setup(config_json):
@@ -181,6 +186,60 @@ def _vora_setup(config_json):
         def __exit__(self, *a):
             self.f.close()
 
+    if cfg.get("romfs"):
+        _romfs(real, block)
+
     os.umount("/")
     os.mount(Flash(), "/")
     os.chdir("/")
+
+
+def _romfs(real, erase):
+    import binascii
+    import vfs as real_vfs
+    import _vora_board
+
+    with open("/romfs.bin", "rb") as f:
+        rom = bytearray(f.read())
+
+    def report(start, end):
+        _vora_board.rom_write(start, binascii.hexlify(rom[start:end]).decode())
+
+    def rom_ioctl(op, *args):
+        if op == 1:
+            return 1
+        if not args or args[0] != 0:
+            return -19  # ENODEV
+        if op == 2:
+            return memoryview(rom)
+        if op == 3:  # erase: (id, length) or (id, offset, length)
+            offset, length = (0, args[1]) if len(args) == 2 else (args[1], args[2])
+            start = offset // erase * erase
+            end = min(len(rom), (offset + length + erase - 1) // erase * erase)
+            if start < 0 or start >= end:
+                return -22
+            for i in range(start, end):
+                rom[i] = 0xFF
+            report(start, end)
+            return 4  # the smallest write
+        if op == 4:
+            offset, buf = args[1], args[2]
+            if offset < 0 or offset + len(buf) > len(rom):
+                return -22
+            for i in range(len(buf)):
+                rom[offset + i] &= buf[i]
+            report(offset, offset + len(buf))
+            return 0
+        if op == 5:
+            return 0
+        if op == 6:
+            return erase
+        return -22
+
+    class Vfs:
+        def __getattr__(self, name):
+            return getattr(real_vfs, name)
+
+    shim = Vfs()
+    shim.rom_ioctl = rom_ioctl
+    real.modules["vfs"] = shim

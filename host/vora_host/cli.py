@@ -264,6 +264,9 @@ def build_parser():
                           "DIR/save (docs/makers.md)")
     sim.add_argument("--flash-size", type=positive_int, default=None, metavar="KB",
                      help="the flash's capacity in KB (default 848, a Raspberry Pi Pico's)")
+    sim.add_argument("--romfs-size", type=positive_int, default=None, metavar="KB",
+                     help="with --flash: a ROMFS partition of this size too, as MicroPython "
+                          "1.25+ builds with ROMFS have (kept in DIR.romfs; vora flash --romfs)")
 
     mirror = sub.add_parser(
         "mirror", help="follow a board: show its game live and log every move",
@@ -1023,7 +1026,8 @@ def cmd_sim(args):
     return sim.run(save_dir=args.save_dir, fresh=args.fresh, seed=args.seed,
                    headless=args.headless, script=args.script, pinmap_file=args.pinmap,
                    ghosting=args.ghosting, flash_dir=args.flash,
-                   flash_size=args.flash_size * 1024 if args.flash_size else None)
+                   flash_size=args.flash_size * 1024 if args.flash_size else None,
+                   romfs_size=args.romfs_size * 1024 if args.romfs_size else 0)
 
 
 # ---------------------------------------------------------------- vora rules

@@ -29,6 +29,11 @@ def add_parsers(sub):
                        help="the board's pin map: a file, or one shipped with vora by name "
                             "(rp2-pico, the default, or esp32-s3; hardware/pinmap-*.json)")
     flash.add_argument("--no-progress", action="store_true", help="no progress bar")
+    flash.add_argument("--romfs", action="store_true",
+                       help="put the firmware's code in the board's ROMFS partition "
+                            "(MicroPython 1.25+ built with ROMFS): it runs in place from "
+                            "flash and saves RAM; a board without one is told so and gets "
+                            "the files as usual")
 
     update = sub.add_parser(
         "update", help="update the board's firmware over the link, while the game runs",
@@ -226,7 +231,8 @@ def _flash(args, device, console):
         console.print("[red]vora flash: %s; or give a pin map with --pinmap FILE[/red]"
                       % escape(str(exc)))
         return 1
-    flasher = Flasher(device, pinmap, console=console, progress=not args.no_progress)
+    flasher = Flasher(device, pinmap, console=console, progress=not args.no_progress,
+                      romfs=args.romfs)
     try:
         result = flasher.run()
     except FlashFailed as exc:
@@ -234,6 +240,9 @@ def _flash(args, device, console):
         return 1
     console.print("Done in %.1f s: %d files, %d bytes." % (result["seconds"], result["files"],
                                                           result["bytes"]))
+    if result["romfs"] is not None:
+        console.print("The code runs from the board's ROMFS partition (a %d-byte image)."
+                      % result["romfs"])
     return 0
 
 

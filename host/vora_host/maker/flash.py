@@ -19,6 +19,12 @@ on the way leaves the board as it was:
 6. It resets the board and waits for the firmware's HELLO_OK, then for the new version to
    confirm itself (vora_fw.boot: test, then confirm).
 
+With --romfs (vora_host.maker.romfs), step 3 also builds a ROMFS image of the slot's
+modules; if the board has a ROMFS partition it fits in, step 4 writes and checks the image
+first and the slot gets only its manifest.json: the code runs in place from /rom and
+takes no RAM for its bytecode. A board without one is told so and gets the files, as
+without --romfs.
+
 The saved game (/save) is never touched.
 """
 
@@ -78,13 +84,17 @@ def _blocks(n):
 
 class Flasher:
     def __init__(self, device, pinmap_path, console=None, progress=True, version=None,
-                 confirm_wait_s=CONFIRM_WAIT_S):
+                 confirm_wait_s=CONFIRM_WAIT_S, romfs=False):
         self.device = device
         self.pinmap_path = Path(pinmap_path)
         self.console = console or Console(stderr=True)
         self.progress = progress
         self.version = version
         self.confirm_wait_s = confirm_wait_s
+        self.romfs = romfs  # asked for: use the board's ROMFS partition if it has one
+        self.romfs_image = None  # the image written, when it was
+        self.romfs_refusal = None  # why the board's ROMFS could not be used
+        self.frozen = None  # the version frozen in the board's MicroPython, if any
         self.transport = None
         self.written = []
         self.seconds = 0.0
@@ -113,8 +123,13 @@ class Flasher:
                 roots = bundles.root_files(pinmap, arch)
             except bundles.BundleError as exc:
                 raise FlashFailed(str(exc))
-            self._check_room(t, bundle, roots, slot, free)
-            self._install(t, bundle, roots, slot, record)
+            frozen = self._frozen_plan(t, bundle)
+            image = self._romfs_plan(t, bundle) if self.romfs and not frozen else None
+            slot_files = [] if image is not None or frozen else bundle.files
+            self._check_room(t, bundle, slot_files, roots, slot, free)
+            if image is not None:
+                self._deploy_romfs(t, image)
+            self._install(t, bundle, slot_files, roots, slot, record)
         finally:
             self._close()
         self.console.print("Installed firmware %s in slot %s; the board restarts. Waiting for "
@@ -124,7 +139,66 @@ class Flasher:
         self.seconds = time.monotonic() - t0
         return {"version": bundle.version, "slot": slot, "files": len(self.written),
                 "bytes": sum(n for _, n in self.written), "seconds": self.seconds,
-                "boot": board.get("boot")}
+                "boot": board.get("boot"),
+                "romfs": len(self.romfs_image) if self.romfs_image is not None else None,
+                "romfs_refusal": self.romfs_refusal, "frozen": self.frozen}
+
+    # ---- ROMFS
+
+    def _frozen_plan(self, t, bundle):
+        """True when the board's MicroPython has this very version frozen in (a build with
+        firmware/manifest.py): the slot then needs only its manifest. A frozen version
+        that differs is said, and the files (first on sys.path) are installed."""
+        from vora_host.maker import romfs
+        found = romfs.firmware_in_micropython(t)
+        self.frozen = found[1] if found and found[0] == "frozen" else None
+        if self.frozen is None:
+            return False
+        if self.frozen == bundle.version:
+            self.console.print("The board's MicroPython has Vora firmware %s frozen in: the "
+                               "slot gets only its manifest, the code runs from the firmware."
+                               % self.frozen)
+            return True
+        self.console.print("[yellow]The board's MicroPython has Vora firmware %s frozen in; "
+                           "this vora installs %s, as files (they come first).[/]"
+                           % (self.frozen, bundle.version))
+        return False
+
+    def _romfs_plan(self, t, bundle):
+        """The ROMFS image to write, or None (said why) when the board cannot take it."""
+        from vora_host.maker import romfs
+        why = romfs.mpremote_lacks()
+        if why is None:
+            image = romfs.build_image(bundle)
+            why = romfs.unusable(romfs.query(t), image)
+        if why is None and self.frozen is not None:
+            # sys.path has .frozen before /rom (MicroPython's mp_init appends /rom): the
+            # frozen version would run.
+            why = "its MicroPython has Vora firmware %s frozen in, which comes before /rom " \
+                  "on sys.path" % self.frozen
+        if why is not None:
+            self.romfs_refusal = why
+            self.console.print("[yellow]No ROMFS for the firmware on this board: %s. "
+                               "Installing it as files instead (the code then loads into "
+                               "RAM).[/]" % why)
+            return None
+        self.console.print("ROMFS: the firmware's code goes into the board's ROMFS partition "
+                           "(a %d KB image); it runs from there, in place." % (
+                               (len(image) + 1023) // 1024))
+        return image
+
+    def _deploy_romfs(self, t, image):
+        from vora_host.maker import romfs
+        self.console.print("Writing the ROMFS partition and checking its SHA-256...")
+        try:
+            romfs.deploy(t, image)
+        except romfs.RomfsFailed as exc:
+            raise FlashFailed("%s. Run vora flash --romfs again, or vora flash without "
+                              "--romfs to install the files. main.py and the boot record were "
+                              "not changed: a version installed as files starts as before; "
+                              "one installed with --romfs finds the partition half written "
+                              "until then." % exc)
+        self.romfs_image = image
 
     # ---- reaching the REPL
 
@@ -209,8 +283,8 @@ class Flasher:
             total += self._sizes(t, path + "/" + entry.name)
         return total
 
-    def _check_room(self, t, bundle, roots, slot, free):
-        need = sum(_blocks(len(d)) for _, d in bundle.files) + _blocks(len(bundle.manifest_bytes))
+    def _check_room(self, t, bundle, slot_files, roots, slot, free):
+        need = sum(_blocks(len(d)) for _, d in slot_files) + _blocks(len(bundle.manifest_bytes))
         need += sum(_blocks(len(d)) for _, d in roots) + BLOCK  # and the boot record
         reclaim = self._sizes(t, "%s/%s" % (fw_boot.FW_DIR, slot))
         for name, _ in roots:
@@ -221,10 +295,10 @@ class Flasher:
                               "written. Make room (mpremote fs rm) and try again."
                               % (need // 1024, free // 1024, reclaim // 1024))
 
-    def _install(self, t, bundle, roots, slot, record):
+    def _install(self, t, bundle, slot_files, roots, slot, record):
         from mpremote.transport import TransportError
         slot_dir = "%s/%s" % (fw_boot.FW_DIR, slot)
-        plan = [("%s/%s" % (slot_dir, name), data) for name, data in bundle.files]
+        plan = [("%s/%s" % (slot_dir, name), data) for name, data in slot_files]
         plan.append(("%s/%s" % (slot_dir, fw_boot.MANIFEST), bundle.manifest_bytes))
         total = sum(len(d) for _, d in plan) + sum(len(d) for _, d in roots)
         new_record = {"slot": record["slot"] if record else None, "trial": slot, "tries": 0,
@@ -242,7 +316,7 @@ class Flasher:
                    "def _md(p):\n"
                    " try:\n  os.mkdir(p)\n except OSError:\n  pass\n")
             t.exec("_rm(%r)\n_md(%r)\n_md(%r)" % (slot_dir, fw_boot.FW_DIR, slot_dir))
-            for package in sorted({name.split("/")[0] for name, _ in bundle.files}):
+            for package in sorted({name.split("/")[0] for name, _ in slot_files}):
                 t.exec("_md(%r)" % ("%s/%s" % (slot_dir, package)))
             for path, data in plan:
                 self._copy(t, path, data, bar)

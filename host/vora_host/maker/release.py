@@ -4,7 +4,10 @@ maker installs it from:
     OUT/vora-firmware-0.1.0-rp2.vbundle      vora update --from FILE (boards that run Vora)
     OUT/vora-firmware-0.1.0-rp2/board/       the files vora flash puts on a board with
                                              stock MicroPython, for mpremote alone
-    OUT/vora-firmware-0.1.0-rp2/INSTALL.txt  the mpremote command, and what it needs
+    OUT/vora-firmware-0.1.0-rp2/romfs/       for a board with a ROMFS partition: the
+                                             image (firmware.romfs) and board/, the same
+                                             files without the slot's modules
+    OUT/vora-firmware-0.1.0-rp2/INSTALL.txt  the mpremote commands, and what they need
 
 The folder holds exactly what a first `vora flash` writes: the version in slot a, the boot
 record that tries it at the next start (the firmware confirms itself once it runs), the
@@ -19,19 +22,22 @@ from pathlib import Path
 from vora_fw import boot as fw_boot
 from vora_host import resources
 from vora_host.maker import bundle as bundles
+from vora_host.maker import romfs
 
 __all__ = ["PINMAPS", "ARCHS", "board_files", "write_release", "install_text"]
 
 PINMAPS = {"rp2": "pinmap-rp2-pico.json", "esp32": "pinmap-esp32-s3.json"}
 ARCHS = {"rp2": "armv6m", "esp32": "xtensawin"}
 FIRST_SLOT = "a"
+ROMFS_IMAGE = "firmware.romfs"  # mpremote romfs deploy takes a file ending in .romfs
 
 
-def board_files(bundle, roots):
+def board_files(bundle, roots, romfs=False):
     """[(path on the board, bytes)] of a first install in slot a, in the order they are
-    copied: the slot, the boot path and pin map, the boot record, /main.py last."""
+    copied: the slot, the boot path and pin map, the boot record, /main.py last. With
+    romfs the slot holds only its manifest (the modules are in the ROMFS image)."""
     slot = "%s/%s" % (fw_boot.FW_DIR, FIRST_SLOT)
-    files = [("%s/%s" % (slot, name), data) for name, data in bundle.files]
+    files = [] if romfs else [("%s/%s" % (slot, name), data) for name, data in bundle.files]
     files.append(("%s/%s" % (slot, fw_boot.MANIFEST), bundle.manifest_bytes))
     root = dict(roots)
     files += [(name, data) for name, data in roots if name != "main.py"]
@@ -57,9 +63,18 @@ main.py is copied last: a copy cut short leaves the board on its REPL; run it ag
 A board that runs Vora firmware already: hold a corner key while plugging it in (safe
 mode: the REPL is free), then the same command; its saved game (/save) is kept.
 
+A board whose MicroPython has a ROMFS partition (1.25 or later, built with ROMFS:
+"mpremote connect PORT romfs query" tells), the code run in place from flash:
+
+    cd {name}/romfs/board
+    mpremote connect PORT romfs deploy ../firmware.romfs + cp -r fw : + cp vora_boot.mpy pinmap.json boot.json : + cp main.py : + reset
+
+Only on a board without Vora firmware as files: modules left in /fw would come before
+/rom. vora flash --romfs checks all of that, and falls back to files without ROMFS.
+
 With vora installed (pipx install vora-board), the same in one step:
     vora flash PORT{pinmap}
-        (first install, on stock MicroPython)
+        (first install, on stock MicroPython; --romfs: in its ROMFS partition)
     vora update --from {name}.vbundle{unsigned} PORT
         (a board that runs Vora firmware)
 """.format(pinmap="" if bundle.board == "rp2" else " --pinmap " + PINMAPS[bundle.board][len("pinmap-"):-len(".json")],
@@ -82,6 +97,8 @@ def write_release(out, board="rp2", sign=None, version=None):
         pinmap = json.loads(resources.read_bytes(PINMAPS[board]))
     except (resources.MissingResource, ValueError) as exc:
         raise bundles.BundleError("cannot read the %s pin map: %s" % (board, exc))
+    if romfs.mpremote_lacks():
+        raise bundles.BundleError("the release's ROMFS image: %s" % romfs.mpremote_lacks())
     b = bundles.build(board=board, arch=ARCHS[board], version=version)
     if sign is not None:
         bundles.sign_bundle(b, sign)
@@ -97,10 +114,12 @@ def write_release(out, board="rp2", sign=None, version=None):
     try:
         out.mkdir(parents=True, exist_ok=True)
         shutil.rmtree(staging, ignore_errors=True)
-        for path, data in board_files(b, roots):
-            target = staging / "board" / path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
+        for where, in_romfs in (("board", False), ("romfs/board", True)):
+            for path, data in board_files(b, roots, romfs=in_romfs):
+                target = staging / where / path
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(data)
+        (staging / "romfs" / ROMFS_IMAGE).write_bytes(romfs.build_image(b))
         (staging / "INSTALL.txt").write_text(install_text(name, b), encoding="utf-8")
         bundles.write_bundle(b, bundle_file)
         staging.rename(folder)

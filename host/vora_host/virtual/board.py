@@ -1319,11 +1319,12 @@ def _read_script(path):
 
 def run(save_dir=None, fresh=False, seed=None, headless=False, script=None, pinmap_file=None,
         ghosting=False, stdin=None, stdout=None, stderr=None, companion=None, flash_dir=None,
-        flash_size=None, on_fresh=None):
+        flash_size=None, on_fresh=None, romfs_size=0):
     """Run the virtual board until quit; returns the exit status.
 
     `flash_dir`: the board's simulated flash (boot from what is installed there; its save
-    in flash_dir/save unless save_dir says otherwise); flash_size its capacity in bytes.
+    in flash_dir/save unless save_dir says otherwise); flash_size its capacity in bytes;
+    romfs_size, bytes of a ROMFS partition beside it (0: none).
 
     `companion` (vora play's mirror) runs in the same event loop: companion.start(board)
     returns its tasks, and companion.side_lines(width) what to draw beside the board.
@@ -1337,9 +1338,12 @@ def run(save_dir=None, fresh=False, seed=None, headless=False, script=None, pinm
         pinmap = load_pinmap(pinmap_file)
         lines = _read_script(script) if script else []
         flash = None
+        if romfs_size and flash_dir is None:
+            raise SimError("--romfs-size needs --flash DIR: the partition is kept beside it")
         if flash_dir is not None:
             try:
-                flash = SimFlash(flash_dir, **({"capacity": flash_size} if flash_size else {}))
+                flash = SimFlash(flash_dir, romfs_size=romfs_size,
+                                 **({"capacity": flash_size} if flash_size else {}))
             except OSError as exc:
                 raise SimError("cannot use the flash folder %s: %s" % (flash_dir, exc.strerror or exc))
             except ValueError as exc:

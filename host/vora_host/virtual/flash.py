@@ -9,6 +9,12 @@ A board's filesystem is small (a Raspberry Pi Pico's littlefs: 212 blocks of 4 K
 folder has a capacity: statvfs() reports it, and a write that does not fit fails with
 ENOSPC, here (SimFs, for the firmware's code running on the PC) and in the REPL's
 MicroPython (tools/mpy_repl_prelude.py) alike. Every file costs whole 4 KB blocks.
+
+A board may also have a ROMFS partition (`vora sim --romfs-size KB`): a file beside the
+folder, <folder>.romfs, of that size, erased (0xFF) at first. The REPL's MicroPython
+answers vfs.rom_ioctl over it as a board does (mpremote romfs query and deploy write it;
+tools/mpy_repl_prelude.py), and at boot a slot without a package of its own finds that
+package in the ROMFS image, as /rom comes after the slot on a board's sys.path.
 """
 
 import errno
@@ -117,10 +123,17 @@ class SimFs:
 class SimFlash:
     """The flash folder and its capacity."""
 
-    def __init__(self, folder, capacity=DEFAULT_CAPACITY):
+    def __init__(self, folder, capacity=DEFAULT_CAPACITY, romfs_size=0):
         self.folder = Path(folder)
         self.capacity = capacity
         self.folder.mkdir(parents=True, exist_ok=True)
+        self.romfs_size = romfs_size
+        self.romfs_path = None
+        if romfs_size:
+            here = self.folder.resolve()  # "flash/" or "." have a name once resolved
+            self.romfs_path = here.with_name(here.name + ".romfs")
+            if not self.romfs_path.is_file() or self.romfs_path.stat().st_size != romfs_size:
+                self.romfs_path.write_bytes(b"\xff" * romfs_size)  # an erased partition
         used = usage(self.folder)
         if used > capacity:
             # Not a board's flash (a home folder given by mistake?): the REPL would copy it all.
@@ -146,16 +159,81 @@ class SimFlash:
         return st[0] * st[4]
 
 
-def slot_problem(folder, slot):
+def slot_problem(folder, slot, romfs_path=None):
     """None when every file of the slot's manifest is there and whole (what importing it on
-    a board needs), else what is wrong. folder: the flash folder."""
+    a board needs), else what is wrong. folder: the flash folder. A package the slot has no
+    folder for is looked for where a board's import finds it next: in the ROMFS image at
+    romfs_path (/rom), when there is one."""
     where = Path(folder) / "fw" / slot
+    rom = None
     try:
         manifest = json.loads((where / "manifest.json").read_bytes())
         for name, size, sha in manifest["files"]:
-            data = (where / name).read_bytes()
+            package = name.split("/")[0]
+            if (where / package).is_dir() or romfs_path is None:
+                data = (where / name).read_bytes()
+            else:
+                if rom is None:
+                    rom = romfs_files(Path(romfs_path).read_bytes())
+                if name not in rom:
+                    return "%s is neither in the slot nor in /rom" % name
+                data = rom[name]
             if len(data) != size or hashlib.sha256(data).hexdigest() != sha:
                 return "%s does not match its manifest" % name
     except (OSError, ValueError, KeyError, TypeError) as exc:
         return "%s: %s" % (type(exc).__name__, exc)
     return None
+
+
+ROMFS_HEADER = b"\xd2\xcd\x31"
+_ROM_PADDING, _ROM_VERBATIM, _ROM_DIRECTORY, _ROM_FILE = 1, 2, 4, 5
+
+
+def romfs_files(partition):
+    """{"dir/name": bytes} of the ROMFS image at the start of `partition` (MicroPython's
+    format: records of kind, length, payload, each number 7 bits a byte, high bit for
+    more); {} when the partition holds no image. ValueError when it is not a whole one."""
+    if not partition.startswith(ROMFS_HEADER):
+        return {}
+    size, at = _rom_uint(partition, len(ROMFS_HEADER))
+    if at + size > len(partition):
+        raise ValueError("the ROMFS image is cut short")
+    out = {}
+    _rom_dir(partition, at, at + size, "", out)
+    return out
+
+
+def _rom_uint(data, at):
+    value = 0
+    while True:
+        if at >= len(data):
+            raise ValueError("a ROMFS number runs past the end")
+        b = data[at]
+        at += 1
+        value = (value << 7) | (b & 0x7F)
+        if not b & 0x80:
+            return value, at
+
+
+def _rom_dir(data, at, end, prefix, out):
+    while at < end:
+        kind, at = _rom_uint(data, at)
+        length, at = _rom_uint(data, at)
+        body_end = at + length
+        if body_end > end:
+            raise ValueError("a ROMFS record runs past its folder")
+        if kind in (_ROM_DIRECTORY, _ROM_FILE):
+            n, p = _rom_uint(data, at)
+            name = data[p:p + n].decode("ascii")
+            p += n
+            if kind == _ROM_DIRECTORY:
+                _rom_dir(data, p, body_end, prefix + name + "/", out)
+            else:
+                sub, p = _rom_uint(data, p)
+                sub_len, p = _rom_uint(data, p)
+                if sub != _ROM_VERBATIM or p + sub_len > body_end:
+                    raise ValueError("a ROMFS file whose data this reader does not know")
+                out[prefix + name] = bytes(data[p:p + sub_len])
+        elif kind != _ROM_PADDING:
+            raise ValueError("a ROMFS record of unknown kind %d" % kind)
+        at = body_end

@@ -101,7 +101,7 @@ class SimMachine:
 
     def check_slot(self, slot):
         """None when the slot's files are all there and whole, else what is wrong."""
-        return flash_mod.slot_problem(self.flash.folder, slot)
+        return flash_mod.slot_problem(self.flash.folder, slot, self.flash.romfs_path)
 
     def _corner_held(self):
         hw = self.board.hw
@@ -139,8 +139,10 @@ class SimMachine:
     def _open_repl(self):
         words = self._repl_start
         self._repl_start = None
+        romfs_path = None
         if self.flash is not None:
             folder, capacity = self.flash.folder, self.flash.capacity
+            romfs_path = self.flash.romfs_path
         else:
             if self._dev_flash is None:
                 self._dev_flash = tempfile.TemporaryDirectory(prefix="vora-sim-flash-")
@@ -148,7 +150,8 @@ class SimMachine:
         if words:
             self.board._link_write(words.encode() + b"\r\n")
         self.repl = repl_mod.ReplEmulator(folder, capacity, self.identity, self.board._link_write,
-                                          self._repl_reset, loop=self.loop)
+                                          self._repl_reset, loop=self.loop,
+                                          romfs_path=romfs_path)
         self.repl.start("friendly")
 
     def _stop_repl(self):

@@ -187,8 +187,11 @@ class ReplEmulator:
     board (platform, machine, mpy); write(bytes): to the serial port; on_reset(kind):
     "hard" (machine.reset()) or "soft" (Ctrl-D at the friendly prompt)."""
 
-    def __init__(self, flash, capacity, identity, write, on_reset, block=4096, loop=None):
+    def __init__(self, flash, capacity, identity, write, on_reset, block=4096, loop=None,
+                 romfs_path=None):
         self.flash = Path(flash)
+        self.romfs_path = Path(romfs_path) if romfs_path is not None else None
+        self.romfs_size = self.romfs_path.stat().st_size if romfs_path is not None else 0
         self.capacity = capacity
         self.block = block
         self.identity = identity
@@ -227,6 +230,8 @@ class ReplEmulator:
             self.loop.add_reader(self.proc.stdout.fileno(), self._readable)
         for kind, rel, data in self._flash_files():
             self._send(kind, rel.encode() + (b"\0" + data if kind == "F" else b""))
+        if self.romfs_path is not None:
+            self._send("P", self.romfs_path.read_bytes())
         config = {
             "mode": mode, "quiet": quiet, "silent": silent, "heap": 192 * 1024,
             "prelude": PRELUDE.read_text(encoding="utf-8"),
@@ -234,7 +239,8 @@ class ReplEmulator:
             "identity": {"platform": self.identity["platform"],
                          "machine": self.identity["machine"],
                          "mpy": self.identity["mpy_word"], "build": "VORA_SIM",
-                         "capacity": self.capacity, "block": self.block},
+                         "capacity": self.capacity, "block": self.block,
+                         "romfs": self.romfs_size},
         }
         self._send("G", json.dumps(config).encode())
 
@@ -411,6 +417,11 @@ class ReplEmulator:
             # trusted any more, so a fresh one takes over, as after Ctrl-C.
             self.errors.append(payload.decode("utf-8", "replace")[:2000])
             self._restart(b"OSError: refused by the virtual board's sandbox")
+        elif kind == "P":
+            try:
+                self._write_romfs(payload)
+            except (ValueError, OSError) as exc:
+                self.errors.append("P: %s" % exc)
         elif kind in "WDMRN":
             try:
                 self._apply(kind, payload)
@@ -452,6 +463,19 @@ class ReplEmulator:
             except OSError as exc:
                 if exc.errno != errno.ENOENT:
                     raise
+
+    def _write_romfs(self, payload):
+        """Bytes the sandbox wrote to the ROMFS partition: u32 offset, then the bytes."""
+        if self.romfs_path is None or len(payload) < 4:
+            raise ValueError("a ROMFS write on a board without ROMFS")
+        offset = struct.unpack(">I", payload[:4])[0]
+        data = payload[4:]
+        if offset + len(data) > self.romfs_size:
+            raise ValueError("a write past the ROMFS partition's end")
+        fd = os.open(self.romfs_path, os.O_WRONLY | os.O_NOFOLLOW)
+        with os.fdopen(fd, "r+b") as f:
+            f.seek(offset)
+            f.write(data)
 
     def _bad(self, what):
         self.errors.append("the sandbox sent %s" % what)
