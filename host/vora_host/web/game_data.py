@@ -166,6 +166,7 @@ class Replay:
         self.moves = []  # [{"number", "player", "move", "public", "digest_ok", "logged", "replayed"}]
         self.checkpoints = {}
         self.problem = None  # (kind, number or None, message, public message)
+        self.playable = 0
         try:
             module = games.load(self.game)
             state = games.start(record)
@@ -194,7 +195,6 @@ class Replay:
                                "logged": step.logged_digest, "replayed": step.replayed_digest})
             if k % CHECKPOINT == 0:
                 self.checkpoints[k] = state.clone()
-        self.final = state
         self.playable = len(self.moves)
 
     @property
