@@ -423,3 +423,17 @@ def test_the_pages_ship_with_the_package():
         assert static.joinpath(name).is_file(), name
     text = open("pyproject.toml", encoding="utf-8").read()
     assert re.search(r'"vora_host\.web" = \["static/\*"\]', text)
+
+
+def test_play_serve_needs_the_log_and_a_free_port(db, server, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["play", "vorcept", "--bots-only", "--no-log", "--serve", "0"])
+    assert info.value.code == 2
+    assert "--serve shows the game log: leave out --no-log" in capsys.readouterr().err
+    port = int(server.rsplit(":", 1)[1].strip("/"))
+    assert main(["play", "vorcept", "--bots-only", "--db", str(db), "--serve",
+                 str(port)]) == 1
+    err = " ".join(capsys.readouterr().err.split())
+    assert "vora play --serve: port %d on 127.0.0.1 is busy" % port in err
+    with GameLog(db) as log:
+        assert log.games() == []  # no game was started

@@ -319,17 +319,17 @@ def main(argv=None):
     args = parser.parse_args(argv)
     console = Console(highlight=False)
     try:
+        if args.command == "play" and args.serve is not None:
+            if args.no_log:
+                args.subparser.error("--serve shows the game log: leave out --no-log")
+            if _start_web(args.serve, args.db) is None:
+                return 1
         if args.command == "play":
             if args.resume is not None:
                 _resume_target(args, console, args.subparser)
             if args.typed or args.bots_only or (args.human is not None and args.game == "vora"):
                 return cmd_play(args, console, args.subparser)
             return cmd_play_board(args, console, args.subparser)
-        if args.command == "play" and args.serve is not None:
-            if args.no_log:
-                args.subparser.error("--serve shows the game log: leave out --no-log")
-            if _start_web(args.serve, args.db) is None:
-                return 1
         if args.command == "serve":
             return cmd_serve(args, console)
         if args.command == "mirror":

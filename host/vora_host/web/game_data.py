@@ -405,5 +405,7 @@ def game_page_data(info, replay):
                                                             for m in replay.moves)
     data["problem"] = None if replay.problem is None else (
         replay.problem[3] if public else replay.problem[2])
-    data["viewers"] = [] if public else list(range(info["players"]))
+    # A player's own view differs from a spectator's only where information is hidden.
+    data["viewers"] = list(range(info["players"])) \
+        if formats.hides_information(info["game"]) and not public else []
     return data

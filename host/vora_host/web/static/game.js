@@ -7,6 +7,7 @@ const gameId = decodeURIComponent(location.pathname.split("/")[2] || "");
 const slider = document.getElementById("slider");
 let game = null;        // /api/games/ID
 let shown = null;       // the move number drawn now
+let target = 0;         // the move number asked for last (ahead of `shown` while loading)
 let following = true;   // go to each new move as it is logged
 let asked = 0;          // the newest position request: older answers are dropped
 
@@ -46,6 +47,7 @@ function drawHeader() {
       ...game.viewers.map((p) => el("option", {value: String(p)}, "P" + p)));
   }
   slider.max = String(game.playable);
+  counter();
   const moves = document.getElementById("moves");
   moves.replaceChildren(el("li", {value: "0", "data-n": "0"}, "the start"),
     ...game.moves_list.map((m) => el("li", {value: String(m.number), "data-n": String(m.number),
@@ -53,6 +55,12 @@ function drawHeader() {
       (m.player === null ? "" : "P" + m.player + " ") + m.text,
       m.digest_ok ? null : el("span", {class: "badge off"}, "digest differs"))));
   say(game.problem);
+}
+
+function counter() {
+  // The position shown and how many moves the game has now (it may have grown since).
+  document.getElementById("move-number").textContent =
+    "move " + (shown === null ? "-" : shown) + " of " + (game ? game.playable : "-");
 }
 
 function drawBoard(data) {
@@ -69,7 +77,7 @@ function drawBoard(data) {
 function drawPosition(data) {
   shown = data.number;
   slider.value = String(data.number);
-  document.getElementById("move-number").textContent = "move " + data.number + " of " + data.playable;
+  counter();
   drawBoard(data);
   document.getElementById("panel").innerHTML = data.panel_html;  // escaped by the server (rich)
   const turn = document.getElementById("turn");
@@ -101,12 +109,13 @@ function drawPosition(data) {
   }
   const current = document.querySelector("#moves li.current");
   if (current) current.scrollIntoView({block: "nearest"});
-  document.getElementById("following").hidden = !following;
+  document.getElementById("following").hidden = !(following && game && game.live);
   document.body.dataset.shown = String(data.number);
 }
 
 async function show(n) {
   const ticket = ++asked;
+  target = n;
   const viewer = document.getElementById("viewer").value;
   const url = "/api/games/" + gameId + "/position/" + n + (viewer ? "?viewer=" + viewer : "");
   try {
@@ -124,6 +133,7 @@ function go(n) {
   n = Math.max(0, Math.min(game.playable, n));
   following = n === game.playable;
   history.replaceState(null, "", following ? "#" : "#move=" + n);
+  slider.value = String(n);
   show(n);
 }
 
@@ -136,15 +146,15 @@ async function reload() {
   }
   drawHeader();
   if (following) show(game.playable);
-  else if (shown !== null && shown > game.playable) go(game.playable);
+  else if (target > game.playable) go(game.playable);
 }
 
 slider.addEventListener("input", () => go(parseInt(slider.value, 10)));
 document.getElementById("first").onclick = () => go(0);
-document.getElementById("back").onclick = () => go((shown || 0) - 1);
-document.getElementById("forward").onclick = () => go((shown || 0) + 1);
+document.getElementById("back").onclick = () => go(target - 1);
+document.getElementById("forward").onclick = () => go(target + 1);
 document.getElementById("last").onclick = () => go(game ? game.playable : 0);
-document.getElementById("viewer").onchange = () => show(shown || 0);
+document.getElementById("viewer").onchange = () => show(target);
 document.getElementById("moves").addEventListener("click", (e) => {
   const li = e.target.closest("li");
   if (li) go(parseInt(li.dataset.n, 10));
@@ -154,7 +164,7 @@ document.addEventListener("keydown", (e) => {
   const keys = {ArrowLeft: -1, ArrowRight: 1};
   if (e.key in keys) {
     e.preventDefault();
-    go((shown || 0) + keys[e.key]);
+    go(target + keys[e.key]);
   } else if (e.key === "Home") {
     e.preventDefault();
     go(0);
