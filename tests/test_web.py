@@ -372,8 +372,9 @@ def _read_events(base, query, found, ready):
                         return
 
 
-def test_a_move_logged_reaches_the_event_stream_at_once(db, server):
-    gid, moves, digests, state = log_game(db, "vorcept", 3, 4)
+@pytest.mark.parametrize("name", ["vorcept", TIGER])
+def test_a_move_logged_reaches_the_event_stream_at_once(db, server, name):
+    gid, moves, digests, state = log_game(db, name, SECRET_SEED, 4)
     found, ready = [], threading.Event()
     reader = threading.Thread(target=_read_events, args=(server, "?game=%d" % gid, found,
                                                         ready))
@@ -381,6 +382,7 @@ def test_a_move_logged_reaches_the_event_stream_at_once(db, server):
     assert ready.wait(10)
     time.sleep(0.2)  # the watcher has seen the game as it is
     move = sorted(state.legal_moves())[0]
+    before = state.clone()
     state.play(move)
     with GameLog(db) as log:
         sent = time.monotonic()
@@ -391,7 +393,13 @@ def test_a_move_logged_reaches_the_event_stream_at_once(db, server):
     assert kind == "changed" and data["ids"] == [gid]
     assert at - sent < 1.0  # the figure itself (tens of ms) is in docs/web.md
     position = httpx.get(server + "api/games/%d/position/latest" % gid).json()
-    assert position["number"] == 5 and position["move"]["text"] == move
+    assert position["number"] == 5
+    # The newest position comes with the change, as /position/latest gives it: in
+    # Tossing Tiger as a spectator sees it.
+    assert data["position"] == position
+    assert str(SECRET_SEED) not in json.dumps(data)
+    assert position["move"]["text"] == formats.public_move_text(games.load(name), before,
+                                                                 move)
 
 
 def test_a_second_server_on_a_busy_port_is_told_so(db, server, capsys):
@@ -437,3 +445,27 @@ def test_play_serve_needs_the_log_and_a_free_port(db, server, capsys):
     assert "vora play --serve: port %d on 127.0.0.1 is busy" % port in err
     with GameLog(db) as log:
         assert log.games() == []  # no game was started
+
+
+def test_a_replay_grows_with_its_game_and_starts_again_after_a_takeback(db):
+    moves, digests, _ = play_moves("boars", 3, 30)
+    cache = game_data.ReplayCache()
+
+    def check(info):
+        grown = cache.get(info)
+        fresh = game_data.Replay(info)
+        assert grown.moves == fresh.moves and grown.total == fresh.total == info["move_count"]
+        assert cache.position(info, None, None) == game_data.position(info, fresh)
+        return grown
+
+    with GameLog(db) as log:
+        gid = log.start_game(game="boars", players=2, seed=3, options={}, source="terminal")
+        for k, (move, digest) in enumerate(zip(moves, digests), 1):
+            log.add_move(gid, k, move, digest)
+            replay = check(log.game(gid))
+        log.take_back(gid, 30)
+        log.take_back(gid, 29)
+        again = check(log.game(gid))
+        assert again is not replay and again.total == 28  # replayed from the start
+        log.add_move(gid, 29, moves[28], digests[28])
+        assert check(log.game(gid)) is again  # and grown again

@@ -9,6 +9,7 @@ keys, the slider and the move list; a reload mid-game keeps the position; `vora 
 missing."""
 
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -94,11 +95,13 @@ class LiveGame:
         self.live = LiveLog(db, game, players, seed, self.state.options())
         self.gid = self.live.gid
         self.moves = []
+        self.rnd = random.Random(seed)
 
     def play(self, count=1):
         for _ in range(count):
             # The first legal move that does not end the game: the game stays live.
-            for move in sorted(self.state.legal_moves()):
+            for move in self.rnd.sample(sorted(self.state.legal_moves()),
+                                        len(self.state.legal_moves())):
                 after = self.state.clone()
                 after.play(move)
                 if not after.is_over():

@@ -7,7 +7,9 @@ terminal's drawing, the scores; live, or stepped through move by move). JSON:
 /api/games, /api/games/{id}, /api/games/{id}/position/{n|latest}[?viewer=P]. Live
 updates: /api/events[?game=ID], server-sent events, one "changed" event whenever the log
 changes (a move, a takeback, a game started, ended, imported or deleted), naming the
-games that changed, so a page fetches what it shows again.
+games that changed, so a page fetches what it shows again; a stream that follows one
+game also gets that game's newest position as a spectator sees it (the very data of
+/api/games/{id}/position/latest), so that a page following the game draws it at once.
 
 The log is read only through its public API (GameLog.games, game, id_range), so the
 server follows every board and every `vora play` that logs to the same log, whatever the
@@ -43,7 +45,7 @@ from vora_host.web.game_data import BadRequest, Forbidden, NotFound
 
 __all__ = ["create_app", "LogWatcher", "POLL_SECONDS", "FULL_POLL_SECONDS"]
 
-POLL_SECONDS = 0.03  # how often the games being played are looked at
+POLL_SECONDS = 0.02  # how often the games being played are looked at
 FULL_POLL_SECONDS = 1.0  # how often the whole list is (deletions, imports of old games)
 KEEPALIVE_SECONDS = 15.0  # a comment line on a quiet event stream, so proxies keep it
 LOCK_TIMEOUT = 2.0
@@ -91,13 +93,18 @@ class _Log:
 class LogWatcher:
     """A thread that polls the log and tells the subscribed event streams what changed."""
 
-    def __init__(self, path, interval=POLL_SECONDS, full_interval=FULL_POLL_SECONDS):
+    def __init__(self, path, interval=POLL_SECONDS, full_interval=FULL_POLL_SECONDS,
+                 latest=None):
         self.path = path
+        # latest(log, game id): the newest position of a game as a spectator sees it,
+        # sent with the change to the streams that follow that game, so that a page
+        # draws a new move without asking for it.
+        self.latest = latest
         self.interval = interval
         self.full_interval = full_interval
         self.version = 0
         self.trouble = None  # why the log cannot be read now, or None
-        self._subscribers = {}  # queue -> its event loop
+        self._subscribers = {}  # queue -> (its event loop, the game it follows or None)
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = None
@@ -113,13 +120,13 @@ class LogWatcher:
             self._thread.join(5)
         with self._lock:
             subscribers = list(self._subscribers.items())
-        for queue, loop in subscribers:
+        for queue, (loop, _) in subscribers:
             self._post(loop, queue, None)
 
-    def subscribe(self):
+    def subscribe(self, game=None):
         queue = asyncio.Queue()
         with self._lock:
-            self._subscribers[queue] = asyncio.get_running_loop()
+            self._subscribers[queue] = (asyncio.get_running_loop(), game)
         return queue
 
     def unsubscribe(self, queue):
@@ -133,10 +140,21 @@ class LogWatcher:
         except RuntimeError:
             pass  # that stream's loop is closed: it has gone
 
-    def _tell(self, message):
+    def _tell(self, message, glog=None):
         with self._lock:
             subscribers = list(self._subscribers.items())
-        for queue, loop in subscribers:
+        latest = {}
+        for queue, (loop, game) in subscribers:
+            if game is not None and game in message["ids"] and glog is not None \
+                    and self.latest is not None:
+                if game not in latest:
+                    try:
+                        latest[game] = self.latest(glog, game)
+                    except (GameLogError, LookupError, ValueError, PermissionError):
+                        latest[game] = None  # the page asks, and is told what is wrong
+                if latest[game] is not None:
+                    self._post(loop, queue, dict(message, position=latest[game]))
+                    continue
             self._post(loop, queue, message)
 
     @staticmethod
@@ -168,7 +186,7 @@ class LogWatcher:
                         last_full = now
                     if changed:
                         self.version += 1
-                        self._tell({"version": self.version, "ids": sorted(changed)})
+                        self._tell({"version": self.version, "ids": sorted(changed)}, glog)
                 if self.trouble is not None:
                     self.trouble = None
                     self._tell({"version": self.version, "ids": [], "trouble": None})
@@ -192,12 +210,16 @@ def create_app(path, watch=True):
     event stream needs it; tests of the JSON routes may leave it off)."""
     source = _Log(path)
     cache = game_data.ReplayCache()
-    watcher = LogWatcher(path)
+
+    def latest(glog, gid):
+        return cache.position(glog.game(gid), None, None)
+
+    watcher = LogWatcher(path, latest=latest)
 
     def error(status, message):
         return JSONResponse({"error": message, "status": status}, status_code=status)
 
-    def _with_game(gid, fn):
+    def _with_game(gid, fn, replay=True):
         glog = source.open()
         if glog is None:
             raise NotFound(source.no_game(gid, None))
@@ -206,7 +228,7 @@ def create_app(path, watch=True):
                 info = glog.game(gid)
             except NoSuchGame:
                 raise NotFound(source.no_game(gid, glog))
-            return fn(info, cache.get(info))
+            return fn(info, cache.get(info)) if replay else fn(info)
         finally:
             glog.close()
 
@@ -266,10 +288,10 @@ def create_app(path, watch=True):
             n = game_data.parse_move_number(request.path_params["n"])
             viewer_text = request.query_params.get("viewer")
 
-            def draw(info, replay):
+            def draw(info):
                 viewer = game_data.parse_viewer(viewer_text, info["players"])
-                return game_data.position(info, replay, n, viewer)
-            return _with_game(gid, draw)
+                return cache.position(info, n, viewer)
+            return _with_game(gid, draw, replay=False)
         return await api(run)
 
     async def api_events(request):
@@ -280,7 +302,7 @@ def create_app(path, watch=True):
             return error(400, str(exc))
         if not watch:
             return error(503, "this server does not watch the log (live updates are off)")
-        queue = watcher.subscribe()
+        queue = watcher.subscribe(game)
 
         async def stream():
             try:

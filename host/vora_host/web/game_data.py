@@ -14,12 +14,12 @@ information are always shown whole.
 
 A position is replayed from the record, never read from anywhere else, and every move's
 logged digest is compared with the replay's on the way (in public mode only whether they
-match is said, not the digests). Replays are cached per game and fingerprint (the log's
-history of the game, its status), with a copy of the state every CHECKPOINT moves, so
-stepping through a long game costs at most CHECKPOINT moves of replay per position.
+match is said, not the digests). Replays are cached per game (a live game's new moves
+extend its replay), with a copy of the state every CHECKPOINT moves, so stepping through
+a long game costs at most CHECKPOINT moves of replay per position; drawn positions are
+cached too, so many spectators of a game cost one drawing.
 """
 
-import hashlib
 import io
 import json
 import re
@@ -29,7 +29,7 @@ from collections import OrderedDict
 from rich.console import Console
 
 from shared_rules import games
-from shared_rules.errors import BadPosition
+from shared_rules.errors import BadPosition, IllegalMove
 
 from vora_host import games as host_games
 from vora_host.log import formats
@@ -140,14 +140,13 @@ def summaries(log, limit=None):
 
 # ---------------------------------------------------------------- replay
 
-def _fingerprint(info):
-    digest = hashlib.sha256()
-    digest.update(json.dumps([info["game"], info["players"], info["seed"], info["options"],
-                              info["status"], info["result"]], sort_keys=True).encode())
-    for h in info["history"]:
-        digest.update(json.dumps([h["number"], h["move"], h["digest"],
-                                  h["taken_back_at"] is None]).encode())
-    return digest.hexdigest()
+def _setup_key(info):
+    return json.dumps([info["game"], info["players"], info["seed"], info["options"]],
+                      sort_keys=True)
+
+
+def _live_moves(info):
+    return [(m["move"], m["digest"]) for m in info["moves"]]
 
 
 class Replay:
@@ -155,47 +154,65 @@ class Replay:
     its text as played and as a spectator saw it, whether the logged digest matches;
     copies of the state every CHECKPOINT moves. `problem` says why the replay stopped
     early (the game cannot be set up, an illegal move), `playable` how many moves
-    replayed."""
+    replayed. A live game's new moves extend it (`extend`) instead of replaying all."""
 
     def __init__(self, info):
-        self.fingerprint = _fingerprint(info)
+        self.setup = _setup_key(info)
         self.game = info["game"]
-        record, digests = gamelog.record_of(info)
-        self.record = record
-        self.total = len(record["moves"])
+        self.logged = []  # [(move, digest)] of the live moves replayed (or tried)
+        self.total = 0
         self.moves = []  # [{"number", "player", "move", "public", "digest_ok", "logged", "replayed"}]
         self.checkpoints = {}
         self.problem = None  # (kind, number or None, message, public message)
         self.playable = 0
+        self._state = None  # the state after the last move replayed
+        record, _ = gamelog.record_of(info)
         try:
-            module = games.load(self.game)
-            state = games.start(record)
+            self._module = games.load(self.game)
+            self._state = games.start(record)
         except BadPosition as exc:
             self.problem = ("setup", None, "the game cannot be set up: %s" % exc,
                             "the game cannot be set up")
             return
-        self.checkpoints[0] = state.clone()
-        steps = gamelog.replay_steps(record, digests)
-        for k in range(1, self.total + 1):
-            # The public text needs the position before the move (the steps share a state).
-            before = state.clone() if module.HIDDEN_INFORMATION else state
-            step = next(steps)
-            if step.illegal is not None:
+        self.checkpoints[0] = self._state.clone()
+        self._play(_live_moves(info))
+
+    def fits(self, info):
+        """Whether this replay is `info`'s, or its beginning (a live game moved on)."""
+        logged = _live_moves(info)
+        return self.setup == _setup_key(info) and len(logged) >= len(self.logged) \
+            and logged[:len(self.logged)] == self.logged
+
+    def extend(self, info):
+        """Replay the moves `info` has beyond this replay's (fits(info) must hold)."""
+        self._play(_live_moves(info)[len(self.logged):])
+
+    def _play(self, logged):
+        for move, digest in logged:
+            self.logged.append((move, digest))
+            self.total += 1
+            k = self.total
+            if self.problem is not None:
+                continue  # nothing after a move that does not replay is played
+            state = self._state
+            player = state.to_act()
+            # The public text needs the position before the move.
+            before = state.clone() if self._module.HIDDEN_INFORMATION else state
+            try:
+                state.play(move)
+            except IllegalMove as exc:
                 self.problem = ("illegal", k, "move %d (%s): the logged move %r is illegal: %s"
-                                % (k, gamelog.player_label(step.player), step.move,
-                                   step.illegal),
-                                "move %d (%s) does not replay"
-                                % (k, gamelog.player_label(step.player)))
-                break
-            state = step.state
-            public = formats.public_move_text(module, before, step.move)
-            self.moves.append({"number": k, "player": step.player, "move": step.move,
-                               "public": public,
-                               "digest_ok": step.logged_digest == step.replayed_digest,
-                               "logged": step.logged_digest, "replayed": step.replayed_digest})
+                                % (k, gamelog.player_label(player), move, exc.reason),
+                                "move %d (%s) does not replay" % (k, gamelog.player_label(player)))
+                continue
+            public = formats.public_move_text(self._module, before, move)
+            replayed = state.digest()
+            self.moves.append({"number": k, "player": player, "move": move, "public": public,
+                               "digest_ok": digest == replayed, "logged": digest,
+                               "replayed": replayed})
+            self.playable = k
             if k % CHECKPOINT == 0:
                 self.checkpoints[k] = state.clone()
-        self.playable = len(self.moves)
 
     @property
     def setup_failed(self):
@@ -211,19 +228,23 @@ class Replay:
 
 
 class ReplayCache:
-    """The replays of the games asked for lately, each kept while its fingerprint holds."""
+    """The replays of the games asked for lately (a live game's extended move by move),
+    and the positions drawn lately (many spectators of one game cost one drawing)."""
 
-    def __init__(self, size=16):
+    def __init__(self, size=16, positions=256):
         self.size = size
+        self.positions_size = positions
         self._items = OrderedDict()
+        self._positions = OrderedDict()
         self._lock = threading.Lock()
 
     def get(self, info):
         key = info["id"]
-        fingerprint = _fingerprint(info)
         with self._lock:
             replay = self._items.get(key)
-            if replay is not None and replay.fingerprint == fingerprint:
+            if replay is not None and replay.fits(info):
+                if len(replay.logged) < info["move_count"]:
+                    replay.extend(info)
                 self._items.move_to_end(key)
                 return replay
         replay = Replay(info)
@@ -233,6 +254,21 @@ class ReplayCache:
             while len(self._items) > self.size:
                 self._items.popitem(last=False)
         return replay
+
+    def position(self, info, n, viewer):
+        """`position(info, replay, n, viewer)`, drawn once per game state and request."""
+        replay = self.get(info)
+        n = replay.playable if n is None else n
+        key = (info["id"], replay.setup, tuple(replay.logged), info["status"], n, viewer)
+        with self._lock:
+            data = self._positions.get(key)
+        if data is None:
+            data = position(info, replay, n, viewer)
+            with self._lock:
+                self._positions[key] = data
+                while len(self._positions) > self.positions_size:
+                    self._positions.popitem(last=False)
+        return data
 
 
 # ---------------------------------------------------------------- drawing

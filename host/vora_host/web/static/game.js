@@ -54,7 +54,16 @@ function drawHeader() {
       class: m.digest_ok ? "" : "mismatch"},
       (m.player === null ? "" : "P" + m.player + " ") + m.text,
       m.digest_ok ? null : el("span", {class: "badge off"}, "digest differs"))));
+  markCurrent();
   say(game.problem);
+}
+
+function markCurrent() {
+  for (const li of document.querySelectorAll("#moves li")) {
+    li.classList.toggle("current", li.dataset.n === String(shown));
+  }
+  const current = document.querySelector("#moves li.current");
+  if (current) current.scrollIntoView({block: "nearest"});
 }
 
 function counter() {
@@ -76,6 +85,7 @@ function drawBoard(data) {
 
 function drawPosition(data) {
   shown = data.number;
+  target = data.number;
   slider.value = String(data.number);
   counter();
   drawBoard(data);
@@ -104,22 +114,22 @@ function drawPosition(data) {
     scores.append(el("tr", {}, el("td", {class: "dim"}, "Scores are shown once the game is over.")));
   }
   document.getElementById("result").textContent = data.result_lines ? data.result_lines.join(" ") : "";
-  for (const li of document.querySelectorAll("#moves li")) {
-    li.classList.toggle("current", li.dataset.n === String(data.number));
-  }
-  const current = document.querySelector("#moves li.current");
-  if (current) current.scrollIntoView({block: "nearest"});
+  markCurrent();
   document.getElementById("following").hidden = !(following && game && game.live);
   document.body.dataset.shown = String(data.number);
 }
 
-async function show(n) {
+function positionURL(n) {
+  const viewer = document.getElementById("viewer").value;
+  return "/api/games/" + gameId + "/position/" + n + (viewer ? "?viewer=" + viewer : "");
+}
+
+// Draw position n; `pending`, when given, is its request already on its way.
+async function show(n, pending) {
   const ticket = ++asked;
   target = n;
-  const viewer = document.getElementById("viewer").value;
-  const url = "/api/games/" + gameId + "/position/" + n + (viewer ? "?viewer=" + viewer : "");
   try {
-    const data = await getJSON(url);
+    const data = await (pending || getJSON(positionURL(n)));
     if (ticket !== asked) return;  // a newer request is on its way
     drawPosition(data);
     say(game && game.problem);
@@ -137,7 +147,25 @@ function go(n) {
   show(n);
 }
 
-async function reload() {
+// A change of the log: the newest position comes with it when this page follows the
+// game as a spectator (drawn at once); the game's data (moves list, status) follows.
+function changed(message) {
+  const viewer = document.getElementById("viewer").value;
+  if (message.position && following && !viewer) {
+    if (game) game.playable = Math.max(game.playable, message.position.playable);
+    slider.max = String(Math.max(Number(slider.max), message.position.playable));
+    ++asked;  // older position requests are out of date
+    drawPosition(message.position);
+    reload(false);
+  } else {
+    reload(true);
+  }
+}
+
+async function reload(withPosition = true) {
+  // Following: the newest position is asked for at once, beside the game's data.
+  const pending = following && withPosition ? getJSON(positionURL("latest")) : null;
+  if (pending) pending.catch(() => {});  // its failure is said by show()
   try {
     game = await getJSON("/api/games/" + gameId);
   } catch (e) {
@@ -145,7 +173,8 @@ async function reload() {
     return;
   }
   drawHeader();
-  if (following) show(game.playable);
+  if (pending) show(game.playable, pending);
+  else if (following && shown !== game.playable) show(game.playable);
   else if (target > game.playable) go(game.playable);
 }
 
@@ -186,5 +215,5 @@ document.addEventListener("keydown", (e) => {
   drawHeader();
   if (wanted !== null && wanted < game.playable) show(wanted);
   else { following = true; show(game.playable); }
-  follow("/api/events?game=" + encodeURIComponent(gameId), reload);
+  follow("/api/events?game=" + encodeURIComponent(gameId), changed);
 })();
