@@ -116,6 +116,7 @@ function drawPosition(data) {
   document.getElementById("result").textContent = data.result_lines ? data.result_lines.join(" ") : "";
   markCurrent();
   document.getElementById("following").hidden = !(following && game && game.live);
+  document.body.dataset.viewer = data.viewer === null ? "" : String(data.viewer);
   document.body.dataset.shown = String(data.number);
 }
 
