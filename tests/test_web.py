@@ -469,3 +469,31 @@ def test_a_replay_grows_with_its_game_and_starts_again_after_a_takeback(db):
         assert again is not replay and again.total == 28  # replayed from the start
         log.add_move(gid, 29, moves[28], digests[28])
         assert check(log.game(gid)) is again  # and grown again
+
+
+def test_ctrl_c_stops_the_server_cleanly_with_pages_open(db):
+    import signal
+    import subprocess
+    import sys
+    log_game(db, "vorcept", 3, 2)
+    proc = subprocess.Popen([sys.executable, "-m", "vora_host", "serve", "--port", "0",
+                             "--db", str(db)], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    try:
+        first = proc.stdout.readline()
+        base = re.search(r"at (http://\S+) \(Ctrl-C stops\)", first).group(1)
+        ready = [threading.Event(), threading.Event()]
+        readers = [threading.Thread(target=_read_events, args=(base, query, [], event),
+                                    daemon=True)
+                   for query, event in zip(("", "?game=1"), ready)]
+        for reader in readers:
+            reader.start()
+        assert all(event.wait(10) for event in ready)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(5) == 130  # Ctrl-C, as every vora command says it
+        rest = proc.stdout.read()
+        assert "Traceback" not in rest and "ERROR" not in rest, rest
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -48,6 +48,7 @@ __all__ = ["create_app", "LogWatcher", "POLL_SECONDS", "FULL_POLL_SECONDS"]
 POLL_SECONDS = 0.02  # how often the games being played are looked at
 FULL_POLL_SECONDS = 1.0  # how often the whole list is (deletions, imports of old games)
 KEEPALIVE_SECONDS = 15.0  # a comment line on a quiet event stream, so proxies keep it
+STOP_CHECK_SECONDS = 0.25  # how often a quiet event stream looks whether the server stops
 LOCK_TIMEOUT = 2.0
 
 log = logging.getLogger("vora.web")
@@ -308,14 +309,19 @@ def create_app(path, watch=True):
             try:
                 yield "retry: 1000\n\n"
                 yield _event("hello", {"version": watcher.version, "trouble": watcher.trouble})
+                quiet_since = time.monotonic()
                 while True:
                     try:
-                        message = await asyncio.wait_for(queue.get(), KEEPALIVE_SECONDS)
+                        message = await asyncio.wait_for(queue.get(), STOP_CHECK_SECONDS)
                     except asyncio.TimeoutError:
-                        yield ": still here\n\n"
+                        if request.app.state.closing():
+                            return  # the server stops: end the stream so it stops cleanly
+                        if time.monotonic() - quiet_since >= KEEPALIVE_SECONDS:
+                            quiet_since = time.monotonic()
+                            yield ": still here\n\n"
                         continue
                     if message is None:
-                        return  # the server stops
+                        return  # the watcher stopped
                     if game is None or game in message["ids"] or "trouble" in message:
                         yield _event("changed", message)
             finally:
@@ -364,6 +370,9 @@ def create_app(path, watch=True):
     app = Starlette(routes=routes, lifespan=lifespan,
                     exception_handlers={HTTPException: http_error, Exception: server_error})
     app.state.watcher = watcher
+    # Whether the server is stopping (serve.py sets it from uvicorn's should_exit): open
+    # event streams end then, so that Ctrl-C stops the server at once and cleanly.
+    app.state.closing = lambda: False
     app.state.log_path = path
     return app
 

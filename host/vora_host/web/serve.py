@@ -61,9 +61,12 @@ def address_of(sock):
 
 
 def _server(sock, path):
-    config = uvicorn.Config(create_app(path), log_level="warning", access_log=False,
+    app = create_app(path)
+    config = uvicorn.Config(app, log_level="warning", access_log=False,
                             timeout_graceful_shutdown=GRACE_SECONDS, lifespan="on")
-    return uvicorn.Server(config)
+    server = uvicorn.Server(config)
+    app.state.closing = lambda: server.should_exit
+    return server
 
 
 def serve(sock, path):
