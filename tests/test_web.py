@@ -340,9 +340,10 @@ def test_tiger_pages_look_the_same_whatever_the_deal(tmp_path, monkeypatch):
 # ---------------------------------------------------------------- the server
 
 @pytest.fixture
-def server(db):
-    with GameLog(db):
-        pass  # the log exists before the server watches it
+def server(db, request):
+    if not getattr(request, "param", None) == "no log yet":
+        with GameLog(db):
+            pass  # the log exists before the server watches it
     sock = serve.bind("127.0.0.1", 0)
     running = serve.start_in_thread(sock, db)
     base = serve.address_of(sock)
@@ -497,3 +498,17 @@ def test_ctrl_c_stops_the_server_cleanly_with_pages_open(db):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+@pytest.mark.parametrize("server", ["no log yet"], indirect=True)
+def test_a_log_made_after_the_server_started_is_followed(db, server):
+    assert not db.exists()
+    found, ready = [], threading.Event()
+    reader = threading.Thread(target=_read_events, args=(server, "", found, ready))
+    reader.start()
+    assert ready.wait(10)
+    assert httpx.get(server + "api/games").json()["games"] == []
+    gid, _, _, _ = log_game(db, "gaia-vora", 2, 3)
+    reader.join(10)
+    assert found and found[0][2]["ids"] == [gid]
+    assert [g["id"] for g in httpx.get(server + "api/games").json()["games"]] == [gid]

@@ -11,7 +11,6 @@ missing."""
 import os
 import random
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -211,7 +210,15 @@ def test_vora_play_serve_is_watched_live(tmp_path, page):
         proc.wait(10)
 
 
-@pytest.fixture(autouse=True)
-def _no_stray_chromium_profile():
-    yield
-    shutil.rmtree(os.path.expanduser("~/.config/chromium/Crash Reports"), ignore_errors=True)
+def test_text_from_the_log_is_shown_as_text(db, server, page):
+    """A log's texts come from boards and imported files: markup in them is shown, never
+    run or drawn."""
+    from vora_host.log.store import GameLog
+    source = "board <img src=x id=injected onerror=document.title='owned'>"
+    with GameLog(db) as log:
+        gid = log.start_game(game="vorcept", players=2, seed=1, options={}, source=source)
+    page.goto(server)
+    sync_api.expect(page.locator("#live-games")).to_contain_text(source)
+    page.goto(server + "game/%d" % gid)
+    sync_api.expect(page.locator("#facts")).to_contain_text(source)
+    assert page.locator("#injected").count() == 0 and page.title() != "owned"
