@@ -10,6 +10,7 @@ import json
 import random
 import re
 import sqlite3
+import sys
 import threading
 import time
 
@@ -425,13 +426,47 @@ def test_serve_checks_its_options(capsys):
     assert "no such address here" in capsys.readouterr().err
 
 
-def test_the_pages_ship_with_the_package():
-    from importlib import resources
-    static = resources.files("vora_host.web").joinpath("static")
+def test_the_pages_ship_in_the_wheel(tmp_path):
+    """An installed vora (no checkout) reads its pages from the package."""
+    import shutil
+    import subprocess
+    import sys
+    import zipfile
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    source = tmp_path / "src"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(root / name, source / name)
+    skip = shutil.ignore_patterns("__pycache__", "*.egg-info", "build", "node_modules")
+    for folder in ("shared_rules", "host", "firmware"):
+        shutil.copytree(root / folder, source / folder, ignore=skip)
+    out = tmp_path / "wheel"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+                    "--no-index", "-q", "-w", str(out), str(source)], check=True, timeout=120)
+    wheel, = out.glob("*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
     for name in ("index.html", "game.html", "app.css", "common.js", "list.js", "game.js"):
-        assert static.joinpath(name).is_file(), name
-    text = open("pyproject.toml", encoding="utf-8").read()
-    assert re.search(r'"vora_host\.web" = \["static/\*"\]', text)
+        assert "vora_host/web/static/%s" % name in names
+
+
+def test_without_the_web_packages_serve_says_what_is_missing(monkeypatch, capsys):
+    import builtins
+    real_import = builtins.__import__
+
+    def no_uvicorn(name, *args, **kwargs):
+        if name == "uvicorn" or name.startswith("starlette"):
+            raise ImportError("No module named %r" % name)
+        return real_import(name, *args, **kwargs)
+
+    import vora_host.web
+    for module in [m for m in sys.modules if m.startswith("vora_host.web.")]:
+        monkeypatch.delitem(sys.modules, module)
+        monkeypatch.delattr(vora_host.web, module.rsplit(".", 1)[1], raising=False)
+    monkeypatch.setattr(builtins, "__import__", no_uvicorn)
+    assert main(["serve", "--port", "0"]) == 1
+    err = " ".join(capsys.readouterr().err.split())
+    assert "vora serve: the web mirror needs starlette and uvicorn" in err
 
 
 def test_play_serve_needs_the_log_and_a_free_port(db, server, capsys):

@@ -191,20 +191,28 @@ def test_bad_addresses_get_a_page_that_says_why(db, server, page):
     sync_api.expect(page.locator(".problem")).to_contain_text("no game 77 in")
 
 
-def test_vora_play_serve_is_watched_live(tmp_path, page):
+def test_a_game_on_the_virtual_board_is_watched_live_with_play_serve(tmp_path, page):
+    """`vora play vorcept --serve`: the game runs on the virtual board (headless, its two
+    seats the PC's random bots), the web mirror in a thread of the same process; the
+    page follows the moves as the board plays them."""
     db = tmp_path / "games.sqlite3"
-    proc = subprocess.Popen(VORA + ["play", "vorcept", "--bots-only", "--delay", "0.3",
-                                    "--seed", "3", "--db", str(db), "--serve", "0"],
+    proc = subprocess.Popen(VORA + ["play", "vorcept", "--bot", "0=random", "--bot",
+                                    "1=random", "--delay", "0.4", "--seed", "3", "--db",
+                                    str(db), "--save-dir", str(tmp_path / "save"),
+                                    "--serve", "0"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         address = _address(proc.stderr, r"Web mirror at (http://127\.0\.0\.1:\d+/)")
         page.goto(address)
-        page.locator("#live-games a").first.click()
-        first = int(page.locator("body").get_attribute("data-shown", timeout=SHOWN_WITHIN)
-                    or "0")
-        # The bots play on: the page follows.
+        link = page.locator("tr[data-game='1'] a").first
+        sync_api.expect(link).to_be_visible(timeout=SHOWN_WITHIN * 2)
+        link.click()
+        sync_api.expect(page.locator("#facts")).to_contain_text("virtual board")
+        page.wait_for_selector("body[data-shown]")
+        first = int(page.locator("body").get_attribute("data-shown"))
+        # The bots play on, on the board: the page follows.
         page.wait_for_function("n => Number(document.body.dataset.shown) >= n + 2",
-                               arg=first, timeout=SHOWN_WITHIN * 2)
+                               arg=first, timeout=SHOWN_WITHIN * 3)
     finally:
         proc.terminate()
         proc.wait(10)

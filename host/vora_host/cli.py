@@ -596,10 +596,24 @@ def port_number(text):
     return int(text)
 
 
+def _web_server(err, who):
+    """vora_host.web.serve, or None after saying what is missing."""
+    try:
+        from vora_host.web import serve
+    except ImportError as exc:
+        err.print("[red]%s: the web mirror needs starlette and uvicorn, which are not "
+                  "installed (%s): pip install starlette uvicorn[/red]"
+                  % (who, escape(str(exc))), soft_wrap=True)
+        return None
+    return serve
+
+
 def cmd_serve(args, console):
     """vora serve: the web mirror in the foreground until Ctrl-C."""
     from vora_host.log.store import resolve_db_path
-    from vora_host.web import serve
+    serve = _web_server(Console(stderr=True, highlight=False), "vora serve")
+    if serve is None:
+        return 1
     path = resolve_db_path(args.db)
     try:
         sock = serve.bind(args.host, WEB_PORT if args.port is None else args.port)
@@ -617,8 +631,10 @@ def _start_web(port, db):
     """vora play --serve: the web mirror in a thread; None (said why) if it cannot start.
     Its address goes to stderr: the virtual board's first stdout line is its device."""
     from vora_host.log.store import resolve_db_path
-    from vora_host.web import serve
     err = Console(stderr=True, highlight=False)
+    serve = _web_server(err, "vora play --serve")
+    if serve is None:
+        return None
     try:
         sock = serve.bind("127.0.0.1", port)
     except serve.PortBusy as exc:
