@@ -41,7 +41,7 @@ def main():
         print("skipped: no Chromium at %s (./dev setup installs it)" % CHROMIUM)
         return
     from playwright.sync_api import sync_playwright
-    from test_web_browser import LiveGame
+    from test_web_browser import GameOver, LiveGame
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "games.sqlite3"
         game = LiveGame(db, game_name, 7)
@@ -58,7 +58,10 @@ def main():
                 page.evaluate(WATCH)
                 sent = {}
                 for k in range(3, count + 3):
-                    game.play()
+                    try:
+                        game.play()
+                    except GameOver:
+                        break
                     sent[k] = time.time() * 1000
                     time.sleep(0.25)
                 time.sleep(1)

@@ -547,3 +547,11 @@ def test_a_log_made_after_the_server_started_is_followed(db, server):
     reader.join(10)
     assert found and found[0][2]["ids"] == [gid]
     assert [g["id"] for g in httpx.get(server + "api/games").json()["games"]] == [gid]
+
+
+def test_the_log_is_left_alone_while_no_page_is_open(db):
+    log_game(db, "vorcept", 3, 2)
+    with TestClient(create_app(db)) as c:
+        assert c.get("/api/games").status_code == 200
+        time.sleep(0.3)
+        assert c.app.state.watcher.polls == 0

@@ -85,6 +85,10 @@ def server(db):
         assert proc.wait(10) is not None
 
 
+class GameOver(Exception):
+    pass
+
+
 class LiveGame:
     """A game played on the PC and logged as `vora play` logs it (LiveLog)."""
 
@@ -98,6 +102,8 @@ class LiveGame:
 
     def play(self, count=1):
         for _ in range(count):
+            if self.state.is_over():
+                raise GameOver("the game is over after %d moves" % len(self.moves))
             # The first legal move that does not end the game: the game stays live.
             for move in self.rnd.sample(sorted(self.state.legal_moves()),
                                         len(self.state.legal_moves())):

@@ -14,8 +14,9 @@ game also gets that game's newest position as a spectator sees it (the very data
 The log is read only through its public API (GameLog.games, game, id_range), so the
 server follows every board and every `vora play` that logs to the same log, whatever the
 log's backend. One watcher thread polls the log every POLL_SECONDS for the games being
-played (their move counts and statuses) and every FULL_POLL_SECONDS for the whole list,
-and tells every open event stream.
+played (their move counts and statuses) and every FULL_POLL_SECONDS for the whole list
+(less often for a log so large that listing it takes more than a twentieth of that), and
+tells every open event stream; while no page is open it does not poll at all.
 
 Bad input never reaches the log: ids and move numbers are checked first, and every
 problem is a JSON {"error": "..."} (or a small HTML page) with its HTTP status; an
@@ -108,6 +109,8 @@ class LogWatcher:
         self._subscribers = {}  # queue -> (its event loop, the game it follows or None)
         self._lock = threading.Lock()
         self._stop = threading.Event()
+        self._wake = threading.Event()  # set when a stream subscribes
+        self.polls = 0  # how many times the log was looked at
         self._thread = None
 
     def start(self):
@@ -117,6 +120,7 @@ class LogWatcher:
 
     def stop(self):
         self._stop.set()
+        self._wake.set()
         if self._thread is not None:
             self._thread.join(5)
         with self._lock:
@@ -128,7 +132,14 @@ class LogWatcher:
         queue = asyncio.Queue()
         with self._lock:
             self._subscribers[queue] = (asyncio.get_running_loop(), game)
+        self._wake.set()
         return queue
+
+    async def looked_since(self, polls, timeout=2.0):
+        """Wait (up to `timeout` seconds) until the log has been looked at after `polls`."""
+        end = time.monotonic() + timeout
+        while self.polls <= polls and time.monotonic() < end:
+            await asyncio.sleep(self.interval / 2)
 
     def unsubscribe(self, queue):
         with self._lock:
@@ -166,7 +177,19 @@ class LogWatcher:
         glog = None
         playing, everything = {}, {}
         last_full = 0.0
+        full_interval = self.full_interval
+        silent = True
         while not self._stop.is_set():
+            with self._lock:
+                idle = not self._subscribers
+            if idle:
+                # Nobody watches: the log is left alone until a page opens a stream. What
+                # changed meanwhile is no news to that page (it reads the log after its
+                # stream says hello, which waits for this first look): nothing is told.
+                self._wake.wait()
+                self._wake.clear()
+                silent = True
+                continue
             try:
                 if glog is None:
                     glog = _Log(self.path).open()
@@ -178,16 +201,22 @@ class LogWatcher:
                         if new_playing.get(gid) != playing.get(gid):
                             changed.add(gid)
                     playing = new_playing
-                    if changed or now - last_full >= self.full_interval:
+                    if silent or now - last_full >= full_interval:
                         new_all = self._state(glog.games())
                         for gid in set(new_all) | set(everything):
                             if new_all.get(gid) != everything.get(gid):
                                 changed.add(gid)
                         everything = new_all
-                        last_full = now
-                    if changed:
+                        last_full = time.monotonic()
+                        # A large log: the whole list at most 5% of the time.
+                        full_interval = max(self.full_interval, 20 * (last_full - now))
+                    if silent:
+                        silent = False
+                    elif changed:
                         self.version += 1
                         self._tell({"version": self.version, "ids": sorted(changed)}, glog)
+                else:
+                    playing, everything, silent = {}, {}, False  # no log yet: no games
                 if self.trouble is not None:
                     self.trouble = None
                     self._tell({"version": self.version, "ids": [], "trouble": None})
@@ -199,6 +228,7 @@ class LogWatcher:
                 if glog is not None:
                     glog.close()
                     glog = None
+            self.polls += 1
             self._stop.wait(self.interval)
         if glog is not None:
             glog.close()
@@ -303,11 +333,15 @@ def create_app(path, watch=True):
             return error(400, str(exc))
         if not watch:
             return error(503, "this server does not watch the log (live updates are off)")
+        polls = watcher.polls
         queue = watcher.subscribe(game)
 
         async def stream():
             try:
                 yield "retry: 1000\n\n"
+                # Hello once the watcher has looked at the log since this stream began: a
+                # page reads the log on hello, and every change after that is told.
+                await watcher.looked_since(polls)
                 yield _event("hello", {"version": watcher.version, "trouble": watcher.trouble})
                 quiet_since = time.monotonic()
                 while True:

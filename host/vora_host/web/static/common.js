@@ -42,16 +42,16 @@ function resultText(result) {
 }
 
 // Live updates: an EventSource that says whether it is connected, and calls `onChange`
-// on every change (and once more after a reconnect, in case changes were missed).
+// on every change, and on every hello (the stream is open: what the page shows is read
+// again, so that nothing changed before the stream began, or while it reconnected, is
+// missed).
 function follow(url, onChange) {
   const badge = document.getElementById("live-state");
   const source = new EventSource(url);
-  let seen = false;
   source.addEventListener("hello", () => {
     badge.textContent = "live";
     badge.className = "badge live";
-    if (seen) onChange({});
-    seen = true;
+    onChange({});
   });
   source.addEventListener("changed", (e) => onChange(JSON.parse(e.data)));
   source.onerror = () => {

@@ -35,5 +35,4 @@ async function refresh() {
   }
 }
 
-refresh();
-follow("/api/events", refresh);
+follow("/api/events", refresh);  // its hello reads the list
