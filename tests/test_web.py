@@ -338,6 +338,45 @@ def test_tiger_pages_look_the_same_whatever_the_deal(tmp_path, monkeypatch):
     assert pages[0] == pages[1]
 
 
+def test_boars_pages_look_the_same_whatever_the_secrets(tmp_path, monkeypatch):
+    """Boars' second game is the first with its secrets changed by hand (another seed,
+    the unseen deck reversed), its moves those that keep a spectator's view of both
+    equal (as tests/test_gamelog_public.py does for the log): every page's data is
+    byte-identical, so nothing shown depends on the seed, the digests or the deck."""
+    from shared_rules import boars
+    monkeypatch.setattr(gamelog, "_now", lambda: STARTED)
+    seeds = (1000, 2000)
+    first = games.start({"game": "boars", "players": 2, "seed": seeds[0], "options": {}})
+    second = first.clone()
+    second.deck[:second.deck_hidden] = second.deck[:second.deck_hidden][::-1]
+    assert second.digest() != first.digest() and second.view(None) == first.view(None)
+    real_start = games.start
+
+    def start(record):
+        if record.get("game") == "boars" and record.get("seed") == seeds[1]:
+            return second.clone()
+        return real_start(record)
+
+    monkeypatch.setattr(games, "start", start)
+    moves_a, moves_b = twin_histories(first, second, 40, random.Random(2), boars)
+    assert moves_a == moves_b and len(moves_a) >= 30
+    pages, last_digests = [], []
+    for k, seed in enumerate(seeds):
+        path = tmp_path / ("%d.sqlite3" % k)
+        state = games.start({"game": "boars", "players": 2, "seed": seed, "options": {}})
+        with GameLog(path) as log:
+            gid = log.start_game(game="boars", players=2, seed=seed, options={},
+                                 source="terminal", started_at=STARTED)
+            for n, move in enumerate(moves_a, 1):
+                state.play(move)
+                log.add_move(gid, n, move, state.digest())
+            last_digests.append(log.game(gid)["moves"][-1]["digest"])
+        with TestClient(create_app(path, watch=False)) as c:
+            pages.append(_all_page_data(c, gid, len(moves_a)))
+    assert last_digests[0] != last_digests[1]  # the logs differ in secrets
+    assert pages[0] == pages[1]
+
+
 # ---------------------------------------------------------------- the server
 
 @pytest.fixture
