@@ -283,7 +283,7 @@ def create_app(path, watch=True):
     async def game_page(request):
         try:
             gid = game_data.parse_game_id(request.path_params["gid"])
-            await run_in_threadpool(_with_game, gid, lambda info, replay: None)
+            await run_in_threadpool(_with_game, gid, lambda info: None, False)
         except BadRequest as exc:
             return _html_page("Not a game", str(exc), 400)
         except NotFound as exc:
