@@ -172,6 +172,11 @@ def test_a_live_game_appears_move_by_move_and_travels_in_time(db, server, page):
     shown(page, 9, 9)
     game.play()
     shown(page, 10, 10)
+    # A takeback (all humans agreed): the move leaves the page, the facts count it.
+    game.live.took_back(10)
+    shown(page, 9, 9)
+    sync_api.expect(page.locator("#facts")).to_contain_text("1 taken back")
+    assert page.locator("#moves li").count() == 10  # the start and 9 moves
 
 
 def test_a_hidden_game_in_progress_shows_a_spectators_view(db, server, page):
