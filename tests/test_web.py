@@ -26,6 +26,7 @@ from vora_host.log.cli import game_view
 from vora_host.log.records import result_of
 from vora_host.log.store import GameLog
 from vora_host.web import game_data, serve
+from vora_host.web import app as web_app
 from vora_host.web.app import create_app
 
 from test_gamelog_public import STARTED, twin_histories
@@ -397,7 +398,7 @@ def server(db, request):
     assert not running.thread.is_alive()
 
 
-def _read_events(base, query, found, ready):
+def _read_events(base, query, found, ready, count=1):
     with httpx.Client(timeout=10) as c:
         with c.stream("GET", base + "api/events" + query) as response:
             assert response.headers["content-type"].startswith("text/event-stream")
@@ -410,7 +411,8 @@ def _read_events(base, query, found, ready):
                         ready.set()
                     else:
                         found.append((time.monotonic(), kind, json.loads(line[6:])))
-                        return
+                        if len(found) >= count:
+                            return
 
 
 @pytest.mark.parametrize("name", ["vorcept", TIGER])
@@ -594,3 +596,33 @@ def test_the_log_is_left_alone_while_no_page_is_open(db):
         assert c.get("/api/games").status_code == 200
         time.sleep(0.3)
         assert c.app.state.watcher.polls == 0
+
+
+def test_the_watcher_survives_a_failure_and_goes_on(db, server, monkeypatch):
+    gid, moves, digests, state = log_game(db, "vorcept", 3, 2)
+    calls = []
+    real_state = web_app.LogWatcher._state
+
+    def failing_once(rows):
+        calls.append(1)
+        if len(calls) == 3:
+            raise ZeroDivisionError("a bug")
+        return real_state(rows)
+
+    monkeypatch.setattr(web_app.LogWatcher, "_state", staticmethod(failing_once))
+    found, ready = [], threading.Event()
+    reader = threading.Thread(target=_read_events, args=(server, "?game=%d" % gid, found,
+                                                        ready, 2))
+    reader.start()
+    assert ready.wait(10)
+    deadline = time.monotonic() + 10
+    while not found and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert found and "watcher failed" in found[0][2]["trouble"]
+    time.sleep(1.5)  # it looks at the log again
+    move = sorted(state.legal_moves())[0]
+    state.play(move)
+    with GameLog(db) as log:
+        log.add_move(gid, 3, move, state.digest())
+    reader.join(10)
+    assert len(found) == 2 and found[1][2]["position"]["number"] == 3

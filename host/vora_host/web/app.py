@@ -228,6 +228,14 @@ class LogWatcher:
                 if glog is not None:
                     glog.close()
                     glog = None
+            except Exception:  # noqa: BLE001 - a bug must not end live updates for good
+                log.exception("the log's watcher failed; it goes on")
+                self._tell({"version": self.version, "ids": [],
+                            "trouble": "the web mirror's watcher failed (see its output)"})
+                if glog is not None:
+                    glog.close()
+                    glog = None
+                self._stop.wait(1.0)
             self.polls += 1
             self._stop.wait(self.interval)
         if glog is not None:
