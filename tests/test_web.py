@@ -626,3 +626,24 @@ def test_the_watcher_survives_a_failure_and_goes_on(db, server, monkeypatch):
         log.add_move(gid, 3, move, state.digest())
     reader.join(10)
     assert len(found) == 2 and found[1][2]["position"]["number"] == 3
+
+
+def test_a_game_without_a_host_package_is_still_shown(db, client, monkeypatch):
+    """A game of the registry whose host package (terminal view, board mapping) is not
+    written yet: its moves and its public view as text, no board."""
+    gid, moves, _, state = log_game(db, "vorcept", 3, 3)
+    real = web_app.game_data.host_games.host_game
+
+    def no_package(name):
+        if name == "vorcept":
+            raise ImportError("no host package")
+        return real(name)
+
+    monkeypatch.setattr(web_app.game_data.host_games, "host_game", no_package)
+    monkeypatch.setattr("vora_host.log.cli.host_games.host_game", no_package)
+    pos = client.get("/api/games/%d/position/3" % gid).json()
+    assert pos["board"] == [] and pos["legend"] == []
+    import html
+    seen = json.dumps(state.view(None), sort_keys=True, separators=(",", ":"))
+    assert html.escape(seen) in pos["panel_html"]
+    assert [m["text"] for m in client.get("/api/games/%d" % gid).json()["moves_list"]] == moves

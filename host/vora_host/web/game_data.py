@@ -350,7 +350,10 @@ def board_of(name, state, viewer):
     the board shows them to `viewer`, and the game's legend of the colours."""
     if name == "vora":
         return _vora_board(state)
-    mapping = getattr(host_games.host_game(name), "BOARD", None)
+    try:
+        mapping = getattr(host_games.host_game(name), "BOARD", None)
+    except ImportError:
+        mapping = None  # a game of the registry whose host package is not written yet
     if mapping is None:
         return [], []
     return _mapped_board(mapping, state, viewer)
