@@ -153,8 +153,9 @@ function go(n) {
 function changed(message) {
   const viewer = document.getElementById("viewer").value;
   if (message.position && following && !viewer) {
-    if (game) game.playable = Math.max(game.playable, message.position.playable);
-    slider.max = String(Math.max(Number(slider.max), message.position.playable));
+    // The game may have grown or, after a takeback, shrunk.
+    if (game) game.playable = message.position.playable;
+    slider.max = String(message.position.playable);
     ++asked;  // older position requests are out of date
     drawPosition(message.position);
     reload(false);
