@@ -647,3 +647,17 @@ def test_a_game_without_a_host_package_is_still_shown(db, client, monkeypatch):
     seen = json.dumps(state.view(None), sort_keys=True, separators=(",", ":"))
     assert html.escape(seen) in pos["panel_html"].replace("\n", "")
     assert [m["text"] for m in client.get("/api/games/%d" % gid).json()["moves_list"]] == moves
+
+
+def test_the_list_may_be_limited_but_keeps_every_live_game(db, client):
+    live = log_game(db, "vorcept", 3, 2)[0]
+    ended = [log_game(db, "vorcept", 3 + k, 2, status="abandoned")[0] for k in range(3)]
+    data = client.get("/api/games?limit=2").json()
+    assert [g["id"] for g in data["games"]] == [live, ended[2], ended[1]]
+    assert data["complete"] is False
+    data = client.get("/api/games?limit=3").json()
+    assert len(data["games"]) == 4 and data["complete"] is True
+    assert client.get("/api/games").json()["complete"] is True
+    for bad in ("0", "x", "-1", "100001"):
+        answer = client.get("/api/games?limit=" + bad)
+        assert answer.status_code == 400 and "is not a number of games" in answer.json()["error"]

@@ -302,18 +302,20 @@ def create_app(path, watch=True):
 
     # ---- JSON
 
-    def _games():
+    def _games(limit_text):
+        limit = game_data.parse_limit(limit_text)
         glog = source.open()
         if glog is None:
-            return {"log": str(path), "games": [],
+            return {"log": str(path), "games": [], "complete": True,
                     "note": "there is no game log at %s yet" % path}
         try:
-            return {"log": str(path), "games": game_data.summaries(glog)}
+            rows, complete = game_data.summaries(glog, limit)
+            return {"log": str(path), "games": rows, "complete": complete}
         finally:
             glog.close()
 
     async def api_games(request):
-        return await api(_games)
+        return await api(_games, request.query_params.get("limit"))
 
     async def api_game(request):
         def run():

@@ -37,12 +37,13 @@ from vora_host.log import store as gamelog
 from vora_host.log.cli import game_view
 
 __all__ = ["BadRequest", "NotFound", "Forbidden", "parse_game_id", "parse_move_number", "parse_viewer",
-           "is_public", "summary", "summaries", "Replay", "ReplayCache", "position",
+           "is_public", "summary", "summaries", "parse_limit", "Replay", "ReplayCache", "position",
            "game_page_data", "PANEL_WIDTH", "CHECKPOINT"]
 
 PANEL_WIDTH = 100  # columns of the terminal drawing beside the board
 CHECKPOINT = 16  # a copy of the replayed state every this many moves
 MAX_ID_DIGITS = 18
+MAX_LIST = 100000  # games in one answer of /api/games at most
 _ID_RE = re.compile(r"[0-9]{1,%d}" % MAX_ID_DIGITS)
 _NUMBER_RE = re.compile(r"[0-9]{1,7}")
 
@@ -131,11 +132,31 @@ def summary(info):
     }
 
 
+def parse_limit(text):
+    """How many games the list shows besides the live ones: digits, 1 to MAX_LIST."""
+    if text is None:
+        return None
+    if not _NUMBER_RE.fullmatch(text) or not 1 <= int(text) <= MAX_LIST:
+        raise BadRequest("limit %s is not a number of games from 1 to %d"
+                         % (_shown(text), MAX_LIST))
+    return int(text)
+
+
 def summaries(log, limit=None):
-    """Every game of the log as the list shows it: live games first, then the newest."""
-    rows = [summary(info) for info in log.games(limit=limit)]
+    """(games, complete): the games of the log as the list shows them, live ones first
+    (all of them), then the newest others (at most `limit` of them); complete says
+    whether every game is there."""
+    if limit is None:
+        rows = [summary(info) for info in log.games()]
+        complete = True
+    else:
+        live = log.games(status="playing")
+        others = [g for g in log.games(limit=limit + len(live) + 1)
+                  if g["status"] != "playing"]
+        complete = len(others) <= limit
+        rows = [summary(info) for info in live + others[:limit]]
     rows.sort(key=lambda s: (not s["live"], -s["id"]))
-    return rows
+    return rows, complete
 
 
 # ---------------------------------------------------------------- replay

@@ -1,6 +1,8 @@
 // The list of boards and games: live first, refreshed on every change of the log.
 "use strict";
 
+const SHOWN = 500;  // games listed besides the live ones
+
 function row(game, live) {
   const link = el("a", {href: "/game/" + game.id}, game.title);
   const moves = game.moves + (game.taken_back ? " (" + game.taken_back + " back)" : "");
@@ -19,7 +21,7 @@ function row(game, live) {
 async function refresh() {
   const problem = document.getElementById("problem");
   try {
-    const data = await getJSON("/api/games");
+    const data = await getJSON("/api/games?limit=" + SHOWN);
     document.getElementById("log-path").textContent = data.log;
     const live = data.games.filter((g) => g.live);
     const logged = data.games.filter((g) => !g.live);
@@ -27,8 +29,11 @@ async function refresh() {
     document.querySelector("#logged-games tbody").replaceChildren(...logged.map((g) => row(g, false)));
     document.getElementById("no-live").hidden = live.length > 0;
     document.getElementById("no-logged").hidden = logged.length > 0;
-    problem.hidden = !data.note;
-    problem.textContent = data.note || "";
+    const note = data.note || (data.complete ? "" : "Only the newest " + SHOWN +
+      " finished or stopped games are listed: 'vora games list' lists them all, and " +
+      "/game/ID shows any.");
+    problem.hidden = !note;
+    problem.textContent = note;
   } catch (e) {
     problem.hidden = false;
     problem.textContent = e.message;
