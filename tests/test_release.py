@@ -231,6 +231,26 @@ def test_a_typed_game_and_the_game_log(installed):
     assert refused.returncode != 0 and "cannot read the file missing.csv" in refused.stderr
 
 
+def test_the_installed_vora_serves_its_pages(installed):
+    """vora serve from the package alone: its dependencies declared, its pages shipped."""
+    import re
+    import urllib.request
+    proc = subprocess.Popen([str(installed.venv / "bin" / "vora"), "serve", "--port", "0"],
+                            cwd=str(installed.cwd), env=installed.env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        found = re.search(r"at (http://\S+) \(Ctrl-C stops\)", line)
+        assert found, (line, proc.stderr.read() if proc.poll() is not None else "")
+        for page, words in (("", "list.js"), ("static/game.js", "time travel"),
+                            ("api/games", '"games"')):
+            with urllib.request.urlopen(found.group(1) + page, timeout=20) as answer:
+                assert words in answer.read().decode("utf-8"), page
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
 def test_rules_of_every_game(installed):
     for game in rules_games.names():
         out = installed.vora("rules", game).stdout

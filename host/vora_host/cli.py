@@ -40,12 +40,14 @@ from vora_host.words import plural, print_table
 from vora_host.log.records import RecordError, load_record, new_record, replay, result_of, \
     write_record
 from vora_host.play import saved
+from vora_host.web import DEFAULT_PORT as DEFAULT_WEB_PORT
 from vora_host.play.terminal import EOF, INTERRUPTED, OVER, QUIT, Human, TerminalGame
 
 __all__ = ["main", "build_parser"]
 
 # Seconds between bot moves when a human watches at a terminal.
 INTERACTIVE_DELAY = 0.4
+WEB_PORT = DEFAULT_WEB_PORT  # vora serve, vora play --serve
 
 
 
@@ -160,6 +162,10 @@ def build_parser():
     play.add_argument("--db", metavar="PATH", default=None,
                       help="the game log every game goes into (default $VORA_DB, else "
                            "games.sqlite3 in the user's data folder)")
+    play.add_argument("--serve", type=port_number, nargs="?", const=WEB_PORT, default=None,
+                      metavar="PORT", help="also start the web mirror (vora serve) on PORT "
+                                           "(default %d) of 127.0.0.1, beside this screen"
+                                           % WEB_PORT)
     play.add_argument("--no-log", action="store_true",
                       help="keep this game out of the game log (a typed game or a demo)")
     play.add_argument("--players", type=int, default=None,
@@ -289,6 +295,21 @@ def build_parser():
     repl.add_argument("--port", default=None, metavar="DEVICE",
                       help="the serial device (default: the board found on USB)")
 
+    serve = sub.add_parser(
+        "serve", help="the web mirror: every board and game of the log in a browser",
+        description="Start a local web server that shows every game of the game log in a "
+                    "browser: the boards being played, live (within a poll of the log), and "
+                    "any logged game move by move (a slider, the arrow keys), each move's "
+                    "digest checked. Boars and Tossing Tiger are shown as a spectator sees "
+                    "them until the game is over. Prints its address; Ctrl-C stops. "
+                    "docs/web.md says more.")
+    serve.add_argument("--port", type=port_number, default=None, metavar="PORT",
+                       help="the TCP port (default %d; 0: any free port)" % WEB_PORT)
+    serve.add_argument("--host", default="127.0.0.1", metavar="ADDRESS",
+                       help="the address to listen on (default 127.0.0.1: this computer "
+                            "only; 0.0.0.0 lets the network watch)")
+    serve.add_argument("--db", "--log", dest="db", metavar="PATH", default=None,
+                       help="the game log to show (as vora games)")
     games_cli.add_parser(sub)  # vora games: the game log (games_cli.py)
     lab_cli.add_parser(sub)  # vora lab: the balance lab (lab/cli.py)
     maker_cli.add_parsers(sub)  # vora flash, update, doctor (maker/cli.py)
@@ -301,12 +322,19 @@ def main(argv=None):
     args = parser.parse_args(argv)
     console = Console(highlight=False)
     try:
+        if args.command == "play" and args.serve is not None:
+            if args.no_log:
+                args.subparser.error("--serve shows the game log: leave out --no-log")
+            if _start_web(args.serve, args.db) is None:
+                return 1
         if args.command == "play":
             if args.resume is not None:
                 _resume_target(args, console, args.subparser)
             if args.typed or args.bots_only or (args.human is not None and args.game == "vora"):
                 return cmd_play(args, console, args.subparser)
             return cmd_play_board(args, console, args.subparser)
+        if args.command == "serve":
+            return cmd_serve(args, console)
         if args.command == "mirror":
             return cmd_mirror(args, console)
         if args.command == "repl":
@@ -563,6 +591,61 @@ def _board_device(args, console):
     except ports.NoBoard as exc:
         console.print("[red]%s[/red]" % escape(str(exc)))
         return None
+
+
+def port_number(text):
+    if not text.isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError("%r is not a TCP port (0 to 65535)" % text[:40])
+    return int(text)
+
+
+def _web_server(err, who):
+    """vora_host.web.serve, or None after saying what is missing."""
+    try:
+        from vora_host.web import serve
+    except ImportError as exc:
+        err.print("[red]%s: the web mirror needs starlette and uvicorn, which are not "
+                  "installed (%s): pip install starlette uvicorn[/red]"
+                  % (who, escape(str(exc))), soft_wrap=True)
+        return None
+    return serve
+
+
+def cmd_serve(args, console):
+    """vora serve: the web mirror in the foreground until Ctrl-C."""
+    from vora_host.log.store import resolve_db_path
+    serve = _web_server(Console(stderr=True, highlight=False), "vora serve")
+    if serve is None:
+        return 1
+    path = resolve_db_path(args.db)
+    try:
+        sock = serve.bind(args.host, WEB_PORT if args.port is None else args.port)
+    except serve.PortBusy as exc:
+        Console(stderr=True, highlight=False).print("[red]vora serve: %s[/red]" % escape(str(exc)),
+                                                  soft_wrap=True)
+        return 1
+    console.print("Serving the game log %s at %s (Ctrl-C stops)"
+                  % (escape(str(path)), serve.address_of(sock)), soft_wrap=True)
+    sys.stdout.flush()
+    return serve.serve(sock, path)
+
+
+def _start_web(port, db):
+    """vora play --serve: the web mirror in a thread; None (said why) if it cannot start.
+    Its address goes to stderr: the virtual board's first stdout line is its device."""
+    from vora_host.log.store import resolve_db_path
+    err = Console(stderr=True, highlight=False)
+    serve = _web_server(err, "vora play --serve")
+    if serve is None:
+        return None
+    try:
+        sock = serve.bind("127.0.0.1", port)
+    except serve.PortBusy as exc:
+        err.print("[red]vora play --serve: %s[/red]" % escape(str(exc)), soft_wrap=True)
+        return None
+    server = serve.start_in_thread(sock, resolve_db_path(db))
+    err.print("Web mirror at %s" % serve.address_of(sock), style="dim", soft_wrap=True)
+    return server
 
 
 def cmd_mirror(args, console):

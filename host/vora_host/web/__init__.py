@@ -1,0 +1,19 @@
+"""`vora serve`: the web mirror. A local web server that lists every logged game (live
+first), draws a live game as the board draws it (the 7x7 keys, the game's legend) beside
+the terminal's own drawing (hands, farms, track, carousel) and its scores, updates it
+within a poll of the log, and steps through any logged game move by move (time travel),
+checking each move's digest on the way.
+
+- `game_data`: what a page may show of a game, from the log's public API only (so it
+  works on whatever backend the log has): summaries, positions replayed from the record,
+  hidden information kept hidden until the game can no longer go on.
+- `app`: the Starlette application (pages, JSON API, server-sent events).
+- `serve`: `vora serve` and `vora play --serve`: binding the port (a busy one is said so),
+  running uvicorn in the foreground or in a thread.
+- `static/`: the pages' HTML, JavaScript and CSS, shipped as package data.
+
+docs/web.md describes the pages, the API and the secrecy rule.
+"""
+
+#: `vora serve`'s port unless --port says otherwise (the board has 7x7 = 49 keys).
+DEFAULT_PORT = 8049

@@ -1,0 +1,87 @@
+"""Running the web mirror: `vora serve` in the foreground, `vora play --serve` in a thread.
+
+The port is bound here, before uvicorn starts, so that a busy port (a second `vora
+serve`, another program) is said in one clear sentence and nothing else happens; uvicorn
+then serves on that very socket (no race between the check and the use).
+"""
+
+import errno
+import socket
+import threading
+
+import uvicorn
+
+from vora_host.web import DEFAULT_PORT
+from vora_host.web.app import create_app
+
+__all__ = ["DEFAULT_PORT", "DEFAULT_HOST", "PortBusy", "bind", "address_of", "serve",
+           "start_in_thread"]
+
+DEFAULT_HOST = "127.0.0.1"
+GRACE_SECONDS = 1  # open event streams are cut this long after Ctrl-C
+
+
+class PortBusy(OSError):
+    """The port cannot be bound (in use, not allowed, no such address), in words."""
+
+
+def bind(host, port):
+    """A listening socket on host:port (port 0: any free port); PortBusy says why not."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
+                                   flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise PortBusy("cannot serve on %s: no such address here (%s)" % (host, exc.strerror))
+    family, kind, proto, _, where = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(where)
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise PortBusy("port %d on %s is busy: another program (perhaps another 'vora "
+                           "serve') already serves there; choose another with --port, or "
+                           "--port 0 for any free one" % (port, host))
+        if exc.errno == errno.EACCES:
+            raise PortBusy("port %d on %s is not allowed to this user (ports below 1024 "
+                           "need privileges): choose another with --port" % (port, host))
+        raise PortBusy("cannot serve on %s port %d: %s" % (host, port, exc.strerror or exc))
+    sock.setblocking(False)
+    return sock
+
+
+def address_of(sock):
+    """The http:// address of a bound socket, as a browser opens it."""
+    host, port = sock.getsockname()[:2]
+    if ":" in host:
+        host = "[%s]" % host
+    return "http://%s:%d/" % (host, port)
+
+
+def _server(sock, path):
+    app = create_app(path)
+    config = uvicorn.Config(app, log_level="warning", access_log=False,
+                            timeout_graceful_shutdown=GRACE_SECONDS, lifespan="on")
+    server = uvicorn.Server(config)
+    app.state.closing = lambda: server.should_exit
+    return server
+
+
+def serve(sock, path):
+    """Serve the game log at `path` on `sock` until Ctrl-C."""
+    server = _server(sock, path)
+    server.run(sockets=[sock])
+    return 0
+
+
+def start_in_thread(sock, path):
+    """Serve in a daemon thread (beside `vora play`); returns the uvicorn server, whose
+    `should_exit = True` stops it."""
+    server = _server(sock, path)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]},
+                              name="vora-web", daemon=True)
+    thread.start()
+    server.thread = thread
+    return server

@@ -1,0 +1,663 @@
+"""The web mirror (`vora serve`, vora_host.web): every route with Starlette's TestClient,
+bad input (malformed ids and move numbers, unknown games, a busy port, a log that cannot
+be read), the secrecy rule (a spectator sees a Boars or Tossing Tiger game still going on
+exactly as the log's public mode shows it, and two games that differ only in secrets give
+the same bytes), and the live event stream on a real server (uvicorn in a thread).
+
+The browser itself is tests/test_web_browser.py."""
+
+import json
+import random
+import re
+import sqlite3
+import sys
+import threading
+import time
+
+import httpx
+import pytest
+from starlette.testclient import TestClient
+
+from shared_rules import games, tossing_tiger
+from vora_host.cli import main
+from vora_host.log import formats
+from vora_host.log import store as gamelog
+from vora_host.log.cli import game_view
+from vora_host.log.records import result_of
+from vora_host.log.store import GameLog
+from vora_host.web import game_data, serve
+from vora_host.web import app as web_app
+from vora_host.web.app import create_app
+
+from test_gamelog_public import STARTED, twin_histories
+
+TIGER = "tossing-tiger"
+SECRET_SEED = 987654321  # a number no page would show by chance
+
+
+@pytest.fixture
+def db(tmp_path):
+    return tmp_path / "games.sqlite3"
+
+
+def play_moves(game, seed, count, players=2, options=None, rnd_seed=1, to_the_end=False):
+    """(moves, digests, final state) of up to `count` random moves; unless
+    `to_the_end`, none that ends the game."""
+    state = games.start({"game": game, "players": players, "seed": seed,
+                         "options": options or {}})
+    rnd = random.Random(rnd_seed)
+    moves, digests = [], []
+    while len(moves) < count and not state.is_over():
+        choices = sorted(state.legal_moves())
+        rnd.shuffle(choices)
+        for move in choices:
+            after = state.clone()
+            after.play(move)
+            if to_the_end or not after.is_over():
+                break
+        else:
+            break
+        state = after
+        moves.append(move)
+        digests.append(state.digest())
+    return moves, digests, state
+
+
+def log_game(db, game, seed, count, status=None, players=2, options=None, to_the_end=False):
+    moves, digests, state = play_moves(game, seed, count, players, options,
+                                       to_the_end=to_the_end)
+    with GameLog(db) as log:
+        gid = log.start_game(game=game, players=players, seed=seed, options=options or {},
+                             source="terminal", started_at=STARTED)
+        for k, (move, digest) in enumerate(zip(moves, digests), 1):
+            log.add_move(gid, k, move, digest)
+        if status is not None:
+            log.end_game(gid, status, result_of(state, None if state.is_over() else "quit"))
+    return gid, moves, digests, state
+
+
+@pytest.fixture
+def client(db):
+    with TestClient(create_app(db, watch=False)) as c:
+        yield c
+
+
+# ---------------------------------------------------------------- the list
+
+def test_the_list_puts_live_games_first_and_hides_secrets_of_hidden_games(db, client):
+    over, _, _, _ = log_game(db, "vora", 11, 12, status="abandoned")
+    tiger, _, _, _ = log_game(db, TIGER, SECRET_SEED, 10)
+    boars_over, _, _, _ = log_game(db, "boars", SECRET_SEED + 1, 10, status="abandoned")
+    data = client.get("/api/games").json()
+    assert [g["id"] for g in data["games"]] == [tiger, boars_over, over]
+    assert data["games"][0]["live"] and not data["games"][1]["live"]
+    text = json.dumps(data)
+    assert str(SECRET_SEED) not in text  # the live Tiger game's seed
+    assert data["games"][1]["seed"] == SECRET_SEED + 1  # abandoned: it may be seen now
+    assert data["games"][2]["seed"] == 11  # Vora hides nothing
+    page = client.get("/")
+    assert page.status_code == 200 and "list.js" in page.text
+
+
+def test_the_list_of_a_log_not_yet_made_says_so(tmp_path):
+    path = tmp_path / "none" / "games.sqlite3"
+    with TestClient(create_app(path, watch=False)) as c:
+        data = c.get("/api/games").json()
+        assert data["games"] == [] and "no game log at %s yet" % path in data["note"]
+        answer = c.get("/api/games/1")
+        assert answer.status_code == 404
+        assert "there is no game log at" in answer.json()["error"]
+    assert not path.exists()  # looking does not create it
+
+
+def test_a_scores_of_a_hidden_game_in_progress_stay_out_of_the_list(db, client):
+    gid, _, _, state = log_game(db, "boars", SECRET_SEED, 12)
+    with GameLog(db) as log:
+        log.end_game(gid, "interrupted", result_of(state, "interrupted"))
+    game = client.get("/api/games").json()["games"][0]
+    assert game["result"] == {"over": False, "end": "interrupted"}
+
+
+# ---------------------------------------------------------------- a game, a position
+
+@pytest.mark.parametrize("name", games.names())
+def test_every_game_is_drawn_at_every_move_as_the_terminal_draws_it(db, client, name):
+    gid, moves, digests, _ = log_game(db, name, 5, 14)
+    data = client.get("/api/games/%d" % gid).json()
+    assert data["playable"] == len(moves) == 14 and data["all_digests_ok"]
+    view = game_view(name)
+    state = games.start({"game": name, "players": 2, "seed": 5, "options": {}})
+    hidden = games.load(name).HIDDEN_INFORMATION
+    shown = []
+    for n in range(len(moves) + 1):
+        pos = client.get("/api/games/%d/position/%d" % (gid, n)).json()
+        assert pos["number"] == n and len(pos["board"]) == 7
+        assert all(len(row) == 7 for row in pos["board"]) and pos["legend"]
+        expected = game_data.render_html(view.render(state, None, {}, shown, width=100,
+                                                     palette=game_data._palette(view)))
+        assert pos["panel_html"] == expected
+        assert (pos["scores"] is None) == bool(hidden)  # a game in progress
+        if n:
+            assert pos["digest"]["ok"] is True
+            assert ("replayed" in pos["digest"]) == (not hidden)
+        if n < len(moves):
+            player = state.to_act()
+            text = formats.public_move_text(games.load(name), state, moves[n])
+            state.play(moves[n])
+            shown.append((player, text))
+    latest = client.get("/api/games/%d/position/latest" % gid).json()
+    assert latest["number"] == len(moves)
+    assert client.get("/game/%d" % gid).status_code == 200
+
+
+def test_the_board_shows_the_games_own_frame_and_marks(db, client):
+    from vora_host.games.vorcept import BOARD
+    gid, moves, _, state = log_game(db, "vorcept", 3, 6)
+    pos = client.get("/api/games/%d/position/6" % gid).json()
+    frame = BOARD.frame(state, None, 0)
+    marks = BOARD.key_marks(state, None, ())
+    # The top row of the page is the north edge (y = 6): key 42 is its west end.
+    assert pos["board"][0][0]["bg"] == "#%02x%02x%02x" % frame[42]
+    assert pos["board"][6][0]["name"] == "a1"
+    for k, label in marks.items():
+        assert pos["board"][6 - k // 7][k % 7]["label"] == label
+    assert [item["text"] for item in pos["legend"]] == [w for _, w in BOARD.legend(state)]
+
+
+def test_vora_is_drawn_from_its_frame_keys_with_its_palette(db, client):
+    from vora_host.games.vora import view as vora_view
+    gid, moves, _, state = log_game(db, "vora", 4, 5)
+    pos = client.get("/api/games/%d/position/5" % gid).json()
+    for row, keys in zip(pos["board"], vora_view.frame_keys(state)):
+        for cell, key in zip(row, keys):
+            if key.kind == "cube":
+                assert cell["bg"] in vora_view.CUBE_STYLES[key.cube]
+                assert key.label in cell["label"]
+            elif key.kind == "edge":
+                assert cell["label"] == key.name
+
+
+# ---------------------------------------------------------------- bad input
+
+@pytest.mark.parametrize("path, status, words", [
+    ("/api/games/abc", 400, "'abc' is not a game id"),
+    ("/api/games/0", 400, "game ids start at 1"),
+    ("/api/games/-3", 400, "is not a game id"),
+    ("/api/games/1_0", 400, "is not a game id"),
+    ("/api/games/%EF%BC%91", 400, "is not a game id"),  # a full-width digit one
+    ("/api/games/9999999999999999999", 400, "is not a game id"),
+    ("/api/games/42", 404, "no game 42 in"),
+    ("/api/games/1/position/x", 400, "'x' is not a move number"),
+    ("/api/games/1/position/-1", 400, "is not a move number"),
+    ("/api/games/1/position/99999999", 400, "is not a move number"),
+    ("/api/games/1/position/9", 404, "game 1 has 4 moves: its positions are 0 to 4, not 9"),
+    ("/api/games/1/position/2?viewer=5", 400, "viewer '5' is neither"),
+    ("/api/games/1/position/2?viewer=me", 400, "viewer 'me' is neither"),
+    ("/api/games/42/position/0", 404, "the log has games 1 to 1"),
+    ("/api/events?game=zero", 400, "'zero' is not a game id"),
+    ("/api/nothing", 404, "no such address: /api/nothing"),
+])
+def test_bad_requests_get_a_clear_message(db, client, path, status, words):
+    log_game(db, "vorcept", 3, 4)
+    answer = client.get(path)
+    assert answer.status_code == status
+    assert words in answer.json()["error"]
+
+
+def test_bad_pages_get_a_clear_page(db, client):
+    log_game(db, "vorcept", 3, 4)
+    for path, status, words in (("/game/abc", 400, "is not a game id"),
+                                ("/game/7", 404, "no game 7 in"),
+                                ("/nowhere", 404, "there is no page /nowhere here")):
+        answer = client.get(path)
+        assert answer.status_code == status and words in answer.text
+        assert "<html" in answer.text
+    assert client.post("/api/games").status_code == 405
+
+
+def test_a_game_that_does_not_replay_shows_what_does(db, client):
+    gid, moves, digests, _ = log_game(db, "vorcept", 3, 6)
+    with GameLog(db) as log:
+        log.add_move(gid, 7, "fly away", "0123456789abcdef")
+    with sqlite3.connect(str(db), isolation_level=None) as conn:  # as another program
+        conn.execute("UPDATE moves SET digest = '00000000deadbeef' WHERE game_id = ? AND "
+                     "number = 3", (gid,))
+    data = client.get("/api/games/%d" % gid).json()
+    assert data["playable"] == 6 and not data["all_digests_ok"]
+    assert "move 7 (P" in data["problem"] and "is illegal" in data["problem"]
+    assert [m["digest_ok"] for m in data["moves_list"]] == [True, True, False, True, True, True]
+    third = client.get("/api/games/%d/position/3" % gid).json()
+    assert third["digest"] == {"ok": False, "logged": "00000000deadbeef",
+                               "replayed": digests[2]}
+    answer = client.get("/api/games/%d/position/7" % gid)
+    assert answer.status_code == 404 and "move 7 cannot be drawn" in answer.json()["error"]
+    assert client.get("/api/games/%d/position/latest" % gid).json()["number"] == 6
+
+
+def test_a_game_that_cannot_be_set_up_is_said_so(db, client):
+    gid, _, _, _ = log_game(db, "vorcept", 3, 2)
+    with sqlite3.connect(str(db), isolation_level=None) as conn:
+        conn.execute("UPDATE games SET options = '{\"size\": 2}' WHERE id = ?", (gid,))
+    answer = client.get("/api/games/%d/position/0" % gid)
+    assert answer.status_code == 404 and "cannot be set up" in answer.json()["error"]
+    assert client.get("/api/games/%d" % gid).json()["problem"].startswith(
+        "the game cannot be set up")
+
+
+def test_a_log_that_is_not_one_is_said_so_and_the_server_goes_on(tmp_path):
+    path = tmp_path / "games.sqlite3"
+    path.write_bytes(b"not a database at all, some bytes" * 40)
+    with TestClient(create_app(path, watch=False)) as c:
+        answer = c.get("/api/games")
+        assert answer.status_code == 503
+        assert "not a Vora game log" in answer.json()["error"]
+        assert c.get("/game/1").status_code == 503
+    assert path.read_bytes().startswith(b"not a database")  # left as it was
+
+
+def test_an_unexpected_failure_is_a_500_that_names_it(db, monkeypatch):
+    log_game(db, "vorcept", 3, 2)
+
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setattr(game_data, "position", broken)
+    with TestClient(create_app(db, watch=False), raise_server_exceptions=False) as c:
+        answer = c.get("/api/games/1/position/1")
+        assert answer.status_code == 500
+        assert "internal error (ZeroDivisionError)" in answer.json()["error"]
+        assert c.get("/api/games/1").status_code == 200  # and it goes on
+
+
+# ---------------------------------------------------------------- hidden information
+
+def _all_page_data(client, gid, total):
+    listing = client.get("/api/games").json()
+    listing.pop("log")  # the log's path, which the two logs of a test cannot share
+    out = [client.get("/api/games/%d" % gid).text, json.dumps(listing)]
+    for n in range(total + 1):
+        out.append(client.get("/api/games/%d/position/%d" % (gid, n)).text)
+    return out
+
+
+@pytest.mark.parametrize("name", ["boars", TIGER])
+def test_a_spectator_sees_a_hidden_game_in_progress_as_the_logs_public_view(db, client,
+                                                                             name):
+    gid, moves, digests, _ = log_game(db, name, SECRET_SEED, 24)
+    with GameLog(db) as log:
+        info = log.game(gid)
+    record, _ = gamelog.record_of(info)
+    _, public_texts = formats.public_history(record, info["history"])
+    data = client.get("/api/games/%d" % gid).json()
+    assert data["public"] and data["seed"] is None and data["viewers"] == []
+    assert [m["text"] for m in data["moves_list"]] == public_texts
+    pages = "".join(_all_page_data(client, gid, len(moves)))
+    assert str(SECRET_SEED) not in pages
+    assert not any(d in pages for d in digests)
+    if name == TIGER:  # Boars' moves are all public; Tiger's cards are not
+        secret = [m for m, t in zip(moves, public_texts) if m != t]
+        assert secret and not any(json.dumps(m) in pages for m in secret)
+    answer = client.get("/api/games/%d/position/3?viewer=0" % gid)
+    assert answer.status_code == 403 and "still playing" in answer.json()["error"]
+
+
+def test_once_over_a_hidden_game_is_shown_whole(db, client):
+    gid, moves, digests, _ = log_game(db, TIGER, SECRET_SEED, 400, status="over",
+                                      to_the_end=True)
+    data = client.get("/api/games/%d" % gid).json()
+    assert not data["public"] and data["seed"] == SECRET_SEED and data["viewers"] == [0, 1]
+    assert [m["text"] for m in data["moves_list"]] == moves
+    pos = client.get("/api/games/%d/position/5?viewer=1" % gid).json()
+    assert pos["viewer"] == 1 and pos["digest"]["replayed"] == digests[4]
+    assert pos["scores"] is not None
+
+
+def test_tiger_pages_look_the_same_whatever_the_deal(tmp_path, monkeypatch):
+    """Two Tossing Tiger games dealt from different seeds, whose moves a spectator saw
+    the same and after each of which a spectator saw the same position: every page's
+    data (the list, the game, every position) is byte-identical. So nothing a spectator
+    gets depends on the seed, the digests, the hands or the secret moves."""
+    monkeypatch.setattr(gamelog, "_now", lambda: STARTED)
+    options = {"highscore": True}
+    seeds = (1000, 1004)
+    start = [games.start({"game": TIGER, "players": 2, "seed": s, "options": options})
+             for s in seeds]
+    moves = twin_histories(start[0], start[1], 40, random.Random(4), tossing_tiger)
+    assert moves[0] != moves[1] and len(moves[0]) >= 10
+    pages = []
+    for k, (seed, played) in enumerate(zip(seeds, moves)):
+        path = tmp_path / ("%d.sqlite3" % k)
+        state = start[k].clone()
+        with GameLog(path) as log:
+            gid = log.start_game(game=TIGER, players=2, seed=seed, options=options,
+                                 source="terminal", started_at=STARTED)
+            for n, move in enumerate(played, 1):
+                state.play(move)
+                log.add_move(gid, n, move, state.digest())
+        with TestClient(create_app(path, watch=False)) as c:
+            pages.append(_all_page_data(c, gid, len(played)))
+    assert pages[0] == pages[1]
+
+
+def test_boars_pages_look_the_same_whatever_the_secrets(tmp_path, monkeypatch):
+    """Boars' second game is the first with its secrets changed by hand (another seed,
+    the unseen deck reversed), its moves those that keep a spectator's view of both
+    equal (as tests/test_gamelog_public.py does for the log): every page's data is
+    byte-identical, so nothing shown depends on the seed, the digests or the deck."""
+    from shared_rules import boars
+    monkeypatch.setattr(gamelog, "_now", lambda: STARTED)
+    seeds = (1000, 2000)
+    first = games.start({"game": "boars", "players": 2, "seed": seeds[0], "options": {}})
+    second = first.clone()
+    second.deck[:second.deck_hidden] = second.deck[:second.deck_hidden][::-1]
+    assert second.digest() != first.digest() and second.view(None) == first.view(None)
+    real_start = games.start
+
+    def start(record):
+        if record.get("game") == "boars" and record.get("seed") == seeds[1]:
+            return second.clone()
+        return real_start(record)
+
+    monkeypatch.setattr(games, "start", start)
+    moves_a, moves_b = twin_histories(first, second, 40, random.Random(2), boars)
+    assert moves_a == moves_b and len(moves_a) >= 30
+    pages, last_digests = [], []
+    for k, seed in enumerate(seeds):
+        path = tmp_path / ("%d.sqlite3" % k)
+        state = games.start({"game": "boars", "players": 2, "seed": seed, "options": {}})
+        with GameLog(path) as log:
+            gid = log.start_game(game="boars", players=2, seed=seed, options={},
+                                 source="terminal", started_at=STARTED)
+            for n, move in enumerate(moves_a, 1):
+                state.play(move)
+                log.add_move(gid, n, move, state.digest())
+            last_digests.append(log.game(gid)["moves"][-1]["digest"])
+        with TestClient(create_app(path, watch=False)) as c:
+            pages.append(_all_page_data(c, gid, len(moves_a)))
+    assert last_digests[0] != last_digests[1]  # the logs differ in secrets
+    assert pages[0] == pages[1]
+
+
+# ---------------------------------------------------------------- the server
+
+@pytest.fixture
+def server(db, request):
+    if not getattr(request, "param", None) == "no log yet":
+        with GameLog(db):
+            pass  # the log exists before the server watches it
+    sock = serve.bind("127.0.0.1", 0)
+    running = serve.start_in_thread(sock, db)
+    base = serve.address_of(sock)
+    deadline = time.monotonic() + 10
+    while not running.started and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert running.started, "the server did not start"
+    yield base
+    running.should_exit = True
+    running.thread.join(10)
+    assert not running.thread.is_alive()
+
+
+def _read_events(base, query, found, ready, count=1):
+    with httpx.Client(timeout=10) as c:
+        with c.stream("GET", base + "api/events" + query) as response:
+            assert response.headers["content-type"].startswith("text/event-stream")
+            kind = None
+            for line in response.iter_lines():
+                if line.startswith("event: "):
+                    kind = line[7:]
+                elif line.startswith("data: "):
+                    if kind == "hello":
+                        ready.set()
+                    else:
+                        found.append((time.monotonic(), kind, json.loads(line[6:])))
+                        if len(found) >= count:
+                            return
+
+
+@pytest.mark.parametrize("name", ["vorcept", TIGER])
+def test_a_move_logged_reaches_the_event_stream_at_once(db, server, name):
+    gid, moves, digests, state = log_game(db, name, SECRET_SEED, 4)
+    found, ready = [], threading.Event()
+    reader = threading.Thread(target=_read_events, args=(server, "?game=%d" % gid, found,
+                                                        ready))
+    reader.start()
+    assert ready.wait(10)
+    time.sleep(0.2)  # the watcher has seen the game as it is
+    move = sorted(state.legal_moves())[0]
+    before = state.clone()
+    state.play(move)
+    with GameLog(db) as log:
+        sent = time.monotonic()
+        log.add_move(gid, 5, move, state.digest())
+    reader.join(10)
+    assert found, "no event came"
+    at, kind, data = found[0]
+    assert kind == "changed" and data["ids"] == [gid]
+    assert at - sent < 1.0  # the figure itself (tens of ms) is in docs/web.md
+    position = httpx.get(server + "api/games/%d/position/latest" % gid).json()
+    assert position["number"] == 5
+    # The newest position comes with the change, as /position/latest gives it: in
+    # Tossing Tiger as a spectator sees it.
+    assert data["position"] == position
+    assert str(SECRET_SEED) not in json.dumps(data)
+    assert position["move"]["text"] == formats.public_move_text(games.load(name), before,
+                                                                 move)
+
+
+def test_a_second_server_on_a_busy_port_is_told_so(db, server, capsys):
+    port = int(server.rsplit(":", 1)[1].strip("/"))
+    with pytest.raises(serve.PortBusy) as info:
+        serve.bind("127.0.0.1", port)
+    assert "port %d on 127.0.0.1 is busy" % port in str(info.value)
+    assert main(["serve", "--port", str(port), "--db", str(db)]) == 1
+    err = " ".join(capsys.readouterr().err.split())
+    assert "vora serve: port %d on 127.0.0.1 is busy" % port in err
+    assert "--port 0 for any free one" in err
+    assert httpx.get(server + "api/games").status_code == 200  # the first one goes on
+
+
+def test_serve_checks_its_options(capsys):
+    for bad in (["--port", "http"], ["--port", "70000"], ["--port", "-1"]):
+        with pytest.raises(SystemExit) as info:
+            main(["serve", *bad])
+        assert info.value.code == 2
+        assert "is not a TCP port (0 to 65535)" in capsys.readouterr().err
+    assert main(["serve", "--host", "no.such.host.invalid", "--port", "0"]) == 1
+    assert "no such address here" in capsys.readouterr().err
+
+
+def test_the_pages_ship_in_the_wheel(tmp_path):
+    """An installed vora (no checkout) reads its pages from the package."""
+    import shutil
+    import subprocess
+    import sys
+    import zipfile
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    source = tmp_path / "src"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(root / name, source / name)
+    skip = shutil.ignore_patterns("__pycache__", "*.egg-info", "build", "node_modules")
+    for folder in ("shared_rules", "host", "firmware"):
+        shutil.copytree(root / folder, source / folder, ignore=skip)
+    out = tmp_path / "wheel"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+                    "--no-index", "-q", "-w", str(out), str(source)], check=True, timeout=120)
+    wheel, = out.glob("*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for name in ("index.html", "game.html", "app.css", "common.js", "list.js", "game.js"):
+        assert "vora_host/web/static/%s" % name in names
+
+
+def test_without_the_web_packages_serve_says_what_is_missing(monkeypatch, capsys):
+    import builtins
+    real_import = builtins.__import__
+
+    def no_uvicorn(name, *args, **kwargs):
+        if name == "uvicorn" or name.startswith("starlette"):
+            raise ImportError("No module named %r" % name)
+        return real_import(name, *args, **kwargs)
+
+    import vora_host.web
+    for module in [m for m in sys.modules if m.startswith("vora_host.web.")]:
+        monkeypatch.delitem(sys.modules, module)
+        monkeypatch.delattr(vora_host.web, module.rsplit(".", 1)[1], raising=False)
+    monkeypatch.setattr(builtins, "__import__", no_uvicorn)
+    assert main(["serve", "--port", "0"]) == 1
+    err = " ".join(capsys.readouterr().err.split())
+    assert "vora serve: the web mirror needs starlette and uvicorn" in err
+
+
+def test_play_serve_needs_the_log_and_a_free_port(db, server, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["play", "vorcept", "--bots-only", "--no-log", "--serve", "0"])
+    assert info.value.code == 2
+    assert "--serve shows the game log: leave out --no-log" in capsys.readouterr().err
+    port = int(server.rsplit(":", 1)[1].strip("/"))
+    assert main(["play", "vorcept", "--bots-only", "--db", str(db), "--serve",
+                 str(port)]) == 1
+    err = " ".join(capsys.readouterr().err.split())
+    assert "vora play --serve: port %d on 127.0.0.1 is busy" % port in err
+    with GameLog(db) as log:
+        assert log.games() == []  # no game was started
+
+
+def test_a_replay_grows_with_its_game_and_starts_again_after_a_takeback(db):
+    moves, digests, _ = play_moves("boars", 3, 30)
+    cache = game_data.ReplayCache()
+
+    def check(info):
+        grown = cache.get(info)
+        fresh = game_data.Replay(info)
+        assert grown.moves == fresh.moves and grown.total == fresh.total == info["move_count"]
+        assert cache.position(info, None, None) == game_data.position(info, fresh)
+        return grown
+
+    with GameLog(db) as log:
+        gid = log.start_game(game="boars", players=2, seed=3, options={}, source="terminal")
+        for k, (move, digest) in enumerate(zip(moves, digests), 1):
+            log.add_move(gid, k, move, digest)
+            replay = check(log.game(gid))
+        log.take_back(gid, 30)
+        log.take_back(gid, 29)
+        again = check(log.game(gid))
+        assert again is not replay and again.total == 28  # replayed from the start
+        log.add_move(gid, 29, moves[28], digests[28])
+        assert check(log.game(gid)) is again  # and grown again
+
+
+def test_ctrl_c_stops_the_server_cleanly_with_pages_open(db):
+    import signal
+    import subprocess
+    import sys
+    log_game(db, "vorcept", 3, 2)
+    proc = subprocess.Popen([sys.executable, "-m", "vora_host", "serve", "--port", "0",
+                             "--db", str(db)], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    try:
+        first = proc.stdout.readline()
+        base = re.search(r"at (http://\S+) \(Ctrl-C stops\)", first).group(1)
+        ready = [threading.Event(), threading.Event()]
+        readers = [threading.Thread(target=_read_events, args=(base, query, [], event),
+                                    daemon=True)
+                   for query, event in zip(("", "?game=1"), ready)]
+        for reader in readers:
+            reader.start()
+        assert all(event.wait(10) for event in ready)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(5) == 130  # Ctrl-C, as every vora command says it
+        rest = proc.stdout.read()
+        assert "Traceback" not in rest and "ERROR" not in rest, rest
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.mark.parametrize("server", ["no log yet"], indirect=True)
+def test_a_log_made_after_the_server_started_is_followed(db, server):
+    assert not db.exists()
+    found, ready = [], threading.Event()
+    reader = threading.Thread(target=_read_events, args=(server, "", found, ready))
+    reader.start()
+    assert ready.wait(10)
+    assert httpx.get(server + "api/games").json()["games"] == []
+    gid, _, _, _ = log_game(db, "gaia-vora", 2, 3)
+    reader.join(10)
+    assert found and found[0][2]["ids"] == [gid]
+    assert [g["id"] for g in httpx.get(server + "api/games").json()["games"]] == [gid]
+
+
+def test_the_log_is_left_alone_while_no_page_is_open(db):
+    log_game(db, "vorcept", 3, 2)
+    with TestClient(create_app(db)) as c:
+        assert c.get("/api/games").status_code == 200
+        time.sleep(0.3)
+        assert c.app.state.watcher.polls == 0
+
+
+def test_the_watcher_survives_a_failure_and_goes_on(db, server, monkeypatch):
+    gid, moves, digests, state = log_game(db, "vorcept", 3, 2)
+    calls = []
+    real_state = web_app.LogWatcher._state
+
+    def failing_once(rows):
+        calls.append(1)
+        if len(calls) == 3:
+            raise ZeroDivisionError("a bug")
+        return real_state(rows)
+
+    monkeypatch.setattr(web_app.LogWatcher, "_state", staticmethod(failing_once))
+    found, ready = [], threading.Event()
+    reader = threading.Thread(target=_read_events, args=(server, "?game=%d" % gid, found,
+                                                        ready, 2))
+    reader.start()
+    assert ready.wait(10)
+    deadline = time.monotonic() + 10
+    while not found and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert found and "watcher failed" in found[0][2]["trouble"]
+    time.sleep(1.5)  # it looks at the log again
+    move = sorted(state.legal_moves())[0]
+    state.play(move)
+    with GameLog(db) as log:
+        log.add_move(gid, 3, move, state.digest())
+    reader.join(10)
+    assert len(found) == 2 and found[1][2]["position"]["number"] == 3
+
+
+def test_a_game_without_a_host_package_is_still_shown(db, client, monkeypatch):
+    """A game of the registry whose host package (terminal view, board mapping) is not
+    written yet: its moves and its public view as text, no board."""
+    gid, moves, _, state = log_game(db, "vorcept", 3, 3)
+    real = web_app.game_data.host_games.host_game
+
+    def no_package(name):
+        if name == "vorcept":
+            raise ImportError("no host package")
+        return real(name)
+
+    monkeypatch.setattr(web_app.game_data.host_games, "host_game", no_package)
+    monkeypatch.setattr("vora_host.log.cli.host_games.host_game", no_package)
+    pos = client.get("/api/games/%d/position/3" % gid).json()
+    assert pos["board"] == [] and pos["legend"] == []
+    import html
+    seen = json.dumps(state.view(None), sort_keys=True, separators=(",", ":"))
+    assert html.escape(seen) in pos["panel_html"].replace("\n", "")
+    assert [m["text"] for m in client.get("/api/games/%d" % gid).json()["moves_list"]] == moves
+
+
+def test_the_list_may_be_limited_but_keeps_every_live_game(db, client):
+    live = log_game(db, "vorcept", 3, 2)[0]
+    ended = [log_game(db, "vorcept", 3 + k, 2, status="abandoned")[0] for k in range(3)]
+    data = client.get("/api/games?limit=2").json()
+    assert [g["id"] for g in data["games"]] == [live, ended[2], ended[1]]
+    assert data["complete"] is False
+    data = client.get("/api/games?limit=3").json()
+    assert len(data["games"]) == 4 and data["complete"] is True
+    assert client.get("/api/games").json()["complete"] is True
+    for bad in ("0", "x", "-1", "100001"):
+        answer = client.get("/api/games?limit=" + bad)
+        assert answer.status_code == 400 and "is not a number of games" in answer.json()["error"]
