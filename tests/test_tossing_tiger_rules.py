@@ -1712,3 +1712,15 @@ def test_a_printed_turtle_cancels_from_its_reveal_but_a_copied_one_only_in_its_t
     w = s.war()
     assert w["b"][0]["s"][0]["off"] == 1
     assert w["b"][1]["s"][0]["act"] == "turtle" and w["b"][1]["s"][1]["off"] == 1
+
+
+def test_a_defenders_chameleon_copying_a_turtle_cancels_only_what_is_left_of_the_attackers():
+    # The attacker's Tiger is handled first: it tosses. Then the defender's Chameleon copies
+    # battle 1's Turtle: the toss no longer decides, so neither card is strong: both win.
+    hands = [["crane", "crane", "tiger", "tiger"], ["turtle", "turtle", "chameleon", "chameleon"]]
+    for seed in range(4):
+        s = war(hands, "fight 1 2", [["crane", "crane"], ["tiger", "tiger"]],
+                [["turtle", "turtle"], ["chameleon", "chameleon"]], seed=seed, more_animals=True)
+        tiger, chameleon = s.war()["b"][1]["s"]
+        assert tiger["toss"] in (1, 2) and tiger["off"] == 1 and chameleon["act"] == "turtle"
+        assert result(s, 2) == {0, 1}
