@@ -59,6 +59,7 @@ TWO_TIGERS = ("toss-both", "attacker", "nobody")
 DISCARDS = ("pile", "draw")
 EMPTY_DRAW = ("reshuffle", "nothing")
 LEFTOVERS = ("owner", "discard")
+WAR_WINNERS = ("majority", "more")
 
 OPTIONS = (
     ("highscore", False, "bool",
@@ -77,6 +78,9 @@ OPTIONS = (
     ("battle_reading", "rulebook", READINGS,
      "who wins a battle: the rulebook's reading (both strong: nobody; neither: both) or "
      "the published one (both strong: both; neither: nobody)"),
+    ("war_winner", "majority", WAR_WINNERS,
+     "who wins the war (the whole-pile bonus): the majority of the battles fought, as the "
+     "rulebook says, or more battles than the opponent"),
     ("two_tigers", "toss-both", TWO_TIGERS,
      "two Tigers in one battle: both toss (a disagreement: nobody wins), only the "
      "attacker's tosses, or nobody wins"),
@@ -95,6 +99,8 @@ _DEFAULTS = dict((o[0], o[1]) for o in OPTIONS)
 # The actions a Chameleon can copy (every animal with an action, but the Chameleon).
 COPYABLE = ("tiger", "dragon", "monkey", "panda", "turtle", "leopard", "snake", "peacock",
             "bull", "redpanda", "horse", "unicorn", "frog")
+# Rooster Changes that lose the battle on purpose: decided at the reveal, before any action.
+ON_PURPOSE_CHANGES = ("rooster_concede", "rooster_change")
 TYPE_PICK_RULES = ("strong_type", "weak_type", "superhero_type", "superweak_type")
 EVERYTHING = "*"  # a strength set marker: strong against every card
 
@@ -1017,7 +1023,7 @@ class TigerState:
         if bt["con"]:
             for sd in (0, 1):
                 bt["s"][sd]["act"] = ""
-        w["step"] = "copy"
+        w["step"] = "reveal"
         w["i"] = 0
         return False
 
@@ -1045,32 +1051,34 @@ class TigerState:
                 out.append(a)
         return _sorted_unique(out)
 
-    def _step_copy(self, w):
+    def _step_reveal(self, w):
+        # What holds from the reveal, before any action is handled. A Rooster whose Change
+        # loses the battle on purpose decides now: "no actions trigger" then, not even the
+        # attacker's, which would be handled first. A printed Turtle's cancel is no choice:
+        # a cancelled action is never handled, whichever side the Turtle is on.
         k = w["k"]
         bt = w["b"][k]
         i = w["i"]
         if i < 2:
             side = bt["s"][i]
+            if side["act"] == "rooster" and w["change"] in ON_PURPOSE_CHANGES \
+                    and bt["s"][1 - i]["act"] != "turtle" and not bt["con"] \
+                    and self._rooster_moves(k, i):
+                return self._decide("rooster", side["own"])  # _do_rooster moves i on
             w["i"] = i + 1
-            other = bt["s"][1 - i]
-            if side["act"] == "chameleon":
-                if card_type(other["face"]) == "turtle":
-                    side["act"] = ""
-                    return False
-                opts = self._copy_options(k)
-                if len(opts) > 1:
-                    w["i"] = i  # decided by the move
-                    return self._decide("copy", side["own"])
-                side["act"] = opts[0] if opts else ""
             return False
         for sd in (0, 1):
-            other = bt["s"][1 - sd]
-            bt["s"][sd]["off"] = 1 if other["act"] == "turtle" else 0
+            if bt["con"]:
+                bt["s"][sd]["act"] = ""
+            elif bt["s"][1 - sd]["act"] == "turtle":
+                bt["s"][sd]["off"] = 1
         w["step"] = "act"
         w["i"] = 0
         return False
 
     def _step_act(self, w):
+        # "Handle those now: attacker first, defender second": the attacker's action is
+        # handled to its end before the defender's begins.
         k = w["k"]
         bt = w["b"][k]
         i = w["i"]
@@ -1084,6 +1092,19 @@ class TigerState:
             return False
         other = bt["s"][1 - i]
         owner = side["own"]
+        if a == "chameleon":
+            # It copies in its own turn, from the previous battle as it lies now (after an
+            # attacker's Dragon, Leopard or Bull changed it).
+            opts = self._copy_options(k)
+            if len(opts) > 1:
+                return self._decide("copy", owner)  # _do_copy sets act; i stays
+            side["act"] = a = opts[0] if opts else ""
+            if not a:
+                w["i"] = i + 1
+                return False
+        if a == "turtle":
+            # A copied Turtle cancels from now on; what the attacker's action did stays done.
+            other["off"] = 1
         if a == "tiger":
             w["i"] = i + 1
             both = other["act"] == "tiger" and not other["off"] and other["face"]
@@ -1124,6 +1145,9 @@ class TigerState:
         elif a == "rooster":
             if self._rooster_action(k, i):
                 return True
+            if w["overall"]:  # the war instantly ended: no later action is handled
+                w["i"] = 2
+                return False
         w["i"] = i + 1
         return False
 
@@ -1137,8 +1161,10 @@ class TigerState:
         owner = side["own"]
         ch = w["change"]
         if ch == "rooster_always_win":
+            # "if the opponent rolls this card too, the war instantly ends and they win
+            # (overall)": handled attacker first, so two Roosters give the defender the war.
             if other["face"] and card_type(other["face"]) == data.ROOSTER:
-                w["overall"] = 3
+                w["overall"] = _bit(1 - i)
                 w["stopped"] = 1
         elif ch == "rooster_always_win_alt":
             if other["face"]:
@@ -1157,6 +1183,8 @@ class TigerState:
         elif ch == "rooster_pity_type":
             if self._lost_all_before(k, i):
                 return self._decide("pick", owner)
+        elif ch in ON_PURPOSE_CHANGES:
+            pass  # decided at the reveal (_step_reveal)
         elif self._rooster_moves(k, i):
             return self._decide("rooster", owner)
         return False
@@ -1531,12 +1559,17 @@ class TigerState:
                     cnt = bt["cnt"][sd]
                     self._grab(sd, j, 1 if cnt < 0 else cnt)
         wins = [self._wins_before(w["n"], sd) for sd in (0, 1)]
+        # "you won the majority of battles": more than half of the battles fought (option
+        # war_winner=more: more than the opponent). Two majorities of one size: a tie.
+        fought = len(self._fought_before(w["n"]))
+        lead = 0 if wins[0] > wins[1] else 1
+        majority = self._opts()["war_winner"] == "more" or 2 * wins[lead] > fought
         if w["overall"]:
             winners = w["overall"]
         elif w["nowinner"]:
             winners = 0
         elif wins[0] != wins[1]:
-            winners = 1 if wins[0] > wins[1] else 2
+            winners = _bit(lead) if majority else 0
         elif w["rule"] == "tied_winner":
             winners = 3
         else:
@@ -1875,8 +1908,7 @@ class TigerState:
     def _do_copy(self, words):
         w = self.s["war"]
         side = w["b"][w["k"]]["s"][w["i"]]
-        side["act"] = words[1]
-        w["i"] += 1
+        side["act"] = words[1]  # _step_act handles the copied action next
 
     def _reroll(self, j, sd):
         self._roll_side(j, sd, False)
@@ -2010,8 +2042,8 @@ class TigerState:
                 pool += t["pile"] + ([t["face"]] if t["face"] else [])
                 w["b"][j]["s"][sd] = _new_side()
             self._start_session(owner, sd, "rebuild", slots, sorted(pool))
+            w["ret"] = w["step"]
             w["step"] = "build"
-            w["ret"] = "act"
         elif v == "steal":
             j = int(words[1]) - 1
             target = w["b"][j]["s"][1 - sd]
@@ -2077,7 +2109,7 @@ _STEPS = {
     "build": TigerState._step_build,
     "pre": TigerState._step_pre,
     "roll": TigerState._step_roll,
-    "copy": TigerState._step_copy,
+    "reveal": TigerState._step_reveal,
     "act": TigerState._step_act,
     "settle": TigerState._step_settle,
     "post": TigerState._step_post,
@@ -2371,7 +2403,7 @@ def _check_war(w, s, names, types):
     _int(w["k"], 0, n, "war.k")
     _int(w["i"], 0, 4, "war.i")
     _str(w["step"], list(_STEPS), "war.step")
-    _str(w["ret"], ["", "pre", "act"], "war.ret")
+    _str(w["ret"], ["", "pre", "reveal"], "war.ret")
     _str(w["dawn"], [""] + [c for c in names if c.startswith("rooster")], "war.dawn")
     _str(w["rule"], [""] + list(data.DAWN_KEYS), "war.rule")
     _str(w["change"], [""] + list(data.CHANGE_KEYS), "war.change")
@@ -2485,7 +2517,7 @@ def _check_war_flow(w, s):
         if b["mode"] == "rebuild":
             _need(len(b["slots"]) == b["hi"] - b["made"] and all(j in free for j in b["slots"]),
                   "build.slots must be the free places still to fill")
-            _need(w["ret"] == "act", "a rebuild returns to the battle's actions")
+            _need(w["ret"] == "reveal", "a rebuild returns to the battle's reveal")
         elif b["mode"] == "stage":
             _need("multi" in w and b["lo"] == b["hi"] == 1 and w["k"] in free
                   and b["left"] == len([j for j in free if j > w["k"]]),

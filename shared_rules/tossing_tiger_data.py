@@ -102,8 +102,8 @@ DAWN_RULES = {
 DAWN_KEYS = tuple(sorted(DAWN_RULES))
 
 ROOSTER_CHANGES = {
-    "rooster_always_win": "Always wins. If both sides reveal a Rooster, the war ends at once "
-                          "and both sides win it.",
+    "rooster_always_win": "Always wins. If the opponent reveals a Rooster too, the war ends "
+                          "at once and the opponent wins it.",
     "rooster_always_lose": "Always loses. You may stop the war now, or remove an earlier "
                            "battle from it.",
     "rooster_always_lose_alt": "Always loses. Take up to 3 cards of your later dice back "

@@ -993,18 +993,26 @@ def test_rooster_change_always_win():
     assert faces(s, 2)[0] in ("rooster2", "rooster3") and result(s, 2) == {0}
 
 
-def test_rooster_change_always_win_two_roosters_end_the_war_and_both_win_it():
-    # FACTS: "always wins, but if the opponent also rolls a Rooster the war ends and they
-    # win": both sides' Roosters say so, so both sides win the war.
+def test_rooster_change_always_win_two_roosters_end_the_war_and_the_defender_wins_it():
+    # The published Change: "I always win. But if the opponent rolls this card too, the war
+    # instantly ends and they win (overall)." Actions are handled "attacker first, defender
+    # second": the attacker's Rooster ends the war at once and its opponent, the defender,
+    # wins it; the defender's Rooster is never handled (docs/rules-decisions.md, 32).
     text = "\n".join(["no_winner rooster_always_win"] * 5)
-    hands = [["rooster1", "rooster2", "rooster3"], ["crane", "crane", "rooster4", "rooster5"]]
+    hands = [["rooster1", "rooster2", "rooster3", "crane", "crane"],
+             ["crane", "crane", "rooster4", "rooster5", "mantis", "mantis"]]
     s = tt.from_hands(hands, dawndojo=True, roosters=text)
-    s.play("fight 1 2")
+    s.play("fight 1 3")
     s.play("dawn rooster1")
-    build(s, [["crane", "crane"], ["rooster4", "rooster5"]])
+    build(s, [["rooster2", "rooster3"], ["crane", "crane"]])
+    build(s, [["crane", "crane"], ["rooster4", "rooster5"], ["mantis", "mantis"]])
     assert result(s, 1) == {1} and result(s, 2) == {0, 1}
     w = s.war()
-    assert w["overall"] == 3 and w["winners"] == 3
+    assert w["b"][2]["gone"] == 1 and result(s, 3) is None  # the war ended at once
+    assert w["overall"] == 2 and w["winners"] == 2
+    assert w["claims"] == [0, 0] and s.phase() == "keep"  # the defender took a whole die
+    loot = sorted(sum((lot["cards"] for lot in w["loot"][1]), []))
+    assert loot == ["rooster1", "rooster2", "rooster3"]
 
 
 def test_rooster_change_always_lose_stop_or_remove():
@@ -1578,3 +1586,141 @@ def test_every_card_rule_and_change_has_a_text_for_renderers():
     assert len(data.DAWN_RULES) == 16 and len(data.ROOSTER_CHANGES) == 14
     assert all(data.DAWN_RULES.values()) and all(data.ROOSTER_CHANGES.values())
     assert set(tt.PHASE_HINTS) >= {"fight", "build", "keep", "over"}
+
+
+# ---------------------------------------------------------------- issue #24: the rulebook's words
+
+def test_a_war_is_won_by_a_strict_majority_of_the_battles_fought():
+    # "If you won the war---you won the majority of battles---you grab the entire pile from
+    # one of your won battles. (If it's a tie, nobody wins.)" Battle 1: mantis beats crane;
+    # battles 2 and 3: mantis and leopard are strong against each other, nobody wins. One
+    # win of three is more than the opponent's none, but not the majority of battles.
+    hands = [["mantis"] * 6, ["crane", "crane"] + ["leopard"] * 4]
+    piles = ([["mantis", "mantis"]] * 3, [["crane", "crane"], ["leopard", "leopard"],
+                                          ["leopard", "leopard"]])
+    def fought(**options):
+        s = war(hands, "fight 1 3", *piles, **options)
+        while s.phase() == "swap":  # the Leopards swap nothing
+            s.play("pass")
+        return s
+
+    s = fought()
+    assert [result(s, j) for j in (1, 2, 3)] == [{0}, set(), set()]
+    assert s.war()["winners"] == 0 and s.phase() == "keep"  # no whole pile to claim
+    # The house reading kept as an option: more battles than the opponent wins the war.
+    s = fought(war_winner="more")
+    assert s.war()["winners"] == 1
+    assert sorted(sum((lot["cards"] for lot in s.war()["loot"][0]), [])) == ["crane", "crane"]
+
+
+def test_two_majorities_of_equal_size_are_a_tie_and_a_bigger_one_wins():
+    # Both win a battle where neither card is strong against the other (rulebook reading),
+    # so both sides can hold a majority: equal counts are the rulebook's tie.
+    s = war([["crane", "crane", "mantis", "mantis"], ["crane"] * 4], "fight 1 2",
+            [["crane", "crane"], ["mantis", "mantis"]], [["crane", "crane"]] * 2)
+    assert result(s, 1) == {0, 1} and result(s, 2) == {0}
+    assert s.war()["winners"] == 1  # 2 of 2 against 1 of 2
+    s = war([["crane", "crane", "mantis", "mantis"]] * 2, "fight 1 2",
+            [["crane", "crane"], ["mantis", "mantis"]], [["crane", "crane"], ["mantis", "mantis"]])
+    assert result(s, 1) == {0, 1} and result(s, 2) == {0, 1}
+    assert s.war()["winners"] == 0  # 2 of 2 each: a tie
+
+
+def test_a_rooster_that_concedes_lets_no_action_trigger_the_opponents_included():
+    # More Animals!: "To lose on purpose ... You still reveal, but no actions trigger and the
+    # opponent simply wins that battle." The attacker's Rooster concedes battle 2: the
+    # defender's Monkey there does not look at battle 3.
+    s = change_war("rooster_concede", [["rooster2", "rooster3"], ["crane", "crane"]],
+                   [["crane", "crane"], ["monkey", "monkey"], ["mantis", "mantis"]])
+    assert s.phase() == "rooster" and s.to_act() == 0 and s.legal_moves() == ["concede", "pass"]
+    s.play("concede")
+    assert s.phase() != "look"
+    assert result(s, 2) == {1} and s.war()["b"][1]["s"][1]["act"] == ""
+
+
+def test_a_defending_rooster_concedes_before_the_attackers_action_is_handled():
+    # The same words for the defender's Rooster: its owner decides before any action of the
+    # battle, so the attacker's Monkey, which would act first, does not look either.
+    text = "\n".join(["no_winner rooster_concede"] * 5)
+    hands = [["rooster1", "monkey", "monkey", "crane", "crane"],
+             ["crane", "crane", "rooster2", "rooster3", "mantis", "mantis"]]
+    s = tt.from_hands(hands, dawndojo=True, roosters=text)
+    s.play("fight 1 3")
+    s.play("dawn rooster1")
+    build(s, [["monkey", "monkey"], ["crane", "crane"]])
+    build(s, [["crane", "crane"], ["rooster2", "rooster3"], ["mantis", "mantis"]])
+    assert s.phase() == "rooster" and s.to_act() == 1
+    s.play("concede")
+    assert s.phase() != "look"
+    assert result(s, 2) == {0}
+
+
+def test_a_rooster_that_loses_on_purpose_to_remake_its_dice_lets_no_action_trigger():
+    # rooster_change is a loss on purpose too: the defender's Monkey does not look.
+    s = change_war("rooster_change",
+                   [["rooster2", "rooster3"], ["mantis", "mantis"], ["crane", "crane"]],
+                   [["panda", "panda"], ["monkey", "monkey"], ["turtle", "turtle"],
+                    ["turtle", "turtle"]])
+    assert s.legal_moves() == ["pass", "rebuild"]
+    s.play("rebuild")
+    s.play("add crane")
+    s.play("add crane")
+    s.play("next")
+    assert s.phase() != "look"
+    assert result(s, 2) == {1}
+
+
+def test_the_defenders_chameleon_copies_the_previous_battle_as_the_attackers_action_left_it():
+    # "Handle those now: attacker first, defender second." The attacker's Dragon rerolls
+    # battle 1 before the defender's Chameleon (battle 2) picks what to copy from battle 1.
+    # Battle 1's attacking die holds a Tiger and a Crane: a Crane there leaves nothing to
+    # copy, a Tiger lets the Chameleon toss.
+    hands = [["tiger", "crane", "dragon", "dragon"], ["mantis", "mantis", "chameleon", "chameleon"]]
+    changed = 0
+    for seed in range(40):
+        s = war(hands, "fight 1 2", [["tiger", "crane"], ["dragon", "dragon"]],
+                [["mantis", "mantis"], ["chameleon", "chameleon"]], seed=seed, more_animals=True)
+        before = faces(s, 1)[0]
+        assert s.phase() == "reroll" and s.to_act() == 0
+        s.play("reroll 1")
+        after = faces(s, 1)[0]
+        changed += before != after
+        chameleon = s.war()["b"][1]["s"][1]
+        if after == "tiger":
+            assert chameleon["act"] == "tiger" and chameleon["toss"] in (1, 2)
+        else:
+            assert chameleon["act"] == "" and chameleon["toss"] == 0
+    assert changed  # some rerolls turned the Tiger into the Crane or back
+
+
+def test_a_printed_turtle_cancels_from_its_reveal_but_a_copied_one_only_in_its_turn():
+    # Decided (docs/rules-decisions.md, 17): the Turtle's cancel is no choice and no step of
+    # its own; a cancelled action is not handled at all, so a printed Turtle holds from the
+    # reveal, whichever side shows it (see the test above with a defending Turtle). A
+    # Chameleon copies when its turn comes: the attacker's copied Turtle cancels the
+    # defender's action before it is handled.
+    hands = [["monkey", "monkey", "chameleon", "chameleon"],
+             ["turtle", "turtle", "dragon", "dragon"]]
+    s = war(hands, "fight 1 2", [["monkey", "monkey"], ["chameleon", "chameleon"]],
+            [["turtle", "turtle"], ["dragon", "dragon"]], more_animals=True)
+    # Battle 1: the defender's Turtle cancels the attacker's Monkey (no look offered).
+    # Battle 2: the attacker's Chameleon copies the Turtle: the Dragon cannot reroll.
+    assert s.phase() == "copy" and s.to_act() == 0
+    assert s.legal_moves() == ["copy monkey", "copy turtle"]
+    s.play("copy turtle")
+    assert s.phase() == "claim"  # battle 1 to the Monkey, battle 2 to nobody: no reroll
+    w = s.war()
+    assert w["b"][0]["s"][0]["off"] == 1
+    assert w["b"][1]["s"][0]["act"] == "turtle" and w["b"][1]["s"][1]["off"] == 1
+
+
+def test_a_defenders_chameleon_copying_a_turtle_cancels_only_what_is_left_of_the_attackers():
+    # The attacker's Tiger is handled first: it tosses. Then the defender's Chameleon copies
+    # battle 1's Turtle: the toss no longer decides, so neither card is strong: both win.
+    hands = [["crane", "crane", "tiger", "tiger"], ["turtle", "turtle", "chameleon", "chameleon"]]
+    for seed in range(4):
+        s = war(hands, "fight 1 2", [["crane", "crane"], ["tiger", "tiger"]],
+                [["turtle", "turtle"], ["chameleon", "chameleon"]], seed=seed, more_animals=True)
+        tiger, chameleon = s.war()["b"][1]["s"]
+        assert tiger["toss"] in (1, 2) and tiger["off"] == 1 and chameleon["act"] == "turtle"
+        assert result(s, 2) == {0, 1}

@@ -29,8 +29,8 @@ SUMMARY = (
     "pile, each battle reveals a random card of each: one strong against "
     "the other wins, both strong: nobody, neither: both. Card actions come first (Tiger "
     "tosses, Dragon rerolls, Monkey looks, Turtle cancels, Leopard swaps). Each battle "
-    "won grabs the losing card; most battles won grabs a whole pile too. Fewer than 2 "
-    "cards after a war ends the game: most cards wins.")
+    "won grabs the losing card; winning more than half of the battles grabs a whole pile "
+    "too. Fewer than 2 cards after a war ends the game: most cards wins.")
 
 STEP_HELP = {
     "fight": ("wage war: choose the opponent and the number of dice each makes.",
