@@ -59,6 +59,7 @@ import os
 import re
 import socket
 import sqlite3
+import sys
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -67,13 +68,16 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 from shared_rules import games, prng
 from shared_rules.errors import BadPosition, IllegalMove
 
+from vora_host.log import postgres
+from vora_host.log.postgres import display_url, is_db_url
+
 __all__ = [
     "SCHEMA_VERSION", "APPLICATION_ID", "DB_NAME", "DB_ENV", "STATUSES", "END_STATUSES",
     "GameLogError", "DatabaseError", "DatabaseLocked", "CannotWrite", "NotWritten",
     "NoSuchGame", "MoveConflict", "MoveGap", "GameClosed", "NotLastMove", "BadImport",
     "Step", "VerifyReport", "default_db_path", "resolve_db_path", "GameLog", "replay_steps",
     "check_replay", "check_history", "history_events", "result_difference",
-    "normalize_options", "player_label", "MOVE_RE", "DIGEST_RE",
+    "normalize_options", "player_label", "MOVE_RE", "DIGEST_RE", "is_db_url", "db_label",
 ]
 
 SCHEMA_VERSION = 4
@@ -215,14 +219,21 @@ def default_db_path(env=None) -> Path:
     return Path(folder) / DB_NAME
 
 
-def resolve_db_path(option=None, env=None) -> Path:
-    """The database to use: `--db` if given, else $VORA_DB if set, else the default."""
+def resolve_db_path(option=None, env=None):
+    """The database to use: `--db` if given, else $VORA_DB if set, else the default. A
+    path is a Path; a postgresql:// (or postgres://) URL stays the text it is."""
     env = os.environ if env is None else env
-    if option:
-        return Path(option).expanduser()
-    if env.get(DB_ENV):
-        return Path(env[DB_ENV]).expanduser()
-    return default_db_path(env)
+    chosen = option or env.get(DB_ENV)
+    if not chosen:
+        return default_db_path(env)
+    if is_db_url(chosen):
+        return chosen
+    return Path(chosen).expanduser()
+
+
+def db_label(target):
+    """How messages name a database: its path, or its URL without the password."""
+    return display_url(target) if is_db_url(target) else str(target)
 
 
 # ---------------------------------------------------------------- schema and migrations
@@ -389,9 +400,13 @@ def _process_gone(pid):
 
 
 def _lease(conn, gid, owner, at):
-    conn.execute(_LEASES)
-    conn.execute("INSERT OR REPLACE INTO leases (game_id, host, pid, since) VALUES (?, ?, ?, ?)",
-                 (gid, owner[0], owner[1], at))
+    if getattr(conn, "dialect", "sqlite") == "sqlite":
+        conn.execute(_LEASES)
+    # INSERT ... ON CONFLICT: the one spelling of an upsert both SQLite (3.24+) and
+    # PostgreSQL take.
+    conn.execute("INSERT INTO leases (game_id, host, pid, since) VALUES (?, ?, ?, ?) "
+                 "ON CONFLICT (game_id) DO UPDATE SET host = excluded.host, "
+                 "pid = excluded.pid, since = excluded.since", (gid, owner[0], owner[1], at))
 
 
 def _is_int(v):
@@ -545,8 +560,12 @@ def _write_reason(exc):
     return None
 
 
+_DB_ERRORS = (sqlite3.Error,) + postgres.error_types()
+
+
 class _SqliteErrors:
-    """Turns sqlite3 errors into the log's own, naming the file and the cause."""
+    """Turns sqlite3 (and psycopg) errors into the log's own, naming the database and the
+    cause."""
 
     def __init__(self, path):
         self.path = path
@@ -555,12 +574,14 @@ class _SqliteErrors:
         return self
 
     def __exit__(self, kind, exc, tb):
-        if exc is None or not isinstance(exc, sqlite3.Error):
+        if exc is None or not isinstance(exc, _DB_ERRORS):
             return False
         raise _translate(exc, self.path) from exc
 
 
 def _translate(exc, path):
+    if not isinstance(exc, sqlite3.Error):
+        return postgres.translate(exc, path, sys.modules[__name__])
     text = str(exc)
     reason = _write_reason(exc)
     if reason == "another program holds it locked":
@@ -591,14 +612,14 @@ class _Transaction:
             try:
                 self.conn.execute("COMMIT")
                 return False
-            except sqlite3.Error as error:
+            except _DB_ERRORS as error:
                 exc = error
         try:
             if self.conn.in_transaction:
                 self.conn.execute("ROLLBACK")
-        except sqlite3.Error:
+        except _DB_ERRORS:
             pass  # the first error is the one to report
-        if isinstance(exc, sqlite3.Error):
+        if isinstance(exc, _DB_ERRORS):
             self.errors.__exit__(type(exc), exc, None)  # raises the translated error
         return False
 
@@ -666,7 +687,10 @@ class GameLog:
     Use as a context manager or call close()."""
 
     def __init__(self, path, create=True, timeout=5.0):
-        self.path = Path(path)
+        # A postgresql:// URL puts the log in PostgreSQL (vora_host.log.postgres); `path`
+        # is then the URL without its password, for messages, and `url` the URL itself.
+        self.url = path if is_db_url(path) else None
+        self.path = display_url(path) if self.url else Path(path)
         self._conn = None
         self._version = SCHEMA_VERSION
         self._pending = []  # changes not yet in the file, in order (see the module doc)
@@ -680,7 +704,32 @@ class GameLog:
 
     # ---- opening
 
+    @property
+    def backend(self):
+        """"postgresql" or "sqlite": where this log is kept."""
+        return "postgresql" if self.url else "sqlite"
+
+    def _open_postgres(self, create, timeout):
+        try:
+            conn = postgres.PgConnection(self.url, timeout=timeout)
+        except ImportError:
+            raise DatabaseError("%s is a PostgreSQL database, and this needs psycopg 3, which "
+                                "is not installed: pip install 'psycopg[binary]'" % self.path)
+        except _DB_ERRORS as exc:
+            raise _translate(exc, self.path)
+        self._conn = conn
+        try:
+            with self._errors():
+                conn.prepare(create, MIGRATIONS, SCHEMA_VERSION, APPLICATION_ID, self.path,
+                             sys.modules[__name__], _LEASES)
+        except BaseException:
+            conn.close()
+            self._conn = None
+            raise
+
     def _open(self, create, timeout):
+        if self.url:
+            return self._open_postgres(create, timeout)
         path = self.path
         if path.is_dir():
             raise DatabaseError("%s is a folder, not a game log" % path)
@@ -770,7 +819,7 @@ class GameLog:
 
     def _ensure_schema(self):
         # A file left at an older schema because it could not be written when opened.
-        if self._version < SCHEMA_VERSION:
+        if self._version < SCHEMA_VERSION and not self.url:
             with self._errors():
                 self._conn.execute("DROP VIEW IF EXISTS temp.moves")
                 self._conn.execute("DROP VIEW IF EXISTS temp.games")
@@ -804,7 +853,15 @@ class GameLog:
     @property
     def schema_version(self):
         with self._errors():
+            if self.url:
+                return self._conn.schema_version()
             return self._conn.execute("PRAGMA user_version").fetchone()[0]
+
+    def _has_leases(self, conn):
+        if self.url:
+            return True  # made with the schema
+        return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
+                            "name = 'leases'").fetchone() is not None
 
     # ---- writing, with changes kept in memory while the file refuses them
 
@@ -1012,7 +1069,10 @@ class GameLog:
     def _status(self, conn, game_id):
         if not _is_int(game_id):
             raise NoSuchGame(game_id, self.path)
-        row = conn.execute("SELECT status, result FROM games WHERE id = ?", (game_id,)).fetchone()
+        # In PostgreSQL the game's row is locked until the change commits: two hosts
+        # writing one game take turns (SQLite's BEGIN IMMEDIATE already lets one in).
+        row = conn.execute("SELECT status, result FROM games WHERE id = ?"
+                           + (" FOR UPDATE" if self.url else ""), (game_id,)).fetchone()
         if row is None:
             raise NoSuchGame(game_id, self.path)
         return row[0], row[1]
@@ -1113,8 +1173,7 @@ class GameLog:
         host, me = _owner()
         changed = []
         with self._transaction() as conn:
-            leases = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
-                                  "name = 'leases'").fetchone() is not None
+            leases = self._has_leases(conn)
             rows = conn.execute(
                 "SELECT g.id, l.pid FROM games g JOIN leases l ON l.game_id = g.id "
                 "WHERE g.status = 'playing' AND l.host = ? AND l.pid != ?",
@@ -1141,8 +1200,7 @@ class GameLog:
         (its lease, and the process is alive), or None: nobody else plays it."""
         host, me = _owner()
         with self._errors():
-            if self._conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
-                                  "name = 'leases'").fetchone() is None:
+            if not self._has_leases(self._conn):
                 return None
             row = self._conn.execute(
                 "SELECT l.pid FROM leases l JOIN games g ON g.id = l.game_id "
