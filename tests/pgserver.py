@@ -1,7 +1,7 @@
 """A throwaway PostgreSQL server for the tests and the benchmark, in a temporary folder.
 
     server = PgServer.start()          # initdb + pg_ctl start, a unix socket in the folder
-    url = server.new_database()         # postgresql:///vora_1?host=...&user=vora
+    url = server.new_database()         # a log of its own: postgresql:///vora?host=...
     server.stop(); server.restart()     # the database going away mid-game, and coming back
     server.destroy()
 
@@ -26,6 +26,7 @@ import tempfile
 import pytest
 
 USER = "vora"
+DATABASE = "vora"
 
 
 def find_binaries():
@@ -64,6 +65,9 @@ class PgServer:
         server._run([server.initdb, "-D", server.data, "-U", USER, "--auth=trust",
                      "-E", "UTF8", "--no-sync", "--no-instructions"])
         server.restart()
+        import psycopg
+        with psycopg.connect(server.url(), autocommit=True) as conn:
+            conn.execute("CREATE DATABASE %s" % DATABASE)
         return server
 
     def _run(self, argv):
@@ -88,12 +92,14 @@ class PgServer:
         return "postgresql:///%s?host=%s&user=%s" % (database, self.folder, USER)
 
     def new_database(self):
-        """A new empty database; its URL."""
+        """A new empty game log: a schema of its own in the database `vora` (a schema
+        costs a few catalog rows; a database, thousands of files to copy and delete).
+        Its URL, with the schema as the search path."""
         import psycopg
-        name = "vora_%d" % next(self._names)
-        with psycopg.connect(self.url(), autocommit=True) as conn:
-            conn.execute("CREATE DATABASE %s" % name)
-        return self.url(name)
+        name = "log_%d" % next(self._names)
+        with psycopg.connect(self.url(DATABASE), autocommit=True) as conn:
+            conn.execute("CREATE SCHEMA %s" % name)
+        return self.url(DATABASE) + "&options=-csearch_path%%3D%s" % name
 
     def destroy(self):
         try:
@@ -116,5 +122,5 @@ def pg_server():
 
 @pytest.fixture
 def pg_url(pg_server):
-    """A fresh, empty database of the session's server."""
+    """A fresh, empty game log (a schema) of the session's server."""
     return pg_server.new_database()

@@ -172,9 +172,11 @@ class PgConnection:
         # COMMIT wait for the server's WAL flush (the per-move promise), whatever the
         # server's default.
         seconds = max(1, int(round(self.timeout)))
-        self._conn = self._psycopg.connect(
-            self.url, autocommit=True, connect_timeout=seconds,
-            options="-c lock_timeout=%d -c synchronous_commit=on" % (seconds * 1000))
+        # The URL's own options (a search_path...) are kept, ours added.
+        given = self._psycopg.conninfo.conninfo_to_dict(self.url).get("options") or ""
+        ours = "-c lock_timeout=%d -c synchronous_commit=on" % (seconds * 1000)
+        self._conn = self._psycopg.connect(self.url, autocommit=True, connect_timeout=seconds,
+                                           options=(given + " " + ours).strip())
 
     def _usable(self):
         if self._conn is None or self._conn.closed or self._conn.broken:
@@ -216,6 +218,12 @@ class PgConnection:
     def executemany(self, statement, seq):
         with self._usable().cursor() as cur:
             cur.executemany(_sql(statement), [tuple(p) for p in seq])
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
     def close(self):
         if self._conn is not None:
