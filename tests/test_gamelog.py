@@ -1139,3 +1139,14 @@ def test_a_game_from_a_position_keeps_it_in_both_formats(log, tmp_path):
     assert json.loads(formats.export_json(log, dealt))["options"]["position"] is None
     with GameLog(tmp_path / "third.sqlite3") as third:
         assert formats.import_json(third, formats.export_json(log, dealt))[1].ok
+
+
+def test_find_game_takes_a_64_bit_seed(log):
+    # Boars and Tossing Tiger seeds take 64 bits (schema 4 keeps the top bit apart):
+    # a reconnect's lookup must find such a game, not overflow or miss it.
+    seed = (1 << 64) - 1
+    gid = log.start_game(game="boars", players=2, seed=seed, source="virtual board",
+                         board_game_id=gamelog.U32_MAX)
+    found = log.find_game(gamelog.U32_MAX, seed)
+    assert found is not None and found["id"] == gid and found["seed"] == seed
+    assert log.find_game(gamelog.U32_MAX, seed >> 1) is None

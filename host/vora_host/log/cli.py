@@ -228,7 +228,7 @@ def _no_such_game(exc, context):
     except GameLogError:
         span = None
     where = "(the log is empty)" if span is None else "(the log has games %d to %d)" % span
-    return "no game %s in %s %s" % (exc.game_id, context.path, where)
+    return "no game %s in %s %s" % (exc.game_id, gamelog.db_label(context.path), where)
 
 
 # ---------------------------------------------------------------- how a game is drawn
@@ -348,16 +348,16 @@ def _public_problem(report, live_texts):
 def cmd_list(args, ctx):
     try:
         log = ctx.open()
-    except gamelog.DatabaseError:
-        if not ctx.path.exists():
+    except gamelog.DatabaseError as exc:
+        if isinstance(exc, gamelog.NoLog):
             ctx.out.print("No games logged yet (there is no game log at %s)."
-                          % escape(str(ctx.path)))
+                          % escape(gamelog.db_label(ctx.path)))
             return 0
         raise
     rows = log.games(limit=args.limit, status=args.status)
     if not rows:
         ctx.out.print("No %sgames in %s." % ("%s " % args.status if args.status else "",
-                                             escape(str(ctx.path))))
+                                             escape(gamelog.db_label(ctx.path))))
         return 0
     table = Table(title=None, box=None, header_style="bold", pad_edge=False)
     for name, justify in (("ID", "right"), ("Game", "left"), ("Started", "left"),
@@ -383,7 +383,8 @@ def cmd_list(args, ctx):
                       + (" (imported)" if info["imported_at"] else ""))
     print_table(ctx.out, table)
     ctx.out.print("[dim]%d game%s shown from %s[/dim]"
-                  % (len(rows), "" if len(rows) == 1 else "s", escape(str(ctx.path))))
+                  % (len(rows), "" if len(rows) == 1 else "s",
+                     escape(gamelog.db_label(ctx.path))))
     if any(info.get("attention") for info in rows):
         ctx.out.print("[dim]'needs attention': the board and this host disagreed about the "
                       "game; 'vora games show ID' says how.[/dim]")

@@ -96,6 +96,9 @@ def translate(exc, where, errors):
     elif state.startswith(("08", "57P", "53")) or isinstance(exc, psycopg.OperationalError) \
             and not state.startswith(("22", "23", "42")):
         reason = UNREACHABLE
+    if reason == UNREACHABLE:
+        return errors.CannotWrite("the game log %s cannot be used now: %s (%s)"
+                                  % (where, reason, text), reason)
     if reason is not None:
         return errors.CannotWrite("cannot write the game log %s: %s (%s)" % (where, reason, text),
                                   reason)
@@ -193,7 +196,7 @@ class PgConnection:
     def execute(self, statement, params=()):
         word = statement.strip().upper()
         if word in ("BEGIN", "BEGIN IMMEDIATE"):
-            self._usable().execute("BEGIN")
+            self._outside_transaction(lambda conn: conn.execute("BEGIN"))
             self._in_transaction = True
             return _Rows([])
         if word in ("COMMIT", "ROLLBACK"):
@@ -206,14 +209,28 @@ class PgConnection:
                                                      "before the commit")
             conn.execute(word)
             return _Rows([])
-        conn = self._usable()
         sql = _sql(statement)
-        returning = word.startswith("INSERT INTO GAMES ")
+        returning = word.startswith("INSERT INTO GAMES (")  # the store's, for lastrowid
         if returning:
             sql += " RETURNING id"
-        cur = conn.execute(sql, tuple(params))
-        rows = cur.fetchall() if cur.description is not None else []
+
+        def run(conn):
+            cur = conn.execute(sql, tuple(params))
+            return cur.fetchall() if cur.description is not None else []
+
+        rows = run(self._usable()) if self._in_transaction else self._outside_transaction(run)
         return _Rows(rows, rows[0][0] if returning and rows else None)
+
+    def _outside_transaction(self, run):
+        """run(connection) between transactions (a read, or BEGIN). A connection the
+        server dropped (a restart) is only found broken when used: then one new
+        connection, and the error stands if that fails too. Only reads and BEGIN come
+        here, so running again repeats nothing."""
+        try:
+            return run(self._usable())
+        except self._psycopg.OperationalError:
+            self.close()
+            return run(self._usable())
 
     def executemany(self, statement, seq):
         with self._usable().cursor() as cur:
@@ -265,7 +282,7 @@ class PgConnection:
                     raise errors.DatabaseError("%s has tables games or moves that are not a "
                                                "Vora game log's; it was left as it is" % where)
                 if not create:
-                    raise errors.DatabaseError("there is no game log in %s yet" % where)
+                    raise errors.NoLog("there is no game log in %s yet" % where)
                 version = 0
             if version > schema_version:
                 raise errors.DatabaseError("%s was written by a newer vora (game log schema "

@@ -73,7 +73,7 @@ from vora_host.log.postgres import display_url, is_db_url
 
 __all__ = [
     "SCHEMA_VERSION", "APPLICATION_ID", "DB_NAME", "DB_ENV", "STATUSES", "END_STATUSES",
-    "GameLogError", "DatabaseError", "DatabaseLocked", "CannotWrite", "NotWritten",
+    "GameLogError", "DatabaseError", "NoLog", "DatabaseLocked", "CannotWrite", "NotWritten",
     "NoSuchGame", "MoveConflict", "MoveGap", "GameClosed", "NotLastMove", "BadImport",
     "Step", "VerifyReport", "default_db_path", "resolve_db_path", "GameLog", "replay_steps",
     "check_replay", "check_history", "history_events", "result_difference",
@@ -111,6 +111,11 @@ class GameLogError(Exception):
 class DatabaseError(GameLogError):
     """The file cannot be used as a game log: unreadable, corrupt, not SQLite, not ours,
     or written by a newer version. The file is left untouched."""
+
+
+class NoLog(DatabaseError):
+    """Reading a log that does not exist yet (no file, or a PostgreSQL database without
+    the log's tables), with create=False: nothing was created."""
 
 
 class DatabaseLocked(DatabaseError):
@@ -747,7 +752,7 @@ class GameLog:
                                     "(corrupt, or another kind of file); it was left as it is"
                                     % path)
         elif not create:
-            raise DatabaseError("there is no game log at %s yet" % path)
+            raise NoLog("there is no game log at %s yet" % path)
         else:
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
@@ -973,8 +978,16 @@ class GameLog:
             op["gid"] = self._next_provisional
             self._next_provisional -= 1
         else:
-            view = self._memory_view(op["gid"])
-            if kind == "move":
+            try:
+                view = self._memory_view(op["gid"])
+            except (CannotWrite, DatabaseLocked):
+                # Not even readable (a database server that went away): kept unchecked;
+                # the write checks it (a repeat is then nothing, a conflict goes to
+                # `dropped`, said through on_trouble).
+                view = None
+            if view is None:
+                pass
+            elif kind == "move":
                 if not _check_move(op["gid"], view, op["number"], op["move"], op["digest"]):
                     return False
             elif kind == "takeback":
@@ -1265,10 +1278,13 @@ class GameLog:
                 info.pop("moves")
                 info.pop("history")
                 return info
+        if not _is_int(seed) or not 0 <= seed < 1 << (_SEED_LOW_BITS + 1):
+            return None  # no game of the log has such a seed
         with self._errors():
             row = self._conn.execute(self._SUMMARY + "WHERE g.board_game_id = ? AND g.seed = ? "
-                                     "AND g.imported_at IS NULL ORDER BY g.id DESC LIMIT 1",
-                                     (board_game_id, seed)).fetchone()
+                                     "AND g.seed_high = ? AND g.imported_at IS NULL "
+                                     "ORDER BY g.id DESC LIMIT 1",
+                                     (board_game_id,) + _seed_columns(seed)).fetchone()
         if row is None:
             return None
         info = self._summary(row)

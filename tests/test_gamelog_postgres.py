@@ -1,0 +1,258 @@
+"""The game log in PostgreSQL: what SQLite does not have to face. Many hosts writing one
+database at once, a server that goes away mid-game and comes back, a URL that names a
+password, a server that is not there. (The log's behaviour on both backends is tested
+by tests/test_gamelog.py, whose `db` fixture takes both.)"""
+
+import multiprocessing
+import threading
+
+import pytest
+
+from shared_rules import games
+from vora_host.cli import main
+from vora_host.bots import make_bot
+from vora_host.log import postgres
+from vora_host.log import store as gamelog
+from vora_host.log.postgres import PgConnection
+from vora_host.log.records import result_of
+from vora_host.log.store import (CannotWrite, DatabaseError, DatabaseLocked, GameLog,
+                               MoveConflict, NoLog, NotWritten)
+from pgserver import pg_server, pg_url  # noqa: F401 (fixtures)
+
+
+def bot_game(seed, max_moves=None):
+    """(moves, digests, final state) of a random bots' Vora game."""
+    state = games.start({"game": "vora", "players": 2, "seed": seed, "options": {}})
+    bots = [make_bot("random", seed * 10 + p) for p in range(2)]
+    moves, digests = [], []
+    while not state.is_over() and (max_moves is None or len(moves) < max_moves):
+        move = bots[state.to_act()](state)
+        state.play(move)
+        moves.append(move)
+        digests.append(state.digest())
+    return moves, digests, state
+
+
+# ---------------------------------------------------------------- naming the database
+
+def test_a_url_is_kept_as_text_and_its_password_never_shown(monkeypatch):
+    url = "postgresql://vora:s3cret@db.example:5432/games?sslmode=require"
+    assert gamelog.resolve_db_path(url) == url
+    assert gamelog.resolve_db_path(None, env={"VORA_DB": url}) == url
+    assert gamelog.db_label(url) == "postgresql://vora:***@db.example:5432/games?sslmode=require"
+    assert "hush" not in gamelog.db_label("postgres://h/db?user=u&password=hush")
+    assert gamelog.db_label("postgresql:///vora?host=/run/pg") == "postgresql:///vora?host=/run/pg"
+
+
+def test_an_unreachable_server_is_a_clear_error_without_the_password(tmp_path, capsys):
+    # Nothing listens on a socket in an empty folder.
+    url = "postgresql://vora:s3cret@/vora?host=%s" % tmp_path
+    with pytest.raises(CannotWrite) as info:
+        GameLog(url, timeout=1)
+    assert info.value.reason == postgres.UNREACHABLE
+    assert "s3cret" not in str(info.value) and "vora:***@" in str(info.value)
+    for action in (["list"], ["show", "1"], ["replay", "1"], ["export", "1"]):
+        assert main(["games", "--db", url] + action) == 1
+        err = capsys.readouterr().err
+        assert "cannot be reached" in err and "s3cret" not in err and "Traceback" not in err
+
+
+def test_without_psycopg_the_message_says_what_to_install(monkeypatch, capsys):
+    monkeypatch.setattr(postgres, "_psycopg", lambda: None)
+    url = "postgresql://vora:s3cret@localhost/vora"
+    with pytest.raises(DatabaseError, match=r"needs psycopg 3.*pip install") as info:
+        GameLog(url)
+    assert "s3cret" not in str(info.value)
+    assert main(["games", "--db", url, "list"]) == 1
+    assert "psycopg" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- a database of its own
+
+def test_reading_an_empty_database_creates_nothing(pg_url, capsys):
+    assert main(["games", "--db", pg_url, "list"]) == 0
+    assert "No games logged yet" in capsys.readouterr().out
+    assert main(["games", "--db", pg_url, "show", "1"]) == 1
+    assert "no game log in" in capsys.readouterr().err
+    with pytest.raises(NoLog):
+        GameLog(pg_url, create=False)
+    with PgConnection(pg_url) as conn:
+        assert not conn.has_table("games") and not conn.has_table(postgres.SCHEMA_TABLE)
+
+
+def test_tables_of_another_application_are_not_taken_over(pg_url, capsys):
+    with PgConnection(pg_url) as conn:
+        conn.execute("CREATE TABLE games (name TEXT)")
+        conn.execute("INSERT INTO games VALUES ('chess')")
+    assert main(["games", "--db", pg_url, "list"]) == 1
+    assert "not a Vora game log" in capsys.readouterr().err
+    with PgConnection(pg_url) as conn:
+        assert conn.execute("SELECT name FROM games").fetchall() == [("chess",)]
+        assert not conn.has_table("moves")
+
+
+def test_the_schema_is_the_sqlite_one_at_the_same_version(pg_url):
+    with GameLog(pg_url) as log:
+        assert log.backend == "postgresql" and log.schema_version == gamelog.SCHEMA_VERSION
+        # The largest seed (64 bits, split in two columns) and a u32 board id go through.
+        seed = (1 << 64) - 1
+        gid = log.start_game(game="boars", players=2, seed=seed, source="virtual board",
+                             board_game_id=gamelog.U32_MAX)
+        assert log.game(gid)["seed"] == seed and log.find_game(gamelog.U32_MAX, seed)
+    with PgConnection(pg_url) as conn:
+        columns = {r[0] for r in conn.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = 'games' "
+            "AND table_schema = current_schema()")}
+    assert columns == {"id", "board_game_id", "game", "players", "seed", "options", "source",
+                       "started_at", "ended_at", "result", "status", "imported_at", "attention",
+                       "seed_high"}
+
+
+def test_a_game_row_locked_by_another_writer_is_a_lock_and_the_move_is_kept(pg_url):
+    with GameLog(pg_url) as log:
+        gid = log.start_game(players=2, seed=1, source="terminal")
+    holder = PgConnection(pg_url)
+    holder.execute("BEGIN")
+    holder.execute("SELECT id FROM games WHERE id = ? FOR UPDATE", (gid,))
+    try:
+        with GameLog(pg_url, timeout=1) as log:
+            assert log.games()  # readers still read
+            with pytest.raises(DatabaseLocked):
+                log.add_move(gid, 1, "pass", "0123456789abcdef")
+            holder.execute("ROLLBACK")
+            assert log.flush() == 1
+            assert [m["move"] for m in log.game(gid)["moves"]] == ["pass"]
+    finally:
+        holder.close()
+
+
+# ---------------------------------------------------------------- many hosts at once
+
+def _host(args):
+    """One host (a process of its own): opens the log as the host does, plays `count`
+    bot games into it, a move at a time; returns [(game id, moves)]."""
+    url, first_seed, count = args
+    played = []
+    with GameLog(url) as log:
+        log.close_stale()
+        for seed in range(first_seed, first_seed + count):
+            moves, digests, state = bot_game(seed, max_moves=40)
+            gid = log.start_game(players=2, seed=seed, source="board host-%d" % first_seed,
+                                 board_game_id=seed)
+            for k, (m, d) in enumerate(zip(moves, digests), 1):
+                assert log.add_move(gid, k, m, d) is True
+            log.end_game(gid, "over" if state.is_over() else "abandoned",
+                         result_of(state, None if state.is_over() else "quit"))
+            played.append((gid, moves))
+    return played
+
+
+def test_many_hosts_log_into_one_database_at_once(pg_url):
+    # Six processes open a log nobody has made yet (one migrates, under the lock) and
+    # write their games at the same time: every game has its own id, every move is
+    # there once, numbered 1..n, and every game verifies.
+    hosts = [(pg_url, 100 * h, 3) for h in range(1, 7)]
+    with multiprocessing.get_context("fork").Pool(len(hosts)) as pool:
+        results = pool.map(_host, hosts)
+    played = [game for host in results for game in host]
+    ids = [gid for gid, _ in played]
+    assert len(set(ids)) == len(ids) == 18
+    with GameLog(pg_url, create=False) as log:
+        assert sorted(g["id"] for g in log.games()) == sorted(ids)
+        for gid, moves in played:
+            info = log.game(gid)
+            assert [m["move"] for m in info["moves"]] == moves
+            assert [m["number"] for m in info["history"]] == list(range(1, len(moves) + 1))
+            assert log.verify(gid).ok
+
+
+def test_two_writers_of_one_game_never_number_a_move_twice(pg_url):
+    # Two connections race to log the same moves of one game (a host and its reconnect):
+    # the game row's lock makes them take turns; each move is logged once, the other
+    # writer finds the repeat, and a different move under a taken number is refused.
+    moves, digests, _ = bot_game(5, max_moves=30)
+    with GameLog(pg_url) as log:
+        gid = log.start_game(players=2, seed=5, source="terminal")
+    logged = [[], []]
+    barrier = threading.Barrier(2)
+
+    def writer(k):
+        with GameLog(pg_url) as log:
+            barrier.wait()
+            for n, (m, d) in enumerate(zip(moves, digests), 1):
+                logged[k].append(log.add_move(gid, n, m, d))
+
+    threads = [threading.Thread(target=writer, args=(k,)) for k in (0, 1)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert [a + b for a, b in zip(*logged)] == [1] * len(moves)  # one True per move
+    with GameLog(pg_url) as log:
+        info = log.game(gid)
+        assert [m["move"] for m in info["history"]] == moves
+        with pytest.raises(MoveConflict):
+            log.add_move(gid, 1, moves[0], "0123456789abcdef")
+
+
+# ---------------------------------------------------------------- the server goes away
+
+def test_a_server_gone_mid_game_loses_nothing_and_gets_every_move_when_back(pg_server):
+    url = pg_server.new_database()
+    moves, digests, state = bot_game(9)
+    told = []
+    log = GameLog(url, timeout=1)
+    log.on_trouble = told.append
+    gid = log.start_game(players=2, seed=9, source="board /dev/ttyACM0", board_game_id=9)
+    half = len(moves) // 2
+    for n in range(1, half + 1):
+        assert log.add_move(gid, n, moves[n - 1], digests[n - 1]) is True
+    pg_server.stop()
+    try:
+        for n in range(half + 1, len(moves) + 1):
+            with pytest.raises(NotWritten) as info:
+                log.add_move(gid, n, moves[n - 1], digests[n - 1])
+            assert info.value.reason == postgres.UNREACHABLE
+        # A repeat of a kept move (a board that reconnects) is kept and written once.
+        with pytest.raises(NotWritten):
+            log.add_move(gid, len(moves), moves[-1], digests[-1])
+        assert log.end_game(gid, "over", result_of(state)) is True
+        # Another game starts while the server is away: a provisional id.
+        other = log.start_game(players=2, seed=10, source="terminal")
+        assert other < 0
+        assert log.pending == len(moves) - half + 3
+        assert log.trouble == postgres.UNREACHABLE and "cannot be reached" in told[0]
+        # Reading needs the server: a clear error, nothing lost.
+        with pytest.raises(CannotWrite, match="cannot be reached"):
+            log.game(gid)
+    finally:
+        pg_server.restart()
+    assert log.flush() == len(moves) - half + 3 and log.pending == 0
+    assert "written again" in told[-1]
+    assert log.real_id(other) > gid
+    log.close()
+    with GameLog(url, create=False) as fresh:
+        info = fresh.game(gid)
+        assert [m["move"] for m in info["history"]] == moves  # all, once, in order
+        assert info["status"] == "over" and fresh.verify(gid).ok
+        assert len(fresh.games()) == 2
+
+
+def test_the_next_move_after_a_restart_writes_what_waited(pg_server):
+    # The host does not have to call flush(): the next move, once the server is back,
+    # writes what waits first (the old connection, dropped by the restart, is replaced).
+    url = pg_server.new_database()
+    moves, digests, _ = bot_game(11, max_moves=6)
+    with GameLog(url, timeout=1) as log:
+        gid = log.start_game(players=2, seed=11, source="virtual board")
+        log.add_move(gid, 1, moves[0], digests[0])
+        pg_server.stop()
+        try:
+            with pytest.raises(NotWritten):
+                log.add_move(gid, 2, moves[1], digests[1])
+        finally:
+            pg_server.restart()
+        assert log.add_move(gid, 3, moves[2], digests[2]) is True
+        assert log.pending == 0
+    with GameLog(url) as log:
+        assert [m["move"] for m in log.game(gid)["moves"]] == moves[:3]
