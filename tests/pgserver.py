@@ -47,21 +47,23 @@ def _as_server_user(argv):
 
 
 class PgServer:
-    def __init__(self, folder, binaries):
+    def __init__(self, folder, binaries, fsync=False):
+        self.fsync = fsync
         self.folder = folder
         self.data = os.path.join(folder, "data")
         self.initdb, self.pg_ctl = binaries
         self._names = itertools.count(1)
 
     @classmethod
-    def start(cls):
+    def start(cls, fsync=False):
+        """fsync=True for figures: commits then wait for the disk, as in production."""
         binaries = find_binaries()
         if binaries is None:
             raise RuntimeError("no PostgreSQL server binaries (initdb, pg_ctl) on this machine")
         folder = tempfile.mkdtemp(prefix="vora-pg-")
         if os.geteuid() == 0:
             shutil.chown(folder, "nobody")
-        server = cls(folder, binaries)
+        server = cls(folder, binaries, fsync)
         server._run([server.initdb, "-D", server.data, "-U", USER, "--auth=trust",
                      "-E", "UTF8", "--no-sync", "--no-instructions"])
         server.restart()
@@ -81,7 +83,8 @@ class PgServer:
         """Start the server (again, on the same data)."""
         self._run([self.pg_ctl, "-D", self.data, "-w", "-t", "30", "-l",
                    os.path.join(self.folder, "server.log"), "-o",
-                   "-k %s -c listen_addresses='' -F -c max_connections=200" % self.folder,
+                   "-k %s -c listen_addresses='' %s-c max_connections=200"
+                   % (self.folder, "" if self.fsync else "-F "),
                    "start"])
 
     def stop(self, mode="fast"):
