@@ -157,9 +157,10 @@ def build_parser():
                            "the newest unfinished game of GAME the PC ran")
     play.add_argument("--typed", action="store_true",
                       help="play in the terminal, typing moves, with bots (no board)")
-    play.add_argument("--db", metavar="PATH", default=None,
-                      help="the game log every game goes into (default $VORA_DB, else "
-                           "games.sqlite3 in the user's data folder)")
+    play.add_argument("--db", metavar="PATH|URL", default=None,
+                      help="the game log every game goes into: an SQLite file, or a "
+                           "postgresql:// URL (default $VORA_DB, else games.sqlite3 in the "
+                           "user's data folder)")
     play.add_argument("--no-log", action="store_true",
                       help="keep this game out of the game log (a typed game or a demo)")
     play.add_argument("--players", type=int, default=None,
@@ -273,7 +274,8 @@ def build_parser():
     mirror.add_argument("--port", default=None, metavar="DEVICE",
                         help="the serial device (default: the board found on USB); the "
                              "path printed by 'vora sim' follows the virtual board")
-    mirror.add_argument("--db", metavar="PATH", default=None, help="the game log (as vora play)")
+    mirror.add_argument("--db", metavar="PATH|URL", default=None,
+                        help="the game log (as vora play)")
     mirror.add_argument("--plain", action="store_true",
                         help="print one line per event instead of drawing (the default "
                              "when the output is not a terminal)")

@@ -8,8 +8,9 @@
     vora games end ID [--status S]               close a game left "playing"
     vora games delete ID... [--yes]              remove games for good
 
-The database is --db PATH, else $VORA_DB, else games.sqlite3 in the user's data folder
-(see vora_host.log.store.default_db_path).
+The database is --db PATH (an SQLite file) or --db postgresql://... (PostgreSQL, see
+vora_host.log.postgres), else $VORA_DB, else games.sqlite3 in the user's data folder (see
+vora_host.log.store.default_db_path). Every action works the same on both.
 
 Hidden-information games (Boars, Tossing Tiger): show, replay and export give the public
 record by default, what a spectator may know: no seed, no digests, every move as the
@@ -81,7 +82,8 @@ PUBLIC_EPILOG = ("Boars and Tossing Tiger hide information: by default their gam
                  "players saw them, no digests); --full shows the whole record once the "
                  "game is over or abandoned, never while it may still go on.")
 
-DB_HELP = ("the game log to use (default: $%s if set, else %s)"
+DB_HELP = ("the game log to use: an SQLite file, or a PostgreSQL database as a "
+           "postgresql://user:password@host/dbname URL (default: $%s if set, else %s)"
            % (gamelog.DB_ENV, "games.sqlite3 in the user's data folder"))
 
 
@@ -90,15 +92,16 @@ def add_parser(sub):
     group = sub.add_parser(
         "games", help="the game log: list, show, replay, export, import, end, delete games",
         description="The games the host has logged, every game of every kind, in an SQLite "
-                    "file: %s. Choose another with --db PATH or the environment variable %s."
+                    "file: %s. Choose another with --db PATH, a PostgreSQL database with "
+                    "--db postgresql://..., or either in the environment variable %s."
                     % (gamelog.default_db_path(), gamelog.DB_ENV),
         epilog="Run 'vora games ACTION --help' for the options of an action. " + PUBLIC_EPILOG)
-    group.add_argument("--db", metavar="PATH", default=None, help=DB_HELP)
+    group.add_argument("--db", metavar="PATH|URL", default=None, help=DB_HELP)
     group.set_defaults(games_parser=group)
     # --db is accepted after the action too ('vora games list --db x'); SUPPRESS keeps an
     # action without it from hiding the one given before the action.
     db = argparse.ArgumentParser(add_help=False)
-    db.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS, help=DB_HELP)
+    db.add_argument("--db", metavar="PATH|URL", default=argparse.SUPPRESS, help=DB_HELP)
     actions = group.add_subparsers(dest="games_command", metavar="ACTION")
 
     ls = actions.add_parser("list", parents=[db], help="list the logged games, newest first",
