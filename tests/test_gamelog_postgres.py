@@ -6,6 +6,7 @@ by tests/test_gamelog.py, whose `db` fixture takes both.)"""
 import multiprocessing
 import threading
 
+import psycopg
 import pytest
 
 from shared_rules import games
@@ -256,3 +257,32 @@ def test_the_next_move_after_a_restart_writes_what_waited(pg_server):
         assert log.pending == 0
     with GameLog(url) as log:
         assert [m["move"] for m in log.game(gid)["moves"]] == moves[:3]
+
+
+def test_a_start_committed_but_not_acknowledged_is_not_logged_twice(pg_url, monkeypatch):
+    # The connection drops after the server committed a game's start but before its
+    # answer came: the log cannot tell, keeps the start, and writes it again later. The
+    # retry finds the game it made instead of making a second one.
+    with GameLog(pg_url) as log:
+        real = log._conn.execute
+        lost = []
+
+        def commit_then_lose(statement, params=()):
+            result = real(statement, params)
+            if statement == "COMMIT" and not lost:
+                lost.append(True)
+                log._conn.close()
+                raise psycopg.OperationalError("server closed the connection unexpectedly")
+            return result
+
+        monkeypatch.setattr(log._conn, "execute", commit_then_lose)
+        gid = log.start_game(players=2, seed=21, source="board /dev/ttyACM0",
+                             board_game_id=21)
+        assert gid < 0 and log.pending == 1
+        monkeypatch.undo()
+        assert log.flush() == 1
+        assert [g["id"] for g in log.games()] == [log.real_id(gid)]
+        # Two different games started at the same moment stay two games.
+        other = log.start_game(players=2, seed=22, source="board /dev/ttyACM0",
+                               board_game_id=22)
+        assert len(log.games()) == 2 and other != log.real_id(gid)

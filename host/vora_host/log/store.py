@@ -1,4 +1,5 @@
-"""The game log: every game the host mirrors or plays, move by move, in one SQLite file.
+"""The game log: every game the host mirrors or plays, move by move, in one SQLite file
+or a PostgreSQL database.
 
     log = GameLog(default_db_path())
     gid = log.start_game(game="vora", players=2, seed=7, source="board /dev/ttyACM0",
@@ -29,6 +30,15 @@ that keeps working for this GameLog, and `end_game` returns normally; `add_move`
 players that logging is failing. `flush()` retries at any time; `trouble` says what is
 wrong, `pending` how many changes wait, `real_id(gid)` the id in the file once written.
 Reads (`game`, `record`, `verify`, `find_game`) include what waits in memory.
+
+PostgreSQL. `GameLog("postgresql://user:password@host/dbname")` keeps the log in
+PostgreSQL (vora_host.log.postgres: the same SQL, schema and migrations; many hosts at
+once). Each change is one transaction committed with synchronous_commit on, so the
+promise above holds: a move add_move() has returned for is on the server's disk. A
+server that cannot be reached is one more reason writing fails ("the database server
+cannot be reached"): the change is kept as above, and a change kept when even reading
+fails is checked when it is written. `path` is then the URL without its password, `url`
+the URL itself, `backend` "postgresql" (else "sqlite").
 
 Repeats and holes. The board numbers its moves 1..n. After a reconnect it may send a
 move again: the same number, move and digest is a no-op (`add_move` returns False). The
@@ -975,6 +985,7 @@ class GameLog:
                                   exc, "reason", None) or exc, MAX_PENDING),
                               getattr(exc, "reason", None))
         if kind == "start":
+            op["kept"] = True
             op["gid"] = self._next_provisional
             self._next_provisional -= 1
         else:
@@ -1029,6 +1040,21 @@ class GameLog:
         """Apply one change inside a transaction, with every check against the file."""
         kind = op["kind"]
         if kind == "start":
+            if op.get("kept"):
+                # Kept after a failed write: if the commit went through and only its answer
+                # was lost (a connection that dropped at COMMIT), the game is there already.
+                # Same start time (to the millisecond), game, seed, source and board id,
+                # never imported, leased by this program: this very start.
+                row = conn.execute(
+                    "SELECT g.id FROM games g JOIN leases l ON l.game_id = g.id "
+                    "WHERE g.started_at = ? AND g.game = ? AND g.seed = ? AND g.seed_high = ? "
+                    "AND g.source = ? AND coalesce(g.board_game_id, -1) = ? "
+                    "AND g.imported_at IS NULL AND l.host = ? AND l.pid = ?",
+                    (op["at"], op["game"]) + _seed_columns(op["seed"])
+                    + (op["source"], -1 if op["board_game_id"] is None else op["board_game_id"])
+                    + tuple(op["owner"])).fetchone() if self._has_leases(conn) else None
+                if row is not None:
+                    return row[0]
             cur = conn.execute(
                 "INSERT INTO games (board_game_id, game, players, seed, seed_high, options, "
                 "source, started_at, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'playing')",
