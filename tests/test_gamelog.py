@@ -1150,3 +1150,19 @@ def test_find_game_takes_a_64_bit_seed(log):
     found = log.find_game(gamelog.U32_MAX, seed)
     assert found is not None and found["id"] == gid and found["seed"] == seed
     assert log.find_game(gamelog.U32_MAX, seed >> 1) is None
+
+
+def test_a_game_id_past_64_bits_is_no_such_game(log):
+    # Ids come from outside (a web address, a script): one past what the database's
+    # integers hold is an unknown game, not an OverflowError from the driver.
+    log.start_game(players=2, seed=1, source="terminal")
+    huge = 1 << 70
+    for call in (lambda: log.game(huge), lambda: log.record(huge), lambda: log.verify(huge),
+                 lambda: log.add_move(huge, 1, "pass", "0123456789abcdef"),
+                 lambda: log.take_back(huge, 1), lambda: log.end_game(huge, "abandoned"),
+                 lambda: log.mark_attention(huge, "x"), lambda: log.delete_game(huge),
+                 lambda: log.close_stale([huge])):
+        with pytest.raises(NoSuchGame):
+            call()
+    assert log.played_elsewhere(huge) is None
+    assert len(log.games()) == 1

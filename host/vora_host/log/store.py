@@ -110,6 +110,8 @@ U32_MAX = 0xFFFFFFFF
 # Changes kept in memory while the file refuses them: a few hundred per game, so this is
 # days of mirroring; past it, memory is not let grow and the change is refused, saying so.
 MAX_PENDING = 100000
+# Ids are 64-bit signed integers in both databases.
+_ID_LIMIT = 1 << 63
 
 
 # ---------------------------------------------------------------- errors
@@ -895,6 +897,10 @@ class GameLog:
     def _canon(self, game_id):
         if _is_int(game_id) and game_id < 0 and game_id in self._ids:
             return self._ids[game_id]
+        if _is_int(game_id) and not -_ID_LIMIT <= game_id < _ID_LIMIT:
+            # Past what an id column holds: no such game (SQLite's driver would raise
+            # OverflowError on it).
+            raise NoSuchGame(game_id, self.path)
         return game_id
 
     def _is_waiting(self, game_id):
@@ -1238,6 +1244,8 @@ class GameLog:
         """The process id of another program on this machine that logs game `gid` now
         (its lease, and the process is alive), or None: nobody else plays it."""
         host, me = _owner()
+        if _is_int(gid) and not -_ID_LIMIT <= gid < _ID_LIMIT:
+            return None
         with self._errors():
             if not self._has_leases(self._conn):
                 return None
