@@ -286,3 +286,17 @@ def test_a_start_committed_but_not_acknowledged_is_not_logged_twice(pg_url, monk
         other = log.start_game(players=2, seed=22, source="board /dev/ttyACM0",
                                board_game_id=22)
         assert len(log.games()) == 2 and other != log.real_id(gid)
+
+
+@pytest.mark.parametrize("url", [
+    "postgresql://vora:s3cret@[bad/x",                  # cannot be parsed
+    "postgresql://vora:s3cret@localhost/db?nosuch=1",    # an option libpq does not know
+    "postgresql://vora:s3cret@localhost:notaport/db",
+])
+def test_a_malformed_url_is_a_clear_error_that_hides_the_password(url, capsys):
+    with pytest.raises(DatabaseError) as info:
+        GameLog(url, timeout=1)
+    assert "s3cret" not in str(info.value)
+    assert main(["games", "--db", url, "list"]) == 1
+    err = capsys.readouterr().err
+    assert "s3cret" not in err and "Traceback" not in err and "game log" in err

@@ -63,6 +63,13 @@ def display_url(url):
                               "#" + parts.fragment if parts.fragment else "")
 
 
+def hide_passwords(text):
+    """`text` (a driver's message may quote the URL it could not read) with every
+    password of a URL or of a password= parameter replaced by ***."""
+    text = re.sub(r"(://[^:/@\s\[\]]*):[^@\s]*@", r"\1:***@", text)
+    return re.sub(r"(?i)(password\s*=\s*)('[^']*'|[^\s&]+)", r"\1***", text)
+
+
 def _psycopg():
     try:
         import psycopg
@@ -82,7 +89,7 @@ def translate(exc, where, errors):
     classes), naming the database `where` and the cause."""
     psycopg = _psycopg()
     state = getattr(exc, "sqlstate", None) or ""
-    text = " ".join(str(exc).split())[:300]
+    text = hide_passwords(" ".join(str(exc).split()))[:300]
     if state in ("55P03", "40001", "40P01"):  # lock not available, serialization, deadlock
         return errors.DatabaseLocked("%s is locked by another program (%s); try again when it "
                                      "has finished" % (where, text))
