@@ -1166,3 +1166,44 @@ def test_a_game_id_past_64_bits_is_no_such_game(log):
             call()
     assert log.played_elsewhere(huge) is None
     assert len(log.games()) == 1
+
+
+def test_cli_verify_checks_every_game_or_the_given_ones(db, capsys):
+    with GameLog(db) as log:
+        first, moves, _, _ = log_game(log, 47, max_moves=12)
+        second, _, _, _ = log_game(log, 48, max_moves=8)
+    assert vora_games(db, "verify") == 0
+    out = capsys.readouterr().out
+    assert "game %d (Vora): all 12 moves replay" % first in out and "2 of 2 games" in out
+    corrupt_digest(db, second, 5)
+    assert vora_games(db, "verify", str(first)) == 0
+    capsys.readouterr()
+    assert vora_games(db, "verify") == 1
+    captured = capsys.readouterr()
+    assert "game %d (Vora): move 5" % second in captured.err
+    assert "digest mismatch" in captured.err and "1 of 2 games verified" in captured.out
+    assert vora_games(db, "verify", "99") == 1
+    assert "no game 99 in %s" % db in capsys.readouterr().err
+
+
+def test_cli_verify_keeps_a_hidden_games_secrets(db, capsys):
+    # A Tossing Tiger game still playing, with a digest gone wrong: the message names the move
+    # as a spectator saw it, never the secret move or the digests.
+    seed = 12345
+    state = games.start({"game": "tossing-tiger", "players": 2, "seed": seed})
+    bots = [make_bot("random", p) for p in range(2)]
+    with GameLog(db) as log:
+        gid = log.start_game(game="tossing-tiger", players=2, seed=seed, source="terminal")
+        for n in range(1, 7):
+            move = bots[state.to_act()](state)
+            state.play(move)
+            log.add_move(gid, n, move, state.digest() if n != 4 else "00000000deadbeef")
+        info = log.game(gid)
+    record, _ = gamelog.record_of(info)
+    _, public_texts = formats.public_history(record, info["history"])
+    secret = info["moves"][3]["move"]
+    assert secret != public_texts[3]  # a secret move (seed chosen so)
+    assert vora_games(db, "verify", str(gid)) == 1
+    err = capsys.readouterr().err
+    assert "move 4" in err and public_texts[3] in err and "another digest than the log" in err
+    assert secret not in err and "deadbeef" not in err and state.digest() not in err

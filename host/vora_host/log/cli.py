@@ -7,6 +7,7 @@
     vora games import FILE [--force]             a JSON or text export, as a new game
     vora games end ID [--status S]               close a game left "playing"
     vora games delete ID... [--yes]              remove games for good
+    vora games verify [ID...]                    replay games, every digest checked
 
 The database is --db PATH (an SQLite file) or --db postgresql://... (PostgreSQL, see
 vora_host.log.postgres), else $VORA_DB, else games.sqlite3 in the user's data folder (see
@@ -90,7 +91,8 @@ DB_HELP = ("the game log to use: an SQLite file, or a PostgreSQL database as a "
 def add_parser(sub):
     """Register `vora games` and its actions on the `vora` subparsers `sub`."""
     group = sub.add_parser(
-        "games", help="the game log: list, show, replay, export, import, end, delete games",
+        "games", help="the game log: list, show, replay, verify, export, import, end, "
+                      "delete games",
         description="The games the host has logged, every game of every kind, in an SQLite "
                     "file: %s. Choose another with --db PATH, a PostgreSQL database with "
                     "--db postgresql://..., or either in the environment variable %s."
@@ -177,6 +179,16 @@ def add_parser(sub):
     end.add_argument("--status", choices=("abandoned", "interrupted"), default=None,
                      help="how an unfinished game ends (default abandoned; interrupted lets "
                           "its board continue it)")
+
+    verify = actions.add_parser("verify", parents=[db],
+                                help="replay games and check every digest",
+                                description="Replay logged games (the given ones, else every "
+                                            "game of the log) and check the digest after "
+                                            "every move and the result: one line a game, "
+                                            "exit 1 when any does not replay.",
+                                epilog=PUBLIC_EPILOG)
+    verify.add_argument("ids", type=_game_id, nargs="*", metavar="ID",
+                        help="the games' ids (default: every game)")
 
     delete = actions.add_parser("delete", parents=[db], help="remove games from the log",
                                 description="Remove games and their moves from the log for "
@@ -745,6 +757,36 @@ def cmd_delete(args, ctx):
     return 0
 
 
+def cmd_verify(args, ctx):
+    log = ctx.open()
+    ids = args.ids or sorted(g["id"] for g in log.games())
+    if not ids:
+        ctx.out.print("No games in %s." % escape(gamelog.db_label(ctx.path)))
+        return 0
+    failed = 0
+    for gid in ids:
+        info = log.game(gid)
+        report = log.verify(gid)
+        if report.ok:
+            ctx.out.print("game %d (%s): %s" % (gid, escape(_title(info["game"])),
+                                                report.message))
+            continue
+        failed += 1
+        if formats.hides_information(info["game"]):
+            record, _ = gamelog.record_of(info)
+            history = info["history"]
+            _, texts = formats.public_history(record, history)
+            live = [t for t, h in zip(texts, history) if h["taken_back_at"] is None]
+            problem = _public_problem(report, live)
+        else:
+            problem = report.message
+        ctx.err.print("[red]game %d (%s): %s[/red]" % (gid, escape(_title(info["game"])),
+                                                       escape(problem)))
+    ctx.out.print("[dim]%d of %d game%s verified[/dim]"
+                  % (len(ids) - failed, len(ids), "" if len(ids) == 1 else "s"))
+    return 1 if failed else 0
+
+
 ACTIONS = {
     "list": cmd_list,
     "show": cmd_show,
@@ -753,4 +795,5 @@ ACTIONS = {
     "import": cmd_import,
     "end": cmd_end,
     "delete": cmd_delete,
+    "verify": cmd_verify,
 }
