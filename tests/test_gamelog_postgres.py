@@ -300,3 +300,43 @@ def test_a_malformed_url_is_a_clear_error_that_hides_the_password(url, capsys):
     assert main(["games", "--db", url, "list"]) == 1
     err = capsys.readouterr().err
     assert "s3cret" not in err and "Traceback" not in err and "game log" in err
+
+
+def test_the_mirror_follows_a_board_through_a_server_restart(pg_server):
+    # The board side of `vora play`: the link's BoardClient logs a board's game into
+    # PostgreSQL; the server stops after move 10 and is back after move 40. The mirror
+    # keeps up, says why the log is failing, and the log ends up with every move once.
+    from link_harness import Rig, random_moves
+    url = pg_server.new_database()
+    log = GameLog(url, timeout=1)
+    rig = Rig(log=log, game_seed=3)
+    rig.run(300)
+    rig.deal()
+    rig.run(100)
+    choose = random_moves(3)
+    ui = rig.app.ui
+    try:
+        for played in range(1000):
+            if ui.state.is_over():
+                break
+            if played == 10:
+                pg_server.stop()
+            elif played == 40:
+                pg_server.restart()
+            rig.play(choose(ui.state))
+            rig.run(20)
+    finally:
+        if played < 40:
+            pg_server.restart()
+    rig.run(500)
+    assert played > 40 and ui.state.is_over() and rig.client.moves == ui.moves
+    assert rig.client.problems and all("kept in memory" in p for p in rig.client.problems)
+    # (A problem's text is cut at a fixed length, after the log's URL.)
+    assert "the database server" in rig.client.problems[0]
+    assert log.pending == 0
+    log.close()
+    with GameLog(url, create=False) as fresh:
+        (info,) = fresh.games()
+        full = fresh.game(info["id"])
+        assert [m["move"] for m in full["history"]] == ui.moves and info["status"] == "over"
+        assert fresh.verify(info["id"]).ok
