@@ -23,7 +23,6 @@ doubled.
 
 import argparse
 import multiprocessing
-import os
 import random
 import statistics
 import sys
