@@ -60,7 +60,11 @@ class PgServer:
         binaries = find_binaries()
         if binaries is None:
             raise RuntimeError("no PostgreSQL server binaries (initdb, pg_ctl) on this machine")
-        folder = tempfile.mkdtemp(prefix="vora-pg-")
+        # In /tmp when there is one: the server's user (nobody, when run as root) must
+        # reach the folder, and a unix socket's path must stay under about 100 bytes,
+        # whatever $TMPDIR is.
+        folder = tempfile.mkdtemp(prefix="vora-pg-", dir="/tmp" if os.path.isdir("/tmp")
+                                  else None)
         if os.geteuid() == 0:
             shutil.chown(folder, "nobody")
         server = cls(folder, binaries, fsync)
