@@ -340,3 +340,55 @@ def test_the_mirror_follows_a_board_through_a_server_restart(pg_server):
         full = fresh.game(info["id"])
         assert [m["move"] for m in full["history"]] == ui.moves and info["status"] == "over"
         assert fresh.verify(info["id"]).ok
+
+
+# ---------------------------------------------------------------- migrations
+
+def test_a_failed_migration_leaves_the_database_at_its_version(pg_url, monkeypatch):
+    GameLog(pg_url).close()
+    now = gamelog.SCHEMA_VERSION
+
+    def broken(conn):
+        conn.execute("ALTER TABLE games ADD COLUMN note TEXT")
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(gamelog, "SCHEMA_VERSION", now + 1)
+    monkeypatch.setitem(gamelog.MIGRATIONS, now + 1, broken)
+    with pytest.raises(RuntimeError):
+        GameLog(pg_url)
+    with PgConnection(pg_url) as conn:
+        assert conn.schema_version() == now
+        assert conn.execute("SELECT count(*) FROM information_schema.columns WHERE "
+                            "table_name = 'games' AND column_name = 'note' AND "
+                            "table_schema = current_schema()").fetchone()[0] == 0
+
+
+def test_hosts_opening_at_once_run_a_new_migration_once(pg_url, monkeypatch):
+    GameLog(pg_url).close()
+    now = gamelog.SCHEMA_VERSION
+
+    def step(conn):
+        conn.execute("CREATE TABLE migrated (at TEXT)")  # fails if run twice
+        conn.execute("INSERT INTO migrated VALUES ('once')")
+
+    monkeypatch.setattr(gamelog, "SCHEMA_VERSION", now + 1)
+    monkeypatch.setitem(gamelog.MIGRATIONS, now + 1, step)
+    barrier = threading.Barrier(6)
+    errors, versions = [], []
+
+    def open_log():
+        barrier.wait()
+        try:
+            with GameLog(pg_url) as log:
+                versions.append(log.schema_version)
+        except Exception as exc:  # collected: an error in a thread would pass unseen
+            errors.append(exc)
+
+    threads = [threading.Thread(target=open_log) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == [] and versions == [now + 1] * 6
+    with PgConnection(pg_url) as conn:
+        assert conn.execute("SELECT at FROM migrated").fetchall() == [("once",)]
