@@ -392,3 +392,15 @@ def test_hosts_opening_at_once_run_a_new_migration_once(pg_url, monkeypatch):
     assert errors == [] and versions == [now + 1] * 6
     with PgConnection(pg_url) as conn:
         assert conn.execute("SELECT at FROM migrated").fetchall() == [("once",)]
+
+
+def test_a_vanished_server_is_noticed_in_seconds_and_the_urls_settings_win(pg_server):
+    # Keepalives and a TCP send timeout unless the URL sets its own; the URL's options
+    # (here the test's search_path) are kept beside the log's lock timeout.
+    url = pg_server.new_database() + "&keepalives_idle=30"
+    with GameLog(url, timeout=2) as log:
+        given = log._conn._conn.info.get_parameters()
+    assert given["keepalives_idle"] == "30" and given["tcp_user_timeout"] == "10000"
+    assert given["keepalives"] == "1" and given["connect_timeout"] == "2"
+    assert "search_path" in given["options"] and "lock_timeout=2000" in given["options"]
+    assert "synchronous_commit=on" in given["options"]

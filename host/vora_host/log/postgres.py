@@ -183,10 +183,19 @@ class PgConnection:
         # server's default.
         seconds = max(1, int(round(self.timeout)))
         # The URL's own options (a search_path...) are kept, ours added.
-        given = self._psycopg.conninfo.conninfo_to_dict(self.url).get("options") or ""
+        params = self._psycopg.conninfo.conninfo_to_dict(self.url)
         ours = "-c lock_timeout=%d -c synchronous_commit=on" % (seconds * 1000)
-        self._conn = self._psycopg.connect(self.url, autocommit=True, connect_timeout=seconds,
-                                           options=(given + " " + ours).strip())
+        extra = {"options": ((params.get("options") or "") + " " + ours).strip()}
+        # A server that vanishes from the network without closing the connection (a cable,
+        # a crashed machine) would hold a statement for the kernel's retransmission time,
+        # a quarter of an hour, and the board's game with it: TCP keepalives and a send
+        # timeout say it within seconds. The URL's own settings win.
+        for key, value in (("connect_timeout", seconds), ("keepalives", 1),
+                           ("keepalives_idle", 5), ("keepalives_interval", 2),
+                           ("keepalives_count", 3), ("tcp_user_timeout", 10000)):
+            if key not in params:
+                extra[key] = value
+        self._conn = self._psycopg.connect(self.url, autocommit=True, **extra)
 
     def _usable(self):
         if self._conn is None or self._conn.closed or self._conn.broken:
