@@ -404,3 +404,34 @@ def test_a_vanished_server_is_noticed_in_seconds_and_the_urls_settings_win(pg_se
     assert given["keepalives"] == "1" and given["connect_timeout"] == "2"
     assert "search_path" in given["options"] and "lock_timeout=2000" in given["options"]
     assert "synchronous_commit=on" in given["options"]
+
+
+def test_a_game_moves_from_an_sqlite_log_to_postgresql_and_back(pg_url, tmp_path, capsys):
+    sqlite_db = tmp_path / "g.sqlite3"
+    moves, digests, _ = bot_game(31, max_moves=25)
+    with GameLog(sqlite_db) as log:
+        gid = log.start_game(players=2, seed=31, source="terminal")
+        for n, (m, d) in enumerate(zip(moves, digests), 1):
+            log.add_move(gid, n, m, d)
+        log.take_back(gid, 25)
+        log.end_game(gid, "abandoned", result_of(bot_game(31, max_moves=24)[2], "quit"))
+    for fmt in ("json", "text"):
+        out = tmp_path / ("g." + fmt)
+        assert main(["games", "--db", str(sqlite_db), "export", str(gid), "--format", fmt,
+                     "-o", str(out)]) == 0
+        assert main(["games", "--db", pg_url, "import", str(out), "--force"]) == 0
+    assert main(["games", "--db", pg_url, "verify"]) == 0
+    capsys.readouterr()
+    with GameLog(pg_url) as log, GameLog(sqlite_db) as original:
+        want = original.game(gid)
+        for info in log.games():
+            got = log.game(info["id"])
+            assert [(m["number"], m["move"], m["digest"]) for m in got["moves"]] == \
+                [(m["number"], m["move"], m["digest"]) for m in want["moves"]]
+            assert [(h["number"], h["move"], h["taken_back_at"] is None)
+                    for h in got["history"]] == [(h["number"], h["move"],
+                                                  h["taken_back_at"] is None)
+                                                 for h in want["history"]]
+    back = tmp_path / "back.json"
+    assert main(["games", "--db", pg_url, "export", "1", "-o", str(back)]) == 0
+    assert main(["games", "--db", str(sqlite_db), "import", str(back), "--force"]) == 0
