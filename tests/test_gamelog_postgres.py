@@ -21,6 +21,12 @@ from vora_host.log.store import (CannotWrite, DatabaseError, DatabaseLocked, Gam
 from pgserver import pg_server, pg_url  # noqa: F401 (fixtures)
 
 
+@pytest.fixture(autouse=True)
+def wide_console(monkeypatch):
+    # rich wraps at the terminal width (80 when captured): keep each message on one line.
+    monkeypatch.setenv("COLUMNS", "200")
+
+
 def bot_game(seed, max_moves=None):
     """(moves, digests, final state) of a random bots' Vora game."""
     state = games.start({"game": "vora", "players": 2, "seed": seed, "options": {}})
