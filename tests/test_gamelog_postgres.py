@@ -265,10 +265,13 @@ def test_the_next_move_after_a_restart_writes_what_waited(pg_server):
         assert [m["move"] for m in log.game(gid)["moves"]] == moves[:3]
 
 
-def test_a_start_committed_but_not_acknowledged_is_not_logged_twice(pg_url, monkeypatch):
+@pytest.mark.parametrize("reachable_after", [True, False])
+def test_a_start_committed_but_not_acknowledged_is_not_logged_twice(pg_url, monkeypatch,
+                                                                     reachable_after):
     # The connection drops after the server committed a game's start but before its
-    # answer came: the log cannot tell, keeps the start, and writes it again later. The
-    # retry finds the game it made instead of making a second one.
+    # answer came. The log looks for the game: found at once when the server still
+    # answers; else the start is kept, and looked for again when it is written, instead
+    # of making a second game.
     with GameLog(pg_url) as log:
         real = log._conn.execute
         lost = []
@@ -278,15 +281,23 @@ def test_a_start_committed_but_not_acknowledged_is_not_logged_twice(pg_url, monk
             if statement == "COMMIT" and not lost:
                 lost.append(True)
                 log._conn.close()
+                if not reachable_after:
+                    monkeypatch.setattr(PgConnection, "_connect", unreachable)
                 raise psycopg.OperationalError("server closed the connection unexpectedly")
             return result
+
+        def unreachable(self):
+            raise psycopg.OperationalError("connection refused")
 
         monkeypatch.setattr(log._conn, "execute", commit_then_lose)
         gid = log.start_game(players=2, seed=21, source="board /dev/ttyACM0",
                              board_game_id=21)
-        assert gid < 0 and log.pending == 1
         monkeypatch.undo()
-        assert log.flush() == 1
+        if reachable_after:
+            assert gid > 0 and log.pending == 0
+        else:
+            assert gid < 0 and log.pending == 1
+            assert log.flush() == 1
         assert [g["id"] for g in log.games()] == [log.real_id(gid)]
         # Two different games started at the same moment stay two games.
         other = log.start_game(players=2, seed=22, source="board /dev/ttyACM0",
@@ -441,3 +452,28 @@ def test_a_game_moves_from_an_sqlite_log_to_postgresql_and_back(pg_url, tmp_path
     back = tmp_path / "back.json"
     assert main(["games", "--db", pg_url, "export", "1", "-o", str(back)]) == 0
     assert main(["games", "--db", str(sqlite_db), "import", str(back), "--force"]) == 0
+
+
+def test_a_takeback_committed_but_not_acknowledged_is_not_refused_later(pg_url, monkeypatch):
+    # As a start above: the takeback is in the database, its answer lost; written again,
+    # it is found done (not refused as "not the last move" and dropped).
+    moves, digests, _ = bot_game(23, max_moves=3)
+    with GameLog(pg_url) as log:
+        gid = log.start_game(players=2, seed=23, source="terminal")
+        for n, (m, d) in enumerate(zip(moves, digests), 1):
+            log.add_move(gid, n, m, d)
+        real = log._conn.execute
+
+        def commit_then_lose(statement, params=()):
+            result = real(statement, params)
+            if statement == "COMMIT":
+                log._conn.close()
+                raise psycopg.OperationalError("server closed the connection unexpectedly")
+            return result
+
+        monkeypatch.setattr(log._conn, "execute", commit_then_lose)
+        log.take_back(gid, 3)  # found done: no error
+        monkeypatch.undo()
+        assert log.pending == 0 and log.dropped == []
+        info = log.game(gid)
+        assert len(info["moves"]) == 2 and info["taken_back"] == 1

@@ -990,8 +990,16 @@ class GameLog:
                               "in memory: this one is not kept" % (self.path, getattr(
                                   exc, "reason", None) or exc, MAX_PENDING),
                               getattr(exc, "reason", None))
+        op["kept"] = True
+        if kind in ("start", "takeback"):
+            try:
+                with self._errors():
+                    done, result = self._written_already(self._conn, op)
+            except (CannotWrite, DatabaseLocked):
+                done = False  # cannot even read: kept, and looked for again when written
+            if done:
+                return result
         if kind == "start":
-            op["kept"] = True
             op["gid"] = self._next_provisional
             self._next_provisional -= 1
         else:
@@ -1042,25 +1050,44 @@ class GameLog:
                 _apply(view, op)
         return view
 
+    def _written_already(self, conn, op):
+        """(True, result) when a start or a takeback whose write failed is in the database
+        all the same: its commit went through and only the answer was lost (a connection
+        that dropped at COMMIT). Written again it would make a second game, or be refused
+        as a takeback of a move that is no longer live. (False, None) otherwise."""
+        if op["kind"] == "start":
+            # The same start time (to the millisecond), game, seed, source and board id,
+            # never imported, leased by this program: this very start.
+            if not self._has_leases(conn):
+                return False, None
+            row = conn.execute(
+                "SELECT g.id FROM games g JOIN leases l ON l.game_id = g.id "
+                "WHERE g.started_at = ? AND g.game = ? AND g.seed = ? AND g.seed_high = ? "
+                "AND g.source = ? AND coalesce(g.board_game_id, -1) = ? "
+                "AND g.imported_at IS NULL AND l.host = ? AND l.pid = ?",
+                (op["at"], op["game"]) + _seed_columns(op["seed"])
+                + (op["source"], -1 if op["board_game_id"] is None else op["board_game_id"])
+                + tuple(op["owner"])).fetchone()
+            return (True, row[0]) if row is not None else (False, None)
+        if op["kind"] == "takeback":
+            # The move's latest row is marked taken back at this takeback's very time.
+            gid = self._canon(op["gid"])
+            if not _is_int(gid) or gid < 0:
+                return False, None
+            row = conn.execute("SELECT taken_back_at FROM moves WHERE game_id = ? AND "
+                               "number = ? ORDER BY id DESC LIMIT 1",
+                               (gid, op["number"])).fetchone()
+            return (row is not None and row[0] == op["at"]), None
+        return False, None
+
     def _run(self, conn, op):
         """Apply one change inside a transaction, with every check against the file."""
         kind = op["kind"]
         if kind == "start":
             if op.get("kept"):
-                # Kept after a failed write: if the commit went through and only its answer
-                # was lost (a connection that dropped at COMMIT), the game is there already.
-                # Same start time (to the millisecond), game, seed, source and board id,
-                # never imported, leased by this program: this very start.
-                row = conn.execute(
-                    "SELECT g.id FROM games g JOIN leases l ON l.game_id = g.id "
-                    "WHERE g.started_at = ? AND g.game = ? AND g.seed = ? AND g.seed_high = ? "
-                    "AND g.source = ? AND coalesce(g.board_game_id, -1) = ? "
-                    "AND g.imported_at IS NULL AND l.host = ? AND l.pid = ?",
-                    (op["at"], op["game"]) + _seed_columns(op["seed"])
-                    + (op["source"], -1 if op["board_game_id"] is None else op["board_game_id"])
-                    + tuple(op["owner"])).fetchone() if self._has_leases(conn) else None
-                if row is not None:
-                    return row[0]
+                done, gid = self._written_already(conn, op)
+                if done:
+                    return gid
             cur = conn.execute(
                 "INSERT INTO games (board_game_id, game, players, seed, seed_high, options, "
                 "source, started_at, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'playing')",
@@ -1088,6 +1115,10 @@ class GameLog:
             _lease(conn, gid, op["owner"], op["at"])  # whoever logs its moves now
             return True
         if kind == "takeback":
+            if op.get("kept"):
+                done, _ = self._written_already(conn, op)
+                if done:
+                    return None
             last = conn.execute("SELECT coalesce(max(number), 0) FROM moves WHERE game_id = ? "
                                 "AND taken_back_at IS NULL", (gid,)).fetchone()[0]
             _check_take_back(gid, _GameView(status, result, last, {}), op["number"])
