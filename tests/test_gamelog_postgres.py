@@ -303,10 +303,16 @@ def test_a_start_committed_but_not_acknowledged_is_not_logged_twice(pg_url, monk
             assert gid < 0 and log.pending == 1
             assert log.flush() == 1
         assert [g["id"] for g in log.games()] == [log.real_id(gid)]
-        # Two different games started at the same moment stay two games.
-        other = log.start_game(players=2, seed=22, source="board /dev/ttyACM0",
-                               board_game_id=22)
-        assert len(log.games()) == 2 and other != log.real_id(gid)
+        # A second game with the very same start (time, seed, board), its answer lost
+        # too, is a second game: the first is one this GameLog knows it made.
+        at = log.game(log.real_id(gid))["started_at"]
+        lost.clear()
+        monkeypatch.setattr(log._conn, "execute", commit_then_lose)
+        again = log.start_game(players=2, seed=21, source="board /dev/ttyACM0",
+                               board_game_id=21, started_at=at)
+        monkeypatch.undo()
+        log.flush()
+        assert len(log.games()) == 2 and log.real_id(again) != log.real_id(gid)
 
 
 @pytest.mark.parametrize("url", [

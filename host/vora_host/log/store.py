@@ -1057,18 +1057,24 @@ class GameLog:
         as a takeback of a move that is no longer live. (False, None) otherwise."""
         if op["kind"] == "start":
             # The same start time (to the millisecond), game, seed, source and board id,
-            # never imported, leased by this program: this very start.
+            # never imported, no move yet, leased by this program, and not a game this
+            # GameLog knows it made: this very start.
             if not self._has_leases(conn):
                 return False, None
-            row = conn.execute(
+            rows = conn.execute(
                 "SELECT g.id FROM games g JOIN leases l ON l.game_id = g.id "
                 "WHERE g.started_at = ? AND g.game = ? AND g.seed = ? AND g.seed_high = ? "
                 "AND g.source = ? AND coalesce(g.board_game_id, -1) = ? "
-                "AND g.imported_at IS NULL AND l.host = ? AND l.pid = ?",
+                "AND g.imported_at IS NULL AND l.host = ? AND l.pid = ? "
+                "AND NOT EXISTS (SELECT 1 FROM moves m WHERE m.game_id = g.id) ORDER BY g.id",
                 (op["at"], op["game"]) + _seed_columns(op["seed"])
                 + (op["source"], -1 if op["board_game_id"] is None else op["board_game_id"])
-                + tuple(op["owner"])).fetchone()
-            return (True, row[0]) if row is not None else (False, None)
+                + tuple(op["owner"])).fetchall()
+            known = set(self.touched) | set(self._ids.values())
+            for (gid,) in rows:
+                if gid not in known:
+                    return True, gid
+            return False, None
         if op["kind"] == "takeback":
             # The move's latest row is marked taken back at this takeback's very time.
             gid = self._canon(op["gid"])
