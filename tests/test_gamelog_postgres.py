@@ -487,3 +487,15 @@ def test_a_takeback_committed_but_not_acknowledged_is_not_refused_later(pg_url, 
         assert log.pending == 0 and log.dropped == []
         info = log.game(gid)
         assert len(info["moves"]) == 2 and info["taken_back"] == 1
+
+
+def test_vora_play_on_an_unreachable_database_says_what_to_do(tmp_path):
+    import io
+    from rich.console import Console
+    from vora_host.cli import _open_log
+    out = io.StringIO()
+    url = "postgresql://vora:s3cret@/vora?host=%s" % tmp_path
+    assert _open_log(Console(file=out, width=300), url) is None
+    text = out.getvalue()
+    assert "cannot be reached" in text and "Start the database server or check the URL" in text
+    assert "s3cret" not in text and "Free some space" not in text

@@ -335,14 +335,15 @@ def main(argv=None):
 # ---------------------------------------------------------------- vora play (board), mirror, repl
 
 def _open_log(console, db):
-    from vora_host.log.store import GameLog, GameLogError, resolve_db_path
+    from vora_host.log.store import GameLog, GameLogError, is_db_url, resolve_db_path
     path = resolve_db_path(db)
     try:
         log = GameLog(path)
     except GameLogError as exc:
         console.print("[red]Cannot open the game log: %s[/red]" % escape(str(exc)))
-        console.print("Free some space or fix the file, choose another log with --db PATH, "
-                      "or play without the log with --no-log.")
+        console.print("%s, choose another log with --db PATH, or play without the log with "
+                      "--no-log." % ("Start the database server or check the URL"
+                                     if is_db_url(path) else "Free some space or fix the file"))
         return None
     try:  # games left "playing" by a program that was killed: interrupted
         log.close_stale()
