@@ -34,6 +34,8 @@ from vora_host.log import formats
 from vora_host.log.store import (BadImport, DatabaseError, DatabaseLocked, GameClosed, GameLog,
                                MoveConflict, MoveGap, NoSuchGame)
 from vora_host.log.records import load_record, result_of
+from vora_host.log.postgres import PgConnection
+from pgserver import pg_server, pg_url  # noqa: F401 (fixtures)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -44,9 +46,25 @@ def wide_console(monkeypatch):
     monkeypatch.setenv("COLUMNS", "200")
 
 
-@pytest.fixture
-def db(tmp_path):
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db(request, tmp_path):
+    """The log's database on either backend: an SQLite file's path, or the URL of a fresh
+    PostgreSQL database (tests/pgserver.py)."""
+    if request.param == "postgresql":
+        return request.getfixturevalue("pg_url")
     return tmp_path / "games.sqlite3"
+
+
+@pytest.fixture
+def sqlite_db(tmp_path):
+    """For what only an SQLite file has (PRAGMAs, sidecar files, file locks)."""
+    return tmp_path / "games.sqlite3"
+
+
+@pytest.fixture
+def sqlite_log(sqlite_db):
+    with GameLog(sqlite_db) as the_log:
+        yield the_log
 
 
 @pytest.fixture
@@ -83,7 +101,10 @@ def log_game(log, seed, players=2, max_moves=None, end=True, **start):
 
 
 def raw(db):
-    """A connection of its own, as another program would open the file."""
+    """A connection of its own, as another program would open the database (SQLite's
+    spelling of SQL on either backend)."""
+    if gamelog.is_db_url(db):
+        return PgConnection(db)
     return sqlite3.connect(str(db), isolation_level=None)
 
 
@@ -115,7 +136,8 @@ def test_db_path_option_then_env_then_user_data_folder(monkeypatch, tmp_path):
         Path(os.path.expanduser("~")) / ".local" / "share" / "vora" / "games.sqlite3"
 
 
-def test_schema_version_wal_full_sync_and_unique_moves(log, db):
+def test_schema_version_wal_full_sync_and_unique_moves(sqlite_log, sqlite_db):
+    log = sqlite_log
     gid = log.start_game(players=2, seed=1, source="virtual board")
     log.add_move(gid, 1, "pass", "0123456789abcdef")
     conn = log._conn
@@ -123,7 +145,7 @@ def test_schema_version_wal_full_sync_and_unique_moves(log, db):
     assert conn.execute("PRAGMA application_id").fetchone()[0] == gamelog.APPLICATION_ID
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
-    with raw(db) as other, pytest.raises(sqlite3.IntegrityError):
+    with raw(sqlite_db) as other, pytest.raises(sqlite3.IntegrityError):
         other.execute("INSERT INTO moves (game_id, number, move, digest, logged_at) "
                       "VALUES (?, 1, 'pass', '0123456789abcdef', 'now')", (gid,))
     columns = {r[1] for r in conn.execute("PRAGMA table_info(games)")}
@@ -152,8 +174,8 @@ def test_migration_hook_runs_missing_steps_and_refuses_newer_files(db, monkeypat
         GameLog(db)
 
 
-def test_failed_migration_leaves_the_file_at_its_version(db, monkeypatch):
-    GameLog(db).close()
+def test_failed_migration_leaves_the_file_at_its_version(sqlite_db, monkeypatch):
+    GameLog(sqlite_db).close()
     now = gamelog.SCHEMA_VERSION
 
     def broken(conn):
@@ -163,8 +185,8 @@ def test_failed_migration_leaves_the_file_at_its_version(db, monkeypatch):
     monkeypatch.setattr(gamelog, "SCHEMA_VERSION", now + 1)
     monkeypatch.setitem(gamelog.MIGRATIONS, now + 1, broken)
     with pytest.raises(RuntimeError):
-        GameLog(db)
-    with raw(db) as conn:
+        GameLog(sqlite_db)
+    with raw(sqlite_db) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == now
         assert "note" not in {r[1] for r in conn.execute("PRAGMA table_info(games)")}
 
@@ -682,30 +704,30 @@ def test_cli_another_sqlite_database_is_not_taken_over(tmp_path, capsys):
     assert db.read_bytes() == content
 
 
-def test_cli_locked_database(db, monkeypatch, capsys):
-    with GameLog(db) as log:
+def test_cli_locked_database(sqlite_db, monkeypatch, capsys):
+    with GameLog(sqlite_db) as log:
         log_game(log, 45, max_moves=3)
     monkeypatch.setattr(games_cli, "LOCK_TIMEOUT", 0.1)
-    holder = raw(db)
+    holder = raw(sqlite_db)
     holder.execute("PRAGMA locking_mode = EXCLUSIVE")
     holder.execute("BEGIN EXCLUSIVE")
     try:
-        assert vora_games(db, "list") == 1
+        assert vora_games(sqlite_db, "list") == 1
         err = capsys.readouterr().err
-        assert "locked by another program" in err and str(db) in err
+        assert "locked by another program" in err and str(sqlite_db) in err
     finally:
         holder.execute("ROLLBACK")
         holder.close()
-    assert vora_games(db, "list") == 0
+    assert vora_games(sqlite_db, "list") == 0
 
 
-def test_api_write_while_locked_raises_locked(db):
-    with GameLog(db) as log:
+def test_api_write_while_locked_raises_locked(sqlite_db):
+    with GameLog(sqlite_db) as log:
         gid = log.start_game(players=2, seed=1, source="terminal")
-    holder = raw(db)
+    holder = raw(sqlite_db)
     holder.execute("BEGIN IMMEDIATE")  # another writer
     try:
-        with GameLog(db, timeout=0.1) as log:
+        with GameLog(sqlite_db, timeout=0.1) as log:
             assert log.games()  # readers still read in WAL mode
             with pytest.raises(DatabaseLocked):
                 log.add_move(gid, 1, "pass", "0123456789abcdef")
@@ -800,10 +822,10 @@ def expected_move(n):
     return "m%d x%s" % (n, "x" * (n % 97)), hashlib.sha256(str(n).encode()).hexdigest()[:16]
 
 
-def test_a_writer_killed_at_any_instant_leaves_every_move_whole(db):
+def test_a_writer_killed_at_any_instant_leaves_every_move_whole(sqlite_db):
     acknowledged = 0
     for round_ in range(5):
-        proc = subprocess.Popen([sys.executable, "-c", WRITER, str(db)], stdout=subprocess.PIPE,
+        proc = subprocess.Popen([sys.executable, "-c", WRITER, str(sqlite_db)], stdout=subprocess.PIPE,
                                 text=True, cwd=ROOT)
         try:
             target = acknowledged + 15
@@ -822,9 +844,9 @@ def test_a_writer_killed_at_any_instant_leaves_every_move_whole(db):
             proc.wait()
         assert proc.returncode == -signal.SIGKILL
         # The file opens, is intact, and holds every acknowledged move, each whole.
-        with raw(db) as conn:
+        with raw(sqlite_db) as conn:
             assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        with GameLog(db) as log:
+        with GameLog(sqlite_db) as log:
             (info,) = log.games()
             moves = log.game(info["id"])["moves"]
         assert len(moves) >= acknowledged
@@ -846,11 +868,11 @@ time.sleep(60)
 """
 
 
-def test_a_transaction_killed_before_its_commit_leaves_nothing(db):
-    with GameLog(db) as log:
+def test_a_transaction_killed_before_its_commit_leaves_nothing(sqlite_db):
+    with GameLog(sqlite_db) as log:
         gid = log.start_game(players=2, seed=1, source="terminal")
         log.add_move(gid, 1, "pass", "0123456789abcdef")
-    proc = subprocess.Popen([sys.executable, "-c", HALF, str(db)], stdout=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-c", HALF, str(sqlite_db)], stdout=subprocess.PIPE,
                             text=True)
     try:
         assert proc.stdout.readline().strip() == "inserted"
@@ -858,7 +880,7 @@ def test_a_transaction_killed_before_its_commit_leaves_nothing(db):
     finally:
         proc.kill()
         proc.wait()
-    with GameLog(db, timeout=1) as log:
+    with GameLog(sqlite_db, timeout=1) as log:
         assert [m["move"] for m in log.game(gid)["moves"]] == ["pass"]
         assert log.add_move(gid, 2, "pass", "fedcba9876543210")  # the lock died with it
 
@@ -1117,3 +1139,71 @@ def test_a_game_from_a_position_keeps_it_in_both_formats(log, tmp_path):
     assert json.loads(formats.export_json(log, dealt))["options"]["position"] is None
     with GameLog(tmp_path / "third.sqlite3") as third:
         assert formats.import_json(third, formats.export_json(log, dealt))[1].ok
+
+
+def test_find_game_takes_a_64_bit_seed(log):
+    # Boars and Tossing Tiger seeds take 64 bits (schema 4 keeps the top bit apart):
+    # a reconnect's lookup must find such a game, not overflow or miss it.
+    seed = (1 << 64) - 1
+    gid = log.start_game(game="boars", players=2, seed=seed, source="virtual board",
+                         board_game_id=gamelog.U32_MAX)
+    found = log.find_game(gamelog.U32_MAX, seed)
+    assert found is not None and found["id"] == gid and found["seed"] == seed
+    assert log.find_game(gamelog.U32_MAX, seed >> 1) is None
+
+
+def test_a_game_id_past_64_bits_is_no_such_game(log):
+    # Ids come from outside (a web address, a script): one past what the database's
+    # integers hold is an unknown game, not an OverflowError from the driver.
+    log.start_game(players=2, seed=1, source="terminal")
+    huge = 1 << 70
+    for call in (lambda: log.game(huge), lambda: log.record(huge), lambda: log.verify(huge),
+                 lambda: log.add_move(huge, 1, "pass", "0123456789abcdef"),
+                 lambda: log.take_back(huge, 1), lambda: log.end_game(huge, "abandoned"),
+                 lambda: log.mark_attention(huge, "x"), lambda: log.delete_game(huge),
+                 lambda: log.close_stale([huge])):
+        with pytest.raises(NoSuchGame):
+            call()
+    assert log.played_elsewhere(huge) is None
+    assert len(log.games()) == 1
+
+
+def test_cli_verify_checks_every_game_or_the_given_ones(db, capsys):
+    with GameLog(db) as log:
+        first, moves, _, _ = log_game(log, 47, max_moves=12)
+        second, _, _, _ = log_game(log, 48, max_moves=8)
+    assert vora_games(db, "verify") == 0
+    out = capsys.readouterr().out
+    assert "game %d (Vora): all 12 moves replay" % first in out and "2 of 2 games" in out
+    corrupt_digest(db, second, 5)
+    assert vora_games(db, "verify", str(first)) == 0
+    capsys.readouterr()
+    assert vora_games(db, "verify") == 1
+    captured = capsys.readouterr()
+    assert "game %d (Vora): move 5" % second in captured.err
+    assert "digest mismatch" in captured.err and "1 of 2 games verified" in captured.out
+    assert vora_games(db, "verify", "99") == 1
+    assert "no game 99 in %s" % db in capsys.readouterr().err
+
+
+def test_cli_verify_keeps_a_hidden_games_secrets(db, capsys):
+    # A Tossing Tiger game still playing, with a digest gone wrong: the message names the move
+    # as a spectator saw it, never the secret move or the digests.
+    seed = 12345
+    state = games.start({"game": "tossing-tiger", "players": 2, "seed": seed})
+    bots = [make_bot("random", p) for p in range(2)]
+    with GameLog(db) as log:
+        gid = log.start_game(game="tossing-tiger", players=2, seed=seed, source="terminal")
+        for n in range(1, 7):
+            move = bots[state.to_act()](state)
+            state.play(move)
+            log.add_move(gid, n, move, state.digest() if n != 4 else "00000000deadbeef")
+        info = log.game(gid)
+    record, _ = gamelog.record_of(info)
+    _, public_texts = formats.public_history(record, info["history"])
+    secret = info["moves"][3]["move"]
+    assert secret != public_texts[3]  # a secret move (seed chosen so)
+    assert vora_games(db, "verify", str(gid)) == 1
+    err = capsys.readouterr().err
+    assert "move 4" in err and public_texts[3] in err and "another digest than the log" in err
+    assert secret not in err and "deadbeef" not in err and state.digest() not in err

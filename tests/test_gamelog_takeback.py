@@ -23,6 +23,7 @@ from vora_host.log.store import (BadImport, GameClosed, GameLog, GameLogError, N
 from vora_host.play.terminal import Human, TerminalGame
 
 from test_gamelog_robust import make_schema_1
+from pgserver import pg_server, pg_url  # noqa: F401 (fixtures)
 
 
 @pytest.fixture(autouse=True)
@@ -30,9 +31,12 @@ def wide_console(monkeypatch):
     monkeypatch.setenv("COLUMNS", "200")
 
 
-@pytest.fixture
-def log(tmp_path):
-    with GameLog(tmp_path / "g.sqlite3") as the_log:
+@pytest.fixture(params=["sqlite", "postgresql"])
+def log(request, tmp_path):
+    """The log on either backend (tests/pgserver.py for PostgreSQL)."""
+    where = request.getfixturevalue("pg_url") if request.param == "postgresql" \
+        else tmp_path / "g.sqlite3"
+    with GameLog(where) as the_log:
         yield the_log
 
 

@@ -159,9 +159,10 @@ def build_parser():
                            "the newest unfinished game of GAME the PC ran")
     play.add_argument("--typed", action="store_true",
                       help="play in the terminal, typing moves, with bots (no board)")
-    play.add_argument("--db", metavar="PATH", default=None,
-                      help="the game log every game goes into (default $VORA_DB, else "
-                           "games.sqlite3 in the user's data folder)")
+    play.add_argument("--db", metavar="PATH|URL", default=None,
+                      help="the game log every game goes into: an SQLite file, or a "
+                           "postgresql:// URL (default $VORA_DB, else games.sqlite3 in the "
+                           "user's data folder)")
     play.add_argument("--serve", type=port_number, nargs="?", const=WEB_PORT, default=None,
                       metavar="PORT", help="also start the web mirror (vora serve) on PORT "
                                            "(default %d) of 127.0.0.1, beside this screen"
@@ -282,7 +283,8 @@ def build_parser():
     mirror.add_argument("--port", default=None, metavar="DEVICE",
                         help="the serial device (default: the board found on USB); the "
                              "path printed by 'vora sim' follows the virtual board")
-    mirror.add_argument("--db", metavar="PATH", default=None, help="the game log (as vora play)")
+    mirror.add_argument("--db", metavar="PATH|URL", default=None,
+                        help="the game log (as vora play)")
     mirror.add_argument("--plain", action="store_true",
                         help="print one line per event instead of drawing (the default "
                              "when the output is not a terminal)")
@@ -364,14 +366,15 @@ def main(argv=None):
 # ---------------------------------------------------------------- vora play (board), mirror, repl
 
 def _open_log(console, db):
-    from vora_host.log.store import GameLog, GameLogError, resolve_db_path
+    from vora_host.log.store import GameLog, GameLogError, is_db_url, resolve_db_path
     path = resolve_db_path(db)
     try:
         log = GameLog(path)
     except GameLogError as exc:
         console.print("[red]Cannot open the game log: %s[/red]" % escape(str(exc)))
-        console.print("Free some space or fix the file, choose another log with --db PATH, "
-                      "or play without the log with --no-log.")
+        console.print("%s, choose another log with --db PATH, or play without the log with "
+                      "--no-log." % ("Start the database server or check the URL"
+                                     if is_db_url(path) else "Free some space or fix the file"))
         return None
     try:  # games left "playing" by a program that was killed: interrupted
         log.close_stale()

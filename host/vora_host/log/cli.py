@@ -7,9 +7,11 @@
     vora games import FILE [--force]             a JSON or text export, as a new game
     vora games end ID [--status S]               close a game left "playing"
     vora games delete ID... [--yes]              remove games for good
+    vora games verify [ID...]                    replay games, every digest checked
 
-The database is --db PATH, else $VORA_DB, else games.sqlite3 in the user's data folder
-(see vora_host.log.store.default_db_path).
+The database is --db PATH (an SQLite file) or --db postgresql://... (PostgreSQL, see
+vora_host.log.postgres), else $VORA_DB, else games.sqlite3 in the user's data folder (see
+vora_host.log.store.default_db_path). Every action works the same on both.
 
 Hidden-information games (Boars, Tossing Tiger): show, replay and export give the public
 record by default, what a spectator may know: no seed, no digests, every move as the
@@ -81,24 +83,27 @@ PUBLIC_EPILOG = ("Boars and Tossing Tiger hide information: by default their gam
                  "players saw them, no digests); --full shows the whole record once the "
                  "game is over or abandoned, never while it may still go on.")
 
-DB_HELP = ("the game log to use (default: $%s if set, else %s)"
+DB_HELP = ("the game log to use: an SQLite file, or a PostgreSQL database as a "
+           "postgresql://user:password@host/dbname URL (default: $%s if set, else %s)"
            % (gamelog.DB_ENV, "games.sqlite3 in the user's data folder"))
 
 
 def add_parser(sub):
     """Register `vora games` and its actions on the `vora` subparsers `sub`."""
     group = sub.add_parser(
-        "games", help="the game log: list, show, replay, export, import, end, delete games",
+        "games", help="the game log: list, show, replay, verify, export, import, end, "
+                      "delete games",
         description="The games the host has logged, every game of every kind, in an SQLite "
-                    "file: %s. Choose another with --db PATH or the environment variable %s."
+                    "file: %s. Choose another with --db PATH, a PostgreSQL database with "
+                    "--db postgresql://..., or either in the environment variable %s."
                     % (gamelog.default_db_path(), gamelog.DB_ENV),
         epilog="Run 'vora games ACTION --help' for the options of an action. " + PUBLIC_EPILOG)
-    group.add_argument("--db", metavar="PATH", default=None, help=DB_HELP)
+    group.add_argument("--db", metavar="PATH|URL", default=None, help=DB_HELP)
     group.set_defaults(games_parser=group)
     # --db is accepted after the action too ('vora games list --db x'); SUPPRESS keeps an
     # action without it from hiding the one given before the action.
     db = argparse.ArgumentParser(add_help=False)
-    db.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS, help=DB_HELP)
+    db.add_argument("--db", metavar="PATH|URL", default=argparse.SUPPRESS, help=DB_HELP)
     actions = group.add_subparsers(dest="games_command", metavar="ACTION")
 
     ls = actions.add_parser("list", parents=[db], help="list the logged games, newest first",
@@ -175,6 +180,16 @@ def add_parser(sub):
                      help="how an unfinished game ends (default abandoned; interrupted lets "
                           "its board continue it)")
 
+    verify = actions.add_parser("verify", parents=[db],
+                                help="replay games and check every digest",
+                                description="Replay logged games (the given ones, else every "
+                                            "game of the log) and check the digest after "
+                                            "every move and the result: one line a game, "
+                                            "exit 1 when any does not replay.",
+                                epilog=PUBLIC_EPILOG)
+    verify.add_argument("ids", type=_game_id, nargs="*", metavar="ID",
+                        help="the games' ids (default: every game)")
+
     delete = actions.add_parser("delete", parents=[db], help="remove games from the log",
                                 description="Remove games and their moves from the log for "
                                             "good (export them first to keep a copy). Asks "
@@ -228,7 +243,7 @@ def _no_such_game(exc, context):
     except GameLogError:
         span = None
     where = "(the log is empty)" if span is None else "(the log has games %d to %d)" % span
-    return "no game %s in %s %s" % (exc.game_id, context.path, where)
+    return "no game %s in %s %s" % (exc.game_id, gamelog.db_label(context.path), where)
 
 
 # ---------------------------------------------------------------- how a game is drawn
@@ -348,16 +363,16 @@ def _public_problem(report, live_texts):
 def cmd_list(args, ctx):
     try:
         log = ctx.open()
-    except gamelog.DatabaseError:
-        if not ctx.path.exists():
+    except gamelog.DatabaseError as exc:
+        if isinstance(exc, gamelog.NoLog):
             ctx.out.print("No games logged yet (there is no game log at %s)."
-                          % escape(str(ctx.path)))
+                          % escape(gamelog.db_label(ctx.path)))
             return 0
         raise
     rows = log.games(limit=args.limit, status=args.status)
     if not rows:
         ctx.out.print("No %sgames in %s." % ("%s " % args.status if args.status else "",
-                                             escape(str(ctx.path))))
+                                             escape(gamelog.db_label(ctx.path))))
         return 0
     table = Table(title=None, box=None, header_style="bold", pad_edge=False)
     for name, justify in (("ID", "right"), ("Game", "left"), ("Started", "left"),
@@ -383,7 +398,8 @@ def cmd_list(args, ctx):
                       + (" (imported)" if info["imported_at"] else ""))
     print_table(ctx.out, table)
     ctx.out.print("[dim]%d game%s shown from %s[/dim]"
-                  % (len(rows), "" if len(rows) == 1 else "s", escape(str(ctx.path))))
+                  % (len(rows), "" if len(rows) == 1 else "s",
+                     escape(gamelog.db_label(ctx.path))))
     if any(info.get("attention") for info in rows):
         ctx.out.print("[dim]'needs attention': the board and this host disagreed about the "
                       "game; 'vora games show ID' says how.[/dim]")
@@ -741,6 +757,36 @@ def cmd_delete(args, ctx):
     return 0
 
 
+def cmd_verify(args, ctx):
+    log = ctx.open()
+    ids = args.ids or sorted(g["id"] for g in log.games())
+    if not ids:
+        ctx.out.print("No games in %s." % escape(gamelog.db_label(ctx.path)))
+        return 0
+    failed = 0
+    for gid in ids:
+        info = log.game(gid)
+        report = log.verify(gid)
+        if report.ok:
+            ctx.out.print("game %d (%s): %s" % (gid, escape(_title(info["game"])),
+                                                report.message))
+            continue
+        failed += 1
+        if formats.hides_information(info["game"]):
+            record, _ = gamelog.record_of(info)
+            history = info["history"]
+            _, texts = formats.public_history(record, history)
+            live = [t for t, h in zip(texts, history) if h["taken_back_at"] is None]
+            problem = _public_problem(report, live)
+        else:
+            problem = report.message
+        ctx.err.print("[red]game %d (%s): %s[/red]" % (gid, escape(_title(info["game"])),
+                                                       escape(problem)))
+    ctx.out.print("[dim]%d of %d game%s verified[/dim]"
+                  % (len(ids) - failed, len(ids), "" if len(ids) == 1 else "s"))
+    return 1 if failed else 0
+
+
 ACTIONS = {
     "list": cmd_list,
     "show": cmd_show,
@@ -749,4 +795,5 @@ ACTIONS = {
     "import": cmd_import,
     "end": cmd_end,
     "delete": cmd_delete,
+    "verify": cmd_verify,
 }

@@ -22,7 +22,7 @@ import time
 
 from vora_host.log import formats
 from vora_host.log.store import (CannotWrite, DatabaseError, DatabaseLocked, GameLog,
-                                 GameLogError, NotWritten, _now)
+                                 GameLogError, NotWritten, _now, db_label)
 
 __all__ = ["LiveLog", "save_rescue"]
 
@@ -77,7 +77,7 @@ class LiveLog:
                 pass
         if self.failing is not None:
             self.failing = None
-            self.say("the game log %s can be opened again" % self.path)
+            self.say("the game log %s can be opened again" % db_label(self.path))
         self._catch_up()
         return True
 
@@ -159,7 +159,7 @@ class LiveLog:
                     partial = None
             self.log.close()
             if not pending and gid is not None:
-                return ("Logged as game %d in %s ('vora games show %d')." % (gid, self.path, gid),
+                return ("Logged as game %d in %s ('vora games show %d')." % (gid, db_label(self.path), gid),
                         True)
             why = self.log.trouble or "it cannot be written"
             message = self._rescue(why, record_path)
@@ -191,7 +191,7 @@ class LiveLog:
         return formats.dumps_json(record)
 
     def _rescue(self, why, record_path):
-        return save_rescue(self.export(), self.path, why, record_path)
+        return save_rescue(self.export(), db_label(self.path), why, record_path)
 
 
 def save_rescue(text, log_path, why, record_path=None):

@@ -1,4 +1,5 @@
-"""The game log: every game the host mirrors or plays, move by move, in one SQLite file.
+"""The game log: every game the host mirrors or plays, move by move, in one SQLite file
+or a PostgreSQL database.
 
     log = GameLog(default_db_path())
     gid = log.start_game(game="vora", players=2, seed=7, source="board /dev/ttyACM0",
@@ -30,6 +31,15 @@ players that logging is failing. `flush()` retries at any time; `trouble` says w
 wrong, `pending` how many changes wait, `real_id(gid)` the id in the file once written.
 Reads (`game`, `record`, `verify`, `find_game`) include what waits in memory.
 
+PostgreSQL. `GameLog("postgresql://user:password@host/dbname")` keeps the log in
+PostgreSQL (vora_host.log.postgres: the same SQL, schema and migrations; many hosts at
+once). Each change is one transaction committed with synchronous_commit on, so the
+promise above holds: a move add_move() has returned for is on the server's disk. A
+server that cannot be reached is one more reason writing fails ("the database server
+cannot be reached"): the change is kept as above, and a change kept when even reading
+fails is checked when it is written. `path` is then the URL without its password, `url`
+the URL itself, `backend` "postgresql" (else "sqlite").
+
 Repeats and holes. The board numbers its moves 1..n. After a reconnect it may send a
 move again: the same number, move and digest is a no-op (`add_move` returns False). The
 same number with another move or digest is a `MoveConflict` naming both; a number past
@@ -59,6 +69,7 @@ import os
 import re
 import socket
 import sqlite3
+import sys
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -67,13 +78,16 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 from shared_rules import games, prng
 from shared_rules.errors import BadPosition, IllegalMove
 
+from vora_host.log import postgres
+from vora_host.log.postgres import display_url, is_db_url
+
 __all__ = [
     "SCHEMA_VERSION", "APPLICATION_ID", "DB_NAME", "DB_ENV", "STATUSES", "END_STATUSES",
-    "GameLogError", "DatabaseError", "DatabaseLocked", "CannotWrite", "NotWritten",
+    "GameLogError", "DatabaseError", "NoLog", "DatabaseLocked", "CannotWrite", "NotWritten",
     "NoSuchGame", "MoveConflict", "MoveGap", "GameClosed", "NotLastMove", "BadImport",
     "Step", "VerifyReport", "default_db_path", "resolve_db_path", "GameLog", "replay_steps",
     "check_replay", "check_history", "history_events", "result_difference",
-    "normalize_options", "player_label", "MOVE_RE", "DIGEST_RE",
+    "normalize_options", "player_label", "MOVE_RE", "DIGEST_RE", "is_db_url", "db_label",
 ]
 
 SCHEMA_VERSION = 4
@@ -96,6 +110,8 @@ U32_MAX = 0xFFFFFFFF
 # Changes kept in memory while the file refuses them: a few hundred per game, so this is
 # days of mirroring; past it, memory is not let grow and the change is refused, saying so.
 MAX_PENDING = 100000
+# Ids are 64-bit signed integers in both databases.
+_ID_LIMIT = 1 << 63
 
 
 # ---------------------------------------------------------------- errors
@@ -107,6 +123,11 @@ class GameLogError(Exception):
 class DatabaseError(GameLogError):
     """The file cannot be used as a game log: unreadable, corrupt, not SQLite, not ours,
     or written by a newer version. The file is left untouched."""
+
+
+class NoLog(DatabaseError):
+    """Reading a log that does not exist yet (no file, or a PostgreSQL database without
+    the log's tables), with create=False: nothing was created."""
 
 
 class DatabaseLocked(DatabaseError):
@@ -215,14 +236,21 @@ def default_db_path(env=None) -> Path:
     return Path(folder) / DB_NAME
 
 
-def resolve_db_path(option=None, env=None) -> Path:
-    """The database to use: `--db` if given, else $VORA_DB if set, else the default."""
+def resolve_db_path(option=None, env=None):
+    """The database to use: `--db` if given, else $VORA_DB if set, else the default. A
+    path is a Path; a postgresql:// (or postgres://) URL stays the text it is."""
     env = os.environ if env is None else env
-    if option:
-        return Path(option).expanduser()
-    if env.get(DB_ENV):
-        return Path(env[DB_ENV]).expanduser()
-    return default_db_path(env)
+    chosen = option or env.get(DB_ENV)
+    if not chosen:
+        return default_db_path(env)
+    if is_db_url(chosen):
+        return chosen
+    return Path(chosen).expanduser()
+
+
+def db_label(target):
+    """How messages name a database: its path, or its URL without the password."""
+    return display_url(target) if is_db_url(target) else str(target)
 
 
 # ---------------------------------------------------------------- schema and migrations
@@ -389,9 +417,13 @@ def _process_gone(pid):
 
 
 def _lease(conn, gid, owner, at):
-    conn.execute(_LEASES)
-    conn.execute("INSERT OR REPLACE INTO leases (game_id, host, pid, since) VALUES (?, ?, ?, ?)",
-                 (gid, owner[0], owner[1], at))
+    if getattr(conn, "dialect", "sqlite") == "sqlite":
+        conn.execute(_LEASES)
+    # INSERT ... ON CONFLICT: the one spelling of an upsert both SQLite (3.24+) and
+    # PostgreSQL take.
+    conn.execute("INSERT INTO leases (game_id, host, pid, since) VALUES (?, ?, ?, ?) "
+                 "ON CONFLICT (game_id) DO UPDATE SET host = excluded.host, "
+                 "pid = excluded.pid, since = excluded.since", (gid, owner[0], owner[1], at))
 
 
 def _is_int(v):
@@ -545,8 +577,12 @@ def _write_reason(exc):
     return None
 
 
+_DB_ERRORS = (sqlite3.Error,) + postgres.error_types()
+
+
 class _SqliteErrors:
-    """Turns sqlite3 errors into the log's own, naming the file and the cause."""
+    """Turns sqlite3 (and psycopg) errors into the log's own, naming the database and the
+    cause."""
 
     def __init__(self, path):
         self.path = path
@@ -555,12 +591,14 @@ class _SqliteErrors:
         return self
 
     def __exit__(self, kind, exc, tb):
-        if exc is None or not isinstance(exc, sqlite3.Error):
+        if exc is None or not isinstance(exc, _DB_ERRORS):
             return False
         raise _translate(exc, self.path) from exc
 
 
 def _translate(exc, path):
+    if not isinstance(exc, sqlite3.Error):
+        return postgres.translate(exc, path, sys.modules[__name__])
     text = str(exc)
     reason = _write_reason(exc)
     if reason == "another program holds it locked":
@@ -591,14 +629,14 @@ class _Transaction:
             try:
                 self.conn.execute("COMMIT")
                 return False
-            except sqlite3.Error as error:
+            except _DB_ERRORS as error:
                 exc = error
         try:
             if self.conn.in_transaction:
                 self.conn.execute("ROLLBACK")
-        except sqlite3.Error:
+        except _DB_ERRORS:
             pass  # the first error is the one to report
-        if isinstance(exc, sqlite3.Error):
+        if isinstance(exc, _DB_ERRORS):
             self.errors.__exit__(type(exc), exc, None)  # raises the translated error
         return False
 
@@ -666,7 +704,10 @@ class GameLog:
     Use as a context manager or call close()."""
 
     def __init__(self, path, create=True, timeout=5.0):
-        self.path = Path(path)
+        # A postgresql:// URL puts the log in PostgreSQL (vora_host.log.postgres); `path`
+        # is then the URL without its password, for messages, and `url` the URL itself.
+        self.url = path if is_db_url(path) else None
+        self.path = display_url(path) if self.url else Path(path)
         self._conn = None
         self._version = SCHEMA_VERSION
         self._pending = []  # changes not yet in the file, in order (see the module doc)
@@ -680,7 +721,32 @@ class GameLog:
 
     # ---- opening
 
+    @property
+    def backend(self):
+        """"postgresql" or "sqlite": where this log is kept."""
+        return "postgresql" if self.url else "sqlite"
+
+    def _open_postgres(self, create, timeout):
+        try:
+            conn = postgres.PgConnection(self.url, timeout=timeout)
+        except ImportError:
+            raise DatabaseError("%s is a PostgreSQL database, and this needs psycopg 3, which "
+                                "is not installed: pip install 'psycopg[binary]'" % self.path)
+        except _DB_ERRORS as exc:
+            raise _translate(exc, self.path)
+        self._conn = conn
+        try:
+            with self._errors():
+                conn.prepare(create, MIGRATIONS, SCHEMA_VERSION, APPLICATION_ID, self.path,
+                             sys.modules[__name__], _LEASES)
+        except BaseException:
+            conn.close()
+            self._conn = None
+            raise
+
     def _open(self, create, timeout):
+        if self.url:
+            return self._open_postgres(create, timeout)
         path = self.path
         if path.is_dir():
             raise DatabaseError("%s is a folder, not a game log" % path)
@@ -698,7 +764,7 @@ class GameLog:
                                     "(corrupt, or another kind of file); it was left as it is"
                                     % path)
         elif not create:
-            raise DatabaseError("there is no game log at %s yet" % path)
+            raise NoLog("there is no game log at %s yet" % path)
         else:
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
@@ -770,7 +836,7 @@ class GameLog:
 
     def _ensure_schema(self):
         # A file left at an older schema because it could not be written when opened.
-        if self._version < SCHEMA_VERSION:
+        if self._version < SCHEMA_VERSION and not self.url:
             with self._errors():
                 self._conn.execute("DROP VIEW IF EXISTS temp.moves")
                 self._conn.execute("DROP VIEW IF EXISTS temp.games")
@@ -804,7 +870,15 @@ class GameLog:
     @property
     def schema_version(self):
         with self._errors():
+            if self.url:
+                return self._conn.schema_version()
             return self._conn.execute("PRAGMA user_version").fetchone()[0]
+
+    def _has_leases(self, conn):
+        if self.url:
+            return True  # made with the schema
+        return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
+                            "name = 'leases'").fetchone() is not None
 
     # ---- writing, with changes kept in memory while the file refuses them
 
@@ -823,6 +897,10 @@ class GameLog:
     def _canon(self, game_id):
         if _is_int(game_id) and game_id < 0 and game_id in self._ids:
             return self._ids[game_id]
+        if _is_int(game_id) and not -_ID_LIMIT <= game_id < _ID_LIMIT:
+            # Past what an id column holds: no such game (SQLite's driver would raise
+            # OverflowError on it).
+            raise NoSuchGame(game_id, self.path)
         return game_id
 
     def _is_waiting(self, game_id):
@@ -912,12 +990,29 @@ class GameLog:
                               "in memory: this one is not kept" % (self.path, getattr(
                                   exc, "reason", None) or exc, MAX_PENDING),
                               getattr(exc, "reason", None))
+        op["kept"] = True
+        if kind in ("start", "takeback"):
+            try:
+                with self._errors():
+                    done, result = self._written_already(self._conn, op)
+            except (CannotWrite, DatabaseLocked):
+                done = False  # cannot even read: kept, and looked for again when written
+            if done:
+                return result
         if kind == "start":
             op["gid"] = self._next_provisional
             self._next_provisional -= 1
         else:
-            view = self._memory_view(op["gid"])
-            if kind == "move":
+            try:
+                view = self._memory_view(op["gid"])
+            except (CannotWrite, DatabaseLocked):
+                # Not even readable (a database server that went away): kept unchecked;
+                # the write checks it (a repeat is then nothing, a conflict goes to
+                # `dropped`, said through on_trouble).
+                view = None
+            if view is None:
+                pass
+            elif kind == "move":
                 if not _check_move(op["gid"], view, op["number"], op["move"], op["digest"]):
                     return False
             elif kind == "takeback":
@@ -955,10 +1050,50 @@ class GameLog:
                 _apply(view, op)
         return view
 
+    def _written_already(self, conn, op):
+        """(True, result) when a start or a takeback whose write failed is in the database
+        all the same: its commit went through and only the answer was lost (a connection
+        that dropped at COMMIT). Written again it would make a second game, or be refused
+        as a takeback of a move that is no longer live. (False, None) otherwise."""
+        if op["kind"] == "start":
+            # The same start time (to the millisecond), game, seed, source and board id,
+            # never imported, no move yet, leased by this program, and not a game this
+            # GameLog knows it made: this very start.
+            if not self._has_leases(conn):
+                return False, None
+            rows = conn.execute(
+                "SELECT g.id FROM games g JOIN leases l ON l.game_id = g.id "
+                "WHERE g.started_at = ? AND g.game = ? AND g.seed = ? AND g.seed_high = ? "
+                "AND g.source = ? AND coalesce(g.board_game_id, -1) = ? "
+                "AND g.imported_at IS NULL AND l.host = ? AND l.pid = ? "
+                "AND NOT EXISTS (SELECT 1 FROM moves m WHERE m.game_id = g.id) ORDER BY g.id",
+                (op["at"], op["game"]) + _seed_columns(op["seed"])
+                + (op["source"], -1 if op["board_game_id"] is None else op["board_game_id"])
+                + tuple(op["owner"])).fetchall()
+            known = set(self.touched) | set(self._ids.values())
+            for (gid,) in rows:
+                if gid not in known:
+                    return True, gid
+            return False, None
+        if op["kind"] == "takeback":
+            # The move's latest row is marked taken back at this takeback's very time.
+            gid = self._canon(op["gid"])
+            if not _is_int(gid) or gid < 0:
+                return False, None
+            row = conn.execute("SELECT taken_back_at FROM moves WHERE game_id = ? AND "
+                               "number = ? ORDER BY id DESC LIMIT 1",
+                               (gid, op["number"])).fetchone()
+            return (row is not None and row[0] == op["at"]), None
+        return False, None
+
     def _run(self, conn, op):
         """Apply one change inside a transaction, with every check against the file."""
         kind = op["kind"]
         if kind == "start":
+            if op.get("kept"):
+                done, gid = self._written_already(conn, op)
+                if done:
+                    return gid
             cur = conn.execute(
                 "INSERT INTO games (board_game_id, game, players, seed, seed_high, options, "
                 "source, started_at, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'playing')",
@@ -986,6 +1121,10 @@ class GameLog:
             _lease(conn, gid, op["owner"], op["at"])  # whoever logs its moves now
             return True
         if kind == "takeback":
+            if op.get("kept"):
+                done, _ = self._written_already(conn, op)
+                if done:
+                    return None
             last = conn.execute("SELECT coalesce(max(number), 0) FROM moves WHERE game_id = ? "
                                 "AND taken_back_at IS NULL", (gid,)).fetchone()[0]
             _check_take_back(gid, _GameView(status, result, last, {}), op["number"])
@@ -1012,7 +1151,10 @@ class GameLog:
     def _status(self, conn, game_id):
         if not _is_int(game_id):
             raise NoSuchGame(game_id, self.path)
-        row = conn.execute("SELECT status, result FROM games WHERE id = ?", (game_id,)).fetchone()
+        # In PostgreSQL the game's row is locked until the change commits: two hosts
+        # writing one game take turns (SQLite's BEGIN IMMEDIATE already lets one in).
+        row = conn.execute("SELECT status, result FROM games WHERE id = ?"
+                           + (" FOR UPDATE" if self.url else ""), (game_id,)).fetchone()
         if row is None:
             raise NoSuchGame(game_id, self.path)
         return row[0], row[1]
@@ -1113,8 +1255,7 @@ class GameLog:
         host, me = _owner()
         changed = []
         with self._transaction() as conn:
-            leases = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
-                                  "name = 'leases'").fetchone() is not None
+            leases = self._has_leases(conn)
             rows = conn.execute(
                 "SELECT g.id, l.pid FROM games g JOIN leases l ON l.game_id = g.id "
                 "WHERE g.status = 'playing' AND l.host = ? AND l.pid != ?",
@@ -1140,9 +1281,10 @@ class GameLog:
         """The process id of another program on this machine that logs game `gid` now
         (its lease, and the process is alive), or None: nobody else plays it."""
         host, me = _owner()
+        if _is_int(gid) and not -_ID_LIMIT <= gid < _ID_LIMIT:
+            return None
         with self._errors():
-            if self._conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
-                                  "name = 'leases'").fetchone() is None:
+            if not self._has_leases(self._conn):
                 return None
             row = self._conn.execute(
                 "SELECT l.pid FROM leases l JOIN games g ON g.id = l.game_id "
@@ -1207,10 +1349,13 @@ class GameLog:
                 info.pop("moves")
                 info.pop("history")
                 return info
+        if not _is_int(seed) or not 0 <= seed < 1 << (_SEED_LOW_BITS + 1):
+            return None  # no game of the log has such a seed
         with self._errors():
             row = self._conn.execute(self._SUMMARY + "WHERE g.board_game_id = ? AND g.seed = ? "
-                                     "AND g.imported_at IS NULL ORDER BY g.id DESC LIMIT 1",
-                                     (board_game_id, seed)).fetchone()
+                                     "AND g.seed_high = ? AND g.imported_at IS NULL "
+                                     "ORDER BY g.id DESC LIMIT 1",
+                                     (board_game_id,) + _seed_columns(seed)).fetchone()
         if row is None:
             return None
         info = self._summary(row)

@@ -31,6 +31,7 @@ Vora on the board is the board's own game: the board saves and resumes it (the l
 games with a board game id are the board's and are never resumed from here).
 """
 
+import hashlib
 import json
 import os
 from datetime import datetime
@@ -160,6 +161,12 @@ MAX_NOTES = 200  # games whose seats are kept (the newest); older games start an
 
 
 def _seats_path(db_path):
+    from vora_host.log.store import db_label, default_db_path, is_db_url
+    if is_db_url(db_path):
+        # A log in PostgreSQL: the notes stay on this machine, beside the default log,
+        # one file per database (named by a digest of its URL without the password).
+        digest = hashlib.sha256(db_label(db_path).encode()).hexdigest()[:16]
+        return default_db_path().with_name("postgresql-%s.seats.json" % digest)
     db_path = Path(db_path)
     return db_path.with_name(db_path.name + ".seats.json")
 
