@@ -1,6 +1,7 @@
 """Vorcept: the complete rules, pure and small enough for the board.
 
-The rulebook is ../shared/rulebooks/vorcept.md (Russian original, English translation);
+The rulebook is ../shared/rulebooks/vorcept.md (Russian original, English translation;
+the English is the reference, the Russian clarifies what it leaves open);
 every choice it leaves open is listed in docs/rules-decisions.md ("Vorcept") and lives
 here as a named option or constant. The notation is documented in docs/vorcept-notation.md.
 
