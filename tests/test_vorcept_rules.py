@@ -1,6 +1,7 @@
 """Vorcept, rule by rule: each test quotes the rulebook sentence it checks
 (../shared/rulebooks/vorcept.md: the English text is the reference; the Russian original
-clarifies what the English leaves open) and plays it as a scenario: position in, move, position out.
+clarifies what the English leaves open) and plays it as a scenario: position in, move,
+position out.
 
 Play-phase positions are built with `pos()`: a 7x7 board (rank 7 at the top) holding the
 Pylon on g1, Blue's Host on a7 and Red's Host on g7 unless a scenario moves them, and
