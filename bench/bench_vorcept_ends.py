@@ -5,6 +5,11 @@ with uniformly random moves (seeds 0..GAMES-1, the same deals for each value) un
 value of self_capture and prints the share of each ending and the length in turns.
 
     .venv/bin/python bench/bench_vorcept_ends.py [GAMES]
+    .venv/bin/python bench/bench_vorcept_ends.py --lab DIR
+
+With --lab, the games of a `vora lab vorcept` run (its games.jsonl) are played again from
+their seeds with the same bots, checked against the final digest the lab recorded, and
+split the same way: how search bots' games end, not only random ones.
 """
 
 import random
@@ -40,7 +45,45 @@ def percentile(values, q):
     return v[lo] + (v[hi] - v[lo]) * (k - lo)
 
 
+def replay_lab(folder):
+    import json
+    from vora_host.bots import make_bot
+    lines = open(folder + "/games.jsonl").read().splitlines()
+    spec = json.loads(lines[0])["spec"]
+    name, values = spec["compare"] if spec["compare"] else ("-", [None])
+    kinds = spec["bots"] * 2 if len(spec["bots"]) == 1 else spec["bots"]
+    rows = {}
+    for line in lines[1:]:
+        if not line.strip():
+            continue
+        g = json.loads(line)
+        if g.get("r"):
+            continue
+        options = dict(spec["options"])
+        if name != "-":
+            options[name] = values[g["v"]]
+        state = vorcept.new_game(2, g["seed"], **options)
+        bots = [make_bot(kinds[p], g["bot_seeds"][p], "vorcept") for p in (0, 1)]
+        actor = None
+        while not state.is_over():
+            actor = state.to_act()
+            state.play(bots[actor].choose(state))
+        if state.digest() != g["digest"]:
+            raise SystemExit("game %d of variant %d did not replay the same" % (g["i"], g["v"]))
+        rows.setdefault(g["v"], []).append((ending(state, actor), state.turn_count()))
+    print("%s, bots %s: %s" % (folder, ",".join(spec["bots"]), name))
+    for v in sorted(rows):
+        ends = {}
+        for end, _ in rows[v]:
+            ends[end] = ends.get(end, 0) + 1
+        n = len(rows[v])
+        print("  %s=%s, %d games: %s" % (name, values[v], n, ", ".join(
+            "%s %.1f%%" % (k, 100.0 * c / n) for k, c in sorted(ends.items()))))
+
+
 def main():
+    if len(sys.argv) > 2 and sys.argv[1] == "--lab":
+        return replay_lab(sys.argv[2])
     games = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
     print("Vorcept, %d random games per value (seeds 0..%d)" % (games, games - 1))
     print("| self_capture | enemy Host taken | own Host walled in | pylon | concede | "
