@@ -556,7 +556,16 @@ class VorceptState:
         if origin >= 0:
             g[origin] = EMPTY
         g[d] = code
-        own = self._effects(d, _OWNER[code])[1]
+        p = _OWNER[code]
+        # Only the arriving piece and p's pieces beside it can be enclosed, and captures
+        # only free cells: when none of them is enclosed before captures, none is after.
+        at_risk = self._enclosed(d, ())
+        if not at_risk:
+            for n in self.orth[d]:
+                if _OWNER[g[n]] == p and self._enclosed(n, ()):
+                    at_risk = True
+                    break
+        own = self._effects(d, p)[1] if at_risk else ()
         g[d] = EMPTY
         if origin >= 0:
             g[origin] = code
