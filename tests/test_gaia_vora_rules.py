@@ -247,6 +247,28 @@ def test_a_turn_where_no_sky_object_can_act_ends_after_the_rotation():
     assert t.legal_moves() == ["meteor sand f", "meteor snow"]
 
 
+def test_a_turn_whose_only_sky_object_would_change_nothing_ends_after_the_rotation():
+    # Entries 7 and 8 together: after "rotate 2" the Moon is over the Water (g is
+    # uncovered), where a Yellow HerbiVore stands. Yellow's one Plant is the only figure
+    # left in any pool; the Sun (over f) and the Rainbow (over b) find a Plant on every
+    # tile they touch, so either could only put it in the Water, to be eaten straight
+    # back: "you are not allowed to select a Sky Object whose activation would cause
+    # nothing to change". The Storm has nothing to move and no tile fits under the
+    # Meteor, so the turn ends after the rotation.
+    stacks = {"a": "stone grass", "b": "sand grass", "c": "stone grass", "d": "sand snow",
+              "g": "", "h": "sand stone grass snow"}
+    standing = {"a": "white plant", "b": "white plant", "c": "white plant",
+                "e": "white plant", "f": "white plant", "water": "yellow herbivore"}
+    fossils = {"yellow": ", ".join([everything_of("green"), everything_of("orange"),
+                                    everything_of("white", but="white plant, white plant, "
+                                                  "white plant, white plant, white plant")]),
+               "green": everything_of("yellow", but="yellow plant, yellow herbivore")}
+    s = position(players=2, stacks=stacks, life=standing, fossils=fossils)
+    s.play("rotate 2")
+    assert s.to_act() == 1 and s.phase == g.PHASE_ROTATE and s.turn_count() == 1
+    assert pool(s, "yellow")["plant"] == 1 and life(s, "water") == {"herbivore": "yellow"}
+
+
 def test_the_most_steps_must_be_done():
     # "You are required to take as many steps as you can. If taking the steps in a
     # different order would result in subsequent steps being impossible, you must take
