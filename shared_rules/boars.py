@@ -73,6 +73,9 @@ DEFAULT_TRACK = "house-1"
 DEFAULT_CARDS = "house-1"
 DEFAULT_CUBES = const(30)  # food cubes of each colour in the game, bags included
 DEFAULT_MAX_TURNS = const(300)  # safeguard: the game ends after this many turns
+# "draw any number of cubes": 0 included. 1 is the old house reading (drawing nothing
+# refused, so that Non-diets and Midnight Feasts are never free), kept as an option.
+DEFAULT_MIN_DRAW = const(0)
 MAX_TEXT = const(65536)  # a user's data file longer than this is refused
 MAX_CUBES = const(999)
 
@@ -85,6 +88,9 @@ OPTIONS = (
      "food cubes of each colour in the game, the 5 per bag included (the limited supply)"),
     ("max_turns", DEFAULT_MAX_TURNS, "int",
      "a safeguard: the game ends after this many turns (end reason 'turns')"),
+    ("min_draw", DEFAULT_MIN_DRAW, "int",
+     "the fewest cubes a player may draw: 0 (the rulebook's 'any number') or 1 (drawing "
+     "nothing refused)"),
 )
 
 # Phases (the kind of decision the player to act makes).
@@ -533,6 +539,7 @@ class BoarsState:
         self.cards_option = DEFAULT_CARDS
         self.cubes = DEFAULT_CUBES
         self.max_turns = DEFAULT_MAX_TURNS
+        self.min_draw = DEFAULT_MIN_DRAW
         self.track = None  # Track
         self.deck_data = None  # Cards
         self.rng = 1
@@ -585,7 +592,7 @@ class BoarsState:
 
     def options(self):
         return {"track": self.track_option, "cards": self.cards_option, "cubes": self.cubes,
-                "max_turns": self.max_turns}
+                "max_turns": self.max_turns, "min_draw": self.min_draw}
 
     def card(self, i):
         """Card number i of this game's card list, as card_info() gives it."""
@@ -604,7 +611,7 @@ class BoarsState:
         """Every move the player to act may play now, as sorted notation strings."""
         ph = self.phase
         if ph == PH_DRAW:
-            moves = ["draw %d" % n for n in range(1, sum(self.bags[self.active]) + 1)]
+            moves = ["draw %d" % n for n in range(self.min_draw, sum(self.bags[self.active]) + 1)]
         elif ph == PH_VENDETTA:
             moves = []
             for ci in self._triggered():
@@ -709,7 +716,9 @@ class BoarsState:
         a = self.active
         front = self.front
         moves = ["end"]
-        if self.bought < 0:
+        # "If your boar did not get sick, you can now use your cubes ...: Buy a card":
+        # a sick boar buys nothing, not even a card that costs no cube.
+        if self.bought < 0 and self.drawn[BLACK] < SICK_AT:
             for ci in self.display:
                 if ci >= 0:
                     cid = self.card_id(ci)
@@ -815,7 +824,7 @@ class BoarsState:
             size = sum(self.bags[a])
             if len(w) != 2 or not w[1].isdigit():
                 return "'draw' takes one number: how many cubes"
-            return "you draw 1 to %d cubes (the cubes in your bag)" % size
+            return "you draw %d to %d cubes (the cubes in your bag)" % (self.min_draw, size)
         if verb == "menu":
             return "'menu new' changes the 4 cards on display, 'menu keep' keeps them"
         if verb == "end":
@@ -836,6 +845,8 @@ class BoarsState:
             ci = data.index[w[1]]
             if self.bought >= 0:
                 return "you already bought a card this turn"
+            if self.drawn[BLACK] >= SICK_AT:
+                return "your boar is sick: only a boar that did not get sick buys a card"
             if ci not in self.display:
                 return "%s is not on display" % w[1]
             cost = data.cards[ci]["cost"]
@@ -1113,6 +1124,7 @@ class BoarsState:
         s.cards_option = self.cards_option
         s.cubes = self.cubes
         s.max_turns = self.max_turns
+        s.min_draw = self.min_draw
         s.track = self.track
         s.deck_data = self.deck_data
         s.rng = self.rng
@@ -1148,6 +1160,7 @@ class BoarsState:
             ("game", NAME), ("format", FORMAT_VERSION), ("players", self.players),
             ("track", self.track_option), ("cards", self.cards_option),
             ("cubes", self.cubes), ("max_turns", self.max_turns),
+            ("min_draw", self.min_draw),
         ]
 
     def _turn_fields(self):
@@ -1250,7 +1263,7 @@ def _has(counts, need):
 
 # ---------------------------------------------------------------- building states
 
-def _check_options(players, track, cards, cubes, max_turns):
+def _check_options(players, track, cards, cubes, max_turns, min_draw=DEFAULT_MIN_DRAW):
     if isinstance(players, bool) or players not in PLAYER_COUNTS:
         raise BadPosition("Boars on the Run! is played by 2, 3 or 4 players, not %r"
                           % (players,))
@@ -1263,6 +1276,8 @@ def _check_options(players, track, cards, cubes, max_turns):
                           % (PER_COLOUR_IN_BAG * players, MAX_CUBES, cubes))
     if not isinstance(max_turns, int) or isinstance(max_turns, bool) or max_turns < 1:
         raise BadPosition("max_turns must be a positive integer, not %r" % (max_turns,))
+    if isinstance(min_draw, bool) or min_draw not in (0, 1):
+        raise BadPosition("min_draw must be 0 or 1, not %r" % (min_draw,))
     return t, c
 
 
@@ -1275,19 +1290,21 @@ def _shuffle(items, x):
 
 
 def new_game(players=2, seed=0, track=DEFAULT_TRACK, cards=DEFAULT_CARDS,
-             cubes=DEFAULT_CUBES, max_turns=DEFAULT_MAX_TURNS):
+             cubes=DEFAULT_CUBES, max_turns=DEFAULT_MAX_TURNS, min_draw=DEFAULT_MIN_DRAW):
     """A new game: the deck shuffled and 4 cards revealed, a random Boar card for each
     player, bags of 5 cubes of each colour, every boar on the Start; player 0 begins.
 
     Options: track and cards (a built-in data set's name, or the full text of a file),
-    cubes (food cubes of each colour in the game), max_turns (the safeguard)."""
-    t, c = _check_options(players, track, cards, cubes, max_turns)
+    cubes (food cubes of each colour in the game), max_turns (the safeguard), min_draw
+    (0: any number of cubes may be drawn, none included; 1: at least one)."""
+    t, c = _check_options(players, track, cards, cubes, max_turns, min_draw)
     s = BoarsState()
     s.players = players
     s.track_option = track
     s.cards_option = cards
     s.cubes = cubes
     s.max_turns = max_turns
+    s.min_draw = min_draw
     s.track = t
     s.deck_data = c
     x = secret_prng.seed_state(seed)
@@ -1357,13 +1374,15 @@ def _build(d, rng, bags, deck, deck_hidden):
     players = _field(d, "players", int)
     s.track, s.deck_data = _check_options(players, _field(d, "track", str),
                                           _field(d, "cards", str), _field(d, "cubes", int),
-                                          _field(d, "max_turns", int))
+                                          _field(d, "max_turns", int),
+                                          d.get("min_draw", DEFAULT_MIN_DRAW))
     data = s.deck_data
     s.players = n = players
     s.track_option = d["track"]
     s.cards_option = d["cards"]
     s.cubes = d["cubes"]
     s.max_turns = d["max_turns"]
+    s.min_draw = d.get("min_draw", DEFAULT_MIN_DRAW)  # states saved before it existed
     if not secret_prng.check_state(rng):
         raise BadPosition("field 'rng' must be a state of shared_rules.secret_prng")
     s.rng = rng
@@ -1455,8 +1474,8 @@ def _check_consistency(s):
             raise BadPosition("field 'front': more %s cubes in front than drawn" % COLOURS[c])
     if s.drawn[BLACK] >= SICK_AT and any(s.front):
         raise BadPosition("a sick boar has no cubes in front")
-    if ph != PH_DRAW and ph != PH_OVER and not any(s.drawn):
-        raise BadPosition("after drawing, at least one cube is drawn")
+    if ph != PH_DRAW and ph != PH_OVER and not any(s.drawn) and s.min_draw:
+        raise BadPosition("after drawing, at least %d cube is drawn (min_draw)" % s.min_draw)
     if s.bought >= 0 and s.bought not in s.hands[s.active] + s.deck:
         raise BadPosition("field 'bought': the card bought is the active player's or "
                           "was discarded")

@@ -651,12 +651,14 @@ class GaiaVoraState:
         best = self._sun_max(lmask, pool, budget, frees)
         if not best:
             return
+        me = self.active
         for loc in range(9):
             if lmask >> loc & 1:
                 for s in range(3):
                     if frees[loc] >> s & 1 and pool[s] and self._sun_max(
                             lmask & ~(1 << loc), self._pool_after(loc, s, pool),
-                            budget - 1, frees) == best - 1:
+                            budget - 1, frees) == best - 1 \
+                            and not (best == 1 and self._idle(loc, s, me)):
                         out.append("sun %s %s" % (SPECIES[s], LOCATIONS[loc]))
 
     def _do_sun(self, move, args):
@@ -673,6 +675,8 @@ class GaiaVoraState:
         if after != best - 1:
             raise IllegalMove(move, _MOST % (best, "placed", best - 1 - after))
         me = self.active
+        if best == 1 and self._idle(loc, s, me):
+            raise IllegalMove(move, _IDLE % ("Sun", LOCATIONS[loc]))
         self.pools[me * 3 + s] -= 1
         self._arrive(loc, s, me)
         self.used |= 1 << loc
@@ -691,6 +695,21 @@ class GaiaVoraState:
         if not frees[loc] >> s & 1:
             raise IllegalMove(move, "%s already has a %s: each tile may only have one of "
                               "each species" % (LOCATIONS[loc], SPECIES[s]))
+
+    def _idle(self, loc, s, colour):
+        # "You are not allowed to select a Sky Object whose activation would cause nothing
+        # to change." Only a Sun or a Rainbow whose whole activation is this one
+        # placement can: a Life-Form placed under the Moon and eaten back into its own
+        # pool there, leaving the planet, the pools and the Fossil Cards as they were
+        # (every other placement stays on the planet until the turn ends). The caller
+        # checks that this is the activation's only step.
+        if self.phase != PHASE_SKY or loc != self._moon_loc():
+            return False
+        t = self.clone()
+        t.pools[colour * 3 + s] -= 1
+        t.life[loc * 3 + s] = colour
+        t._eat(loc)
+        return t.life == self.life and t.pools == self.pools and t.fossils == self.fossils
 
     def _arrive(self, loc, s, colour):
         # A Life-Form placed or moved onto a location; the Moon eats at once there when
@@ -733,7 +752,8 @@ class GaiaVoraState:
                 if reach[1 << c] >> loc & 1 and _hall(reach, rest,
                                                       lmask & ~(1 << loc)) == best - 1:
                     for s in range(3):
-                        if frees[loc] >> s & 1 and self.pools[c * 3 + s]:
+                        if frees[loc] >> s & 1 and self.pools[c * 3 + s] \
+                                and not (best == 1 and self._idle(loc, s, c)):
                             out.append("rainbow %s %s %s" % (COLOURS[c], SPECIES[s],
                                                              LOCATIONS[loc]))
 
@@ -753,6 +773,8 @@ class GaiaVoraState:
         after = _hall(reach, cmask & ~(1 << c), lmask & ~(1 << loc))
         if after != best - 1:
             raise IllegalMove(move, _MOST % (best, "placed", best - 1 - after))
+        if best == 1 and self._idle(loc, s, c):
+            raise IllegalMove(move, _IDLE % ("Rainbow", LOCATIONS[loc]))
         self.pools[c * 3 + s] -= 1
         self._arrive(loc, s, c)
         self.used |= 1 << loc
@@ -932,11 +954,23 @@ class GaiaVoraState:
         if not out:
             self._storm_moves(out)
         if not out:
+            # The Sun and the Rainbow: with two steps or more they change the planet;
+            # with one, it may be a placement eaten back at once (see _idle).
             lmask, cmask, frees, reach = self._rainbow_state()
-            if _hall(reach, cmask, lmask):
+            best = _hall(reach, cmask, lmask)
+            if best > 1:
                 return True
+            if best:
+                self._rainbow_moves(out)
+                if out:
+                    return True
             lmask, pool, budget = self._sun_state()
-            return self._sun_max(lmask, pool, budget, frees) > 0
+            best = self._sun_max(lmask, pool, budget, frees)
+            if best > 1:
+                return True
+            if best:
+                self._sun_moves(out)
+            return len(out) > 0
         return True
 
     def _finish(self):
@@ -965,6 +999,9 @@ class GaiaVoraState:
         return loc
 
 
+_IDLE = ("the %s would change nothing: its one Life-Form on %s, under the Moon, is eaten "
+         "back into its own pool, and a Sky Object whose activation would cause nothing to "
+         "change may not be selected")
 _MOST = ("you must take as many steps as you can (%d Life-Forms %s in all); "
          "this move would leave %d of them undone")
 

@@ -1,6 +1,7 @@
 """Vorcept: the complete rules, pure and small enough for the board.
 
-The rulebook is ../shared/rulebooks/vorcept.md (Russian original, English translation);
+The rulebook is ../shared/rulebooks/vorcept.md (Russian original, English translation;
+the English is the reference, the Russian clarifies what it leaves open);
 every choice it leaves open is listed in docs/rules-decisions.md ("Vorcept") and lives
 here as a named option or constant. The notation is documented in docs/vorcept-notation.md.
 
@@ -71,8 +72,12 @@ DEFAULT_LAVA_MIN = const(6)  # the rulebook's "6-9 red Lava blocks"
 DEFAULT_LAVA_MAX = const(9)
 DEFAULT_MAX_TURNS = const(200)  # a safeguard: a draw after this many turns (both players')
 DEFAULT_CONCEDE_BELOW = const(3)  # "fewer than three pieces": only then may a player concede
-SELF_CAPTURE_CHOICES = ("remove", "forbid")
-DEFAULT_SELF_CAPTURE = "remove"
+# "Important: You cannot surround your own pieces such that no adjacent cells remain
+# free": "forbid" (the default) refuses such an action; "remove" lets it be played and
+# removes the enclosed piece ("If you accidentally surround your own piece, it is also
+# removed"). docs/rules-decisions.md, Vorcept 14, gives the measured play of both.
+SELF_CAPTURE_CHOICES = ("forbid", "remove")
+DEFAULT_SELF_CAPTURE = "forbid"
 # Readings of the rulebook, fixed (not options): a Host is placed at least this many
 # steps (orthogonal moves, the game's own distance) from the Pylon.
 HOST_PYLON_DISTANCE = const(2)  # (_pylon_ok counts on it being 2: not beside the Pylon)
@@ -87,8 +92,8 @@ OPTIONS = (
      "the rulebook's variant: only the enemy Host wins, the Pylon triangle does not"),
     ("edge_wall", True, "bool", "the board's edge counts as a wall for the full surround"),
     ("self_capture", DEFAULT_SELF_CAPTURE, SELF_CAPTURE_CHOICES,
-     "a piece of yours left with no free neighbour by your own action: removed, or the "
-     "action is forbidden"),
+     "an action that would leave a piece of yours with no free neighbour: forbidden (the "
+     "rulebook's 'you cannot surround your own pieces'), or played and the piece removed"),
     ("concede_below", DEFAULT_CONCEDE_BELOW, "int",
      "a player may concede with fewer pieces than this (board and reserve; 0: never)"),
     ("max_turns", DEFAULT_MAX_TURNS, "int", "a safeguard: the game is a draw after this many turns"),
@@ -417,7 +422,7 @@ class VorceptState:
         steps = self.steps
         forbid = self.self_capture == "forbid"
         moves = []
-        if self.pieces_left(p) < self.concede_below:
+        if self._may_concede():
             moves.append("concede")
         lo = FIRST_PIECE + 4 * p
         for c in range(len(g)):
@@ -446,6 +451,19 @@ class VorceptState:
                             moves.append(prefix + names[x])
         moves.sort()
         return moves
+
+    def _may_concede(self):
+        return self.pieces_left(self.active) < self.concede_below
+
+    def pylon_winnable(self):
+        """Whether the Pylon triangle can still win this game: not with the host_only
+        variant, nor with the Pylon in a corner, where it has only two sides (it may be
+        placed there, "on the board"; the players are told, docs/rules-decisions.md,
+        Vorcept 6). True before the Pylon is placed."""
+        if self.host_only:
+            return False
+        g = self.grid
+        return PYLON not in g or len(self.orth[g.index(PYLON)]) >= 3
 
     def _has_action(self):
         # Whether the player to act has any move or summon (concession aside).
@@ -538,7 +556,16 @@ class VorceptState:
         if origin >= 0:
             g[origin] = EMPTY
         g[d] = code
-        own = self._effects(d, _OWNER[code])[1]
+        p = _OWNER[code]
+        # Only the arriving piece and p's pieces beside it can be enclosed, and captures
+        # only free cells: when none of them is enclosed before captures, none is after.
+        at_risk = self._enclosed(d, ())
+        if not at_risk:
+            for n in self.orth[d]:
+                if _OWNER[g[n]] == p and self._enclosed(n, ()):
+                    at_risk = True
+                    break
+        own = self._effects(d, p)[1] if at_risk else ()
         g[d] = EMPTY
         if origin >= 0:
             g[origin] = code
@@ -728,7 +755,7 @@ class VorceptState:
             self.active = BLUE
             self.phase = PHASE_PLAY
             self.action = 0
-            if not self._has_action():
+            if not self._has_action() and not self._may_concede():
                 self._finish(-1, "stalemate", counted=True)
 
     def _do_move(self, move, args):
@@ -847,7 +874,9 @@ class VorceptState:
         self.acted = -1
         if self.turn >= self.max_turns:
             self._finish(-1, "turns", counted=True)
-        elif not self._has_action():
+        elif not self._has_action() and not self._may_concede():
+            # A player with no action and fewer than concede_below pieces is not in a
+            # stalemate: "the player should concede", and "concede" is their one move.
             self._finish(-1, "stalemate", counted=True)
 
     def _finish(self, winner, reason, counted=False):
@@ -995,7 +1024,7 @@ def _check_play(s):
     if s.acted >= 0 and (s.action != 1 or _OWNER[g[s.acted]] != s.active):
         raise BadPosition("the piece that acted must be one of the player to act, in the "
                           "second action")
-    if not s._has_action():
+    if not s._has_action() and not (s.action == 0 and s._may_concede()):
         raise BadPosition("the player to act has no action: the turn or the game would "
                           "have ended")
 

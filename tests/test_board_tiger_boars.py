@@ -50,16 +50,21 @@ def test_words_are_ordered_naturally_numbers_by_value():
         "1", "2", "2a", "3", "10", "10a", "25", "rooster2", "rooster10", "tiger"]
 
 
-def test_boars_draw_n_is_the_nth_inner_key_in_the_track_order():
+def test_boars_draw_n_is_the_nth_choice_key_in_the_track_order():
+    # draw 0 (drawing nothing, the rulebook's "any number") comes first: draw n is on the
+    # (n+1)th inner key, and draw 25 on the first key past the inner 5x5, a6.
     state = BOARS.new_game(2, seed=0)
     assert state.legal_moves()[0].startswith("draw ")
-    paths = [names(BOARS_BOARD.key_path(state, "draw %d" % n)) for n in range(1, 26)]
+    paths = [names(BOARS_BOARD.key_path(state, "draw %d" % n)) for n in range(0, 26)]
     assert all(p[0] == "b7" for p in paths)
-    assert [p[1] for p in paths] == INNER  # draw 1 on b6, draw 7 on c5, draw 25 on f2
-    assert paths[6] == ["b7", "c5"]
+    assert [p[1] for p in paths] == INNER + ["a6"]  # draw 0 on b6, draw 7 on d5
+    assert paths[7] == ["b7", "d5"]
     labels = BOARS_BOARD.key_labels(state, [cell_key("b7")])
     assert dict((key_name(k), w) for k, w in labels.items()) == dict(
-        (INNER[n - 1], str(n)) for n in range(1, 26))
+        (key, str(n)) for n, key in enumerate(INNER + ["a6"]))
+    # With min_draw=1 the old layout: draw n on the nth inner key.
+    old = BOARS.new_game(2, seed=0, min_draw=1)
+    assert [names(BOARS_BOARD.key_path(old, "draw %d" % n))[1] for n in range(1, 26)] == INNER
     # The track is drawn in the same order: T1 (the boar's own space) on b6, T_n on the
     # n-th key, as for the choices.
     from vora_host.games.boars import board as boars_board

@@ -176,7 +176,7 @@ def test_two_to_four_players():
 def test_draw_any_number_of_cubes_at_random():
     # "draw any number of cubes at random": the player says how many, the PRNG says which.
     s = game()
-    assert s.legal_moves() == sorted("draw %d" % n for n in range(1, 26))
+    assert s.legal_moves() == sorted("draw %d" % n for n in range(0, 26))
     s.play("draw 7")
     assert sum(s.drawn) == 7 and sum(s.bags[0]) == 18
     assert [s.bags[0][c] + s.drawn[c] for c in range(5)] == FULL
@@ -186,6 +186,24 @@ def test_draw_any_number_of_cubes_at_random():
         t.play("draw 7")
         draws.add(tuple(t.drawn))
     assert len(draws) > 1
+
+
+def test_any_number_includes_drawing_nothing():
+    # "draw any number of cubes at random": none is a number too. Nothing is in front, no
+    # black cube was drawn (no vendetta, no sickness), and every colour was not drawn,
+    # so a Non-diet pays. Option min_draw=1 keeps the old house reading.
+    s = game(hands={0: ["non-green"]})
+    assert "draw 0" in s.legal_moves()
+    s.play("draw 0")
+    assert s.drawn == [0] * 5 and s.front == [0] * 5 and s.bags[0] == FULL
+    assert s.phase == boars.PH_ACT and "diet non-green" in s.legal_moves()
+    t = game(min_draw=1)
+    assert "draw 0" not in t.legal_moves() and t.options()["min_draw"] == 1
+    with pytest.raises(IllegalMove, match="1 to 25"):
+        t.play("draw 0")
+    assert boars.from_json(t.to_json()).options()["min_draw"] == 1
+    with pytest.raises(BadPosition, match="min_draw must be 0 or 1"):
+        boars.new_game(2, min_draw=2)
 
 
 def test_no_more_cubes_may_be_drawn_this_turn():
@@ -928,8 +946,9 @@ def test_the_rulebooks_turn_example():
 def test_options_are_spelled_out_and_deal_the_same_game():
     s = boars.new_game(3, seed=9)
     assert s.options() == {"track": "house-1", "cards": "house-1", "cubes": 30,
-                           "max_turns": 300}
-    assert [o[0] for o in boars.OPTIONS] == ["track", "cards", "cubes", "max_turns"]
+                           "max_turns": 300, "min_draw": 0}
+    assert [o[0] for o in boars.OPTIONS] == ["track", "cards", "cubes", "max_turns",
+                                            "min_draw"]
     assert boars.new_game(3, 9, **s.options()) == s
 
 
@@ -1240,7 +1259,7 @@ def test_refused_moves_name_the_reason_and_change_nothing():
     s = game(hands={0: ["mono-bb"]})
     before = s.to_json()
     for move, reason in [
-        ("draw 0", "1 to 25"), ("draw 26", "1 to 25"), ("draw", "one number"),
+        ("draw -1", "one number"), ("draw 26", "0 to 25"), ("draw", "one number"),
         ("hop 3", "unknown move word 'hop'"), ("end", "now is the time to draw"),
         (7, "notation string"),
     ]:
@@ -1285,6 +1304,19 @@ def test_a_vendetta_works_while_sick():
     assert s.view(0)["sick"] and s.legal_moves() == ["vendetta pullback-3 1"]
     s.play("vendetta pullback-3 1")
     assert s.pos == [0, 17]
+
+
+def test_a_sick_boar_buys_no_card_even_one_that_costs_nothing():
+    # "If your boar did not get sick, you can now use your cubes in three different ways:
+    # - Buy a card". A user's card file with a card of cost 0: only a boar that is not
+    # sick may buy it.
+    cards = boars_data.CARDS_HOUSE_1.replace("mono-rr,mono,2,", "mono-rr,mono,0,")
+    s = after_drawing(game(cards=cards), "rkkk")
+    assert s.view(0)["sick"] and s.legal_moves() == ["end"]
+    with pytest.raises(IllegalMove, match="your boar is sick"):
+        s.play("buy mono-rr -")
+    t = after_drawing(game(cards=cards), "rkk")
+    assert "buy mono-rr -" in t.legal_moves()
 
 
 def test_a_vendetta_bought_this_turn_does_not_trigger_this_turn():

@@ -247,6 +247,28 @@ def test_a_turn_where_no_sky_object_can_act_ends_after_the_rotation():
     assert t.legal_moves() == ["meteor sand f", "meteor snow"]
 
 
+def test_a_turn_whose_only_sky_object_would_change_nothing_ends_after_the_rotation():
+    # Entries 7 and 8 together: after "rotate 2" the Moon is over the Water (g is
+    # uncovered), where a Yellow HerbiVore stands. Yellow's one Plant is the only figure
+    # left in any pool; the Sun (over f) and the Rainbow (over b) find a Plant on every
+    # tile they touch, so either could only put it in the Water, to be eaten straight
+    # back: "you are not allowed to select a Sky Object whose activation would cause
+    # nothing to change". The Storm has nothing to move and no tile fits under the
+    # Meteor, so the turn ends after the rotation.
+    stacks = {"a": "stone grass", "b": "sand grass", "c": "stone grass", "d": "sand snow",
+              "g": "", "h": "sand stone grass snow"}
+    standing = {"a": "white plant", "b": "white plant", "c": "white plant",
+                "e": "white plant", "f": "white plant", "water": "yellow herbivore"}
+    fossils = {"yellow": ", ".join([everything_of("green"), everything_of("orange"),
+                                    everything_of("white", but="white plant, white plant, "
+                                                  "white plant, white plant, white plant")]),
+               "green": everything_of("yellow", but="yellow plant, yellow herbivore")}
+    s = position(players=2, stacks=stacks, life=standing, fossils=fossils)
+    s.play("rotate 2")
+    assert s.to_act() == 1 and s.phase == g.PHASE_ROTATE and s.turn_count() == 1
+    assert pool(s, "yellow")["plant"] == 1 and life(s, "water") == {"herbivore": "yellow"}
+
+
 def test_the_most_steps_must_be_done():
     # "You are required to take as many steps as you can. If taking the steps in a
     # different order would result in subsequent steps being impossible, you must take
@@ -737,9 +759,48 @@ def test_with_moon_eats_each_a_figure_eaten_by_its_own_colour_can_be_placed_agai
     s.play("sun plant h")
     assert s.to_act() == 1
     t = position(**base)  # the Moon eats at the end: one Plant, one place
-    assert kinds(t, "sun") == ["sun plant h", "sun plant water"]
-    t.play("sun plant water")
-    assert t.to_act() == 1 and pool(t, "yellow")["plant"] == 1
+    assert kinds(t, "sun") == ["sun plant h"]  # the Water would eat it back (entry 7)
+    t.play("sun plant h")
+    assert t.to_act() == 1 and pool(t, "yellow")["plant"] == 0
+
+
+@pytest.mark.parametrize("moon_eats", ["end", "each"])
+def test_a_sun_whose_one_life_form_is_eaten_back_at_once_cannot_be_selected(moon_eats):
+    # "You are not allowed to select a Sky Object whose activation would cause nothing to
+    # change." Yellow's only Plant can go nowhere but the Water, under the Moon, where a
+    # Yellow HerbiVore eats it back into Yellow's pool: the planet, the pools and the
+    # Fossil Cards would be as they were, so the Sun is not offered.
+    s = position(players=2, phase="sky", moon_eats=moon_eats,
+                 stacks={"a": "", "b": "sand stone"},
+                 life={"water": "yellow herbivore", "g": "green plant", "h": "white plant"},
+                 fossils={"green": everything_of("yellow", but="yellow plant, yellow herbivore")})
+    assert kinds(s, "sun") == [] and kinds(s, "rainbow")
+    with pytest.raises(IllegalMove, match="the Sun would change nothing"):
+        s.play("sun plant water")
+    assert pool(s, "yellow") == {"carnivore": 0, "herbivore": 0, "plant": 1}
+    # A Green HerbiVore there instead eats the Plant onto Green's card: that changes
+    # something, so the same Sun may be selected.
+    t = position(players=2, phase="sky", moon_eats=moon_eats,
+                 stacks={"a": "", "b": "sand stone"},
+                 life={"water": "green herbivore", "g": "green plant", "h": "white plant"},
+                 fossils={"green": everything_of("yellow", but="yellow plant")})
+    assert kinds(t, "sun") == ["sun plant water"]
+
+
+def test_a_rainbow_whose_one_life_form_is_eaten_back_at_once_cannot_be_selected():
+    # The same sentence for the Rainbow: its one possible Life-Form, a Yellow Plant under
+    # the Moon beside a Yellow HerbiVore, would go straight back to Yellow's pool.
+    # The Rainbow (over d) also touches c, d and e, where Plants stand already.
+    everyone_else = ", ".join(everything_of(c, but=c + " plant")
+                              for c in ("green", "white", "orange"))
+    s = position(players=2, phase="sky", stacks={"a": "", "b": "sand stone"},
+                 life={"water": "yellow herbivore", "c": "green plant", "d": "white plant",
+                       "e": "orange plant"},
+                 fossils={"yellow": everyone_else,
+                          "green": everything_of("yellow", but="yellow plant, yellow herbivore")})
+    assert kinds(s, "rainbow") == []
+    with pytest.raises(IllegalMove, match="the Rainbow would change nothing"):
+        s.play("rainbow yellow plant water")
 
 
 def test_water_uncovered_under_the_moon_eats_at_the_end_of_the_turn():
@@ -1086,6 +1147,17 @@ def _check_most(state):
         most = {m: 1 + _most(t, memo) for m, t in mine}
         best = max(most.values() or [0])
         want = sorted(m for m in most if most[m] == best)
+        if best == 1 and state.phase == g.PHASE_SKY:
+            # An activation that would change nothing may not be selected: its one
+            # step, once the Moon has eaten, leaves the planet, pools and cards as they
+            # were.
+            def unchanged(t):
+                t = t.clone()
+                t._eat(t._moon_loc())
+                return (t.life, t.pools, t.fossils) == (state.life, state.pools,
+                                                        state.fossils)
+            after = dict(mine)
+            want = [m for m in want if not unchanged(after[m])]
         assert [m for m in state.legal_moves() if _kind(m) == kind] == want, kind
         bound += len(want) < len(most)
     return bound

@@ -24,7 +24,8 @@ BOARD_GAMES = ("vora", "vorcept", "gaia-vora")
 # Games per batch, so that a batch plays well over 150 moves (random Vorcept games are short),
 # and the options of extra runs that take other paths through a game's rules.
 GAMES_PER_BATCH = {"vora": 3, "vorcept": 12, "gaia-vora": 3}
-OPTION_RUNS = {"vorcept": ['{"self_capture": "forbid", "edge_wall": false}',
+OPTION_RUNS = {"vorcept": ['{"self_capture": "remove", "edge_wall": false}',
+                           '{"edge_wall": false}',
                            '{"size": 9, "host_only": true, "lava_min": 0}']}
 
 

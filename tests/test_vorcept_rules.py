@@ -1,6 +1,7 @@
 """Vorcept, rule by rule: each test quotes the rulebook sentence it checks
-(../shared/rulebooks/vorcept.md: the Russian original settles what the English leaves
-open) and plays it as a scenario: position in, move, position out.
+(../shared/rulebooks/vorcept.md: the English text is the reference; the Russian original
+clarifies what the English leaves open) and plays it as a scenario: position in, move,
+position out.
 
 Play-phase positions are built with `pos()`: a 7x7 board (rank 7 at the top) holding the
 Pylon on g1, Blue's Host on a7 and Red's Host on g7 unless a scenario moves them, and
@@ -254,13 +255,31 @@ def test_when_no_second_action_exists_the_turn_ends():
 
 
 def test_a_player_with_no_action_at_all_ends_the_game_in_a_stalemate():
-    # House rule: a draw. Only possible when the edge is not a wall: Blue's Host in the
-    # corner, walled in by lava, with an empty reserve, has nothing to do.
+    # House rule: a draw. Blue's Host in the corner, walled in by lava (the edge is not a
+    # wall here), has nothing to do: its two drones in reserve have no cell to enter, and
+    # with three pieces Blue may not concede.
     s = pos({"a7": ".", "a1": "H", "a2": "#", "b1": "#"}, to_act=1, action=2,
-            reserves="0,0,0/4,3,2", edge_wall=False)
+            reserves="1,1,0/4,3,2", edge_wall=False)
     s.play("move g7 f7")
     assert s.is_over() and s.end_reason() == "stalemate"
     assert s.winner() is None and s.scores() == [0, 0] and s.turn_count() == 1
+
+
+def test_a_stuck_player_with_fewer_than_three_pieces_must_concede():
+    # "If a player has fewer than three pieces ... if it's clear the remaining two pieces
+    # cannot capture the Host, the player should concede." / "то игрок должен признать
+    # поражение". A player with no action at all cannot capture anything: no stalemate
+    # draw, their one move is to concede.
+    s = pos({"a7": ".", "a1": "H", "a2": "#", "b1": "#"}, to_act=1, action=2,
+            reserves="0,0,0/4,3,2", edge_wall=False)
+    s.play("move g7 f7")
+    assert not s.is_over() and s.to_act() == 0 and s.legal_moves() == ["concede"]
+    s.play("concede")
+    assert s.winner() == 1 and s.end_reason() == "concede" and s.scores() == [0, 1]
+    # The same position is accepted as a start of a turn (notation, resuming).
+    again = pos({"a7": ".", "a1": "H", "a2": "#", "b1": "#", "g7": ".", "f7": "h"},
+                reserves="0,0,0/4,3,2", edge_wall=False)
+    assert again.legal_moves() == ["concede"]
 
 
 # ---------------------------------------------------------------- movement
@@ -496,12 +515,36 @@ def test_captured_pieces_do_not_return_to_the_reserve():
 
 # ---------------------------------------------------------------- your own pieces
 
-def test_your_own_piece_left_with_no_free_neighbour_is_removed():
+def test_you_cannot_surround_your_own_pieces():
+    # "Важно: Нельзя окружать свои фигуры так, чтобы вокруг не осталось свободных клеток."
+    # / "Important: You cannot surround your own pieces such that no adjacent cells
+    # remain free." The default: an action that would leave a piece of yours (the one
+    # that arrives, or one beside it) with no free neighbour is refused.
+    s = pos({"c1": "a", "e1": "a", "d2": "#", "d4": "B", "a1": "A", "b1": "#", "a3": "C"})
+    assert s.options()["self_capture"] == "forbid"
+    assert "move d4 d1" not in s.legal_moves() and "move a3 a2" not in s.legal_moves()
+    with pytest.raises(IllegalMove, match="no free neighbour"):
+        s.play("move d4 d1")  # into a hole between two enemies and lava
+    with pytest.raises(IllegalMove, match="no free neighbour"):
+        s.play("move a3 a2")  # onto a1's last free neighbour
+    assert "move d4 d3" in s.legal_moves()
+
+
+def test_you_cannot_wall_in_your_own_host():
+    # The same sentence for the Host: a summon onto its last free cell is refused, so a
+    # player never loses by their own hand.
+    s = pos({"a7": ".", "a1": "H", "a2": "A"})
+    assert "summon drone1 b1" not in s.legal_moves()
+    with pytest.raises(IllegalMove, match="no free neighbour"):
+        s.play("summon drone1 b1")
+
+
+def test_your_own_piece_left_with_no_free_neighbour_is_removed_as_an_option():
     # "Если вы случайно окружите свою фигуру, она тоже снимается" / "If you accidentally
     # surround your own piece, it is also removed" and "... but is removed if no free
-    # adjacent cells are left". House default (self_capture="remove"): the action is
-    # legal, and the piece leaves.
-    s = pos({"c1": "a", "e1": "a", "d2": "#", "d4": "B"})
+    # adjacent cells are left". Option self_capture="remove": the action is legal, and
+    # the piece leaves.
+    s = pos({"c1": "a", "e1": "a", "d2": "#", "d4": "B"}, self_capture="remove")
     assert "move d4 d1" in s.legal_moves()
     s.play("move d4 d1")
     assert at(s, "d1") == "." and s.last_removed() == [("d1", 0, "drone2")]
@@ -510,24 +553,10 @@ def test_your_own_piece_left_with_no_free_neighbour_is_removed():
 
 
 def test_a_move_that_walls_in_your_own_piece_removes_it():
-    s = pos({"a1": "A", "b1": "#", "a3": "B"})
+    s = pos({"a1": "A", "b1": "#", "a3": "B"}, self_capture="remove")
     s.play("move a3 a2")  # a1's last free neighbour: a1 leaves; a2 has b2 free
     assert at(s, "a1") == "." and at(s, "a2") == "B"
     assert s.last_removed() == [("a1", 0, "drone1")]
-
-
-def test_self_capture_can_be_forbidden_as_an_option():
-    # "Нельзя окружать свои фигуры так, чтобы вокруг не осталось свободных клеток." /
-    # "You cannot surround your own pieces such that no adjacent cells remain free."
-    # Read as a ban: option self_capture="forbid".
-    s = pos({"c1": "a", "e1": "a", "d2": "#", "d4": "B", "a1": "A", "b1": "#", "a3": "C"},
-            self_capture="forbid")
-    assert "move d4 d1" not in s.legal_moves() and "move a3 a2" not in s.legal_moves()
-    with pytest.raises(IllegalMove, match="no free neighbour"):
-        s.play("move d4 d1")
-    with pytest.raises(IllegalMove, match="no free neighbour"):
-        s.play("move a3 a2")
-    assert "move d4 d3" in s.legal_moves()
 
 
 def test_captures_come_first_so_a_capture_can_free_your_piece():
@@ -560,15 +589,16 @@ def test_surrounding_the_enemy_host_wins():
     assert s.last_removed() == [("a1", 1, "host")]
 
 
-def test_walling_in_your_own_host_loses():
+def test_walling_in_your_own_host_loses_with_the_remove_option():
     # Your own Host with no free neighbour is removed like any piece of yours: you lose.
-    s = pos({"a7": ".", "a1": "H", "a2": "A"})
+    s = pos({"a7": ".", "a1": "H", "a2": "A"}, self_capture="remove")
     s.play("summon drone1 b1")
     assert s.winner() == 1 and s.end_reason() == "host" and s.scores() == [0, 1]
 
 
 def test_taking_the_enemy_host_comes_before_losing_your_own():
-    s = pos({"a7": ".", "a1": "H", "a2": "A", "g7": ".", "c1": "h", "d1": "B"})
+    s = pos({"a7": ".", "a1": "H", "a2": "A", "g7": ".", "c1": "h", "d1": "B"},
+            self_capture="remove")
     s.play("summon drone1 b1")  # traps Red's Host on c1, and walls in Blue's own Host
     assert s.winner() == 0 and s.end_reason() == "host"
 
@@ -600,6 +630,20 @@ def test_the_pylon_on_the_edge_has_three_sides_in_the_corner_two():
     t = pos({"g1": "@", "f1": "A", "g3": "B"})
     t.play("move g3 g2")
     assert not t.is_over()  # a Pylon in the corner cannot be won
+
+
+def test_a_pylon_in_a_corner_may_be_placed_and_the_players_are_told():
+    # "The Blue player places the blue Pylon block on the board": any cell, a corner too.
+    # "or surround the Pylon with three pieces in a triangular formation": a corner cell
+    # has two sides, so that victory is gone for the game, and the state says so.
+    s = vorcept.new_game()
+    assert "pylon a1" in s.legal_moves() and s.pylon_winnable()
+    s.play("pylon a1")
+    assert not s.pylon_winnable()
+    t = vorcept.new_game()
+    t.play("pylon a4")  # on the edge: three sides, all needed
+    assert t.pylon_winnable()
+    assert not vorcept.new_game(host_only=True).pylon_winnable()
 
 
 def test_host_only_variant_ignores_the_pylon():
@@ -800,7 +844,7 @@ def test_other_options_are_checked():
         vorcept.new_game(lava_min=10)
     with pytest.raises(BadPosition, match="host_only must be true or false"):
         vorcept.new_game(host_only=1)
-    with pytest.raises(BadPosition, match="self_capture must be one of remove, forbid"):
+    with pytest.raises(BadPosition, match="self_capture must be one of forbid, remove"):
         vorcept.new_game(self_capture="keep")
     with pytest.raises(BadPosition, match="max_turns"):
         vorcept.new_game(max_turns=0)
@@ -865,5 +909,33 @@ def test_from_position_refuses_impossible_positions():
     with pytest.raises(BadPosition, match="not size 9"):
         vorcept.from_position(pos({}).position(), size=9)
     with pytest.raises(BadPosition, match="the player to act has no action"):
-        pos({"a7": ".", "a1": "H", "a2": "#", "b1": "#"}, reserves="0,0,0/4,3,2",
+        pos({"a7": ".", "a1": "H", "a2": "#", "b1": "#"}, reserves="1,1,0/4,3,2",
             edge_wall=False)
+
+
+def test_the_view_tells_the_players_when_a_corner_pylon_switches_its_victory_off():
+    # Vorcept 6 and 16 (docs/rules-decisions.md): the Pylon may go in a corner, where
+    # "surround the Pylon with three pieces" can never happen; the players are told when
+    # it is placed and for the rest of the game, not left to find out.
+    import io
+    from rich.console import Console
+    from vora_host.games import host_game
+    view = host_game("vorcept").VIEW
+
+    def shown(state):
+        out = io.StringIO()
+        Console(file=out, width=100, color_system=None).print(view.render(state))
+        return out.getvalue()
+
+    before = vorcept.new_game()
+    corner = before.clone()
+    corner.play("pylon g7")
+    assert "only taking a Host wins" in view.describe(before, corner)
+    assert "Pylon is in a corner" in shown(corner)
+    middle = before.clone()
+    middle.play("pylon d4")
+    assert view.describe(before, middle) == "" and "corner" not in shown(middle)
+    chosen = vorcept.new_game(host_only=True)  # the variant, chosen: nothing to tell
+    chosen.play("pylon g7")
+    assert "corner" not in shown(chosen)
+    assert "only taking a Host wins" in view.step_help(before)

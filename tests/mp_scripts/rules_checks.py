@@ -74,7 +74,7 @@ s = vorcept.from_position("H....../......./......./......./......./A....../h.B..
 s.play("move c1 b1")
 check(s.is_over() and s.winner() == 0 and s.end_reason() == "host", "a surrounded Host loses")
 for seed in range(2):
-    state = vorcept.new_game(2, seed, self_capture="forbid")
+    state = vorcept.new_game(2, seed, self_capture="remove")  # the default is "forbid"
     chooser = prng.seed_state(seed + 11)
     while not state.is_over():
         text = state.to_json()

@@ -41,7 +41,8 @@ SUMMARY = (
 
 STEP_HELP = {
     "draw": ("say how many cubes you draw from your bag.", "draw",
-             "draw <n>  (draw 7: on the board, draw then the 7th inner key, c5)"),
+             "draw <n>  (draw 7: on the board, draw then the 8th inner key, d5; draw 0 "
+             "draws nothing)"),
     "vendetta": ("your draw set off a Vendetta card: choose its target (it must be used).",
                  "vendetta", "vendetta <card> <player>, or <card> <card> for the cards it "
                  "moves"),

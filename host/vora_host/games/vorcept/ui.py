@@ -43,7 +43,8 @@ SUMMARY = (
 
 HOLD = "then press it again and hold it (about a second) to play"
 STEP_HELP = {
-    "pylon": ("Blue places the Pylon, on any cell.",
+    "pylon": ("Blue places the Pylon, on any cell. In a corner it has only two sides, so "
+              "nobody can hold three: only taking a Host wins that game.",
               "press the cell, " + HOLD + ".",
               "pylon <cell>  (pylon d4)"),
     "lava": ("Place a lava block, Red first, then in turn; never beside the Pylon. From the "
@@ -62,6 +63,9 @@ STEP_HELP = {
              "move <from> <to>  (move d2 d4),  summon drone1|drone2|drone3 <cell>,  concede "
              "(with fewer than 3 pieces left)"),
 }
+
+CORNER_PYLON = ("The Pylon is in a corner: it has two sides, so nobody can hold three; only "
+                "taking a Host wins this game.")
 
 _PROMPTS = {"pylon": "place the Pylon", "lava": "place lava (or lava done)",
             "host": "place your Host", "play": "act"}
@@ -130,6 +134,8 @@ class VorceptView(TerminalView):
                      style="bold reverse" if p == to_act else "bold")
             t.append("  reserve: %d Drone-1, %d Drone-2, %d Drone-3; %d pieces left"
                      % (r["drone1"], r["drone2"], r["drone3"], state.pieces_left(p)))
+        if self._corner_pylon(state):
+            t.append("\n" + CORNER_PYLON, style="yellow")
         gone = state.last_removed()
         if gone:
             t.append("\nRemoved: " + ", ".join("%s %s on %s" % (
@@ -141,11 +147,19 @@ class VorceptView(TerminalView):
         return t
 
     def describe(self, before, after, viewer=None):
+        if before.pylon_cell() is None and after.pylon_cell() is not None:
+            return CORNER_PYLON if self._corner_pylon(after) else ""
         gone = after.last_removed()
         if not gone or gone == before.last_removed():
             return ""
         return "removed: " + ", ".join("%s %s on %s" % (self.rules.PLAYER_NAMES[p], k, c)
                                        for c, p, k in gone)
+
+    @staticmethod
+    def _corner_pylon(state):
+        # The Pylon victory lost to the Pylon's place (not chosen with host_only).
+        return state.pylon_cell() is not None and not state.options()["host_only"] \
+            and not state.pylon_winnable()
 
     def end_reason(self, state):
         return {
