@@ -30,6 +30,7 @@ from vora_host.web import app as web_app
 from vora_host.web.app import create_app
 
 from test_gamelog_public import STARTED, twin_histories
+from pgserver import pg_server, pg_url  # noqa: F401 (fixtures)
 
 TIGER = "tossing-tiger"
 SECRET_SEED = 987654321  # a number no page would show by chance
@@ -97,6 +98,23 @@ def test_the_list_puts_live_games_first_and_hides_secrets_of_hidden_games(db, cl
     assert data["games"][2]["seed"] == 11  # Vora hides nothing
     page = client.get("/")
     assert page.status_code == 200 and "list.js" in page.text
+
+
+def test_a_postgresql_log_is_mirrored_and_its_password_never_shown(pg_url):
+    """Issue 28: the mirror follows a log in PostgreSQL that many hosts write into; the
+    page and the JSON name the database without the password of its URL."""
+    url = pg_url.replace("postgresql://", "postgresql://vora:hunter2@", 1)  # trust: ignored
+    first, _, _, _ = log_game(url, "vora", 11, 6, status="abandoned")
+    second, moves, digests, _ = log_game(url, "vorcept", 12, 5)  # another host's live game
+    with TestClient(create_app(url, watch=False)) as c:
+        data = c.get("/api/games").json()
+        assert [g["id"] for g in data["games"]] == [second, first]
+        position = c.get("/api/games/%d/position/%d" % (second, len(moves))).json()
+        assert position["digest"] == {"ok": True, "logged": digests[-1], "replayed": digests[-1]}
+        missing = c.get("/api/games/%d" % (second + 100))
+        assert missing.status_code == 404
+        for text in (json.dumps(data), missing.text, c.get("/").text):
+            assert "hunter2" not in text
 
 
 def test_the_list_of_a_log_not_yet_made_says_so(tmp_path):

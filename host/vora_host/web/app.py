@@ -39,8 +39,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from vora_host.log import store as gamelog
-from vora_host.log.store import GameLog, GameLogError, NoSuchGame
+from vora_host.log.store import GameLog, GameLogError, NoLog, NoSuchGame, db_label
 from vora_host.web import game_data
 from vora_host.web.game_data import BadRequest, Forbidden, NotFound
 
@@ -73,21 +72,20 @@ class _Log:
 
     def __init__(self, path):
         self.path = path
+        self.label = db_label(path)  # a PostgreSQL URL without its password
 
     def open(self):
         try:
             return GameLog(self.path, create=False, timeout=LOCK_TIMEOUT)
-        except gamelog.DatabaseError as exc:
-            if "no game log" in str(exc):
-                return None
-            raise
+        except NoLog:
+            return None
 
     def no_game(self, gid, glog):
         if glog is None:
-            return "no game %d: there is no game log at %s yet" % (gid, self.path)
+            return "no game %d: there is no game log at %s yet" % (gid, self.label)
         span = glog.id_range()
         where = "the log is empty" if span is None else "the log has games %d to %d" % span
-        return "no game %d in %s (%s)" % (gid, self.path, where)
+        return "no game %d in %s (%s)" % (gid, self.label, where)
 
 
 # ---------------------------------------------------------------- watching the log
@@ -306,11 +304,11 @@ def create_app(path, watch=True):
         limit = game_data.parse_limit(limit_text)
         glog = source.open()
         if glog is None:
-            return {"log": str(path), "games": [], "complete": True,
-                    "note": "there is no game log at %s yet" % path}
+            return {"log": source.label, "games": [], "complete": True,
+                    "note": "there is no game log at %s yet" % source.label}
         try:
             rows, complete = game_data.summaries(glog, limit)
-            return {"log": str(path), "games": rows, "complete": complete}
+            return {"log": source.label, "games": rows, "complete": complete}
         finally:
             glog.close()
 
