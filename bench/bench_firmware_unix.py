@@ -72,7 +72,7 @@ def main():
         tree = firmware_tree(Path(tmp) / "tree", DRIVERS)
         bundle = write_bundle(Path(tmp) / "bundle")
         if a.find_min:
-            lo, hi = 64, 512  # lo fails, hi passes (checked below)
+            lo, hi = 192, 768  # lo fails, hi passes (checked below)
             done, _ = run(tree, bundle, a.games, hi, a.seed, a.hold_ms)
             if not passes(done):
                 raise SystemExit("fails even at %d KiB:\n%s" % (hi, done.stderr[-2000:]))

@@ -121,15 +121,29 @@ class Store:
     def save(self, text):
         # text: str -> None. Raises OSError if the save could not be made (disk full, ...);
         # whatever happens, the previous save stays loadable.
+        self.save_pieces((text,))
+
+    def save_pieces(self, pieces):
+        # The payload as a sequence of str whose concatenation is the save. Pieces keep a
+        # long game's save from needing one block of heap as big as the whole file: after
+        # hundreds of moves a fixed heap has plenty free, but in holes smaller than that
+        # (tests/test_micropython_unix.py).
         fs = self._fs
         self._ensure_dir()
-        data = text.encode("utf-8")  # the one copy of the payload this needs
-        header = "%s %d %08x\n" % (_MAGIC, len(data), crc32(data))
+        size = 0
+        crc = 0
+        for piece in pieces:
+            data = piece.encode("utf-8")
+            size += len(data)
+            crc = crc32(data, crc)
+        data = None
+        header = "%s %d %08x\n" % (_MAGIC, size, crc)
         f = fs.open(self._new, "wb")  # "wb" truncates a leftover game.new from a cut save
         try:
             try:
                 self._write_all(f, header.encode("utf-8"))
-                self._write_all(f, data)
+                for piece in pieces:
+                    self._write_all(f, piece.encode("utf-8"))
                 f.flush()
                 fsync = getattr(fs, "fsync", None)
                 if fsync is not None:

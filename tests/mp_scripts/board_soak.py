@@ -129,7 +129,12 @@ def host_reads():
             if seq:
                 R.last_in = seq
             if t == wire.UPD_STATUS:
-                R.statuses.append(wire.unpack_json(payload)["state"])
+                st = wire.unpack_json(payload)
+                R.statuses.append(st["state"])
+                if DEBUG and st["state"] == "error":
+                    print("error", st)
+            elif t == wire.LOG and DEBUG:
+                print("log", payload)
             elif t == wire.DIAG:
                 R.diag = wire.unpack_json(payload)
     del R.out[:]
@@ -252,6 +257,8 @@ def update_and_doctor():
     send(wire.UPD_RESET)
     scan(5)
     print("update", R.statuses[0], R.statuses[-1], "resets", R.resets)
+    if DEBUG:
+        print("statuses", R.statuses)
     send(wire.DIAG_REQ)
     scan(5)
     print("diag", R.diag["fw"], R.diag["pixels"], R.diag["keys_down"])
