@@ -49,6 +49,7 @@ from shared_rules import vora
 from shared_rules.errors import RulesError
 from vora_fw import layout, palette
 from vora_fw.clock import ticks_diff
+from vora_fw.movelog import MoveLog
 from vora_fw.store import parse_game
 
 MODE_SETUP = const(0)
@@ -166,7 +167,7 @@ class VoraUI:
         # The game's record: what the PC needs to replay it and fetch moves it missed.
         self.game_id = 0
         self.seed = 0
-        self.moves = []  # every move played, in order
+        self.moves = MoveLog()  # every move played, in order (reads as a list)
         self.start = None  # the position the game was set up from, None for a deal
         self.board_bots = ""  # seats the board's own bot plays (chosen in setup)
         self.host_bots = ""  # seats the PC's bots play (BOTS message; forgotten with the PC)
@@ -221,7 +222,7 @@ class VoraUI:
                     self.error += " (kept as %s)" % where
             return
         self._enter_game(state)
-        self.moves = moves
+        self.moves = MoveLog(moves)
         self.game_id = game_id
         self.seed = seed
         self.start = start
@@ -239,7 +240,7 @@ class VoraUI:
         if self.start is not None:
             options["position"] = self.start
         return {"game": vora.NAME, "players": self.state.players, "seed": self.seed,
-                "options": options, "moves": self.moves}
+                "options": options, "moves": list(self.moves)}
 
     def _enter_game(self, state):
         self.state = state
@@ -260,7 +261,7 @@ class VoraUI:
     def _begin(self, state, seed, start):
         self.board_bots = "".join(b for b in self.board_bots if b in state.seats)
         self._enter_game(state)
-        self.moves = []
+        self.moves = MoveLog()
         self.seed = seed
         self.start = start
         self.game_id = self.id_fn() & 0xFFFFFFFF
