@@ -22,9 +22,9 @@ DRIVERS = [REPO_ROOT / "tests" / "board_player.py",
 GAMES = 3
 # The Unix port is a 64-bit build: the same objects take up to twice the heap they take on
 # the RP2040's 32-bit words (docs/benchmarks.md). HEAP_CAP is the smallest heap under which
-# this run passed (bench/bench_firmware_unix.py --games 3 --find-min: 492 KiB) with a margin
+# this run passed (bench/bench_firmware_unix.py --games 3 --find-min: 352 KiB) with a margin
 # of about a fifth; the test fails when the firmware grows past it.
-HEAP_CAP = 600 * 1024
+HEAP_CAP = 424 * 1024
 
 
 @pytest.fixture(scope="module")

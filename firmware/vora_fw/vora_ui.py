@@ -164,6 +164,9 @@ class VoraUI:
         self.error = ""
         self.save_error = ""  # why saving fails, while it does (the flash is full...)
         self.save_retry_at = 0
+        self.unsettled = None  # type: Any  # a move played whose settle() has not finished
+        self.memory_error = False  # out of memory twice in a row: shown on the keys
+        self.memory_retry_at = 0
         # The game's record: what the PC needs to replay it and fetch moves it missed.
         self.game_id = 0
         self.seed = 0
@@ -244,6 +247,7 @@ class VoraUI:
 
     def _enter_game(self, state):
         self.state = state
+        self.unsettled = None
         self.auto_move = None
         self.snap = None
         self._reset_selection()
@@ -285,33 +289,64 @@ class VoraUI:
         return 0
 
     def play(self, move, now):
-        """Play a move from the keys (or from the host); RulesError leaves everything alone."""
-        before = self.state.grid[:]
-        snap = None
-        if not self._is_bot(self.state.seats[self.state.active]):
-            snap = self.state.clone()  # where a takeback of this move returns
-        self.state.play(move)
-        if snap is not None:
-            self.snap = snap
-            self.snap_n = len(self.moves)
+        """Play a move from the keys (or from the host); RulesError leaves everything alone.
+
+        In two steps, so that a MemoryError (vora_fw.app retries once, then saves and shows
+        the error) never leaves the state and the record disagreeing: the move is played on
+        a copy, and the copy, the record and the takeback's snapshot change together;
+        settle() then does what follows a move (legal moves, save, report), and may run
+        again if it was cut short."""
+        old = self.state
+        new = old.clone()
+        new.play(move)  # RulesError or MemoryError: nothing has changed
         self.moves.append(move)
+        self.state = new
+        if not self._is_bot(old.seats[old.active]):
+            self.snap = old  # where a takeback of this move returns; never played on again
+            self.snap_n = len(self.moves) - 1
+        self.unsettled = move
         changed = 0
         for i in range(25):
-            if self.state.grid[i] != before[i]:
+            if new.grid[i] != old.grid[i]:
                 changed |= 1 << i
         self.changed = changed
         self.changed_at = now
         self._plan_animation(move)
         self._reset_selection()
         self.legal = []  # the old list may go before the new one is built (heap peak)
+        self.settle(now)
+
+    def settle(self, now):
+        """What follows a move played (play()): the next legal moves, the save, the report
+        to the listener, the end of the game. Does nothing when there is nothing to do."""
+        move = self.unsettled
+        if move is None:
+            return
         self.legal = self.state.legal_moves()
         self._save()
+        self.unsettled = None
+        self.memory_error = False
         self._tell("move", move)
         if self.state.is_over():
             self.mode = MODE_OVER
             self._prepare_scores()
             self._tell("over", None)
         self._refresh()
+
+    def out_of_memory(self, now):
+        """An allocation failed twice (vora_fw.app): save the game as it stands (the state
+        and the record agree), show the error on the keys until a key or a move goes
+        through again, and tell the listener."""
+        self.memory_error = True
+        self.memory_retry_at = now + SAVE_RETRY_MS
+        try:
+            self._save()
+        except MemoryError:
+            pass
+        try:
+            self._tell("low_memory", "the board ran out of memory; the game is saved")
+        except MemoryError:
+            pass
 
     def _save(self):
         # The state with the record that led to it: the PC may ask for any move it missed.
@@ -869,6 +904,12 @@ class VoraUI:
                     _put(frame, self.refused_key, palette.REFUSE, 256)
             else:
                 self.refused_key = -1
+        if self.memory_error and now % 500 < 250:
+            # Out of memory: every edge key and the centre red, twice a second (the save
+            # error flashes the free edges briefly every 2 s: this one cannot be missed).
+            for k in range(49):
+                if layout.is_edge(k) or k == CENTRE_KEY:
+                    _put(frame, k, palette.STOP, 256)
         if self.save_error and now % SAVE_FLASH_EVERY_MS < SAVE_FLASH_MS:
             for k in range(49):  # saving fails: the free edge keys flash red together
                 if layout.is_edge(k) and self.overlay[k] == OV_NONE:
