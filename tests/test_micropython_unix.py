@@ -18,7 +18,8 @@ from maker_support import small_bundle
 from mpy import REPO_ROOT, firmware_tree, parse_mem_info, run_unix_micropython, unix_micropython
 
 DRIVERS = [REPO_ROOT / "tests" / "board_player.py",
-           REPO_ROOT / "tests" / "mp_scripts" / "board_soak.py"]
+           REPO_ROOT / "tests" / "mp_scripts" / "board_soak.py",
+           REPO_ROOT / "tests" / "mp_scripts" / "board_low_memory.py"]
 GAMES = 3
 # The Unix port is a 64-bit build: the same objects take up to twice the heap they take on
 # the RP2040's 32-bit words (docs/benchmarks.md). HEAP_CAP is the smallest heap under which
@@ -102,6 +103,20 @@ def test_an_update_under_a_hard_heap_switches_as_on_cpython(runs):
     done, cpython = runs
     update = [l for l in played(done.stdout) if l.startswith("update")]
     assert update == ["update receiving switched resets 1"]
+
+
+def test_a_board_out_of_memory_saves_the_game_shows_it_and_plays_on(tree):
+    # Ballast fills the hard heap before the key that confirms a move: the move's
+    # allocations fail, after a collection too. The board gives back its reserve, saves
+    # the game as the record has it, blinks red; with the memory back, play goes on.
+    done = run_unix_micropython("board_low_memory", tree, ["3", "0"], heap=HEAP_CAP,
+                                timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = done.stdout.splitlines()
+    assert lines[:4] == ["out_of_memory 1 memory_error True", "saved_as_played True True",
+                         "red_frames True out_of_memory 1", "settled True legal True"], lines
+    over = lines[-1].split()
+    assert over[0] == "over" and int(over[1]) > 20 and over[-2:] == ["out_of_memory", "1"]
 
 
 def test_a_save_needs_no_block_as_big_as_the_game(tmp_path):

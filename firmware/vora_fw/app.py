@@ -87,7 +87,7 @@ class App:
                     ui.settle(now)
                 if k >= 0:
                     ui.key(k, pressed, now)
-                    if ui.unsettled is None:
+                    if pressed and ui.unsettled is None:
                         ui.memory_error = False
                 else:
                     ui.tick(now)
