@@ -107,6 +107,10 @@ def main():
         for line in done.stdout.splitlines():
             if line.startswith("key_to_frame_us"):
                 print("  key event to frame, slowest: %.2f ms" % (int(line.split()[1]) / 1000))
+            if line.startswith("key_to_frame_median_us"):
+                w = line.split()
+                print("  key event to frame, median: %.1f ms, 99th percentile: %.1f ms"
+                      % (int(w[1]) / 1000, int(w[3]) / 1000))
 
 
 if __name__ == "__main__":
