@@ -76,6 +76,7 @@ def test_one_failure_is_collected_and_retried_unseen(tmp_path):
         assert list(ui.moves) == [move] and ui.state.digest() == digest.digest()
         assert ui.legal == ui.state.legal_moves() and ui.unsettled is None
         assert not ui.memory_error and app.out_of_memory == 0 and app.reserve is not None
+        assert app.memory_errors == 1
         assert saved_moves(tmp_path / method) == [move]
 
 
@@ -91,6 +92,7 @@ def test_failing_twice_saves_the_game_shows_the_error_and_recovers(tmp_path):
     assert list(ui.moves) == [first, move] and saved_moves(tmp_path) == [first, move]
     # The reserve was given back to save the game, and made again once memory allowed.
     assert ui.memory_error and app.out_of_memory == 1 and app.reserve is not reserve
+    assert app.memory_errors == 2
     frame = bytearray(147)
     ui.render(frame, 2100)  # the first half of the blink
     edges = [k for k in range(49) if layout.is_edge(k)]

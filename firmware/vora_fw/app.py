@@ -45,6 +45,7 @@ class App:
         self.last_frame = now
         self.dirty = True
         self.reserve = bytearray(RESERVE_BYTES)
+        self.memory_errors = 0  # MemoryErrors caught in play (each retried once)
         self.out_of_memory = 0  # times an allocation failed twice in a row
         if link is not None:
             link.attach(self.ui)
@@ -92,6 +93,7 @@ class App:
                 else:
                     ui.tick(now)
             except MemoryError:
+                self.memory_errors += 1
                 gc.collect()
                 if len(ui.moves) != played:
                     k = -1  # the key played its move: what is left is to settle it

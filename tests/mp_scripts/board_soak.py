@@ -17,7 +17,8 @@ during play: the collector runs when the heap is full, as on the board.
 After each game it prints "over <game> <moves> <digest>", then "mem <game>" followed by
 micropython.mem_info()'s lines, taken after a collection (free heap, largest free block):
 fragmentation shows as a largest free block that shrinks from game to game. At the end:
-"key_to_frame_us <n>" (the slowest scan step that delivered a key event, key to frame
+"memory_errors <n>" (how many MemoryErrors the board caught and survived,
+App._guarded; a passing run has 0), "key_to_frame_us <n>" (the slowest scan step that delivered a key event, key to frame
 handed to the pixel driver), its median and 99th percentile (to 0.1 ms: the slowest one is
 the machine's scheduler as much as the firmware) and "done <games>".
 
@@ -76,6 +77,7 @@ R.worst_us = 0
 R.pressing = False
 R.seq = 0
 R.resets = 0
+R.oom = 0  # App.memory_errors of the boards before the last power-up
 R.statuses = []
 R.diag = None
 R.chooser = prng.seed_state(SEED + 99)
@@ -221,6 +223,7 @@ def takeback():
 def power_cut():
     ui = R.app.ui
     n, digest = len(ui.moves), ui.state.digest()
+    R.oom += R.app.memory_errors
     R.app = R.link = None
     gc.collect()
     power_on()
@@ -278,6 +281,7 @@ def update_and_doctor():
     send(wire.DIAG_REQ)
     scan(5)
     print("diag", R.diag["fw"], R.diag["pixels"], R.diag["keys_down"])
+    R.oom += R.app.memory_errors
     R.app = R.link = None
     gc.collect()
     power_on()  # the reset the update asked for: the new version on trial confirms itself
@@ -304,6 +308,7 @@ def main():
         seats = ("SN", "SWN", "SWNE")[players - 2]
         set_up(seats, "N" if game % 5 == 0 else "")
         play_to_end(game)
+    print("memory_errors", R.oom + R.app.memory_errors)  # MemoryErrors the board survived
     print("key_to_frame_us", R.worst_us)
     print("key_to_frame_median_us", percentile(50), "p99_us", percentile(99))
     print("done", GAMES)
