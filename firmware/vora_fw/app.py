@@ -44,7 +44,7 @@ class App:
         self.ui = VoraUI(store, seed_fn or (lambda: ticks_ms()), self._on_event, now, id_fn)
         self.last_frame = now
         self.dirty = True
-        self.reserve = bytearray(RESERVE_BYTES)
+        self.reserve = bytearray(RESERVE_BYTES)  # type: bytearray | None
         self.memory_errors = 0  # MemoryErrors caught in play (each retried once)
         self.out_of_memory = 0  # times an allocation failed twice in a row
         if link is not None:
