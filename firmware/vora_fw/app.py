@@ -21,12 +21,12 @@ except ImportError:
 
 from vora_fw.clock import ticks_diff, ticks_ms
 
-TERMINAL = 1  # shared_rules.wire.MODE_TERMINAL
+TERMINAL = const(1)  # shared_rules.wire.MODE_TERMINAL
 from vora_fw.keyscan import KeyScanner
 from vora_fw.pixels import PixelOutput
 from vora_fw.vora_ui import VoraUI
 
-FRAME_MS = 33  # about 30 frames a second for blinks and fades
+FRAME_MS = const(33)  # about 30 frames a second for blinks and fades
 # Heap kept aside for the worst case: given back when an allocation fails twice, so that
 # the game can still be saved (_guarded).
 RESERVE_BYTES = const(4096)

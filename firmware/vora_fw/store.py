@@ -53,6 +53,12 @@ import sys
 # without it): one implementation for frames and saves.
 from shared_rules.wire import crc32, crc32_soft as _crc32_soft, json_too_deep  # noqa: F401
 
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):  # type: ignore[misc]
+        return x
+
 try:  # type hints only for tools; MicroPython has no typing module
     from typing import Optional  # noqa: F401
 except ImportError:
@@ -67,10 +73,10 @@ BAD = "game.bad"  # a save set aside: whole, but not a game to resume (set_aside
 _MAGIC = "VSAVE1"
 # The header is "VSAVE1 <length> <8 hex>\n": 6 + 1 + up to 10 + 1 + 8 + 1 bytes. Reading at
 # most this much for it means a garbage file without a newline costs a tiny read, not the file.
-_HEADER_MAX = 32
+_HEADER_MAX = const(32)
 # A saved game is about 1 KB. Anything far bigger is not ours, and reading it could exhaust the
 # board's heap (MicroPython allocates the whole read(n) buffer up front), so it is skipped.
-_MAX_FILE = 64 * 1024
+_MAX_FILE = const(64 * 1024)
 
 
 class _OsFs:
