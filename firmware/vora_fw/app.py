@@ -6,19 +6,30 @@ schedules them. Scanning never waits for a frame: an animation is a function of 
 drawn by render_once(), not a sleep.
 """
 
+import gc
+
 try:
     import asyncio
 except ImportError:  # a MicroPython build without asyncio
     asyncio = None  # type: ignore[assignment]
 
+try:
+    from micropython import const
+except ImportError:
+    def const(x):  # type: ignore[misc]
+        return x
+
 from vora_fw.clock import ticks_diff, ticks_ms
 
-TERMINAL = 1  # shared_rules.wire.MODE_TERMINAL
+TERMINAL = const(1)  # shared_rules.wire.MODE_TERMINAL
 from vora_fw.keyscan import KeyScanner
 from vora_fw.pixels import PixelOutput
 from vora_fw.vora_ui import VoraUI
 
-FRAME_MS = 33  # about 30 frames a second for blinks and fades
+FRAME_MS = const(33)  # about 30 frames a second for blinks and fades
+# Heap kept aside for the worst case: given back when an allocation fails twice, so that
+# the game can still be saved (_guarded).
+RESERVE_BYTES = const(4096)
 
 
 class App:
@@ -33,6 +44,9 @@ class App:
         self.ui = VoraUI(store, seed_fn or (lambda: ticks_ms()), self._on_event, now, id_fn)
         self.last_frame = now
         self.dirty = True
+        self.reserve = bytearray(RESERVE_BYTES)  # type: bytearray | None
+        self.memory_errors = 0  # MemoryErrors caught in play (each retried once)
+        self.out_of_memory = 0  # times an allocation failed twice in a row
         if link is not None:
             link.attach(self.ui)
         self.ui.resume()  # after the link, so that it hears of the resumed game
@@ -54,10 +68,47 @@ class App:
             if self.link is not None:
                 self.link.key_event(k, pressed)
             if not terminal:
-                self.ui.key(k, pressed, now)
+                self._guarded(now, k, pressed)
             self.dirty = True
-        self.ui.tick(now)
+        self._guarded(now)
         return events
+
+    def _guarded(self, now, k=-1, pressed=False):
+        """ui.key(k, pressed, now), or ui.tick(now) when k < 0, such that running out of
+        memory does not lose the game: the collector runs and the call is tried once more;
+        a key that had already played its move is not pressed again, the move is settled
+        instead (VoraUI.settle). Failing twice, the reserve goes back to the heap, the game
+        is saved and the keys show the error (VoraUI.out_of_memory)."""
+        ui = self.ui
+        for _ in range(2):
+            played = len(ui.moves)
+            try:
+                if ui.unsettled is not None and (
+                        not ui.memory_error or ticks_diff(now, ui.memory_retry_at) >= 0):
+                    ui.settle(now)
+                if k >= 0:
+                    ui.key(k, pressed, now)
+                    if pressed and ui.unsettled is None:
+                        ui.memory_error = False
+                else:
+                    ui.tick(now)
+            except MemoryError:
+                self.memory_errors += 1
+                gc.collect()
+                if len(ui.moves) != played:
+                    k = -1  # the key played its move: what is left is to settle it
+                continue
+            if self.reserve is None:
+                try:
+                    self.reserve = bytearray(RESERVE_BYTES)
+                except MemoryError:
+                    pass
+            return
+        self.reserve = None
+        gc.collect()
+        self.out_of_memory += 1
+        ui.out_of_memory(now)
+        self.dirty = True
 
     def render_once(self, now, force=False):
         """Draw and show a frame when something changed or a frame period has passed."""

@@ -166,13 +166,15 @@ def decode_record(data):
 
 def _read_file(fs, p, limit):
     try:
-        if fs.stat(p)[6] > limit:
+        size = fs.stat(p)[6]
+        if size > limit:
             return None
         f = fs.open(p, "rb")
     except OSError:
         return None
     try:
-        return f.read(limit + 1)
+        # size + 1, not limit + 1: MicroPython allocates read(n)'s buffer whole first.
+        return f.read(size + 1)
     except OSError:
         return None
     finally:

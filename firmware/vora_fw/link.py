@@ -327,7 +327,7 @@ class BoardLink:
                 self._owed_game = ui.game_id
                 self._owed_moves = n
             return
-        if event == "save_failed" or event == "saved":
+        if event == "save_failed" or event == "saved" or event == "low_memory":
             self._log(detail)
             return
         if event == "refused" or event == "takeback":

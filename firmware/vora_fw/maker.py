@@ -7,7 +7,6 @@ that would stop the game.
 """
 
 from shared_rules import wire
-from vora_fw.update import Updater
 
 CAPS = ("update", "doctor")
 
@@ -27,12 +26,21 @@ class MakerService:
         self.version = version
         self.reset = reset
         self.statvfs = statvfs
-        self.updater = Updater(boot, pinmap.get("port", ""), identity, version) \
-            if boot is not None else None
+        # The updater (vora_fw.update, the biggest module of the makers' service) is
+        # imported at the first update message: a board that only plays never holds its
+        # code on the heap (docs/benchmarks.md, "The firmware under a hard heap").
+        self.updater = None
         self.resets = 0
 
     def caps(self):
-        return CAPS if self.updater is not None else ("doctor",)
+        return CAPS if self.boot is not None else ("doctor",)
+
+    def _updater(self):
+        if self.updater is None and self.boot is not None:
+            from vora_fw.update import Updater
+            self.updater = Updater(self.boot, self.pinmap.get("port", ""), self.identity,
+                                   self.version)
+        return self.updater
 
     def hello_info(self):
         d = {"fw": self.version, "port": self.pinmap.get("port", ""),
@@ -43,7 +51,6 @@ class MakerService:
         return d
 
     def handle(self, type, payload):
-        up = self.updater
         if type == wire.DIAG_REQ:
             wire.check_empty("DIAG_REQ", payload)
             from vora_fw.doctor import diag
@@ -52,6 +59,7 @@ class MakerService:
             d["fw"] = self.version
             self.link.send(wire.DIAG, wire.pack_json(d))
             return
+        up = self._updater()
         if up is None:
             self._status({"state": "error", "code": "unsupported", "running": self.version,
                           "error": "this board has no boot record (it was not installed with "

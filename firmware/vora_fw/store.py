@@ -53,6 +53,12 @@ import sys
 # without it): one implementation for frames and saves.
 from shared_rules.wire import crc32, crc32_soft as _crc32_soft, json_too_deep  # noqa: F401
 
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):  # type: ignore[misc]
+        return x
+
 try:  # type hints only for tools; MicroPython has no typing module
     from typing import Optional  # noqa: F401
 except ImportError:
@@ -67,10 +73,10 @@ BAD = "game.bad"  # a save set aside: whole, but not a game to resume (set_aside
 _MAGIC = "VSAVE1"
 # The header is "VSAVE1 <length> <8 hex>\n": 6 + 1 + up to 10 + 1 + 8 + 1 bytes. Reading at
 # most this much for it means a garbage file without a newline costs a tiny read, not the file.
-_HEADER_MAX = 32
+_HEADER_MAX = const(32)
 # A saved game is about 1 KB. Anything far bigger is not ours, and reading it could exhaust the
 # board's heap (MicroPython allocates the whole read(n) buffer up front), so it is skipped.
-_MAX_FILE = 64 * 1024
+_MAX_FILE = const(64 * 1024)
 
 
 class _OsFs:
@@ -121,15 +127,29 @@ class Store:
     def save(self, text):
         # text: str -> None. Raises OSError if the save could not be made (disk full, ...);
         # whatever happens, the previous save stays loadable.
+        self.save_pieces((text,))
+
+    def save_pieces(self, pieces):
+        # The payload as a sequence of str whose concatenation is the save. Pieces keep a
+        # long game's save from needing one block of heap as big as the whole file: after
+        # hundreds of moves a fixed heap has plenty free, but in holes smaller than that
+        # (tests/test_micropython_unix.py).
         fs = self._fs
         self._ensure_dir()
-        data = text.encode("utf-8")  # the one copy of the payload this needs
-        header = "%s %d %08x\n" % (_MAGIC, len(data), crc32(data))
+        size = 0
+        crc = 0
+        for piece in pieces:
+            data = piece.encode("utf-8")
+            size += len(data)
+            crc = crc32(data, crc)
+        data = None
+        header = "%s %d %08x\n" % (_MAGIC, size, crc)
         f = fs.open(self._new, "wb")  # "wb" truncates a leftover game.new from a cut save
         try:
             try:
                 self._write_all(f, header.encode("utf-8"))
-                self._write_all(f, data)
+                for piece in pieces:
+                    self._write_all(f, piece.encode("utf-8"))
                 f.flush()
                 fsync = getattr(fs, "fsync", None)
                 if fsync is not None:

@@ -439,9 +439,15 @@ class Updater:
             self.state = STAGED
 
     def _load_manifest(self, p):
+        # Read what the file holds, not MAX_MANIFEST: MicroPython allocates read(n)'s whole
+        # buffer first, and a heap in play has room but seldom 16 KB in one piece.
+        size = self.fs.stat(p)[6]
+        if size > MAX_MANIFEST:
+            raise UpdateError("format", "the manifest is over %d bytes: not a Vora bundle"
+                              % MAX_MANIFEST)
         f = self.fs.open(p, "rb")
         try:
-            data = f.read(MAX_MANIFEST + 1)
+            data = f.read(size)
         finally:
             f.close()
         try:

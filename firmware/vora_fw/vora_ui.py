@@ -49,6 +49,7 @@ from shared_rules import vora
 from shared_rules.errors import RulesError
 from vora_fw import layout, palette
 from vora_fw.clock import ticks_diff
+from vora_fw.movelog import MoveLog
 from vora_fw.store import parse_game
 
 MODE_SETUP = const(0)
@@ -93,6 +94,7 @@ R_UNDO_CANCELLED = const(21)  # a key other than an agreeing corner: takeback ca
 R_FARM_TARGET = const(22)  # a farm cube picked: the cell pressed takes none of it
 R_SWAP_TARGET = const(23)  # a mole or duck picked: it cannot swap with that cube
 NO_KEY = const(255)  # refused_key of a request that came from the PC, not a key
+SAVE_MOVES_PER_PIECE = const(24)  # moves per piece of a save (about 300 bytes)
 SAVE_RETRY_MS = const(5000)  # a save that failed (flash full) is tried again this often
 SAVE_FLASH_MS = const(150)  # while saving fails, the edges flash red this long ...
 SAVE_FLASH_EVERY_MS = const(2000)  # ... this often
@@ -162,10 +164,13 @@ class VoraUI:
         self.error = ""
         self.save_error = ""  # why saving fails, while it does (the flash is full...)
         self.save_retry_at = 0
+        self.unsettled = None  # type: Any  # a move played whose settle() has not finished
+        self.memory_error = False  # out of memory twice in a row: shown on the keys
+        self.memory_retry_at = 0
         # The game's record: what the PC needs to replay it and fetch moves it missed.
         self.game_id = 0
         self.seed = 0
-        self.moves = []  # every move played, in order
+        self.moves = MoveLog()  # every move played, in order (reads as a list)
         self.start = None  # the position the game was set up from, None for a deal
         self.board_bots = ""  # seats the board's own bot plays (chosen in setup)
         self.host_bots = ""  # seats the PC's bots play (BOTS message; forgotten with the PC)
@@ -220,7 +225,7 @@ class VoraUI:
                     self.error += " (kept as %s)" % where
             return
         self._enter_game(state)
-        self.moves = moves
+        self.moves = MoveLog(moves)
         self.game_id = game_id
         self.seed = seed
         self.start = start
@@ -238,10 +243,11 @@ class VoraUI:
         if self.start is not None:
             options["position"] = self.start
         return {"game": vora.NAME, "players": self.state.players, "seed": self.seed,
-                "options": options, "moves": self.moves}
+                "options": options, "moves": list(self.moves)}
 
     def _enter_game(self, state):
         self.state = state
+        self.unsettled = None
         self.auto_move = None
         self.snap = None
         self._reset_selection()
@@ -259,7 +265,7 @@ class VoraUI:
     def _begin(self, state, seed, start):
         self.board_bots = "".join(b for b in self.board_bots if b in state.seats)
         self._enter_game(state)
-        self.moves = []
+        self.moves = MoveLog()
         self.seed = seed
         self.start = start
         self.game_id = self.id_fn() & 0xFFFFFFFF
@@ -283,33 +289,64 @@ class VoraUI:
         return 0
 
     def play(self, move, now):
-        """Play a move from the keys (or from the host); RulesError leaves everything alone."""
-        before = self.state.grid[:]
-        snap = None
-        if not self._is_bot(self.state.seats[self.state.active]):
-            snap = self.state.clone()  # where a takeback of this move returns
-        self.state.play(move)
-        if snap is not None:
-            self.snap = snap
-            self.snap_n = len(self.moves)
+        """Play a move from the keys (or from the host); RulesError leaves everything alone.
+
+        In two steps, so that a MemoryError (vora_fw.app retries once, then saves and shows
+        the error) never leaves the state and the record disagreeing: the move is played on
+        a copy, and the copy, the record and the takeback's snapshot change together;
+        settle() then does what follows a move (legal moves, save, report), and may run
+        again if it was cut short."""
+        old = self.state
+        new = old.clone()
+        new.play(move)  # RulesError or MemoryError: nothing has changed
         self.moves.append(move)
+        self.state = new
+        if not self._is_bot(old.seats[old.active]):
+            self.snap = old  # where a takeback of this move returns; never played on again
+            self.snap_n = len(self.moves) - 1
+        self.unsettled = move
         changed = 0
         for i in range(25):
-            if self.state.grid[i] != before[i]:
+            if new.grid[i] != old.grid[i]:
                 changed |= 1 << i
         self.changed = changed
         self.changed_at = now
         self._plan_animation(move)
         self._reset_selection()
         self.legal = []  # the old list may go before the new one is built (heap peak)
+        self.settle(now)
+
+    def settle(self, now):
+        """What follows a move played (play()): the next legal moves, the save, the report
+        to the listener, the end of the game. Does nothing when there is nothing to do."""
+        move = self.unsettled
+        if move is None:
+            return
         self.legal = self.state.legal_moves()
         self._save()
+        self.unsettled = None
+        self.memory_error = False
         self._tell("move", move)
         if self.state.is_over():
             self.mode = MODE_OVER
             self._prepare_scores()
             self._tell("over", None)
         self._refresh()
+
+    def out_of_memory(self, now):
+        """An allocation failed twice (vora_fw.app): save the game as it stands (the state
+        and the record agree), show the error on the keys until a key or a move goes
+        through again, and tell the listener."""
+        self.memory_error = True
+        self.memory_retry_at = now + SAVE_RETRY_MS
+        try:
+            self._save()
+        except MemoryError:
+            pass
+        try:
+            self._tell("low_memory", "the board ran out of memory; the game is saved")
+        except MemoryError:
+            pass
 
     def _save(self):
         # The state with the record that led to it: the PC may ask for any move it missed.
@@ -319,10 +356,12 @@ class VoraUI:
         if self.store is None or self.state is None:
             return
         try:
-            self.store.save('{"game_id":%d,"seed":%d,"start":%s,"bots":"%s","moves":%s,'
-                            '"state":%s}' % (
-                                self.game_id, self.seed, json.dumps(self.start),
-                                self.board_bots, json.dumps(self.moves), self.state.to_json()))
+            pieces = self._save_pieces()
+            save_pieces = getattr(self.store, "save_pieces", None)
+            if save_pieces is not None:
+                save_pieces(pieces)
+            else:  # a store of the tests', which takes the text whole
+                self.store.save("".join(pieces))
         except OSError as exc:
             code = exc.args[0] if exc.args else 0
             failing = self.save_error
@@ -335,6 +374,19 @@ class VoraUI:
         if self.save_error:
             self.save_error = ""
             self._tell("saved", "the game is saved again")
+
+    def _save_pieces(self):
+        # The save as pieces of a few hundred bytes (Store.save joins them on the flash):
+        # one string of the whole game would need a free block of that size in the heap.
+        p = ['{"game_id":%d,"seed":%d,"start":%s,"bots":"%s","moves":[' % (
+            self.game_id, self.seed, json.dumps(self.start), self.board_bots)]
+        moves = self.moves
+        for i in range(0, len(moves), SAVE_MOVES_PER_PIECE):
+            p.append(("," if i else "") + json.dumps(moves[i:i + SAVE_MOVES_PER_PIECE])[1:-1])
+        p.append('],"state":')
+        p.append(self.state.to_json())
+        p.append("}")
+        return p
 
     def _tell(self, event, detail):
         if self.listener is not None:
@@ -852,6 +904,12 @@ class VoraUI:
                     _put(frame, self.refused_key, palette.REFUSE, 256)
             else:
                 self.refused_key = -1
+        if self.memory_error and now % 500 < 250:
+            # Out of memory: every edge key and the centre red, twice a second (the save
+            # error flashes the free edges briefly every 2 s: this one cannot be missed).
+            for k in range(49):
+                if layout.is_edge(k) or k == CENTRE_KEY:
+                    _put(frame, k, palette.STOP, 256)
         if self.save_error and now % SAVE_FLASH_EVERY_MS < SAVE_FLASH_MS:
             for k in range(49):  # saving fails: the free edge keys flash red together
                 if layout.is_edge(k) and self.overlay[k] == OV_NONE:

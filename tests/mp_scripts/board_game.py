@@ -162,5 +162,6 @@ def step():
 
 if not MICRO:
     setup(-1)  # no heap figures on CPython
+if not MICRO or sys.platform != "webassembly":  # CPython, or MicroPython's Unix port
     while step():
         pass

@@ -1,0 +1,119 @@
+"""The whole firmware under MicroPython's Unix port with a HARD heap (-X heapsize), as on a
+Pico: tests/mp_scripts/board_soak.py (a 4-player game by keys, an update staged and
+confirmed, the doctor, a game with two seats of the board's bot, a takeback, a power cut
+and resume, then more games without a reset), loaded from .mpy files as `vora flash`
+installs them. Reports the free heap and the largest free block after each game
+(micropython.mem_info()), the slowest key event to frame, and with --find-min the smallest
+heap (in KiB) under which the whole run still passes.
+
+    .venv/bin/python bench/bench_firmware_unix.py [--games 200] [--heap 256] [--find-min]
+                                                  [--seed 1] [--hold-ms 60]
+
+The Unix port is a 64-bit build (8-byte words where the RP2040 has 4), so its figures are
+higher than the board's: docs/benchmarks.md compares them.
+"""
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from maker_support import small_bundle  # noqa: E402
+from mpy import firmware_tree, parse_mem_info, run_unix_micropython  # noqa: E402
+
+DRIVERS = [ROOT / "tests" / "board_player.py", ROOT / "tests" / "mp_scripts" / "board_soak.py"]
+
+
+def write_bundle(out):
+    b = small_bundle("0.2.0")
+    for name, data in b.files:
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).write_bytes(data)
+    (out / "manifest.json").write_bytes(b.manifest_bytes)
+    return out
+
+
+def per_game(stdout):
+    """[(label, free, max_free)] from the "mem <label>" lines and mem_info after each."""
+    out = []
+    lines = stdout.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("mem "):
+            info = parse_mem_info("\n".join(lines[i + 1:i + 5]))
+            out.append((line.split()[1], info["free"], info["max_free"], info["total"]))
+    return out
+
+
+def run(tree, bundle, games, heap_kib, seed, hold_ms, timeout=900):
+    t0 = time.time()
+    done = run_unix_micropython("board_soak", tree, [seed, games, bundle, hold_ms],
+                                heap=heap_kib * 1024, timeout=timeout)
+    return done, time.time() - t0
+
+
+def passes(done):
+    # The board survives a MemoryError (vora_fw.app): a pass is a run where none happened.
+    return done.returncode == 0 and "MemoryError" not in done.stderr and \
+        "memory_errors 0" in done.stdout.splitlines()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--heap", type=int, default=None, help="KiB (default: 192)")
+    parser.add_argument("--find-min", action="store_true",
+                        help="search the smallest passing heap, in 4 KiB steps")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--hold-ms", type=int, default=60)
+    a = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = firmware_tree(Path(tmp) / "tree", DRIVERS)
+        bundle = write_bundle(Path(tmp) / "bundle")
+        if a.find_min:
+            lo, hi = 192, 768  # lo fails, hi passes (checked below)
+            done, _ = run(tree, bundle, a.games, hi, a.seed, a.hold_ms)
+            if not passes(done):
+                raise SystemExit("fails even at %d KiB:\n%s" % (hi, done.stderr[-2000:]))
+            while hi - lo > 4:
+                mid = (lo + hi) // 8 * 4
+                done, secs = run(tree, bundle, a.games, mid, a.seed, a.hold_ms)
+                ok = passes(done)
+                print("  %3d KiB: %s (%.0f s)" % (mid, "passes" if ok else "fails", secs))
+                if ok:
+                    hi = mid
+                else:
+                    lo = mid
+            print("smallest passing heap: %d KiB (%d KiB fails), %d games, seed %d"
+                  % (hi, lo, a.games, a.seed))
+            return
+        heap = a.heap or 192
+        done, secs = run(tree, bundle, a.games, heap, a.seed, a.hold_ms)
+        if not passes(done):
+            print(done.stdout[-3000:])
+            raise SystemExit("FAILED at %d KiB:\n%s" % (heap, done.stderr[-3000:]))
+        games = per_game(done.stdout)
+        print("Firmware under the Unix port, heap capped at %d KiB: %d games (seed %d), %.0f s"
+              % (heap, a.games, a.seed, secs))
+        print("  %-8s %10s %14s" % ("after", "free B", "largest free B"))
+        for label, free, max_free, total in games:
+            if label in ("start", "update", "1", "2", "3") or label == str(a.games) or \
+                    int(label) % 25 == 0:
+                print("  %-8s %10d %14d" % (label, free, max_free))
+        played = [g for g in games if g[0] not in ("start", "update")]
+        print("  lowest free after a game: %d B; smallest largest-free-block: %d B (of %d)"
+              % (min(g[1] for g in played), min(g[2] for g in played), played[0][3]))
+        for line in done.stdout.splitlines():
+            if line.startswith("key_to_frame_us"):
+                print("  key event to frame, slowest: %.2f ms" % (int(line.split()[1]) / 1000))
+            if line.startswith("key_to_frame_median_us"):
+                w = line.split()
+                print("  key event to frame, median: %.1f ms, 99th percentile: %.1f ms"
+                      % (int(w[1]) / 1000, int(w[3]) / 1000))
+
+
+if __name__ == "__main__":
+    main()

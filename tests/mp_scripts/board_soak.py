@@ -1,0 +1,317 @@
+"""The whole firmware on the simulated hardware, for the Unix port of MicroPython with a hard
+heap (tests/mpy.py run_unix_micropython; also runs on CPython, for the same digests):
+
+1. a 4-player game of Vora played by keys to the end;
+2. a firmware update staged through the makers' service (offer, every chunk, commit, reset)
+   and confirmed by the boot path at the next power-up; the doctor's DIAG;
+3. a game with two seats played by the board's own bot, a takeback by keys (asked in the
+   menu, agreed by the other person's corner), a power cut in the middle of the game and
+   the game resumed from its save, played to the end;
+4. then a soak: more games, one after the other, without a reset (2 to 4 players, some
+   with a bot seat).
+
+Everything goes through App.step() every 5 ms of simulated time, as on the board, with the
+link connected to a scripted host that acknowledges every frame. Nothing here collects
+during play: the collector runs when the heap is full, as on the board.
+
+After each game it prints "over <game> <moves> <digest>", then "mem <game>" followed by
+micropython.mem_info()'s lines, taken after a collection (free heap, largest free block):
+fragmentation shows as a largest free block that shrinks from game to game. At the end:
+"memory_errors <n>" (how many MemoryErrors the board caught and survived,
+App._guarded; a passing run has 0), "key_to_frame_us <n>" (the slowest scan step that delivered a key event, key to frame
+handed to the pixel driver), its median and 99th percentile (to 0.1 ms: the slowest one is
+the machine's scheduler as much as the firmware) and "done <games>".
+
+Usage (module on the path): board_soak SEED GAMES BUNDLE_DIR [HOLD_MS]
+GAMES counts every game (at least 2: the first two are the ones above).
+"""
+
+import gc
+import os
+from array import array
+import sys
+import time
+
+try:
+    import micropython
+except ImportError:  # CPython
+    micropython = None
+
+from shared_rules import prng, wire
+from vora_fw import VERSION, boot, layout
+from vora_fw.app import App
+from vora_fw.hal_sim import SimHardware, default_pinmap
+from vora_fw.link import BoardLink
+from vora_fw.start import attach
+from vora_fw.store import Store
+import board_player
+
+try:
+    now_us = time.ticks_us
+    elapsed_us = time.ticks_diff
+except AttributeError:  # CPython
+    def now_us():
+        return int(time.perf_counter() * 1000000)
+
+    def elapsed_us(a, b):
+        return a - b
+
+SEED = int(sys.argv[1])
+GAMES = int(sys.argv[2])
+BUNDLE = sys.argv[3]
+DEBUG = len(sys.argv) > 5
+HOLD_MS = int(sys.argv[4]) if len(sys.argv) > 4 else 60
+FLASH = "flash"
+SAVES = "save"
+IDENTITY = {"micropython": "1.27.0", "mpy": 6, "mpy_sub": 3, "arch": "armv6m",
+            "platform": "rp2"}  # as the bundle was made for
+
+
+class Run:
+    pass
+
+
+R = Run()
+R.now = 0
+R.worst_us = 0
+R.pressing = False
+R.seq = 0
+R.resets = 0
+R.oom = 0  # App.memory_errors of the boards before the last power-up
+R.statuses = []
+R.diag = None
+R.chooser = prng.seed_state(SEED + 99)
+# Key event to frame, as a histogram (no allocation while measuring): bins of 100 us.
+LATENCY_BIN_US = 100
+R.latency = array("I", [0] * 500)
+
+
+def percentile(q):
+    total = sum(R.latency)
+    seen = 0
+    for i in range(len(R.latency)):
+        seen += R.latency[i]
+        if seen * 100 >= total * q:
+            return (i + 1) * LATENCY_BIN_US
+    return len(R.latency) * LATENCY_BIN_US
+
+
+def mem(label):
+    gc.collect()
+    print("mem", label)
+    if micropython is not None:
+        micropython.mem_info()
+
+
+def _reset():
+    R.resets += 1
+
+
+def power_on():
+    """The board starts: boot record read (a trial confirms itself), the app resumes the
+    save, the host says HELLO."""
+    fs = boot.Fs()
+    slot, mode, rec = boot.decide(fs, FLASH)
+    R.boot = boot.Boot(fs, FLASH, slot, mode, rec, VERSION)
+    R.boot.identity = IDENTITY
+    R.hw = SimHardware()
+    R.out = []
+    R.link = BoardLink(R.out.append, board="soak")
+    R.reader = wire.FrameReader()
+    R.last_in = 0
+    R.app = App(R.hw, default_pinmap(), Store(SAVES), R.link,
+                seed_fn=lambda: prng.seed_state(SEED + R.now) & 0xFFFFFF)
+    attach(R.app, R.link, default_pinmap(), R.boot, IDENTITY, VERSION, _reset,
+           getattr(os, "statvfs", None))
+    R.seq = R.last_in = 0  # a new session: HELLO has sequence number 0
+    R.link.receive(wire.encode_frame(wire.HELLO, 0, 0, wire.pack_json(
+        {"proto": wire.PROTOCOL_VERSION, "caps": ["play", "update", "doctor"]})), R.now)
+    assert R.link.connected, "the scripted host must be connected"
+    if R.boot.mode == boot.MODE_TRIAL:
+        scan(50)
+        print("confirm", R.boot.confirm(), R.boot.mode)
+
+
+def send(t, payload=b""):
+    R.seq = R.seq % 255 + 1
+    R.link.receive(wire.encode_frame(t, R.seq, R.last_in, payload), R.now)
+
+
+def host_reads():
+    for chunk in R.out:
+        for item in R.reader.feed(chunk):
+            if isinstance(item, wire.WireError):
+                continue
+            t, seq, ack, payload = item
+            if seq:
+                R.last_in = seq
+            if t == wire.UPD_STATUS:
+                st = wire.unpack_json(payload)
+                R.statuses.append(st["state"])
+                if DEBUG and st["state"] == "error":
+                    print("error", st)
+            elif t == wire.LOG and DEBUG:
+                print("log", payload)
+            elif t == wire.DIAG:
+                R.diag = wire.unpack_json(payload)
+    del R.out[:]
+    R.link.receive(wire.encode_frame(wire.ACK, 0, R.last_in), R.now)
+
+
+def scan(ms):
+    end = R.now + ms
+    while R.now < end:
+        R.now += 5
+        t0 = now_us()
+        shown = R.app.step(R.now)
+        dt = elapsed_us(now_us(), t0)
+        if R.out:
+            host_reads()
+        if shown and R.pressing and not R.app.scanner.settling:
+            R.worst_us = max(R.worst_us, dt)
+            R.latency[min(dt // LATENCY_BIN_US, len(R.latency) - 1)] += 1
+
+
+def press(name, ms=HOLD_MS):
+    k = layout.key_index(name)
+    R.pressing = True
+    R.hw.press(k)
+    scan(ms)
+    R.pressing = False
+    R.hw.release(k)
+    scan(HOLD_MS)
+
+
+def person_move():
+    if DEBUG and len(R.app.ui.moves) % 20 == 0:
+        gc.collect(); print("dbg", len(R.app.ui.moves), gc.mem_alloc(), gc.mem_free())
+    ui = R.app.ui
+    moves = ui.legal
+    i, R.chooser = prng.below(R.chooser, len(moves))
+    played = len(ui.moves)
+    for name in board_player.move_keys(ui, moves[i]):
+        press(name)
+    assert len(ui.moves) == played + 1, "the keys did not play the move"
+
+
+def set_up(seats, bots):
+    """Seats by keys: S and N sit at power-up; a corner adds or removes a seat, a corner
+    held 2 s gives the seat to the board's bot; the centre key starts."""
+    ui = R.app.ui
+    for seat in "SWNE":
+        if seat in ui.board_bots and seat not in bots:
+            press("c" + seat)  # a bot seat pressed: no longer in play
+        if seat in bots and seat not in ui.board_bots:
+            press("c" + seat, 2100)
+        elif seat not in bots and (seat in seats) != (seat in ui.chosen_seats):
+            press("c" + seat)
+    press("c3")
+    assert ui.state is not None and ui.state.seats == seats and ui.board_bots == bots, \
+        (ui.state and ui.state.seats, ui.board_bots)
+
+
+def takeback():
+    ui = R.app.ui
+    me = ui.state.seats[ui.state.active]
+    press("c" + me, 2100)  # the menu
+    press("c3")  # take back
+    for seat in ui.undo_wait:
+        press("c" + seat)  # every other person agrees
+    print("takeback", len(ui.moves), ui.state.digest())
+
+
+def power_cut():
+    ui = R.app.ui
+    n, digest = len(ui.moves), ui.state.digest()
+    R.oom += R.app.memory_errors
+    R.app = R.link = None
+    gc.collect()
+    power_on()
+    ui = R.app.ui
+    assert len(ui.moves) == n and ui.state.digest() == digest, "the resumed game differs"
+    print("resumed", n, digest)
+
+
+def play_to_end(game, takeback_at=-1, cut_at=-1):
+    ui = R.app.ui
+    print("start", game, ui.state.seats, ui.board_bots, ui.state.digest())
+    while ui.mode != 3:  # MODE_OVER
+        if len(ui.moves) >= takeback_at >= 0 and ui.auto_move is None and \
+                ui.state.seats[ui.state.active] not in ui.board_bots:
+            takeback_at = -1
+            takeback()
+        elif len(ui.moves) >= cut_at >= 0:
+            cut_at = -1
+            power_cut()
+            ui = R.app.ui
+        elif ui.state.seats[ui.state.active] in ui.board_bots or ui.auto_move is not None:
+            scan(5)
+        else:
+            person_move()
+    print("over", game, len(ui.moves), ui.state.digest())
+    press("c3")  # a new setup
+    mem(game)
+
+
+def update_and_doctor():
+    with open(BUNDLE + "/manifest.json", "rb") as f:
+        manifest = f.read()
+    import hashlib
+    import json
+    bundle_id = hashlib.sha256(manifest).digest()
+    names = [e[0] for e in json.loads(manifest)["files"]]
+    send(wire.UPD_OFFER, wire.pack_upd_offer(len(manifest), bundle_id))
+    scan(5)
+    for k in range(len(names) + 1):
+        path = BUNDLE + "/" + (names[k - 1] if k else "manifest.json")
+        size = os.stat(path)[6]
+        with open(path, "rb") as f:
+            for offset in range(0, size, wire.UPD_CHUNK):
+                send(wire.UPD_DATA, wire.pack_upd_data(k, offset, f.read(wire.UPD_CHUNK)))
+                scan(5)
+    send(wire.UPD_QUERY)
+    scan(5)
+    send(wire.UPD_COMMIT, wire.pack_upd_commit(bundle_id))
+    scan(5)
+    send(wire.UPD_RESET)
+    scan(5)
+    print("update", R.statuses[0], R.statuses[-1], "resets", R.resets)
+    if DEBUG:
+        print("statuses", R.statuses)
+    send(wire.DIAG_REQ)
+    scan(5)
+    print("diag", R.diag["fw"], R.diag["pixels"], R.diag["keys_down"])
+    R.oom += R.app.memory_errors
+    R.app = R.link = None
+    gc.collect()
+    power_on()  # the reset the update asked for: the new version on trial confirms itself
+
+
+def main():
+    try:
+        os.mkdir(FLASH)
+    except OSError:
+        pass
+    rec = boot.empty_record()
+    rec["slot"] = "a"
+    boot.write_record(boot.Fs(), FLASH, rec)
+    power_on()
+    mem("start")
+    set_up("SWNE", "")
+    play_to_end(1)
+    update_and_doctor()
+    mem("update")
+    set_up("SWNE", "WE")
+    play_to_end(2, takeback_at=9, cut_at=15)
+    for game in range(3, GAMES + 1):
+        players = 2 + game % 3
+        seats = ("SN", "SWN", "SWNE")[players - 2]
+        set_up(seats, "N" if game % 5 == 0 else "")
+        play_to_end(game)
+    print("memory_errors", R.oom + R.app.memory_errors)  # MemoryErrors the board survived
+    print("key_to_frame_us", R.worst_us)
+    print("key_to_frame_median_us", percentile(50), "p99_us", percentile(99))
+    print("done", GAMES)
+
+
+main()
