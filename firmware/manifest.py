@@ -29,6 +29,7 @@ package(
         "layout.py",
         "link.py",
         "maker.py",
+        "movelog.py",
         "palette.py",
         "pixels.py",
         "start.py",
