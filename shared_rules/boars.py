@@ -1160,8 +1160,9 @@ class BoarsState:
             ("game", NAME), ("format", FORMAT_VERSION), ("players", self.players),
             ("track", self.track_option), ("cards", self.cards_option),
             ("cubes", self.cubes), ("max_turns", self.max_turns),
-            ("min_draw", self.min_draw),
-        ]
+        ] + ([] if self.min_draw == DEFAULT_MIN_DRAW else [("min_draw", self.min_draw)])
+        # min_draw at its default is left out: a game logged before the option existed
+        # never drew 0 (it was refused then), so its moves replay to the digests it logged.
 
     def _turn_fields(self):
         return [
