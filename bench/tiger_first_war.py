@@ -4,10 +4,9 @@ end after that single war ended (who won them).
     python bench/tiger_first_war.py PLAYERS GAMES [KIND] [MIN_DICE]
 
 KIND is a bot kind (default search:100), the same for every seat; game g is dealt from seed
-g and seat p's bot is seeded 10 g + p. MIN_DICE (default 1: the rules as they are) tries a
-house rule that is not in the rules module: a war has at least that many dice when the
-two hands can follow it (else the numbers they can follow). It patches the rules in this
-process only, for the game and the bots' searches alike.
+g and seat p's bot is seeded 10 g + p. MIN_DICE (default 1: the rulebook's any number) is
+the house option min_dice: a war has at least that many dice, or as many as the two hands
+can follow.
 """
 
 import collections
@@ -17,28 +16,16 @@ from shared_rules import tossing_tiger as tt
 from vora_host.bots import make_bot
 
 
-def at_least(min_dice):
-    plain = tt.TigerState._fight_numbers
-
-    def fight_numbers(self, a, d):
-        numbers = plain(self, a, d)
-        return [n for n in numbers if n >= min_dice] or numbers
-
-    tt.TigerState._fight_numbers = fight_numbers
-
-
 def main(argv):
     players, games = int(argv[0]), int(argv[1])
     kind = argv[2] if len(argv) > 2 else "search:100"
     min_dice = int(argv[3]) if len(argv) > 3 else 1
-    if min_dice > 1:
-        at_least(min_dice)
     turns = []
     first = collections.Counter()
     one_war = collections.Counter()
     won_by = collections.Counter()
     for seed in range(games):
-        s = tt.new_game(players, seed=seed)
+        s = tt.new_game(players, seed=seed, min_dice=min_dice)
         bots = [make_bot(kind, seed=seed * 10 + p, game="tossing-tiger") for p in range(players)]
         fight = None
         while not s.is_over():

@@ -45,6 +45,7 @@ SEED_MAX = secret_prng.SEED_MAX
 FORMAT_VERSION = const(1)
 
 HAND_SIZE = const(6)  # "Deal all players a random deck of 6 cards."
+MAX_MIN_DICE = HAND_SIZE // 2  # min_dice: a dealt hand makes at most this many dice of 2
 MIN_PILE = const(2)  # "Every pile must have at least 2 cards"
 MIN_PILE_TEAM = const(3)  # Fight Together: "Every die must contain at least 3 cards"
 WAR_PILE_END = const(10)  # Fight Together: the game ends when the war pile has 10 cards
@@ -81,6 +82,10 @@ OPTIONS = (
     ("war_winner", "majority", WAR_WINNERS,
      "who wins the war (the whole-pile bonus): the majority of the battles fought, as the "
      "rulebook says, or more battles than the opponent"),
+    ("min_dice", 1, "int",
+     "house option: a war (one against one) has at least this many dice, or as many as "
+     "the hands can follow (1: any number, as the rulebook says; 2 stops a first war that "
+     "bets a whole hand on one battle)"),
     ("two_tigers", "toss-both", TWO_TIGERS,
      "two Tigers in one battle: both toss (a disagreement: nobody wins), only the "
      "attacker's tosses, or nobody wins"),
@@ -187,6 +192,10 @@ def _check_options(players, opts):
         elif v not in kind:
             raise BadPosition("option %s must be one of %s, not %r" % (name, ", ".join(kind), v))
         out[name] = v
+    if out["min_dice"] > MAX_MIN_DICE:
+        raise BadPosition("option min_dice must be from 1 to %d (a hand of %d cards makes at "
+                          "most %d dice), not %r" % (MAX_MIN_DICE, HAND_SIZE, MAX_MIN_DICE,
+                                                     out["min_dice"]))
     try:
         data.strength_table(out["strengths"])
         data.rooster_list(out["roosters"])
@@ -667,7 +676,9 @@ class TigerState:
             if 2 * n <= ha or [r for r in rules if self._dawn_ok(r, n, ha - 1, [], [hd])]:
                 out.append(n)
             n += 1
-        return out
+        # min_dice: at least that many dice, or as many as the hands can follow.
+        least = min(self._opts()["min_dice"], out[-1]) if out else 0
+        return [n for n in out if n >= least]
 
     def _team_numbers(self):
         # Fight Together: the numbers the attacking team's captain may announce.

@@ -158,6 +158,24 @@ def test_the_number_is_what_both_fighters_can_follow_with_piles_of_2_or_more():
         s.play("fight 0 1")
 
 
+def test_min_dice_is_a_house_option_that_keeps_the_rulebooks_any_number_by_default():
+    # The rulebook lets the attacker say any number both can follow, 1 included: a war of
+    # one die bets whole hands on one battle (docs/rules-decisions.md, "The one-die war").
+    hands = [["crane"] * 6, ["mantis"] * 4, ["dragon"] * 2]
+    assert tt.from_hands(hands).legal_moves() == [
+        "fight 1 1", "fight 1 2", "fight 2 1"]
+    two = tt.from_hands(hands, min_dice=2)
+    assert two.legal_moves() == ["fight 1 2", "fight 2 1"]
+    with pytest.raises(IllegalMove, match="make that many dice"):
+        two.play("fight 1 1")
+    assert two.options()["min_dice"] == 2
+    # Where the hands cannot follow the minimum: as many dice as they can follow.
+    three = tt.from_hands(hands, min_dice=3)
+    assert three.legal_moves() == ["fight 1 2", "fight 2 1"]
+    with pytest.raises(BadPosition, match="min_dice must be from 1 to 3"):
+        tt.from_hands(hands, min_dice=4)
+
+
 def test_the_whole_deck_goes_into_the_piles_of_at_least_2_cards():
     s = tt.from_hands([["crane", "crane", "mantis", "mantis", "dragon"], ["tiger"] * 4])
     s.play("fight 1 2")
