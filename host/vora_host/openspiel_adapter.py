@@ -41,7 +41,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 from shared_rules import games, prng, secret_prng
 
-__all__ = ["MoveCodec", "grammar", "load", "register", "short_name"]
+__all__ = ["MoveCodec", "from_native", "grammar", "load", "register", "short_name"]
 
 DEFAULT_CHANCE_OUTCOMES = 16
 MAX_GAME_LENGTH = 20000  # moves; every game ends sooner (its max_turns safeguard)
@@ -73,8 +73,15 @@ class MoveCodec:
             self._by_offset.append((offset, kind))
             offset += radix
         self.size = offset
+        self._known = {}  # move -> id, filled as moves are encoded: searches ask again and again
 
     def encode(self, move):
+        number = self._known.get(move)
+        if number is None:
+            number = self._known[move] = self._encode(move)
+        return number
+
+    def _encode(self, move):
         words = move.split(" ")
         try:
             offset, slots, index, radices = self.kinds[words[0]]
@@ -404,6 +411,15 @@ def register(name):
         pyspiel.register_game(probe.get_type(), make)
         _REGISTERED[name] = make
     return short_name(name)
+
+
+def from_native(game, native):
+    """An OpenSpiel state of `game` (from `load`) at the rules' state `native` (a copy
+    is kept): to start from a given seed (`module.new_game(players, seed)`) rather than
+    from the adapter's sampled deal."""
+    state = _State(game)
+    state.native = native.clone()
+    return state
 
 
 def load(name, players=None, chance_outcomes=DEFAULT_CHANCE_OUTCOMES):
