@@ -186,7 +186,12 @@ _GRAMMARS = {"vora": _vora_grammar, "vorcept": _vorcept_grammar, "gaia-vora": _g
 def grammar(name, state):
     """The move grammar of game `name` for the game `state` belongs to (its options can
     change the words: Vorcept's board size, Boars' card list)."""
-    return _GRAMMARS[name](state)
+    try:
+        make = _GRAMMARS[name]
+    except KeyError:
+        raise ValueError("the OpenSpiel adapter has no move grammar for %r yet (add one to "
+                         "openspiel_adapter._GRAMMARS; docs/openspiel.md)" % (name,))
+    return make(state)
 
 
 # ---------------------------------------------------------------- the OpenSpiel game
