@@ -242,6 +242,9 @@ def _storm_best(pieces, mslots, nonm):
 class GaiaVoraState:
     """One game of Gaia-Vora. Build it with new_game() or from_json()."""
 
+    # The PRNG state, where every game keeps it: Gaia-Vora draws nothing at random.
+    rng = None
+
     def __init__(self):
         self.players = 2
         self.stars_dealt = DEFAULT_STARS

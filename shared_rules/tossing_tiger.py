@@ -267,7 +267,10 @@ class TigerState:
     """One game. Build it with new_game(), from_json() or determinize()."""
 
     def __init__(self, s, cache=None):
-        self.s = s  # the whole state, JSON-ready (see docs/tossing-tiger-notation.md)
+        # `s` is the whole state, JSON-ready (see docs/tossing-tiger-notation.md); its
+        # PRNG state moves to `rng`, where every game keeps it, and to_json() puts it back.
+        self.rng = s.pop("rng")
+        self.s = s
         if cache is None:
             o = s["options"]
             cache = {
@@ -356,12 +359,16 @@ class TigerState:
         return teams[player] if teams else ""
 
     def clone(self):
-        return TigerState(_copy(self.s), self._c)
+        s = _copy(self.s)
+        s["rng"] = self.rng
+        return TigerState(s, self._c)
 
     def to_json(self):
         """The whole state as canonical JSON (sorted keys, no spaces)."""
         import json
-        return json.dumps(self.s, sort_keys=True, separators=(",", ":"))
+        d = dict(self.s)
+        d["rng"] = self.rng
+        return json.dumps(d, sort_keys=True, separators=(",", ":"))
 
     def digest(self):
         import hashlib
@@ -434,8 +441,7 @@ class TigerState:
         every place the viewer does not know replaced by its number of cards, no PRNG, and
         an "info" section for renderers (whose decision, what kind, hand sizes, the print)."""
         s = self.s
-        d = _copy(s)
-        d["rng"] = None
+        d = _copy(s)  # without the PRNG state, kept apart in self.rng
         vb = _bit(player) if player is not None else 0
         for q in range(s["players"]):
             if q != player:
@@ -549,7 +555,7 @@ class TigerState:
             s["discard"] = []
         if not s["draw"]:
             return ""
-        i, s["rng"] = secret_prng.below(s["rng"], len(s["draw"]))
+        i, self.rng = secret_prng.below(self.rng, len(s["draw"]))
         return s["draw"].pop(i)
 
     def _can_draw(self):
@@ -1013,7 +1019,7 @@ class TigerState:
         side["act"] = ""
         if not side["pile"]:
             return
-        i, s["rng"] = secret_prng.below(s["rng"], len(side["pile"]))
+        i, self.rng = secret_prng.below(self.rng, len(side["pile"]))
         face = side["pile"].pop(i)
         side["face"] = face
         side["shown"] = face
@@ -1122,7 +1128,7 @@ class TigerState:
             rule = self._opts()["two_tigers"]
             if both and (rule == "nobody" or (rule == "attacker" and i == 1)):
                 return False
-            t, self.s["rng"] = secret_prng.below(self.s["rng"], 2)
+            t, self.rng = secret_prng.below(self.rng, 2)
             side["toss"] = 1 + t
             return False
         if a == "dragon":
@@ -1556,7 +1562,7 @@ class TigerState:
                 self._add_loot(sd, side["face"], self._all_mask())
                 side["face"] = ""
             elif side["pile"]:
-                i, s["rng"] = secret_prng.below(s["rng"], len(side["pile"]))
+                i, self.rng = secret_prng.below(self.rng, len(side["pile"]))
                 self._add_loot(sd, side["pile"].pop(i), side["know"] | team)
 
     def _spoils(self):
@@ -2061,7 +2067,7 @@ class TigerState:
             if target["face"]:
                 card = self._take_face(j, 1 - sd)
             else:
-                i, s["rng"] = secret_prng.below(s["rng"], len(target["pile"]))
+                i, self.rng = secret_prng.below(self.rng, len(target["pile"]))
                 card = target["pile"].pop(i)
             _insert(s["hands"][side["own"]], card)
         elif v == "bonus":

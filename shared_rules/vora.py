@@ -381,10 +381,11 @@ class VoraState:
 
     def view(self, player=None):
         """What `player` (None: a spectator) may know, as a JSON-ready dict: everything
-        but the PRNG state, which would tell the cubes the box will give next."""
+        but the PRNG state, which would tell the cubes the box will give next (no view of
+        any game holds an "rng" key)."""
         import json
         d = json.loads(self.to_json())
-        d["rng"] = None
+        del d["rng"]
         return d
 
     def legal_moves(self):

@@ -224,11 +224,12 @@ class VorceptState:
         return {"drone1": self.pieces[0], "drone2": self.pieces[1], "drone3": self.pieces[2]}
 
     def view(self, player=None):
-        """Everything (nothing is secret) as a JSON-ready dict; the PRNG state is left out
-        (None): Vorcept never draws from it, and determinize() reseeds it."""
+        """Everything (nothing is secret) as a JSON-ready dict but the PRNG state (no
+        view of any game holds an "rng" key): Vorcept never draws from it, and
+        determinize() reseeds it."""
         import json
         d = json.loads(self.to_json())
-        d["rng"] = None
+        del d["rng"]
         return d
 
     def clone(self):

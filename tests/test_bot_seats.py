@@ -90,8 +90,10 @@ def test_the_real_program_says_so_without_a_traceback():
 def test_with_no_kind_given_each_game_gets_its_quick_default():
     assert [a.kind for a in agents_for("--typed", "--bots-only")] == ["greedy", "greedy"]
     for game in ("boars", "vorcept", "gaia-vora", "tossing-tiger"):
-        # Gaia-Vora's search has its own settings (SEARCH), and its kind says so.
-        quick = "search:200:horizon=12:temperature=6" if game == "gaia-vora" else "search:200"
+        # Gaia-Vora's and Vorcept's searches have their own settings (SEARCH), and their
+        # kinds say so.
+        quick = {"gaia-vora": "search:200:horizon=12:temperature=6",
+                 "vorcept": "search:200:horizon=200"}.get(game, "search:200")
         assert [a.kind for a in agents_for(game, "--typed", "--bots-only")] == \
             [quick, quick], game
     # Vora's greedy at a seat is still Vora's greedy.
@@ -104,7 +106,10 @@ def test_with_no_kind_given_each_game_gets_its_quick_default():
                                   "random", "search"])
 def test_a_seat_takes_every_kind_make_bot_takes(kind):
     agents = agents_for("vorcept", "--typed", "--bot", "1=%s" % kind)
-    assert agents[1].kind == kind
+    # Vorcept's own horizon (SEARCH) is spelled unless the kind sets one.
+    in_vorcept = kind + ":horizon=200" if kind.startswith("search") and "horizon" not in kind \
+        else kind
+    assert agents[1].kind == in_vorcept
     assert agents_for("--typed", "--bot", "1=%s" % kind)[1].kind == kind  # and in Vora
 
 
@@ -212,7 +217,7 @@ def test_vora_on_the_board_takes_seat_names_too(capsys):
 def test_a_kind_alone_may_carry_settings():
     # 'search:50:c=1' is a kind with a setting, not a seat called 'search:50:c'.
     agents = agents_for("vorcept", "--typed", "--bots-only", "--bot", "search:50:c=1,1=random")
-    assert [a.kind for a in agents] == ["search:50:c=1", "random"]
+    assert [a.kind for a in agents] == ["search:50:c=1:horizon=200", "random"]
 
 
 # ---------------------------------------------------------------- one seat, one player
@@ -240,4 +245,4 @@ def test_a_seat_named_by_human_and_by_bot_is_a_usage_error(capsys):
     assert [a.kind for a in agents_for("vorcept", "--typed", "--human", "all",
                                        "--bot", "1=random")] == ["human", "random"]
     assert [a.kind for a in agents_for("vorcept", "--typed", "--bot", "0=random")] \
-        == ["random", "search:200"]
+        == ["random", "search:200:horizon=200"]

@@ -178,8 +178,11 @@ def test_a_game_may_choose_its_search_settings():
     again = make_bot(direct.kind, 0, "gaia-vora")
     assert (again.horizon, again.temperature, again.kind) == (None, 3.0, direct.kind)
     assert make_bot("search:200:horizon=round", 0, "vora").kind == "search:200"
+    # Vorcept plays its simulations to the end (its scores say nothing before it).
+    assert game_settings("vorcept") == {"horizon": 200}
+    assert make_bot("search:200", 0, "vorcept").kind == "search:200:horizon=200"
     for name in games.names():
-        if name != "gaia-vora":
+        if name not in ("gaia-vora", "vorcept"):
             assert game_settings(name) == {}
             assert make_bot("search:200", 0, name).horizon is None
     assert game_settings(None) == {} and game_settings("no-such-game") == {}

@@ -521,3 +521,39 @@ def test_a_record_with_bad_options_or_seed_is_refused_clearly():
         games.start({"game": "vora", "players": 2, "seed": 0, "options": {"colour": "red"}})
     with pytest.raises(BadPosition, match="cannot start a game"):
         games.start({"game": "vora", "players": 2, "seed": -1, "options": {}})
+
+
+# ---------------------------------------------------------------- one shape for every game
+
+def _is_int(x):
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+@pytest.mark.parametrize("name", sorted(ADAPTERS))
+def test_random_state_and_views_have_one_shape_in_every_game(name):
+    # Every game keeps its PRNG state in `state.rng` (None for a game that draws
+    # nothing), serialised under "rng" by to_json(); no view holds an "rng" key; and
+    # determinize() reseeds it. Code over every game (bots, the OpenSpiel adapter) then
+    # needs no case per game.
+    module = games.load(name)
+    rnd = random.Random(11)
+    for seed in (3, 4):
+        state = module.new_game(module.PLAYER_COUNTS[0], seed)
+        for _ in range(40):
+            rng = state.rng
+            parsed = json.loads(state.to_json())
+            if rng is None:
+                assert "rng" not in parsed
+            else:
+                assert _is_int(rng) and parsed["rng"] == rng
+                assert module.from_json(parsed).rng == rng and state.clone().rng == rng
+            for viewer in [None] + list(range(len(state.scores()))):
+                view = state.view(viewer)
+                assert "rng" not in view, "a view shows the PRNG key (viewer %r)" % viewer
+                sampled = module.determinize(view, 12345)
+                if rng is not None:
+                    assert _is_int(sampled.rng)
+                    assert sampled.rng != module.determinize(view, 12346).rng
+            if state.is_over():
+                break
+            state.play(rnd.choice(state.legal_moves()))

@@ -10,5 +10,13 @@ from vora_host.games.vorcept.ui import VorceptView
 RULEBOOK = "vorcept.md"
 NOTATION = "vorcept-notation.md"
 BOTS = {}
+# The search bot's settings (docs/bots.md): Vorcept's scores stay level until a player
+# wins, so a simulation cut after one round (the default horizon) almost always came
+# back a draw and the search chose nearly at random; played to the end (random games
+# last about 32 moves, far inside the 200 turns), search:100 scored 0.603 against its
+# one-round self (29 games), and OpenSpiel's textbook UCT no longer wins three games in
+# four, though it is not beaten either (docs/benchmarks.md, "Against OpenSpiel's
+# searches").
+SEARCH = {"horizon": 200}
 VIEW = VorceptView(RULES)
 BOARD = VorceptBoard(RULES)
