@@ -161,7 +161,7 @@ def _boars_grammar(state):
                 grow(prefix + boars.LETTERS[c], c)
     grow("", 0)
     players = _numbers(0, max(boars.PLAYER_COUNTS))
-    draws = _numbers(1, 5 * state.options()["cubes"])
+    draws = _numbers(0, 5 * state.options()["cubes"])  # draw 0: "any number" (#24)
     return [("buy", (cards, cubes)), ("diet", (cards + ["top", "bottom"], cards)),
             ("discard", (cards,)), ("draw", (draws,)), ("end", ()), ("lose", (cubes,)),
             ("menu", (["new", "keep"],)), ("take", (cubes,)),
