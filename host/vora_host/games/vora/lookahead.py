@@ -5,16 +5,29 @@ its own turn. What it does not see is what the turn hands to the next player: a 
 left one push from complete, a group the refill is likely to finish. This bot keeps the
 greedy collector's judgement as a move ordering and looks one round further:
 
-1. every legal move is played on a copy and the rest of the turn finished greedily;
-   the moves are ranked by the margin they leave (then cubes gained), as greedy does;
+1. every legal move (not a sample of them, and `pass` included) is played on a copy and
+   the rest of the turn finished greedily; the moves are ranked by the margin they
+   leave (then cubes gained), as greedy does;
 2. the best `width` of them are played again on `samples` copies whose box draws are
    sampled afresh (the copy's PRNG is reseeded from the bot's own generator: the bot
    never knows the true next cubes), the turn finished greedily, and then each other
-   player's turn played by a greedy collector, until the bot is to act again;
-3. the move with the best mean margin after that round wins (ties: the greedy rank).
+   player's turn played by a greedy collector (`turns` turns, a round by default);
+3. the move with the best mean margin after that wins (ties: the rank of step 1).
 
-The margin is `relative_score`: the bot's score minus the best other score, so it
-values hurting the leader as well as helping itself.
+The margin is the bot's worth minus the best other player's, so it values hurting the
+leader as well as helping itself. The worth is blended (`shape`, a percentage) between
+the rules' score and a smoothed one: the rules count a loose cube -1 until its type
+completes a set of 3, so 8 pigs score 1 and 9 score 9, and a score alone cannot tell a
+farm one cube from a set of 9 from one far away. The smoothed worth grows in a straight
+line between the set sizes (0, 3, 6, 9 and 12 cubes worth 0, 1, 3, 9 and 10). A
+finished game is judged by the rules' scores alone.
+
+Measured against the greedy collector (docs/bots.md, docs/benchmarks.md): at two
+players the look-ahead with the smoothed worth wins most games; at three and four
+players neither the look-ahead nor the smoothing helped (the other players' turns in
+between make the round's outcome mostly the refills'), so there the defaults are one
+ply, every move, the rules' score (`width=1`, `shape=0`). A kind that spells a setting
+uses it at every player count.
 """
 
 import time
@@ -27,54 +40,67 @@ from vora_host.games.vora.bots import GreedyBot, relative_score
 __all__ = ["LookaheadBot"]
 
 _SEEDS = prng.SEED_MAX + 1
-import os
-MEAN = os.environ.get("MEAN") == "1"
+
+# Settings by player count where the kind does not spell them: {name: (two, more)}.
+_BY_PLAYERS = {"width": (8, 1), "shape": (100, 0)}
 
 
 class LookaheadBot(Bot):
     """Greedy ordering, then a sampled round of greedy replies for the best `width`.
 
-    width:   how many of the greedy-ranked moves are looked at one round further
+    width:   how many of the ranked moves are looked at further (None: by player count)
     samples: how many draws of the box each of them is played against
     reply:   the greedy collector's action budget for the simulated players (its own
-             default is 120; fewer is quicker and plays nearly as well)
+             default is 120; 40 is quicker)
+    turns:   the other players' turns simulated after the bot's own (0: one round)
+    shape:   0 to 100, how much of the worth is the smoothed one (None: by player count)
     """
 
     kind = "lookahead"
 
-    _PARAMS = (("width", 8), ("samples", 2), ("reply", 40), ("turns", 0), ("shape", 100))
+    # (name, default, lowest allowed)
+    _PARAMS = (("width", None, 1), ("samples", 2, 1), ("reply", 40, 1), ("turns", 0, 0),
+               ("shape", None, 0))
 
-    def __init__(self, seed=0, width=8, samples=2, reply=40, turns=0, shape=100):
+    def __init__(self, seed=0, width=None, samples=2, reply=40, turns=0, shape=None):
         super().__init__(seed)
-        for name, value in (("width", width), ("samples", samples), ("reply", reply),
-                            ("turns", turns + 1)):
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError("%s must be a whole number of at least 1, not %r"
-                                 % (name, value))
+        given = {"width": width, "samples": samples, "reply": reply, "turns": turns,
+                 "shape": shape}
+        for name, default, lowest in self._PARAMS:
+            value = given[name]
+            if value is None and default is None:
+                continue
+            if not isinstance(value, int) or isinstance(value, bool) or value < lowest:
+                raise ValueError("%s must be a whole number of at least %d, not %r"
+                                 % (name, lowest, value))
+        if shape is not None and shape > 100:
+            raise ValueError("shape is a percentage from 0 to 100, not %r" % (shape,))
         self.width = width
         self.samples = samples
         self.reply = reply
         self.turns = turns
-        if not 0 <= shape <= 100:
-            raise ValueError("shape is a percentage from 0 to 100, not %r" % (shape,))
         self.shape = shape
         # The policy that finishes turns and plays the other seats inside the look-ahead.
         self._greedy = GreedyBot(self.rng.randrange(_SEEDS), budget=reply)
+        # What the last decision did: seconds, moves ranked, moves looked at further.
         self.last = {}
         self.kind = self.spec()
 
     def spec(self):
+        """The kind string that makes this bot again (settings that differ spelled)."""
         parts = [self.__class__.kind]
-        for name, default in self._PARAMS:
-            if getattr(self, name) != default:
-                parts.append("%s=%d" % (name, getattr(self, name)))
+        for name, default, _ in self._PARAMS:
+            value = getattr(self, name)
+            if value != default:
+                parts.append("%s=%d" % (name, value))
         return ":".join(parts)
 
     @classmethod
     def from_spec(cls, seed, game, arg):
-        """`lookahead`, `lookahead:width=12:samples=3:reply=60` (any of them)."""
+        """`lookahead`, `lookahead:width=12:samples=3` (settings: width, samples, reply,
+        turns, shape; whole numbers)."""
         kwargs = {}
-        known = dict(cls._PARAMS)
+        known = [name for name, _, _ in cls._PARAMS]
         for part in arg.split(":") if arg else ():
             name, _, value = part.strip().lower().partition("=")
             if name not in known or not value:
@@ -88,83 +114,87 @@ class LookaheadBot(Bot):
                                  % (cls.kind, name, value))
         return cls(seed, **kwargs)
 
+    def _setting(self, name, players):
+        value = getattr(self, name)
+        if value is None:
+            value = _BY_PLAYERS[name][0 if players == 2 else 1]
+        return value
+
     def choose(self, state):
         started = time.perf_counter()
         moves = state.legal_moves()
         if len(moves) == 1:
-            self.last = {"seconds": 0.0, "looked": 0}
+            self.last = {"seconds": 0.0, "ranked": 1, "looked": 0}
             return moves[0]
         me = state.to_act()
+        players = state.players
+        width = self._setting("width", players)
+        weight = self._setting("shape", players) / 100.0
         greedy = self._greedy
         ranked = []
         before = sum(state.farms[me])
         for m in moves:
             t = state.clone()
-            t.rng = 1  # the true draws are not the bot's to know; none happen here
+            t.rng = 1  # the true draws are not the bot's to know (none happen here)
             t.play(m)
             greedy._finish_turn(t, me, state.turn)
-            ranked.append(((self._margin(t, me), sum(t.farms[me]) - before,
+            ranked.append(((_margin(t, me, weight), sum(t.farms[me]) - before,
                             self.rng.random()), m))
         ranked.sort(reverse=True)
+        if width == 1:
+            self.last = {"seconds": time.perf_counter() - started, "ranked": len(ranked),
+                         "looked": 0}
+            return ranked[0][1]
         best, best_key = None, None
-        for first_key, m in ranked[:self.width]:
+        for first_key, m in ranked[:width]:
             total = 0.0
             for _ in range(self.samples):
-                total += self._after_round(state, m, me)
+                total += self._after_round(state, m, me, weight)
             key = (total / self.samples, first_key)
             if best_key is None or key > best_key:
                 best, best_key = m, key
-        self.last = {"seconds": time.perf_counter() - started,
-                     "looked": min(self.width, len(ranked))}
+        self.last = {"seconds": time.perf_counter() - started, "ranked": len(ranked),
+                     "looked": min(width, len(ranked))}
         return best
 
-    def _after_round(self, state, move, me):
+    def _after_round(self, state, move, me, weight):
         # The margin after `move`, the turn finished greedily, a sampled refill and the
-        # other players' greedy turns, up to the bot's next turn or the end.
+        # other players' greedy turns (a round, or `turns`), or the end of the game.
         t = state.clone()
         t.rng = prng.seed_state(self.rng.randrange(_SEEDS))
         t.play(move)
         greedy = self._greedy
         greedy._finish_turn(t, me, state.turn)
-        turns = self.turns or t.players - 1
-        stop = state.turn + 1 + turns
+        stop = state.turn + 1 + (self.turns or t.players - 1)
         while not t.is_over() and t.turn < stop:
             t.play(greedy.choose(t))
-        return self._margin(t, me)
-
-    def _margin(self, t, me):
-        if self.shape:
-            return _shaped_margin(t, me, self.shape / 100.0)
-        return relative_score(t, me)
+        return _margin(t, me, weight)
 
 
-# A type's worth once its loose cubes are counted as progress towards the next set:
-# 0, 3, 6, 9 and 12 cubes score 0, 1, 3, 9 and 10; between them the worth grows in a
-# straight line, instead of the rules' -1 for each loose cube.
+# (cubes, worth) where a type's sets complete; the smoothed worth is straight between.
 _SET_POINTS = ((0, 0), (3, 1), (6, 3), (9, 9), (12, 10))
 
 
-def _smooth(n):
+def smoothed_worth(n):
+    """A type's worth with `n` cubes, loose cubes counted as progress to the next set."""
     for (n0, v0), (n1, v1) in zip(_SET_POINTS, _SET_POINTS[1:]):
         if n <= n1:
-            return v0 + (v1 - v0) * (n - n0) / (n1 - n0)
+            return v0 + (v1 - v0) * (n - n0) / float(n1 - n0)
     return 10 + (n - 12) / 3.0
 
 
-def _shaped_score(farm, weight):
+def _worth(farm, weight):
     total = 0.0
     for n in farm:
-        total += (1 - weight) * vora._type_score(n) + weight * _smooth(n)
+        total += (1 - weight) * vora._type_score(n) + weight * smoothed_worth(n)
     return total
 
 
-def _shaped_margin(state, me, weight):
-    # While the game goes on the shaped worth, blended by weight with the true score;
-    # a finished game is judged by its scores alone.
-    if state.is_over():
+def _margin(state, me, weight):
+    # The bot's worth minus the best other player's; a finished game, or no smoothing,
+    # by the rules' scores.
+    if weight == 0 or state.is_over():
         return relative_score(state, me)
-    mine = _shaped_score(state.farms[me], weight)
-    others = [_shaped_score(f, weight) for p, f in enumerate(state.farms) if p != me]
-    if MEAN:
-        return mine - sum(others) / len(others)
-    return mine - (max(others) if others else 0)
+    mine = _worth(state.farms[me], weight)
+    others = [_worth(f, weight) for p, f in enumerate(state.farms) if p != me]
+    return mine - max(others)
