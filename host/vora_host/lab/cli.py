@@ -36,8 +36,9 @@ def add_parser(sub):
     lab.add_argument("--bots", default="random", metavar="KINDS",
                      help="the bots: one kind for every seat, or one per seat separated by "
                           "commas, seat 0 first (e.g. greedy,random). Kinds: random for any "
-                          "game, a game's own (Vora: greedy), and kinds with a budget such as "
-                          "search:200 where the bot takes one. Default random")
+                          "game, a game's own (Vora: greedy, lookahead), kinds with a budget "
+                          "such as search:200 where the bot takes one, and the levels easy, "
+                          "normal, hard. Default random")
     lab.add_argument("--ladder", nargs="+", default=None, metavar="KIND",
                      help="a round robin instead: every pair of these bot kinds plays --games "
                           "two-player games (seats alternating, each deal played both ways), "
