@@ -21,10 +21,10 @@ LEVELS = {
     # Vora: the generic search is far below Vora's own bots (docs/benchmarks.md), so the
     # levels are the search bot, the greedy collector and the lookahead bot.
     "vora": {"easy": "search:1000", "normal": "greedy", "hard": "lookahead"},
-    "vorcept": {"easy": "search:20", "normal": "search:200", "hard": "search:3000"},
-    # A decision at search:200 takes 0.26 s (twelve turns ahead): hard is what fits 1 s.
-    "gaia-vora": {"easy": "search:20", "normal": "search:200", "hard": "search:600"},
-    "tossing-tiger": {"easy": "search:20", "normal": "search:200", "hard": "search:1000"},
+    # hard: what decided within about a second of CPU on the loaded machine (docs/bots.md).
+    "vorcept": {"easy": "search:20", "normal": "search:200", "hard": "search:2000"},
+    "gaia-vora": {"easy": "search:20", "normal": "search:200", "hard": "search:400"},
+    "tossing-tiger": {"easy": "search:20", "normal": "search:200", "hard": "search:600"},
     "boars": {"easy": "search:20", "normal": "search:200", "hard": "search:2000"},
 }
 
