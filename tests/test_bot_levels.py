@@ -106,7 +106,7 @@ def test_every_game_has_the_three_levels(game):
 def test_levels_refuse_parameters_and_unknown_levels_are_named():
     with pytest.raises(ValueError, match="the level 'hard' takes no parameters"):
         make_bot("hard:3", 1, "vora")
-    with pytest.raises(ValueError, match="or a level: easy, normal, hard"):
+    with pytest.raises(ValueError, match=r"or a level \(easy, normal, hard\)"):
         make_bot("hardest", 1, "vora")
 
 

@@ -59,6 +59,6 @@ def make_bot(kind, seed=0, game="vora"):
     try:
         cls = kinds[name]
     except KeyError:
-        raise ValueError("unknown bot %r for %s (choose from %s, or a level: %s)"
+        raise ValueError("unknown bot %r for %s (choose from %s), or a level (%s)"
                          % (name, game, ", ".join(sorted(kinds)), ", ".join(LEVEL_NAMES)))
     return cls.from_spec(seed, game, arg)
