@@ -76,6 +76,13 @@ def test_lookahead_kinds():
     assert (bot.width, bot.samples, bot.shape, bot.turns, bot.reply) == (3, 4, 0, 2, 60)
     assert bot.kind == "lookahead:width=3:samples=4:reply=60:turns=2:shape=0"
     assert make_bot(bot.kind, 1, "vora").kind == bot.kind
+    # moves=N ranks N moves drawn at random: legal, and a different choice somewhere.
+    narrow = make_bot("lookahead:width=1:moves=2", 1, "vora")
+    assert narrow.kind == "lookahead:width=1:moves=2"
+    positions = _positions(2, 5, count=8, every=3)
+    chosen = [narrow.choose(s) for s in positions]
+    assert all(m in s.legal_moves() for m, s in zip(chosen, positions))
+    assert chosen != [make_bot("lookahead:width=1", 1, "vora").choose(s) for s in positions]
     for kind, words in (("lookahead:deep", "cannot read 'deep'"),
                         ("lookahead:width=x", "width takes a whole number"),
                         ("lookahead:width=0", "width must be a whole number of at least 1"),

@@ -54,18 +54,21 @@ class LookaheadBot(Bot):
              default is 120; 40 is quicker)
     turns:   the other players' turns simulated after the bot's own (0: one round)
     shape:   0 to 100, how much of the worth is the smoothed one (None: by player count)
+    moves:   rank only this many moves, drawn at random (0: every move): a weaker bot,
+             for the `easy` level
     """
 
     kind = "lookahead"
 
     # (name, default, lowest allowed)
     _PARAMS = (("width", None, 1), ("samples", 2, 1), ("reply", 40, 1), ("turns", 0, 0),
-               ("shape", None, 0))
+               ("shape", None, 0), ("moves", 0, 0))
 
-    def __init__(self, seed=0, width=None, samples=2, reply=40, turns=0, shape=None):
+    def __init__(self, seed=0, width=None, samples=2, reply=40, turns=0, shape=None,
+                 moves=0):
         super().__init__(seed)
         given = {"width": width, "samples": samples, "reply": reply, "turns": turns,
-                 "shape": shape}
+                 "shape": shape, "moves": moves}
         for name, default, lowest in self._PARAMS:
             value = given[name]
             if value is None and default is None:
@@ -80,6 +83,7 @@ class LookaheadBot(Bot):
         self.reply = reply
         self.turns = turns
         self.shape = shape
+        self.moves = moves
         # The policy that finishes turns and plays the other seats inside the look-ahead.
         self._greedy = GreedyBot(self.rng.randrange(_SEEDS), budget=reply)
         # What the last decision did: seconds, moves ranked, moves looked at further.
@@ -98,7 +102,7 @@ class LookaheadBot(Bot):
     @classmethod
     def from_spec(cls, seed, game, arg):
         """`lookahead`, `lookahead:width=12:samples=3` (settings: width, samples, reply,
-        turns, shape; whole numbers)."""
+        turns, shape, moves; whole numbers)."""
         kwargs = {}
         known = [name for name, _, _ in cls._PARAMS]
         for part in arg.split(":") if arg else ():
@@ -130,6 +134,8 @@ class LookaheadBot(Bot):
         players = state.players
         width = self._setting("width", players)
         weight = self._setting("shape", players) / 100.0
+        if self.moves and len(moves) > self.moves:
+            moves = self.rng.sample(moves, self.moves)
         greedy = self._greedy
         ranked = []
         before = sum(state.farms[me])
