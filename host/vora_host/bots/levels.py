@@ -18,9 +18,11 @@ LEVEL_NAMES = ("easy", "normal", "hard")
 # {game: {level: kind}}; a game missing here gets DEFAULT_LEVELS.
 DEFAULT_LEVELS = {"easy": "search:20", "normal": "search:200", "hard": "search:2000"}
 LEVELS = {
-    # Vora: the generic search is far below Vora's own bots (docs/benchmarks.md), so the
-    # levels are the search bot, the greedy collector and the lookahead bot.
-    "vora": {"easy": "search:1000", "normal": "greedy", "hard": "lookahead"},
+    # Vora: the generic search is far below Vora's own bots (search:1000 lost 6 of 6 to
+    # greedy), so the levels are Vora's own: one ply over 60 moves drawn at random (greedy
+    # ranks 120), the greedy collector, and the lookahead bot.
+    "vora": {"easy": "lookahead:width=1:shape=0:moves=60", "normal": "greedy",
+             "hard": "lookahead"},
     # hard: what decided within about a second of CPU on the loaded machine (docs/bots.md).
     "vorcept": {"easy": "search:20", "normal": "search:200", "hard": "search:2000"},
     "gaia-vora": {"easy": "search:20", "normal": "search:200", "hard": "search:400"},
