@@ -111,7 +111,7 @@ def test_every_game_gets_the_generic_bots(toys):
     for name in games.names():
         kinds = bot_kinds(name)
         assert kinds["random"] is RandomBot and kinds["search"] is SearchBot
-    assert set(bot_kinds("vora")) == {"random", "search", "greedy"}
+    assert set(bot_kinds("vora")) == {"random", "search", "greedy", "lookahead"}
     bot = make_bot("search:25", 3, "toy-duel")
     assert bot.game == "toy-duel" and bot.iterations == 25
     move = bot.choose(toy_duel.new_game(2, 1))

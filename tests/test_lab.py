@@ -4,6 +4,7 @@ games (this process, local processes, Ray, an interrupted run resumed), its file
 untrusted input, and what a user sees."""
 
 import json
+import math
 import os
 import pty
 import random
@@ -675,3 +676,67 @@ def test_killing_the_lab_outright_takes_its_workers_with_it(tmp_path):
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
+
+
+# ---------------------------------------------------------------- the ladder
+
+def test_bradley_terry_finds_the_strengths_that_made_the_results():
+    from vora_host.lab.ladder import bradley_terry
+    # Wins in exact proportion to strengths 1, 2 and 4: P(i beats j) = p_i / (p_i + p_j).
+    wins = [[0, 100, 100], [200, 0, 100], [400, 200, 0]]
+    assert [round(x, 9) for x in bradley_terry(wins)] == [1.0, 2.0, 4.0]
+    # Two kinds: the strength ratio is the win ratio; 3 wins to 1 is 191 Elo points.
+    assert bradley_terry([[0, 1], [3, 0]])[1] == pytest.approx(3.0)
+
+
+def test_ladder_ratings_count_draws_as_halves_and_keep_a_sweep_finite():
+    from vora_host.lab.ladder import ratings
+    sweep = [{"a": 0, "b": 1, "first": 0, "winner": 1} for _ in range(10)]
+    r = ratings(2, sweep)
+    # Ten wins and the prior's drawn game: (10 + 0.5) / 0.5 = 21 times as strong.
+    assert r[0] == 0 and r[1] == pytest.approx(400 * math.log10(21))
+    drawn = [{"a": 0, "b": 1, "first": 0, "winner": None} for _ in range(10)]
+    assert ratings(2, drawn)[1] == pytest.approx(0.0)
+
+
+def test_a_ladder_plays_each_deal_both_ways_and_rates_the_stronger_higher(monkeypatch,
+                                                                          tmp_path):
+    high_card.register(monkeypatch)
+    out = tmp_path / "ladder"
+    args = ["lab", "high-card", "--ladder", "random", "search:30", "--games", "200",
+            "--seed", "3", "--out", str(out)]
+    assert main(args) == 0
+    report = json.loads((out / "ladder.json").read_text())
+    games = report["games"]
+    assert len(games) == 200 and report["games_per_pair"] == 200
+    # Seats alternate, and each deal is played once each way.
+    assert [g["first"] for g in games] == [0, 1] * 100
+    assert [g["seed"] for g in games[::2]] == [g["seed"] for g in games[1::2]]
+    assert len({g["seed"] for g in games}) == 100
+    rows = {r["kind"]: r for r in report["ratings"]}
+    assert rows["random"]["rating"] == 0
+    # Swapping when the card is low beats saying anything at random.
+    search = rows["search:30"]
+    assert search["wins"] > rows["random"]["wins"]
+    assert search["low"] > 0 and search["low"] <= search["rating"] <= search["high"]
+    pair = report["pairs"][0]
+    assert pair["games"] == 200 and pair["a_wins"] + pair["b_wins"] + pair["draws"] == 200
+    assert pair["a_wins"] == rows["random"]["wins"]
+    # The same command gives the same ladder.
+    again = tmp_path / "again"
+    assert main(args[:-1] + [str(again)]) == 0
+    assert json.loads((again / "ladder.json").read_text()) == report
+
+
+@pytest.mark.parametrize("extra, words", [
+    (["--ladder", "random"], "name two bot kinds at least"),
+    (["--ladder", "random", "random"], "a kind named twice"),
+    (["--ladder", "random", "greedy"], "unknown bot 'greedy' for vorcept"),
+    (["--ladder", "random", "easy", "--compare", "players=2"], "takes no --compare"),
+    (["--ladder", "random", "easy", "--bots", "search:20"], "leave out --bots"),
+])
+def test_a_bad_ladder_is_refused_before_playing(capsys, extra, words):
+    with pytest.raises(SystemExit) as done:
+        main(["lab", "vorcept", "--games", "2"] + extra)
+    assert done.value.code == 2
+    assert words in capsys.readouterr().err

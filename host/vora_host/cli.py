@@ -187,9 +187,12 @@ def build_parser():
                            "--human; repeat or join with commas); on the board the PC "
                            "plays that seat. Except for Vora on the board, also a kind "
                            "alone or a comma list, given to the other bot seats in "
-                           "order. Kinds: random; search (1000 iterations a move), "
-                           "search:N (N iterations), search:Nms (N milliseconds) "
-                           "(docs/bots.md); greedy, Vora's own (another game names the "
+                           "order. Levels: easy, normal, hard (measured: each beats the "
+                           "one below in most games; hard decides within a second; "
+                           "docs/bots.md names what each is in each game). Kinds: "
+                           "random; search (1000 iterations a move), search:N (N "
+                           "iterations), search:Nms (N milliseconds) (docs/bots.md); "
+                           "greedy and lookahead, Vora's own (another game names the "
                            "kinds it has). With no kind given: greedy in Vora, search:200 "
                            "in the other games")
     play.add_argument("--position", metavar="TEXT", default=None,

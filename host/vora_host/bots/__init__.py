@@ -11,13 +11,18 @@ bot's class (`Bot.from_spec`). The search bot's: `search` (1000 iterations a mov
 many iterations as fit, so it depends on the machine), and name=value settings such as
 `search:500:horizon=8:c=1` (vora_host/bots/search.py lists them). A bot's `kind`
 attribute is the kind string that makes it again, as game records keep it.
+
+Levels for people: `easy`, `normal` and `hard` stand for a concrete kind of each game
+(vora_host/bots/levels.py, measured in docs/bots.md): `make_bot("hard", 7, "vora")` is
+the bot that table names for Vora, and its `kind` is that concrete kind.
 """
 
 from vora_host.bots.base import Bot, RandomBot
+from vora_host.bots.levels import LEVEL_NAMES, level_kind
 from vora_host.bots.search import SearchBot
 
-__all__ = ["Bot", "RandomBot", "SearchBot", "GENERIC_BOTS", "bot_kinds", "make_bot",
-           "split_kind"]
+__all__ = ["Bot", "RandomBot", "SearchBot", "GENERIC_BOTS", "LEVEL_NAMES", "bot_kinds",
+           "make_bot", "split_kind"]
 
 # Bots every game gets.
 GENERIC_BOTS = {RandomBot.kind: RandomBot, SearchBot.kind: SearchBot}
@@ -46,9 +51,14 @@ def make_bot(kind, seed=0, game="vora"):
     the bot cannot read."""
     kinds = bot_kinds(game)
     name, arg = split_kind(kind)
+    if name in LEVEL_NAMES:
+        if arg:
+            raise ValueError("the level %r takes no parameters, not %r (it stands for %s "
+                             "in %s)" % (name, arg, level_kind(game, name), game))
+        name, arg = split_kind(level_kind(game, name))
     try:
         cls = kinds[name]
     except KeyError:
-        raise ValueError("unknown bot %r for %s (choose from %s)"
-                         % (name, game, ", ".join(sorted(kinds))))
+        raise ValueError("unknown bot %r for %s (choose from %s), or a level (%s)"
+                         % (name, game, ", ".join(sorted(kinds)), ", ".join(LEVEL_NAMES)))
     return cls.from_spec(seed, game, arg)

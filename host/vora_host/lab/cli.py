@@ -24,7 +24,8 @@ def add_parser(sub):
                     "Writes a folder with games.jsonl (every game), report.json, PNG plots "
                     "and report.html. Ctrl-C stops and reports the games played; --resume "
                     "goes on. See docs/lab.md.",
-        epilog="Example: vora lab vora --bots greedy --games 300 --compare pushed_out=box,pusher")
+        epilog="Examples: vora lab vora --bots greedy --games 300 --compare pushed_out=box,pusher; "
+           "vora lab vora --ladder random easy normal hard --games 100")
     lab.set_defaults(lab_parser=lab)
     lab.add_argument("game", metavar="GAME", choices=rules_games.names(),
                      help="the game: %s" % ", ".join(rules_games.names()))
@@ -35,8 +36,15 @@ def add_parser(sub):
     lab.add_argument("--bots", default="random", metavar="KINDS",
                      help="the bots: one kind for every seat, or one per seat separated by "
                           "commas, seat 0 first (e.g. greedy,random). Kinds: random for any "
-                          "game, a game's own (Vora: greedy), and kinds with a budget such as "
-                          "search:200 where the bot takes one. Default random")
+                          "game, a game's own (Vora: greedy, lookahead), kinds with a budget "
+                          "such as search:200 where the bot takes one, and the levels easy, "
+                          "normal, hard. Default random")
+    lab.add_argument("--ladder", nargs="+", default=None, metavar="KIND",
+                     help="a round robin instead: every pair of these bot kinds plays --games "
+                          "two-player games (seats alternating, each deal played both ways), "
+                          "and the report rates them on an Elo scale with 95%% intervals "
+                          "(Bradley-Terry, bootstrap), e.g. --ladder random easy normal hard; "
+                          "written to ladder.json in --out")
     lab.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE",
                      help="a game option (repeat for several); 'vora rules GAME' lists them. "
                           "A dict option also takes a bare number N: N for each of its keys "
@@ -147,6 +155,8 @@ def run(args, console):
     if args.ray and args.workers and args.ray != "local":
         parser.error("--workers counts local processes; a Ray cluster has its own (with "
                      "--ray local, --workers sets how many CPUs it gets)")
+    if args.ladder is not None:
+        return run_ladder(args, console, err)
     try:
         spec = build_spec(args)
     except (ValueError, SpecError) as exc:
@@ -169,6 +179,49 @@ def run(args, console):
         err.print("[yellow]Interrupted.[/yellow]")
         return 130
     return 0 if complete else 130
+
+
+def run_ladder(args, console, err):
+    """`vora lab GAME --ladder KINDS...` (lab/ladder.py); returns the exit status."""
+    from vora_host.lab import ladder
+    from vora_host.lab.run import _progress, default_out_dir
+    from vora_host.lab.spec import DEFAULT_MAX_MOVES
+    parser = args.lab_parser
+    for given, name in ((args.compare, "--compare"), (args.resume, "--resume"),
+                        (args.ray, "--ray"), (args.seed_effect, "--seed-effect")):
+        if given:
+            parser.error("--ladder plays a round robin of its own: it takes no %s" % name)
+    if args.bots != "random":
+        parser.error("--ladder names the bots itself: leave out --bots")
+    if args.players not in (None, 2):
+        parser.error("--ladder plays two-player games (--players 2), not %d" % args.players)
+    module = rules_games.load(args.game)
+    if 2 not in module.PLAYER_COUNTS:
+        parser.error("--ladder plays two-player games; %s is not played by two"
+                     % module.TITLE)
+    try:
+        kinds = ladder.check_kinds(args.game, args.ladder)
+        options = parse_options(module, args.option)
+    except ValueError as exc:
+        parser.error(str(exc))
+    per_pair = args.games
+    total = per_pair * len(ladder.pairings(len(kinds)))
+    played = []
+    try:
+        with _progress(err) as bar:
+            task = bar.add_task("ladder", total=total, rate="-")
+            played = ladder.play_ladder(module, args.game, kinds, per_pair, args.seed,
+                                        options, args.max_moves or DEFAULT_MAX_MOVES,
+                                        on_game=lambda: bar.advance(task))
+    except KeyboardInterrupt:
+        err.print("[yellow]Interrupted: no ladder (a round robin is rated whole).[/yellow]")
+        return 130
+    report = ladder.ladder_report(args.game, kinds, played, per_pair, args.seed)
+    ladder.render(console, report)
+    out = args.out or str(default_out_dir(args.game))
+    path = ladder.write(out, report, played)
+    console.print("Written: %s" % _escape(str(path)))
+    return 0
 
 
 def _escape(text):

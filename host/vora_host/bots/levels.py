@@ -1,0 +1,40 @@
+"""Levels for people: `easy`, `normal` and `hard`, a bot kind of every game.
+
+A level names a concrete kind per game (`LEVELS`), so `--bot 1=hard`, the lab and
+`make_bot("hard", seed, game)` all make the very bot that the table names, and a game
+record keeps that concrete kind (`bot.kind`), not the level: a replay still makes the
+same bot if the table changes later.
+
+The kinds were chosen by measurement (docs/bots.md, "Levels"): each level should beat
+the one below in about three games of four, and `hard` is the strongest setting that
+decides within one second a move on one core. Budgets are in iterations, not time, so a
+level plays the same on a fast machine and a slow one.
+"""
+
+__all__ = ["LEVEL_NAMES", "LEVELS", "level_kind"]
+
+LEVEL_NAMES = ("easy", "normal", "hard")
+
+# {game: {level: kind}}; a game missing here gets DEFAULT_LEVELS.
+DEFAULT_LEVELS = {"easy": "search:20", "normal": "search:200", "hard": "search:2000"}
+LEVELS = {
+    # Vora: the generic search is far below Vora's own bots (search:1000 lost 6 of 6 to
+    # greedy), so the levels are Vora's own: one ply over 60 moves drawn at random (greedy
+    # ranks 120), the greedy collector, and the lookahead bot.
+    "vora": {"easy": "lookahead:width=1:shape=0:moves=60", "normal": "greedy",
+             "hard": "lookahead"},
+    # hard: what decided within about a second of CPU on the loaded machine (docs/bots.md).
+    "vorcept": {"easy": "search:20", "normal": "search:200", "hard": "search:2000"},
+    "gaia-vora": {"easy": "search:20", "normal": "search:200", "hard": "search:400"},
+    "tossing-tiger": {"easy": "search:20", "normal": "search:200", "hard": "search:600"},
+    "boars": {"easy": "search:20", "normal": "search:200", "hard": "search:2000"},
+}
+
+
+def level_kind(game, level):
+    """The kind string a level stands for in `game` (a registry name), or None when
+    `level` is not a level's name."""
+    level = level.strip().lower() if isinstance(level, str) else level
+    if level not in LEVEL_NAMES:
+        return None
+    return LEVELS.get(game, DEFAULT_LEVELS)[level]

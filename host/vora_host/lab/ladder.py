@@ -1,0 +1,197 @@
+"""`vora lab GAME --ladder KINDS...`: a round robin between bots and their ratings.
+
+Every pair of kinds plays `games` two-player games. Games go in twos on one deal: the
+first with the pair's first kind at seat 0, the second with the seats swapped, so a
+pair's result holds no seat advantage and little luck of the deal. Seeds derive from
+the run's base seed, the pair and the game's number (as the lab's do), so the same
+command gives the same ladder on any machine.
+
+Ratings: the Bradley-Terry model, P(i beats j) = p_i / (p_i + p_j), fitted by maximum
+likelihood (Hunter's 2004 minorization-maximization updates), a draw counting half a
+win to each. It is Elo's model: ratings are 400 log10(p_i), so 200 points apart means
+the stronger wins 76% of games, 400 points 91%. The first kind named is rated 0. Each
+pair also gets one virtual drawn game, so a bot that wins every game still has a
+finite rating (a weak prior, worth one game in `games`). The 95% intervals come from
+the bootstrap: the games of each pair drawn again with replacement, the ratings fitted
+again, `replicates` times, and the 2.5th and 97.5th percentiles kept.
+"""
+
+import itertools
+import json
+import math
+import random
+
+from vora_host.lab import stats
+from vora_host.lab.playing import play_game
+from vora_host.lab.spec import derive_seed
+
+__all__ = ["LadderError", "check_kinds", "pairings", "play_ladder", "bradley_terry",
+           "ratings", "ladder_report", "render"]
+
+PRIOR_DRAWS = 1  # virtual drawn games per pair (see the module's documentation)
+ELO = 400.0 / math.log(10.0)
+
+
+class LadderError(ValueError):
+    """A ladder that cannot be run: the message names what is wrong."""
+
+
+def check_kinds(game, kinds):
+    """The kinds, checked with make_bot for `game` (two at least, no repeats)."""
+    from vora_host.bots import make_bot
+    kinds = [k.strip() for k in kinds if k.strip()]
+    if len(kinds) < 2:
+        raise LadderError("--ladder: name two bot kinds at least (e.g. random search:200)")
+    if len(set(kinds)) != len(kinds):
+        raise LadderError("--ladder: a kind named twice in %s" % " ".join(kinds))
+    for kind in kinds:
+        try:
+            make_bot(kind, 0, game)
+        except ValueError as exc:
+            raise LadderError("--ladder: %s" % exc)
+    return kinds
+
+
+def pairings(count):
+    """[(i, j)] of every pair of `count` kinds, i < j, in order."""
+    return list(itertools.combinations(range(count), 2))
+
+
+def play_ladder(module, game, kinds, games, seed=0, options=None, max_moves=100000,
+                on_game=None):
+    """Play the round robin; returns [{"a", "b", "first", "winner", "scores", "seed"}]:
+    the pair's kind indexes, the index of the kind at seat 0, the index of the kind that
+    won (None: a draw). `on_game()` is called after each game (a progress bar)."""
+    options = dict(options or {})
+    out = []
+    for pair, (a, b) in enumerate(pairings(len(kinds))):
+        for i in range(games):
+            first, second = (a, b) if i % 2 == 0 else (b, a)
+            deal = derive_seed(seed, "ladder", pair, i // 2)
+            seeds = [derive_seed(seed, "ladder-bot", pair, i, seat) for seat in (0, 1)]
+            summary = play_game(module, game, 2, options, [kinds[first], kinds[second]],
+                                deal, seeds, max_moves)
+            w = summary["winner"]
+            out.append({"a": a, "b": b, "first": first,
+                        "winner": None if w is None else (first, second)[w],
+                        "scores": summary["scores"], "seed": deal})
+            if on_game is not None:
+                on_game()
+    return out
+
+
+def _tally(count, games):
+    # wins[i][j]: games i won against j, a draw half each (plus the prior's draws).
+    wins = [[0.0] * count for _ in range(count)]
+    for a, b in pairings(count):
+        wins[a][b] += PRIOR_DRAWS / 2.0
+        wins[b][a] += PRIOR_DRAWS / 2.0
+    for g in games:
+        w = g["winner"]
+        if w is None:
+            wins[g["a"]][g["b"]] += 0.5
+            wins[g["b"]][g["a"]] += 0.5
+        else:
+            wins[w][g["b"] if w == g["a"] else g["a"]] += 1.0
+    return wins
+
+
+def bradley_terry(wins, iterations=10000, tolerance=1e-10):
+    """Strengths p (the first 1) maximising the Bradley-Terry likelihood of `wins`
+    (wins[i][j]: i's wins against j; every pair needs games both ways or a prior)."""
+    count = len(wins)
+    p = [1.0] * count
+    for _ in range(iterations):
+        new = []
+        for i in range(count):
+            won = sum(wins[i])
+            denominator = sum((wins[i][j] + wins[j][i]) / (p[i] + p[j])
+                              for j in range(count) if j != i)
+            new.append(won / denominator if denominator else p[i])
+        new = [x / new[0] for x in new]
+        change = max(abs(math.log(x / y)) for x, y in zip(new, p))
+        p = new
+        if change < tolerance:
+            break
+    return p
+
+
+def ratings(count, games):
+    """Elo-scale ratings (the first kind 0) from the games' results."""
+    return [ELO * math.log(x) for x in bradley_terry(_tally(count, games))]
+
+
+def ladder_report(game, kinds, games, per_pair, seed=0, replicates=200):
+    """Everything `render` shows, JSON-ready: ratings with bootstrap intervals, each
+    kind's record, and every pair's score with its Wilson interval."""
+    count = len(kinds)
+    point = ratings(count, games)
+    by_pair = {}
+    for g in games:
+        by_pair.setdefault((g["a"], g["b"]), []).append(g)
+    rng = random.Random(derive_seed(seed, "ladder-bootstrap"))
+    samples = [[] for _ in range(count)]
+    for _ in range(replicates):
+        drawn = []
+        for pair in sorted(by_pair):
+            played = by_pair[pair]
+            drawn.extend(rng.choice(played) for _ in played)
+        for i, r in enumerate(ratings(count, drawn)):
+            samples[i].append(r)
+    rows = []
+    for i, kind in enumerate(kinds):
+        mine = [g for g in games if i in (g["a"], g["b"])]
+        won = sum(1 for g in mine if g["winner"] == i)
+        drawn = sum(1 for g in mine if g["winner"] is None)
+        ordered = sorted(samples[i])
+        rows.append({"kind": kind, "rating": point[i],
+                     "low": stats.quantile(ordered, 0.025) if ordered else None,
+                     "high": stats.quantile(ordered, 0.975) if ordered else None,
+                     "games": len(mine), "wins": won, "draws": drawn})
+    pairs = []
+    for (a, b), played in sorted(by_pair.items()):
+        score = sum(1.0 if g["winner"] == a else 0.5 if g["winner"] is None else 0.0
+                    for g in played)
+        low, high = stats.wilson(score, len(played))
+        pairs.append({"a": kinds[a], "b": kinds[b], "games": len(played),
+                      "a_wins": sum(1 for g in played if g["winner"] == a),
+                      "b_wins": sum(1 for g in played if g["winner"] == b),
+                      "draws": sum(1 for g in played if g["winner"] is None),
+                      "a_score": score / len(played), "low": low, "high": high})
+    return {"game": game, "kinds": list(kinds), "games_per_pair": per_pair, "seed": seed,
+            "players": 2, "prior_draws_per_pair": PRIOR_DRAWS,
+            "bootstrap_replicates": replicates,
+            "ratings": sorted(rows, key=lambda r: -r["rating"]), "pairs": pairs}
+
+
+def render(console, report):
+    """The ladder's tables on a rich console."""
+    from rich.table import Table
+    table = Table(title="%s: ladder, %d games a pair, seats alternating (first kind rated 0)"
+                  % (report["game"], report["games_per_pair"]))
+    for name in ("kind", "rating", "95% interval", "games", "wins", "draws"):
+        table.add_column(name, justify="left" if name == "kind" else "right")
+    for r in report["ratings"]:
+        table.add_row(r["kind"], "%+.0f" % r["rating"],
+                      "%+.0f to %+.0f" % (r["low"], r["high"]), str(r["games"]),
+                      str(r["wins"]), str(r["draws"]))
+    console.print(table)
+    pairs = Table(title="pairs: the first kind's score (a draw counts half), 95% Wilson")
+    for name in ("first", "second", "games", "wins", "losses", "draws", "score",
+                 "95% interval"):
+        pairs.add_column(name, justify="left" if name in ("first", "second") else "right")
+    for p in report["pairs"]:
+        pairs.add_row(p["a"], p["b"], str(p["games"]), str(p["a_wins"]), str(p["b_wins"]),
+                      str(p["draws"]), "%.1f%%" % (100 * p["a_score"]),
+                      "%.1f to %.1f%%" % (100 * p["low"], 100 * p["high"]))
+    console.print(pairs)
+
+
+def write(out, report, games):
+    """ladder.json (the report and every game's result) in the folder `out`."""
+    from pathlib import Path
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "ladder.json"
+    path.write_text(json.dumps(dict(report, games=games), indent=1) + "\n")
+    return path

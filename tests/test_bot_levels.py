@@ -1,0 +1,129 @@
+"""Vora's lookahead bot (vora_host/games/vora/lookahead.py) and the levels for people
+(vora_host/bots/levels.py): legal, reproducible, blind to the box's next draws, named
+by kinds that make it again; levels that every entry point takes."""
+
+import json
+
+import pytest
+
+from shared_rules import games, vora
+from vora_host.bots import LEVEL_NAMES, make_bot
+from vora_host.bots.levels import LEVELS, level_kind
+from vora_host.cli import main
+from vora_host.games.vora.lookahead import LookaheadBot, smoothed_worth
+
+
+def _positions(players, seed, count=6, every=7):
+    # Positions from a greedy self-play game: every `every`-th move, action or not.
+    state = vora.new_game(players, seed)
+    bots = [make_bot("greedy", seed + p, "vora") for p in range(players)]
+    out = []
+    moves = 0
+    while not state.is_over() and len(out) < count:
+        if moves % every == 0:
+            out.append(state.clone())
+        state.play(bots[state.to_act()].choose(state))
+        moves += 1
+    return out
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_lookahead_plays_legal_moves_and_never_changes_its_input(players):
+    bot = make_bot("lookahead", 5, "vora")
+    for state in _positions(players, 11):
+        before = state.to_json()
+        move = bot.choose(state)
+        assert move in state.legal_moves()
+        assert state.to_json() == before
+
+
+def test_lookahead_is_reproducible_and_its_seed_matters():
+    positions = _positions(2, 3, count=8, every=5)
+    first = [make_bot("lookahead", 9, "vora").choose(s) for s in positions]
+    assert [make_bot("lookahead", 9, "vora").choose(s) for s in positions] == first
+    # The seed draws the refills it imagines: other seeds, other choices somewhere.
+    others = [[make_bot("lookahead", seed, "vora").choose(s) for s in positions]
+              for seed in range(10, 13)]
+    assert any(o != first for o in others)
+
+
+def test_lookahead_does_not_know_the_next_draws():
+    # Two states that differ only in the PRNG (the cubes the box gives next) get the
+    # same decision; a bot that played its look-ahead on the true state would not.
+    class Peeking(LookaheadBot):
+        def _after_round(self, state, move, me, weight):
+            t = state.clone()  # the true draws
+            t.play(move)
+            self._greedy._finish_turn(t, me, state.turn)
+            while not t.is_over() and t.turn < state.turn + 2:
+                t.play(self._greedy.choose(t))
+            return t.scores()[me] - t.scores()[1 - me]
+
+    fair_differs = peek_differs = 0
+    for state in _positions(2, 21, count=10, every=4):
+        other = state.clone()
+        other.rng = state.rng ^ 0x5A5A5A5A or 1
+        fair_differs += (make_bot("lookahead", 1, "vora").choose(state)
+                         != make_bot("lookahead", 1, "vora").choose(other))
+        peek_differs += Peeking(1).choose(state) != Peeking(1).choose(other)
+    assert fair_differs == 0
+    assert peek_differs > 0
+
+
+def test_lookahead_kinds():
+    assert make_bot("lookahead", 1, "vora").kind == "lookahead"
+    bot = make_bot("lookahead:Width=3:samples=4:shape=0:turns=2:reply=60", 1, "vora")
+    assert (bot.width, bot.samples, bot.shape, bot.turns, bot.reply) == (3, 4, 0, 2, 60)
+    assert bot.kind == "lookahead:width=3:samples=4:reply=60:turns=2:shape=0"
+    assert make_bot(bot.kind, 1, "vora").kind == bot.kind
+    # moves=N ranks N moves drawn at random: legal, and a different choice somewhere.
+    narrow = make_bot("lookahead:width=1:moves=2", 1, "vora")
+    assert narrow.kind == "lookahead:width=1:moves=2"
+    positions = _positions(2, 5, count=8, every=3)
+    chosen = [narrow.choose(s) for s in positions]
+    assert all(m in s.legal_moves() for m, s in zip(chosen, positions))
+    assert chosen != [make_bot("lookahead:width=1", 1, "vora").choose(s) for s in positions]
+    for kind, words in (("lookahead:deep", "cannot read 'deep'"),
+                        ("lookahead:width=x", "width takes a whole number"),
+                        ("lookahead:width=0", "width must be a whole number of at least 1"),
+                        ("lookahead:shape=101", "shape is a percentage")):
+        with pytest.raises(ValueError, match=words):
+            make_bot(kind, 1, "vora")
+    with pytest.raises(ValueError, match="unknown bot 'lookahead' for vorcept"):
+        make_bot("lookahead", 1, "vorcept")
+
+
+def test_smoothed_worth_meets_the_rules_at_the_set_sizes():
+    for n in (0, 3, 6, 9, 12):
+        assert smoothed_worth(n) == vora._type_score(n)
+    assert smoothed_worth(8) > smoothed_worth(7) > smoothed_worth(6)
+    assert vora._type_score(8) < vora._type_score(6)  # what the smoothing is for
+
+
+@pytest.mark.parametrize("game", sorted(games.names()))
+def test_every_game_has_the_three_levels(game):
+    for level in LEVEL_NAMES:
+        bot = make_bot(level, 1, game)
+        assert bot.kind == make_bot(level_kind(game, level), 1, game).kind
+        assert make_bot(bot.kind, 1, game).kind == bot.kind  # records keep the concrete kind
+        assert make_bot(level.upper(), 1, game).kind == bot.kind
+    assert set(LEVELS) == set(games.names())
+
+
+def test_levels_refuse_parameters_and_unknown_levels_are_named():
+    with pytest.raises(ValueError, match="the level 'hard' takes no parameters"):
+        make_bot("hard:3", 1, "vora")
+    with pytest.raises(ValueError, match=r"or a level \(easy, normal, hard\)"):
+        make_bot("hardest", 1, "vora")
+
+
+def test_vora_play_and_the_lab_take_levels(tmp_path):
+    path = tmp_path / "game.json"
+    assert main(["play", "vorcept", "--bots-only", "--quiet", "--seed", "4", "--bot", "0=normal",
+                 "--bot", "1=easy", "--record", str(path)]) == 0
+    record = json.loads(path.read_text())
+    assert [a["kind"] for a in record["agents"]] == [LEVELS["vorcept"]["normal"],
+                                                     LEVELS["vorcept"]["easy"]]
+    out = tmp_path / "lab"
+    assert main(["lab", "vorcept", "--bots", "easy,random", "--games", "2", "--workers", "1",
+                 "--no-plots", "--out", str(out)]) == 0
