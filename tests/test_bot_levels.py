@@ -122,8 +122,11 @@ def test_vora_play_and_the_lab_take_levels(tmp_path):
     assert main(["play", "vorcept", "--bots-only", "--quiet", "--seed", "4", "--bot", "0=normal",
                  "--bot", "1=easy", "--record", str(path)]) == 0
     record = json.loads(path.read_text())
-    assert [a["kind"] for a in record["agents"]] == [LEVELS["vorcept"]["normal"],
-                                                     LEVELS["vorcept"]["easy"]]
+    # The record keeps the concrete kind the level stands for, as make_bot spells it out
+    # (with the game's own search settings, e.g. Vorcept's horizon).
+    assert [a["kind"] for a in record["agents"]] == [
+        make_bot(LEVELS["vorcept"][level], 1, "vorcept").kind for level in ("normal", "easy")]
+    assert all(a["kind"].startswith("search:") for a in record["agents"])
     out = tmp_path / "lab"
     assert main(["lab", "vorcept", "--bots", "easy,random", "--games", "2", "--workers", "1",
                  "--no-plots", "--out", str(out)]) == 0

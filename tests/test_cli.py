@@ -224,7 +224,8 @@ def test_resolve_entry():
 
 def test_a_typed_number_picks_the_move_shown_with_it_in_natural_order():
     """Issue 22: Boars' draws were numbered as the engine sorts them, as text ("1 1  2 10
-    3 11"), so typing 3 drew 11 cubes. The list reads 1, 2, 3, ... and 3 draws 3."""
+    3 11"), so typing 3 drew 11 cubes. The list reads in natural order; since a draw of 0
+    cubes is legal (#24) it starts there: 1 draws 0, 4 draws 3."""
     from shared_rules import games
     state = games.start({"game": "boars", "players": 2, "seed": 1, "options": {},
                          "moves": []})
@@ -232,12 +233,12 @@ def test_a_typed_number_picks_the_move_shown_with_it_in_natural_order():
     console = Console(record=True, width=200)
     record = {"moves": [], "digests": []}
     game = TerminalGame(state, [Human(), RandomBot(1)], console, record=record, game="boars",
-                        read=_scripted(["3", "q", "y"]), echo=False)
+                        read=_scripted(["4", "q", "y"]), echo=False)
     game.run()
     assert record["moves"][0] == "draw 3"
     text = console.export_text()
-    assert re.search(r"draw +1 1 cube +2 2 cubes +3 3 cubes +4 4 cubes .* 9 9 cubes +10 10 "
-                     r"cubes +11 11 cubes", text), text
+    assert re.search(r"draw +1 0 cubes +2 1 cube +3 2 cubes +4 3 cubes .* 10 9 cubes +11 10 "
+                     r"cubes +12 11 cubes", text), text
 
 
 def test_typed_choices_are_said_in_words_not_bare_numbers():
