@@ -13,6 +13,11 @@ reported. Exits 1 if any move was lost, doubled or reordered. The game log lives
 temporary folder (on /dev/shm when there is one: the log syncs every move to disk).
 Progress goes to stderr every 100 games.
 
+`--postgres` logs every board's games into one PostgreSQL game log (a throwaway server
+started in a temporary folder, tests/pgserver.py, fsync on), `--db URL` into the one you
+name: with `--jobs 20 --chunk 2` that is 20 virtual boards at once, each with its host,
+writing into one database (issue 28), every game compared with its board's record.
+
 `--faulty SHARE` makes the board faulty (tests/link_campaign.py): that share of its moves
 it reports with a wrong digest or plays on from a state gone wrong. Moves must still
 not be lost, and every game it got wrong must be marked as needing attention in the log
@@ -34,11 +39,11 @@ from link_campaign import Summary, percentile, play_game  # noqa: E402
 
 
 def _work(args):
-    rate, seeds, folder, faulty = args
+    rate, seeds, folder, faulty, db = args
     from vora_host.log.store import GameLog
     summary = Summary(rate)
     bad = []
-    with GameLog(Path(folder) / ("log-%g-%d.sqlite3" % (rate, seeds[0]))) as log:
+    with GameLog(db or Path(folder) / ("log-%g-%d.sqlite3" % (rate, seeds[0]))) as log:
         for seed in seeds:
             r = play_game(seed, rate, log, faulty=faulty)
             summary.add(r)
@@ -76,18 +81,38 @@ def main():
     parser.add_argument("--seed", type=int, default=1, help="the first game's seed")
     parser.add_argument("--faulty", type=float, default=0.0,
                         help="share of the moves a faulty board gets wrong (default 0)")
+    parser.add_argument("--chunk", type=int, default=50,
+                        help="games a job plays in one go (default 50)")
+    parser.add_argument("--db", default=None,
+                        help="one game log for every board (a postgresql:// URL or a file)")
+    parser.add_argument("--postgres", action="store_true",
+                        help="one game log in a throwaway PostgreSQL server for every board")
     args = parser.parse_args()
     rates = [float(r) for r in args.rates.split(",")]
+    server = None
+    if args.postgres:
+        from pgserver import PgServer
+        server = PgServer.start(fsync=True)  # every commit waits for the disk
+        args.db = server.new_database()
+    try:
+        return _campaign(args, rates)
+    finally:
+        if server is not None:
+            server.destroy()
+
+
+def _campaign(args, rates):
     shm = "/dev/shm" if os.path.isdir("/dev/shm") else None
     failed = False
-    print("Link fault campaign: %d games a rate, every fault kind, %d jobs%s" % (
-        args.games, args.jobs, ", a faulty board (%g)" % args.faulty if args.faulty else ""))
+    print("Link fault campaign: %d games a rate, every fault kind, %d jobs%s%s" % (
+        args.games, args.jobs, ", a faulty board (%g)" % args.faulty if args.faulty else "",
+        ", one log in PostgreSQL" if args.db and args.db.startswith("postgres") else ""))
     with tempfile.TemporaryDirectory(dir=shm) as folder, multiprocessing.Pool(args.jobs) as pool:
         for rate in rates:
             t0 = time.time()
-            chunks = [(rate, list(range(s, min(s + 50, args.seed + args.games))), folder,
-                       args.faulty)
-                      for s in range(args.seed, args.seed + args.games, 50)]
+            chunks = [(rate, list(range(s, min(s + args.chunk, args.seed + args.games))),
+                       folder, args.faulty, args.db)
+                      for s in range(args.seed, args.seed + args.games, args.chunk)]
             total = Summary(rate)
             for done, (summary, bad) in enumerate(pool.imap_unordered(_work, chunks), 1):
                 merge(total, summary)
