@@ -11,7 +11,8 @@ heap (in KiB) under which the whole run still passes.
                                                   [--romfs] [--seed 1] [--hold-ms 60]
 
 The Unix port is a 64-bit build (8-byte words where the RP2040 has 4), so its figures are
-higher than the board's: docs/benchmarks.md compares them. With --romfs the image's copy
+higher than the board's: docs/benchmarks.md compares them. VORA_MICROPYTHON_UNIX=PATH runs
+another build of the Unix port (a 32-bit one: docs/micropython-testing.md). With --romfs the image's copy
 lies in the heap (this port has no flash to run code from) and the heap is made larger by
 exactly what it takes (tests/mpy.py romfs_heapsize): --heap is what the firmware gets.
 """
@@ -27,7 +28,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from maker_support import small_bundle  # noqa: E402
 from mpy import (firmware_tree, parse_mem_info, romfs_heapsize, romfs_tree,  # noqa: E402
-                 run_unix_micropython)
+                 run_unix_micropython, unix_gc_block, unix_micropython)
 
 DRIVERS = [ROOT / "tests" / "board_player.py", ROOT / "tests" / "mp_scripts" / "board_soak.py"]
 
@@ -41,13 +42,13 @@ def write_bundle(out):
     return out
 
 
-def per_game(stdout):
+def per_game(stdout, block_bytes):
     """[(label, free, max_free)] from the "mem <label>" lines and mem_info after each."""
     out = []
     lines = stdout.splitlines()
     for i, line in enumerate(lines):
         if line.startswith("mem "):
-            info = parse_mem_info("\n".join(lines[i + 1:i + 5]))
+            info = parse_mem_info("\n".join(lines[i + 1:i + 5]), block_bytes)
             out.append((line.split()[1], info["free"], info["max_free"], info["total"]))
     return out
 
@@ -88,7 +89,7 @@ def main():
         where = "from ROMFS" if a.romfs else "from .mpy files"
         bundle = write_bundle(Path(tmp) / "bundle")
         if a.find_min:
-            lo, hi = (64, 512) if a.romfs else (192, 768)  # lo fails, hi passes (checked)
+            lo, hi = 64, 512 if a.romfs else 768  # lo fails, hi passes (checked below)
             done, _ = run(tree, bundle, a.games, hi, a.seed, a.hold_ms, image)
             if not passes(done):
                 raise SystemExit("fails even at %d KiB:\n%s" % (hi, done.stderr[-2000:]))
@@ -109,9 +110,11 @@ def main():
         if not passes(done):
             print(done.stdout[-3000:])
             raise SystemExit("FAILED at %d KiB:\n%s" % (heap, done.stderr[-3000:]))
-        games = per_game(done.stdout)
-        print("Firmware under the Unix port, code %s, heap capped at %d KiB: %d games "
-              "(seed %d), %.0f s" % (where, heap, a.games, a.seed, secs))
+        block = unix_gc_block()
+        games = per_game(done.stdout, block)
+        print("Firmware under the Unix port (%s, %d-bit), code %s, heap capped at %d KiB: "
+              "%d games (seed %d), %.0f s" % (unix_micropython(), block * 8 // 4, where, heap,
+                                             a.games, a.seed, secs))
         print("  %-8s %10s %14s" % ("after", "free B", "largest free B"))
         for label, free, max_free, total in games:
             if label in ("start", "update", "1", "2", "3") or label == str(a.games) or \

