@@ -195,7 +195,8 @@ def person_move():
     played = len(ui.moves)
     for name in board_player.move_keys(ui, moves[i]):
         press(name)
-    assert len(ui.moves) == played + 1, "the keys did not play the move"
+    assert len(ui.moves) == played + 1, "the keys did not play the move (MemoryErrors the " \
+        "board caught: %d)" % R.app.memory_errors
 
 
 def set_up(seats, bots):
