@@ -4,8 +4,9 @@ allocation past it raises MemoryError, as on a Pico. The board's modules are loa
 .mpy files (as `vora flash` installs them) and tests/mp_scripts/board_soak.py plays: a
 4-player game by keys, an update staged and confirmed at the next power-up, the doctor, a
 game with two seats of the board's bot, a takeback, a power cut and resume, and a few more
-games without a reset. docs/benchmarks.md has the figures and the longer soak
-(bench/bench_firmware_unix.py)."""
+games without a reset; and the same from a ROMFS image mounted at /rom, as `vora flash
+--romfs` installs it, in a smaller heap. docs/benchmarks.md has the figures, the longer
+soak (bench/bench_firmware_unix.py) and those of a 32-bit build."""
 
 import os
 import subprocess
