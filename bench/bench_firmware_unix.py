@@ -3,18 +3,19 @@ Pico: tests/mp_scripts/board_soak.py (a 4-player game by keys, an update staged 
 confirmed, the doctor, a game with two seats of the board's bot, a takeback, a power cut
 and resume, then more games without a reset), loaded from .mpy files as `vora flash`
 installs them, or with --romfs from a ROMFS image mounted at /rom (as `vora flash --romfs`
-installs them: tests/mp_scripts/board_romfs.py). Reports the free heap and the largest free block after each game
-(micropython.mem_info()), the slowest key event to frame, and with --find-min the smallest
-heap (in KiB) under which the whole run still passes.
+installs them: tests/mp_scripts/board_romfs.py). Reports the free heap and the largest
+free block after each game (micropython.mem_info()), the slowest key event to frame, and
+with --find-min the smallest heap (in KiB) under which the whole run still passes.
 
     .venv/bin/python bench/bench_firmware_unix.py [--games 200] [--heap 256] [--find-min]
                                                   [--romfs] [--seed 1] [--hold-ms 60]
 
 The Unix port is a 64-bit build (8-byte words where the RP2040 has 4), so its figures are
 higher than the board's: docs/benchmarks.md compares them. VORA_MICROPYTHON_UNIX=PATH runs
-another build of the Unix port (a 32-bit one: docs/micropython-testing.md). With --romfs the image's copy
-lies in the heap (this port has no flash to run code from) and the heap is made larger by
-exactly what it takes (tests/mpy.py romfs_heapsize): --heap is what the firmware gets.
+another build of the Unix port (a 32-bit one: docs/micropython-testing.md). With --romfs
+the image's copy lies in the heap (this port has no flash to run code from) and the heap
+is made larger by exactly what it takes (tests/mpy.py romfs_heapsize): --heap is what the
+firmware gets.
 """
 
 import argparse

@@ -232,7 +232,8 @@ def parse_mem_info(text: str, block_bytes: int = 32) -> dict:
 
 # ------------------------------------------------- the firmware's code in ROMFS, Unix port
 
-def romfs_tree(dest: Union[str, os.PathLike], drivers: Iterable[Union[str, os.PathLike]] = ()) -> Tuple[Path, Path]:
+def romfs_tree(dest: Union[str, os.PathLike],
+               drivers: Iterable[Union[str, os.PathLike]] = ()) -> Tuple[Path, Path]:
     """The board as `vora flash --romfs` installs it: the version slot's modules (plain
     bytecode, which the Unix port runs) in a ROMFS image built by vora's own builder
     (vora_host.maker.romfs), and on the filesystem only the small files: vora_boot.mpy (the
@@ -277,7 +278,8 @@ def romfs_image_heap(tree: Union[str, os.PathLike], image: Union[str, os.PathLik
     return int(done.stdout.split()[1])
 
 
-def romfs_heapsize(cap: int, tree: Union[str, os.PathLike], image: Union[str, os.PathLike]) -> int:
+def romfs_heapsize(cap: int, tree: Union[str, os.PathLike],
+                   image: Union[str, os.PathLike]) -> int:
     """The -X heapsize under which the firmware, with the image's copy in the heap (the Unix
     port has no flash to run code from), has the same pool to allocate from as a plain run
     under `cap`: the image's blocks and their share of the collector's tables added, and
