@@ -2,15 +2,20 @@
 Pico: tests/mp_scripts/board_soak.py (a 4-player game by keys, an update staged and
 confirmed, the doctor, a game with two seats of the board's bot, a takeback, a power cut
 and resume, then more games without a reset), loaded from .mpy files as `vora flash`
-installs them. Reports the free heap and the largest free block after each game
-(micropython.mem_info()), the slowest key event to frame, and with --find-min the smallest
-heap (in KiB) under which the whole run still passes.
+installs them, or with --romfs from a ROMFS image mounted at /rom (as `vora flash --romfs`
+installs them: tests/mp_scripts/board_romfs.py). Reports the free heap and the largest
+free block after each game (micropython.mem_info()), the slowest key event to frame, and
+with --find-min the smallest heap (in KiB) under which the whole run still passes.
 
     .venv/bin/python bench/bench_firmware_unix.py [--games 200] [--heap 256] [--find-min]
-                                                  [--seed 1] [--hold-ms 60]
+                                                  [--romfs] [--seed 1] [--hold-ms 60]
 
 The Unix port is a 64-bit build (8-byte words where the RP2040 has 4), so its figures are
-higher than the board's: docs/benchmarks.md compares them.
+higher than the board's: docs/benchmarks.md compares them. VORA_MICROPYTHON_UNIX=PATH runs
+another build of the Unix port (a 32-bit one: docs/micropython-testing.md). With --romfs
+the image's copy lies in the heap (this port has no flash to run code from) and the heap
+is made larger by exactly what it takes (tests/mpy.py romfs_heapsize): --heap is what the
+firmware gets.
 """
 
 import argparse
@@ -23,7 +28,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 from maker_support import small_bundle  # noqa: E402
-from mpy import firmware_tree, parse_mem_info, run_unix_micropython  # noqa: E402
+from mpy import (firmware_tree, parse_mem_info, romfs_heapsize, romfs_tree,  # noqa: E402
+                 run_unix_micropython, unix_gc_block, unix_micropython)
 
 DRIVERS = [ROOT / "tests" / "board_player.py", ROOT / "tests" / "mp_scripts" / "board_soak.py"]
 
@@ -37,21 +43,25 @@ def write_bundle(out):
     return out
 
 
-def per_game(stdout):
+def per_game(stdout, block_bytes):
     """[(label, free, max_free)] from the "mem <label>" lines and mem_info after each."""
     out = []
     lines = stdout.splitlines()
     for i, line in enumerate(lines):
         if line.startswith("mem "):
-            info = parse_mem_info("\n".join(lines[i + 1:i + 5]))
+            info = parse_mem_info("\n".join(lines[i + 1:i + 5]), block_bytes)
             out.append((line.split()[1], info["free"], info["max_free"], info["total"]))
     return out
 
 
-def run(tree, bundle, games, heap_kib, seed, hold_ms, timeout=900):
+def run(tree, bundle, games, heap_kib, seed, hold_ms, image=None):
     t0 = time.time()
-    done = run_unix_micropython("board_soak", tree, [seed, games, bundle, hold_ms],
-                                heap=heap_kib * 1024, timeout=timeout)
+    args, heap = [seed, games, bundle, hold_ms], heap_kib * 1024
+    if image is not None:  # the code in ROMFS: the image's copy on top of the firmware's heap
+        args, heap = [image, "board_soak"] + args, romfs_heapsize(heap, tree, image)
+    # A game takes 3 to 10 s on a busy machine: the 200-game soak needs more than 15 min.
+    done = run_unix_micropython("board_romfs" if image else "board_soak", tree, args,
+                                heap=heap, timeout=max(900, 15 * games))
     return done, time.time() - t0
 
 
@@ -67,45 +77,57 @@ def main():
     parser.add_argument("--heap", type=int, default=None, help="KiB (default: 192)")
     parser.add_argument("--find-min", action="store_true",
                         help="search the smallest passing heap, in 4 KiB steps")
+    parser.add_argument("--romfs", action="store_true",
+                        help="the firmware's modules from a ROMFS image at /rom")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--hold-ms", type=int, default=60)
     a = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        tree = firmware_tree(Path(tmp) / "tree", DRIVERS)
+        if a.romfs:
+            tree, image = romfs_tree(Path(tmp), DRIVERS)
+        else:
+            tree, image = firmware_tree(Path(tmp) / "tree", DRIVERS), None
+        where = "from ROMFS" if a.romfs else "from .mpy files"
         bundle = write_bundle(Path(tmp) / "bundle")
         if a.find_min:
-            lo, hi = 192, 768  # lo fails, hi passes (checked below)
-            done, _ = run(tree, bundle, a.games, hi, a.seed, a.hold_ms)
+            lo, hi = 64, 512 if a.romfs else 768  # lo fails, hi passes (checked below)
+            done, _ = run(tree, bundle, a.games, hi, a.seed, a.hold_ms, image)
             if not passes(done):
                 raise SystemExit("fails even at %d KiB:\n%s" % (hi, done.stderr[-2000:]))
             while hi - lo > 4:
                 mid = (lo + hi) // 8 * 4
-                done, secs = run(tree, bundle, a.games, mid, a.seed, a.hold_ms)
+                done, secs = run(tree, bundle, a.games, mid, a.seed, a.hold_ms, image)
                 ok = passes(done)
                 print("  %3d KiB: %s (%.0f s)" % (mid, "passes" if ok else "fails", secs))
                 if ok:
                     hi = mid
                 else:
                     lo = mid
-            print("smallest passing heap: %d KiB (%d KiB fails), %d games, seed %d"
-                  % (hi, lo, a.games, a.seed))
+            print("smallest passing heap, code %s: %d KiB (%d KiB fails), %d games, seed %d"
+                  % (where, hi, lo, a.games, a.seed))
             return
         heap = a.heap or 192
-        done, secs = run(tree, bundle, a.games, heap, a.seed, a.hold_ms)
+        done, secs = run(tree, bundle, a.games, heap, a.seed, a.hold_ms, image)
         if not passes(done):
             print(done.stdout[-3000:])
             raise SystemExit("FAILED at %d KiB:\n%s" % (heap, done.stderr[-3000:]))
-        games = per_game(done.stdout)
-        print("Firmware under the Unix port, heap capped at %d KiB: %d games (seed %d), %.0f s"
-              % (heap, a.games, a.seed, secs))
+        block = unix_gc_block()
+        games = per_game(done.stdout, block)
+        print("Firmware under the Unix port (%s, %d-bit), code %s, heap capped at %d KiB: "
+              "%d games (seed %d), %.0f s" % (unix_micropython(), block * 8 // 4, where, heap,
+                                             a.games, a.seed, secs))
         print("  %-8s %10s %14s" % ("after", "free B", "largest free B"))
         for label, free, max_free, total in games:
             if label in ("start", "update", "1", "2", "3") or label == str(a.games) or \
                     int(label) % 25 == 0:
                 print("  %-8s %10d %14d" % (label, free, max_free))
         played = [g for g in games if g[0] not in ("start", "update")]
+        # Of the collector's pool, the image's copy (--romfs) is not the firmware's.
+        image_heap = sum(int(line.split()[1]) for line in done.stdout.splitlines()
+                         if line.startswith("romfs_image_heap"))
         print("  lowest free after a game: %d B; smallest largest-free-block: %d B (of %d)"
-              % (min(g[1] for g in played), min(g[2] for g in played), played[0][3]))
+              % (min(g[1] for g in played), min(g[2] for g in played),
+                 played[0][3] - image_heap))
         for line in done.stdout.splitlines():
             if line.startswith("key_to_frame_us"):
                 print("  key event to frame, slowest: %.2f ms" % (int(line.split()[1]) / 1000))

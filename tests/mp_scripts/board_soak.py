@@ -38,7 +38,11 @@ except ImportError:  # CPython
     micropython = None
 
 from shared_rules import prng, wire
-from vora_fw import VERSION, boot, layout
+from vora_fw import VERSION, layout
+try:
+    from vora_fw import boot
+except ImportError:  # the firmware in ROMFS (board_romfs): as on a board, the boot path
+    import vora_boot as boot  # is /vora_boot.mpy on the filesystem, not in the image
 from vora_fw.app import App
 from vora_fw.hal_sim import SimHardware, default_pinmap
 from vora_fw.link import BoardLink
@@ -191,7 +195,8 @@ def person_move():
     played = len(ui.moves)
     for name in board_player.move_keys(ui, moves[i]):
         press(name)
-    assert len(ui.moves) == played + 1, "the keys did not play the move"
+    assert len(ui.moves) == played + 1, "the keys did not play the move (MemoryErrors the " \
+        "board caught: %d)" % R.app.memory_errors
 
 
 def set_up(seats, bots):
