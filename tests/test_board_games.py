@@ -181,7 +181,8 @@ def test_vora_play_vorcept_runs_on_the_virtual_board_and_logs_the_game(tmp_path)
     env = dict(os.environ, COLUMNS="120", NO_COLOR="1")
     proc = subprocess.Popen(
         [sys.executable, "-m", "vora_host", "play", "vorcept", "--port", "sim", "--db", str(db),
-         "--save-dir", str(tmp_path / "save"), "--fresh", "--human", "0", "--seed", "4"],
+         "--save-dir", str(tmp_path / "save"), "--fresh", "--human", "0", "--seed", "4",
+         "--bot", "1=search:20"],  # a quick bot: this is about the path, not its strength
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env=env)
     try:

@@ -143,7 +143,8 @@ def run_board(tmp_path, db, lines, *options):
     env = dict(os.environ, COLUMNS="200", NO_COLOR="1")
     proc = subprocess.Popen(
         [sys.executable, "-m", "vora_host", "play", "vorcept", "--port", "sim", "--db", str(db),
-         "--save-dir", str(tmp_path / "save"), "--human", "0"] + list(options),
+         "--save-dir", str(tmp_path / "save"), "--human", "0",
+         "--bot", "1=search:20"] + list(options),  # a quick bot: the takeback is the point
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env=env, cwd=ROOT)
     try:
