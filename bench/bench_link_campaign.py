@@ -108,11 +108,14 @@ def _campaign(args, rates):
         args.games, args.jobs, ", a faulty board (%g)" % args.faulty if args.faulty else "",
         ", one log in PostgreSQL" if args.db and args.db.startswith("postgres") else ""))
     with tempfile.TemporaryDirectory(dir=shm) as folder, multiprocessing.Pool(args.jobs) as pool:
-        for rate in rates:
+        for k, rate in enumerate(rates):
             t0 = time.time()
-            chunks = [(rate, list(range(s, min(s + args.chunk, args.seed + args.games))),
+            # One log for every rate: each rate plays other seeds, or the host would find
+            # the games of the rate before already logged and resume them.
+            first = args.seed + (k * args.games if args.db else 0)
+            chunks = [(rate, list(range(s, min(s + args.chunk, first + args.games))),
                        folder, args.faulty, args.db)
-                      for s in range(args.seed, args.seed + args.games, args.chunk)]
+                      for s in range(first, first + args.games, args.chunk)]
             total = Summary(rate)
             for done, (summary, bad) in enumerate(pool.imap_unordered(_work, chunks), 1):
                 merge(total, summary)
