@@ -50,7 +50,7 @@ from vora_host.games.base import TerminalView
 from vora_host.log import formats
 from vora_host.log import store as gamelog
 from vora_host.words import plural, print_table
-from vora_host.log.records import result_of
+from vora_host.log.records import game_title, result_of
 from vora_host.log.store import GameLog, GameLogError, NoSuchGame
 
 __all__ = ["add_parser", "run", "LOCK_TIMEOUT", "MAX_IMPORT_BYTES", "game_view"]
@@ -312,13 +312,6 @@ def _result_text(result, public=False):
     return "P%d wins: %s" % (result["winner"], scores)
 
 
-def _title(name):
-    try:
-        return games.load(name).TITLE
-    except BadPosition:
-        return name
-
-
 def _option_texts(info):
     """The game's options as 'name value' texts, in the game's text-format spelling."""
     try:
@@ -340,7 +333,7 @@ def _public_mode(args, info):
                       "(its seed, every secret move) is shown only once it is over or "
                       "abandoned (without --full: what a spectator may know; 'vora games "
                       "end %d' closes a game nobody plays any more)"
-                      % (info["id"], info["status"], _title(info["game"]), info["id"]))
+                      % (info["id"], info["status"], game_title(info["game"]), info["id"]))
     return False, None
 
 
@@ -390,7 +383,7 @@ def cmd_list(args, ctx):
         status = info["status"]
         if info.get("attention"):
             status += " [bold yellow]needs attention[/bold yellow]"
-        table.add_row(str(info["id"]), escape(_title(info["game"])), _when(info["started_at"]),
+        table.add_row(str(info["id"]), escape(game_title(info["game"])), _when(info["started_at"]),
                       str(info["players"]), moves, status,
                       escape(_shown(_result_text(info["result"],
                                                  formats.hides_information(info["game"])))),
@@ -420,7 +413,7 @@ def _header(ctx, info, view, state, public=False):
         for p in range(info["players"]):
             labels.append(view.seat_label(state, p))
     out.print("[bold]Game %d[/bold]: %s, %d players%s, %s"
-              % (info["id"], escape(_title(info["game"])), info["players"],
+              % (info["id"], escape(game_title(info["game"])), info["players"],
                  " (%s)" % escape(", ".join(labels)) if labels else "",
                  "seed hidden" if public else "seed %d" % info["seed"]))
     if public:
@@ -705,7 +698,7 @@ def cmd_import(args, ctx):
         ctx.warn("the log already held this game as game %s; imported again (--force)"
                  % ", ".join(str(g) for g in same))
     ctx.out.print("Imported %s (%s, %s) as game [bold]%d[/bold]: %s%s, status %s."
-                  % (escape(args.file), escape(_title(info["game"])), parsed.kind, gid,
+                  % (escape(args.file), escape(game_title(info["game"])), parsed.kind, gid,
                      plural(info["move_count"], "move"), " (%d taken back)" % info["taken_back"]
                      if info["taken_back"] else "", info["status"]))
     return 0
@@ -739,7 +732,7 @@ def cmd_delete(args, ctx):
     log = ctx.open()
     infos = [log.game(gid) for gid in args.ids]  # NoSuchGame before anything is removed
     if not args.yes:
-        listing = ", ".join("%d (%s, %s, %s)" % (i["id"], _title(i["game"]),
+        listing = ", ".join("%d (%s, %s, %s)" % (i["id"], game_title(i["game"]),
                                                  plural(i["move_count"], "move"), i["status"])
                             for i in infos)
         if not sys.stdin.isatty():
@@ -768,7 +761,7 @@ def cmd_verify(args, ctx):
         info = log.game(gid)
         report = log.verify(gid)
         if report.ok:
-            ctx.out.print("game %d (%s): %s" % (gid, escape(_title(info["game"])),
+            ctx.out.print("game %d (%s): %s" % (gid, escape(game_title(info["game"])),
                                                 report.message))
             continue
         failed += 1
@@ -780,7 +773,7 @@ def cmd_verify(args, ctx):
             problem = _public_problem(report, live)
         else:
             problem = report.message
-        ctx.err.print("[red]game %d (%s): %s[/red]" % (gid, escape(_title(info["game"])),
+        ctx.err.print("[red]game %d (%s): %s[/red]" % (gid, escape(game_title(info["game"])),
                                                        escape(problem)))
     ctx.out.print("[dim]%d of %d game%s verified[/dim]"
                   % (len(ids) - failed, len(ids), "" if len(ids) == 1 else "s"))

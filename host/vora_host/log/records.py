@@ -43,6 +43,15 @@ class RecordError(Exception):
         self.step = step
 
 
+def game_title(name):
+    """A game's title for people ("Boars on the Run!"), or its registry name when this
+    vora does not know the game (a log written by another version)."""
+    try:
+        return games.load(name).TITLE
+    except BadPosition:
+        return name
+
+
 def new_record(players, seed, options, agents=(), game="vora"):
     """An empty record of `game` (a name of shared_rules.games) about to start."""
     return {

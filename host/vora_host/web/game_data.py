@@ -35,6 +35,7 @@ from vora_host import games as host_games
 from vora_host.log import formats
 from vora_host.log import store as gamelog
 from vora_host.log.cli import game_view
+from vora_host.log.records import game_title
 
 __all__ = ["BadRequest", "NotFound", "Forbidden", "parse_game_id", "parse_move_number", "parse_viewer",
            "is_public", "summary", "summaries", "parse_limit", "Replay", "ReplayCache", "position",
@@ -96,13 +97,6 @@ def parse_viewer(text, players):
     return int(text)
 
 
-def title(name):
-    try:
-        return games.load(name).TITLE
-    except BadPosition:
-        return name
-
-
 def is_public(info):
     """Whether the game is shown as a spectator sees it (its secrets kept)."""
     return not formats.full_record_allowed(info)
@@ -119,7 +113,7 @@ def summary(info):
     if result and public and not result.get("over"):
         result = {"over": False, "end": result.get("end")}
     return {
-        "id": info["id"], "game": info["game"], "title": title(info["game"]),
+        "id": info["id"], "game": info["game"], "title": game_title(info["game"]),
         "players": info["players"], "status": info["status"],
         "live": info["status"] == "playing", "moves": info["move_count"],
         "taken_back": info["taken_back"], "started_at": info["started_at"],
@@ -399,7 +393,7 @@ def position(info, replay, n=None, viewer=None):
     if viewer is not None and public:
         raise Forbidden("game %d is still %s: a player's own view of a %s game is shown only "
                         "once the game is over or abandoned" % (info["id"], info["status"],
-                                                                title(info["game"])))
+                                                                game_title(info["game"])))
     if replay.setup_failed:
         raise NotFound("game %d cannot be drawn: %s" % (
             info["id"], replay.problem[3] if public else replay.problem[2]))
@@ -421,7 +415,7 @@ def position(info, replay, n=None, viewer=None):
     scores_shown = over or not public
     players = len(state.scores())
     data = {
-        "id": info["id"], "game": info["game"], "title": title(info["game"]),
+        "id": info["id"], "game": info["game"], "title": game_title(info["game"]),
         "number": n, "total": replay.total, "playable": replay.playable,
         "status": info["status"], "public": public, "viewer": viewer,
         "seats": [view.seat_label(state, p) for p in range(players)],
