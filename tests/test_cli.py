@@ -239,6 +239,8 @@ def test_a_typed_number_picks_the_move_shown_with_it_in_natural_order():
     text = console.export_text()
     assert re.search(r"draw +1 0 cubes +2 1 cube +3 2 cubes +4 3 cubes .* 10 9 cubes +11 10 "
                      r"cubes +12 11 cubes", text), text
+    # ... and the prompt names the draws' own range, so choice 3 is not read as 3 cubes.
+    assert "draw cubes: 'draw N', N from 0 to" in text, text
 
 
 def test_typed_choices_are_said_in_words_not_bare_numbers():

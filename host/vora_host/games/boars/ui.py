@@ -99,6 +99,12 @@ class BoarsView(TerminalView):
 
     def prompt(self, state):
         decision = state.view(state.to_act())["decision"]
+        if decision == "draw":
+            # The choices are numbered from 1 and the draws from 0 (#24): name the range, so
+            # that nobody takes choice 3 for three cubes. A bag's size is public.
+            counts = [int(m.split()[1]) for m in state.legal_moves() if m.startswith("draw ")]
+            if counts:
+                return "draw cubes: 'draw N', N from %d to %d" % (min(counts), max(counts))
         return {"draw": "draw cubes", "vendetta": "resolve a vendetta",
                 "menu": "keep or change the menu", "act": "buy, take tickets, eat, or end",
                 "discard": "discard a card", "space": "choose what the space gives"}.get(
