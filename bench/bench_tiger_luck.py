@@ -12,8 +12,13 @@ reach against random players, measured two ways.
 2. A clairvoyant search bot: the generic search bot given the true state instead of
    samples of its view, so it knows the other hand, the draw pile and every future
    shuffle. No fair player can do better; it is the ceiling measured, not argued.
+3. With `--sees hands`: the same search seeing every hand (so also what the draw pile
+   holds) but not the future: each of its samples is the true position with the PRNG
+   reseeded, so every shuffle and draw to come is one of its possibilities, as for a fair
+   player. It knows more than any fair player and nothing a fair player could not
+   learn by luck: what it cannot reach, knowledge of the present cannot buy.
 
-    .venv/bin/python bench/bench_tiger_luck.py [GAMES] [--players N ...]
+    .venv/bin/python bench/bench_tiger_luck.py [GAMES] [--players N ...] [--sees hands]
 
 GAMES (default 4000) random games for the one-pile count, a twentieth of them (200) for
 the clairvoyant bot at each seat count (default 2; --players 2 3 4 5 6 for all). Seeds 0
@@ -31,8 +36,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "host")]
 
-from shared_rules import games  # noqa: E402
+from shared_rules import games, secret_prng  # noqa: E402
 from vora_host.bots import RandomBot, SearchBot  # noqa: E402
+from vora_host.lab.stats import wilson  # noqa: E402
 
 GAME = "tossing-tiger"
 
@@ -47,6 +53,24 @@ class Clairvoyant(SearchBot):
             @staticmethod
             def determinize(view, seed):
                 return truth.clone()
+
+        return self.choose_from_view(state.view(state.to_act()), Module)
+
+
+class HandSeer(SearchBot):
+    """The search bot seeing every hand but not the future: each sample is the true
+    position with its PRNG reseeded (Tossing Tiger keeps no hidden order: every shuffle and
+    draw is a draw of the PRNG when it happens)."""
+
+    def choose(self, state):
+        truth = state
+
+        class Module:
+            @staticmethod
+            def determinize(view, seed):
+                sample = truth.clone()
+                sample.rng = secret_prng.seed_state(seed)
+                return sample
 
         return self.choose_from_view(state.view(state.to_act()), Module)
 
@@ -68,13 +92,14 @@ def one_pile_wars(rules, count):
     return one / count, lost / max(1, one)
 
 
-def clairvoyant_wins(rules, count, iterations, players=2):
+def clairvoyant_wins(rules, count, iterations, players=2, bot=None):
+    bot = Clairvoyant if bot is None else bot
     wins = 0
     for seed in range(count):
         seat = seed % players
         state = rules.new_game(players, seed)
         agents = [RandomBot(seed * 10 + p) for p in range(players)]
-        agents[seat] = Clairvoyant(seed, iterations=iterations, game=GAME)
+        agents[seat] = bot(seed, iterations=iterations, game=GAME)
         while not state.is_over():
             state.play(agents[state.to_act()].choose(state))
         wins += state.winner() == seat
@@ -88,6 +113,12 @@ def main(argv=None):
                         "clairvoyant plays a twentieth of them at each seat count")
     parser.add_argument("--players", type=int, nargs="+", default=[2],
                         choices=range(2, 7), metavar="N", help="seat counts (2 to 6)")
+    parser.add_argument("--sees", choices=("everything", "hands"), default="everything",
+                        help="what the ceiling bot sees: everything (the true state, future "
+                        "shuffles included: the default) or hands (every hand, not the "
+                        "future)")
+    parser.add_argument("--skip-random", action="store_true",
+                        help="leave out the one-pile count of random games")
     args = parser.parse_args(argv)
     if args.games < 1:
         parser.error("games must be at least 1")
@@ -95,17 +126,24 @@ def main(argv=None):
     matches = max(2, playouts // 20)
     rules = games.load(GAME)
     started = time.perf_counter()
-    share, lost = one_pile_wars(rules, playouts)
-    print("random first player: one-pile first war in %.1f%% of %d games; its defender "
-          "loses %.1f%% of them" % (100 * share, playouts, 100 * lost))
-    print("  so against random players, seated first in half the games, a player who "
-          "won every other game wins at most %.1f%%" % (100 * (1 - share * lost / 2)))
+    if not args.skip_random:
+        share, lost = one_pile_wars(rules, playouts)
+        print("random first player: one-pile first war in %.1f%% of %d games; its defender "
+              "loses %.1f%% of them" % (100 * share, playouts, 100 * lost))
+        print("  so against random players, seated first in half the games, a player who "
+              "won every other game wins at most %.1f%%" % (100 * (1 - share * lost / 2)))
+    bot, sees = ((Clairvoyant, "the true state, future shuffles included")
+                 if args.sees == "everything" else
+                 (HandSeer, "every hand, not the future"))
     for players in args.players:
-        wins = clairvoyant_wins(rules, matches, 200, players)
-        print("clairvoyant search:200 (the true state, future shuffles included) against "
-              "%d random player%s: %d wins of %d (%.1f%%)  [%.0f s]"
-              % (players - 1, "s" if players > 2 else "", wins, matches, 100.0 * wins / matches,
-                 time.perf_counter() - started))
+        wins = clairvoyant_wins(rules, matches, 200, players, bot)
+        low, high = wilson(wins, matches)
+        print("%s search:200 (%s) against %d random player%s: %d wins of %d (%.1f%%, "
+              "95%% %.1f to %.1f%%)  [%.0f s]"
+              % ("clairvoyant" if bot is Clairvoyant else "hand-seeing", sees, players - 1,
+                 "s" if players > 2 else "", wins, matches, 100.0 * wins / matches,
+                 100 * low, 100 * high, time.perf_counter() - started), flush=True)
+
 
 
 if __name__ == "__main__":
