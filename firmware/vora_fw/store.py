@@ -49,9 +49,10 @@ import json
 import os
 import sys
 
-# The CRC-32 of the link (binascii's in C, or wire's nibble-table fallback on a port
-# without it): one implementation for frames and saves.
-from shared_rules.wire import crc32, crc32_soft as _crc32_soft, json_too_deep  # noqa: F401
+# The CRC-32 of the link (binascii's in C, or a nibble-table fallback on a port without
+# it): one implementation for frames and saves, in shared_rules.checks, not the link's
+# codec (wire), which a board that plays alone does not load.
+from shared_rules.checks import crc32, crc32_soft as _crc32_soft, json_too_deep  # noqa: F401
 
 try:
     from micropython import const
