@@ -9,7 +9,9 @@ and prints "move <n> <digest> <move>". At the end it prints the measures:
 - peak_bytes: heap in use during a move (the collector held off: an upper bound), with the
   state, the application and its buffers, less the code of the modules;
 - code_bytes: the modules' code on the heap (compiled from .py source here).
-Usage: board_game.py SEED PLAYERS [MAX_MOVES]
+Usage: board_game.py SEED PLAYERS [MAX_MOVES] [alone]
+With "alone" no PC is there: the link is never made (as on a board with no PC, whose link
+is made at the PC's first byte); otherwise a scripted PC has said HELLO before the game.
 """
 
 import gc
@@ -40,16 +42,19 @@ BASE = collect()
 _ROOT = __file__.rsplit("/", 3)[0]
 sys.path.append(_ROOT + "/tests")  # board_player
 sys.path.append(_ROOT + "/firmware")  # vora_fw, as the board has it at its root
-from shared_rules import prng, wire  # noqa: E402
+SEED = int(sys.argv[1])
+PLAYERS = int(sys.argv[2])
+MAX_MOVES = int(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[3] != "alone" else 100000
+ALONE = sys.argv[-1] == "alone"  # no PC: the link is never made, its modules never loaded
+
+from shared_rules import prng  # noqa: E402
 from vora_fw import layout  # noqa: E402
 from vora_fw.app import App  # noqa: E402
 from vora_fw.hal_sim import SimHardware, default_pinmap  # noqa: E402
-from vora_fw.link import BoardLink  # noqa: E402
 import board_player  # noqa: E402
-
-SEED = int(sys.argv[1])
-PLAYERS = int(sys.argv[2])
-MAX_MOVES = int(sys.argv[3]) if len(sys.argv) > 3 else 100000
+if not ALONE:
+    from shared_rules import wire  # noqa: E402
+    from vora_fw.link import BoardLink  # noqa: E402
 
 
 class Run:
@@ -68,7 +73,7 @@ def scan(ms):
         t0 = now_us()
         shown = R.app.step(R.now)
         dt = now_us() - t0
-        if R.out:
+        if not ALONE and R.out:
             for chunk in R.out:
                 for item in R.reader.feed(chunk):
                     if not isinstance(item, wire.WireError) and item[1]:
@@ -99,12 +104,18 @@ def setup(code):
     # The link as on the board, with a host that says HELLO and acknowledges every frame
     # (its few allocations count in the figures too: they are an upper bound).
     R.out = []
-    R.link = BoardLink(R.out.append, board="script")
-    R.reader = wire.FrameReader()
-    R.last_in = 0
-    R.app = App(R.hw, default_pinmap(), link=R.link, seed_fn=lambda: SEED)
-    R.link.receive(wire.encode_frame(wire.HELLO, 0, 0, wire.pack_json({"proto": wire.PROTOCOL_VERSION})), 0)
-    assert R.link.connected, "the scripted host must be connected: its frames count"
+    if ALONE:
+        # As vora_fw.start makes it: the link waits for the PC's first byte, which never comes.
+        R.app = App(R.hw, default_pinmap(), seed_fn=lambda: SEED)
+        R.app.link_on_demand(lambda: b"", None)
+    else:
+        R.link = BoardLink(R.out.append, board="script")
+        R.reader = wire.FrameReader()
+        R.last_in = 0
+        R.app = App(R.hw, default_pinmap(), link=R.link, seed_fn=lambda: SEED)
+        R.link.receive(wire.encode_frame(wire.HELLO, 0, 0, wire.pack_json(
+            {"proto": wire.PROTOCOL_VERSION})), 0)
+        assert R.link.connected, "the scripted host must be connected: its frames count"
     R.chooser = prng.seed_state(SEED + 99)
     R.moves = 0
     R.worst_us = 0
