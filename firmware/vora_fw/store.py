@@ -99,6 +99,10 @@ class _OsFs:
             self.sync = os.sync
 
 
+def _utf8(piece):
+    return piece.encode("utf-8") if isinstance(piece, str) else piece
+
+
 def _fsync_file(f):
     os.fsync(f.fileno())
 
@@ -131,16 +135,17 @@ class Store:
         self.save_pieces((text,))
 
     def save_pieces(self, pieces):
-        # The payload as a sequence of str whose concatenation is the save. Pieces keep a
-        # long game's save from needing one block of heap as big as the whole file: after
-        # hundreds of moves a fixed heap has plenty free, but in holes smaller than that
-        # (tests/test_micropython_unix.py).
+        # The payload as a sequence of str or bytes-like pieces (UTF-8) whose concatenation
+        # is the save. Pieces keep a long game's save from needing one block of heap as big
+        # as the whole file: after hundreds of moves a fixed heap has plenty free, but in
+        # holes smaller than that (tests/test_micropython_unix.py). Bytes are written as
+        # they are, str encoded (twice: for the CRC, then for the file).
         fs = self._fs
         self._ensure_dir()
         size = 0
         crc = 0
         for piece in pieces:
-            data = piece.encode("utf-8")
+            data = _utf8(piece)
             size += len(data)
             crc = crc32(data, crc)
         data = None
@@ -150,7 +155,7 @@ class Store:
             try:
                 self._write_all(f, header.encode("utf-8"))
                 for piece in pieces:
-                    self._write_all(f, piece.encode("utf-8"))
+                    self._write_all(f, _utf8(piece))
                 f.flush()
                 fsync = getattr(fs, "fsync", None)
                 if fsync is not None:

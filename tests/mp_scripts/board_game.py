@@ -6,7 +6,8 @@ simulated matrix (held 60 ms, released 60 ms, scanned every 5 ms through the deb
 and prints "move <n> <digest> <move>". At the end it prints the measures:
 - key_to_frame_us: the longest scan step that delivered a key event, from reading the
   matrix to handing the new frame to the pixel driver (the latency a player feels);
-- peak_bytes: heap in use during a move (the collector held off: an upper bound), with the
+- peak_bytes: heap in use during a key event (the collector held off: an upper bound; the
+  game saved after every move, as on the board; the driver's own report not counted), with the
   state, the application and its buffers, less the code of the modules;
 - code_bytes: the modules' code on the heap (compiled from .py source here).
 Usage: board_game.py SEED PLAYERS [MAX_MOVES] [alone]
@@ -51,7 +52,13 @@ from shared_rules import prng  # noqa: E402
 from vora_fw import layout  # noqa: E402
 from vora_fw.app import App  # noqa: E402
 from vora_fw.hal_sim import SimHardware, default_pinmap  # noqa: E402
+from vora_fw.store import Store  # noqa: E402
 import board_player  # noqa: E402
+if MICRO:
+    SAVE_DIR = "board_game_save"  # in the runner's own filesystem (memory, or a temp folder)
+else:
+    import tempfile  # noqa: E402
+    SAVE_DIR = tempfile.mkdtemp(prefix="board_game_save")
 if not ALONE:
     from shared_rules import wire  # noqa: E402
     from vora_fw.link import BoardLink  # noqa: E402
@@ -104,15 +111,18 @@ def setup(code):
     # The link as on the board, with a host that says HELLO and acknowledges every frame
     # (its few allocations count in the figures too: they are an upper bound).
     R.out = []
+    # The game saved after every move, as on the board (a fresh folder: nothing resumes).
+    store = Store(SAVE_DIR)
+    store.clear()
     if ALONE:
         # As vora_fw.start makes it: the link waits for the PC's first byte, which never comes.
-        R.app = App(R.hw, default_pinmap(), seed_fn=lambda: SEED)
+        R.app = App(R.hw, default_pinmap(), store, seed_fn=lambda: SEED)
         R.app.link_on_demand(lambda: b"", None)
     else:
         R.link = BoardLink(R.out.append, board="script")
         R.reader = wire.FrameReader()
         R.last_in = 0
-        R.app = App(R.hw, default_pinmap(), link=R.link, seed_fn=lambda: SEED)
+        R.app = App(R.hw, default_pinmap(), store, link=R.link, seed_fn=lambda: SEED)
         R.link.receive(wire.encode_frame(wire.HELLO, 0, 0, wire.pack_json(
             {"proto": wire.PROTOCOL_VERSION})), 0)
         assert R.link.connected, "the scripted host must be connected: its frames count"
@@ -158,16 +168,17 @@ def step():
             R.keys = board_player.move_keys(ui, R.move)
             R.played = ui.moves_played
         press(next(R.keys))
-        if ui.moves_played > R.played:  # that was the confirming key
-            R.keys = None
-            R.moves += 1
-            print("move", R.moves, ui.state.digest(), R.move)
+    # Measured before the driver's own report below (its digest is not the board's work).
     if MICRO:
         used = gc.mem_alloc()
         gc.enable()
         R.peak = max(R.peak, used - R.code)
         R.live = max(getattr(R, "live", 0), live - R.code)
         R.transient = max(getattr(R, "transient", 0), used - live)
+    if R.keys is not None and ui.moves_played > R.played:  # that was the confirming key
+        R.keys = None
+        R.moves += 1
+        print("move", R.moves, ui.state.digest(), R.move)
     return True
 
 
