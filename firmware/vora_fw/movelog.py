@@ -23,7 +23,13 @@ list; append(); del log[n:] (the only deletion the board needs: a takeback).
 
 from array import array
 
-PIECE = 64  # moves per buffer: a move is at most about 16 bytes of text
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):  # type: ignore[misc]
+        return x
+
+PIECE = const(64)  # moves per buffer: a move is at most about 16 bytes of text
 
 
 class MoveLog:

@@ -367,9 +367,9 @@ def _parse_header(head):
 
 # ---- what a save holds -------------------------------------------------------------------
 
-MAX_SAVED_MOVES = 0xFFFF  # move numbers are u16 on the link
-MAX_MOVE_TEXT = 64
-_MAX_DEPTH = 8  # a save nests 3 levels deep (the state's farms); deeper is not a save
+MAX_SAVED_MOVES = const(0xFFFF)  # move numbers are u16 on the link
+MAX_MOVE_TEXT = const(64)
+_MAX_DEPTH = const(8)  # a save nests 3 levels deep (the state's farms); deeper is not a save
 
 
 class BadSave(ValueError):
@@ -383,7 +383,7 @@ def _whole(d, key, lo, hi):
     return v
 
 
-MAX_START_TEXT = 200  # a position text: 25 letters and a few short fields
+MAX_START_TEXT = const(200)  # a position text: 25 letters and a few short fields
 
 
 def parse_game(text):
