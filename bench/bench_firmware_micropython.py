@@ -84,6 +84,12 @@ def main():
           % (alone["live_bytes"], alone["transient_bytes"]))
     print("  code plus peak: %6d bytes   (target < 122880)"
           % (alone["code_bytes"] + alone["peak_bytes"]))
+    print("Counting only what the board's steps allocate (not the driver's choice of the move "
+          "and its keys, nor the PC's frames), code from .mpy files:")
+    for label, r in (("with a PC", mpy), ("no PC", alone)):
+        print("  %-9s allocated during one key event at most %6d bytes; peak %6d; code plus "
+              "peak %6d" % (label, r["board_transient_bytes"], r["board_peak_bytes"],
+                            r["code_bytes"] + r["board_peak_bytes"]))
 
 
 if __name__ == "__main__":

@@ -9,7 +9,11 @@ and prints "move <n> <digest> <move>". At the end it prints the measures:
 - peak_bytes: heap in use during a key event (the collector held off: an upper bound; the
   game saved after every move, as on the board; the driver's own report not counted), with the
   state, the application and its buffers, less the code of the modules;
-- code_bytes: the modules' code on the heap (compiled from .py source here).
+- code_bytes: the modules' code on the heap (compiled from .py source here);
+- under MicroPython also live_bytes and transient_bytes (peak_bytes' two parts: kept
+  between key events, allocated during one), and board_transient_bytes and
+  board_peak_bytes: the same with only what the board's own steps allocate (App.step and
+  the link's receive), not this driver's choice of the move and its keys, nor the PC's.
 Usage: board_game.py SEED PLAYERS [MAX_MOVES] [alone]
 With "alone" no PC is there: the link is never made (as on a board with no PC, whose link
 is made at the PC's first byte); otherwise a scripted PC has said HELLO before the game.
@@ -77,16 +81,23 @@ def scan(ms):
     end = R.now + ms
     while R.now < end:
         R.now += 5
+        before = gc.mem_alloc() if MICRO else 0
         t0 = now_us()
         shown = R.app.step(R.now)
         dt = now_us() - t0
+        if MICRO:
+            R.board_alloc += gc.mem_alloc() - before
         if not ALONE and R.out:
             for chunk in R.out:
                 for item in R.reader.feed(chunk):
                     if not isinstance(item, wire.WireError) and item[1]:
                         R.last_in = item[1]
             del R.out[:]
-            R.link.receive(wire.encode_frame(wire.ACK, 0, R.last_in), R.now)
+            ack = wire.encode_frame(wire.ACK, 0, R.last_in)
+            before = gc.mem_alloc() if MICRO else 0
+            R.link.receive(ack, R.now)
+            if MICRO:
+                R.board_alloc += gc.mem_alloc() - before
         if shown and R.app.scanner.settling is False and dt > R.worst_us and R.pressing:
             R.worst_us = dt
 
@@ -130,6 +141,7 @@ def setup(code):
     R.moves = 0
     R.worst_us = 0
     R.peak = 0
+    R.board_peak = R.board_transient = 0
     R.keys = None  # the keys of the move being entered
 
 
@@ -141,6 +153,7 @@ def step():
         return True
     if MICRO:
         gc.disable()
+    R.board_alloc = 0  # what the board's own steps allocate (not this driver, not the PC)
     ui = R.app.ui
     if not R.started:
         for seat in "SWNE"[:PLAYERS]:
@@ -157,6 +170,8 @@ def step():
         if MICRO:
             print("live_bytes", R.live)
             print("transient_bytes", R.transient)
+            print("board_transient_bytes", R.board_transient)
+            print("board_peak_bytes", R.board_peak)
         print("code_bytes", R.code - BASE)
         return False
     else:
@@ -175,6 +190,8 @@ def step():
         R.peak = max(R.peak, used - R.code)
         R.live = max(getattr(R, "live", 0), live - R.code)
         R.transient = max(getattr(R, "transient", 0), used - live)
+        R.board_transient = max(R.board_transient, R.board_alloc)
+        R.board_peak = max(R.board_peak, live - R.code + R.board_alloc)
     if R.keys is not None and ui.moves_played > R.played:  # that was the confirming key
         R.keys = None
         R.moves += 1
