@@ -8,7 +8,10 @@ free block after each game (micropython.mem_info()), the slowest key event to fr
 with --find-min the smallest heap (in KiB) under which the whole run still passes.
 
     .venv/bin/python bench/bench_firmware_unix.py [--games 200] [--heap 256] [--find-min]
-                                                  [--romfs] [--seed 1] [--hold-ms 60]
+                                                  [--romfs] [--alone] [--seed 1] [--hold-ms 60]
+
+With --alone no PC is at the USB port: the same games (and power cut) without the update
+and the doctor, and the link is never made (as vora_fw.start makes it at the PC's first byte).
 
 The Unix port is a 64-bit build (8-byte words where the RP2040 has 4), so its figures are
 higher than the board's: docs/benchmarks.md compares them. VORA_MICROPYTHON_UNIX=PATH runs
@@ -56,7 +59,7 @@ def per_game(stdout, block_bytes):
 
 def run(tree, bundle, games, heap_kib, seed, hold_ms, image=None):
     t0 = time.time()
-    args, heap = [seed, games, bundle, hold_ms], heap_kib * 1024
+    args, heap = [seed, games, bundle or "-", hold_ms], heap_kib * 1024
     if image is not None:  # the code in ROMFS: the image's copy on top of the firmware's heap
         args, heap = [image, "board_soak"] + args, romfs_heapsize(heap, tree, image)
     # A game takes 3 to 10 s on a busy machine: the 200-game soak needs more than 15 min.
@@ -79,6 +82,8 @@ def main():
                         help="search the smallest passing heap, in 4 KiB steps")
     parser.add_argument("--romfs", action="store_true",
                         help="the firmware's modules from a ROMFS image at /rom")
+    parser.add_argument("--alone", action="store_true",
+                        help="no PC: no update, no doctor, the link never made")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--hold-ms", type=int, default=60)
     a = parser.parse_args()
@@ -88,7 +93,9 @@ def main():
         else:
             tree, image = firmware_tree(Path(tmp) / "tree", DRIVERS), None
         where = "from ROMFS" if a.romfs else "from .mpy files"
-        bundle = write_bundle(Path(tmp) / "bundle")
+        bundle = None if a.alone else write_bundle(Path(tmp) / "bundle")
+        if a.alone:
+            where += ", no PC"
         if a.find_min:
             lo, hi = 64, 512 if a.romfs else 768  # lo fails, hi passes (checked below)
             done, _ = run(tree, bundle, a.games, hi, a.seed, a.hold_ms, image)
@@ -129,6 +136,8 @@ def main():
               % (min(g[1] for g in played), min(g[2] for g in played),
                  played[0][3] - image_heap))
         for line in done.stdout.splitlines():
+            if line.startswith("link_modules"):
+                print("  the link's modules loaded at the end: %s" % line.split()[1])
             if line.startswith("key_to_frame_us"):
                 print("  key event to frame, slowest: %.2f ms" % (int(line.split()[1]) / 1000))
             if line.startswith("key_to_frame_median_us"):

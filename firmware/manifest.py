@@ -46,6 +46,7 @@ package(
     "shared_rules",
     files=(
         "__init__.py",
+        "checks.py",
         "errors.py",
         "games.py",
         "prng.py",

@@ -1016,13 +1016,10 @@ def _num(n):
 
 
 def _ints(parts, values):
-    # A list of ints as JSON, appended to `parts` piece by piece (no string per list).
-    parts.append("[")
-    for i, n in enumerate(values):
-        if i:
-            parts.append(",")
-        parts.append(_num(n))
-    parts.append("]")
+    # A list of ints as JSON, appended to `parts` as one piece: a piece per number and comma
+    # made `parts` grow by reallocation to some 230 items, and the copies left behind made
+    # most of to_json's 4.7 KB of allocations on the board (32-bit).
+    parts.append("[%s]" % ",".join([_num(n) for n in values]))
 
 
 def _counts_letters(counts):

@@ -31,6 +31,8 @@ except ImportError:  # CPython
 import binascii
 import json
 
+from shared_rules.checks import MAX_DEPTH, crc32, crc32_soft, json_too_deep  # noqa: F401
+
 # The major version: both ends must speak the same one. 2: the length field and CRC-32
 # (version 1 had neither and let a lost trailing zero byte through).
 PROTOCOL_VERSION = const(2)
@@ -143,49 +145,9 @@ def type_name(t):
     return name if name is not None else "0x%02x" % t
 
 
-# --- CRC-32 -----------------------------------------------------------------------------
-# The CRC-32 of zlib and Ethernet (reflected polynomial 0xEDB88320, initial value and final
-# xor 0xFFFFFFFF; check value 0xCBF43926 for b"123456789"). binascii.crc32 computes it in C
-# on both runtimes (MicroPython has it on every port this firmware targets); the nibble
-# table below is the fallback for a build without it. Its final xor means zero bytes added
-# to or lost from a body change the CRC; the length field catches them for certain anyway.
-
-def _nibble_table():
-    out = []
-    for n in range(16):
-        c = n
-        for _ in range(4):
-            c = (c >> 1) ^ (0xEDB88320 if c & 1 else 0)
-        out.append(c)
-    return tuple(out)
-
-
-_NIBBLES = _nibble_table()
-
-
-def crc32_soft(data, crc=0):
-    """CRC-32 without binascii, a nibble at a time (the reference and the fallback)."""
-    table = _NIBBLES
-    crc = ~crc & 0xFFFFFFFF
-    for b in data:
-        crc ^= b
-        crc = (crc >> 4) ^ table[crc & 15]
-        crc = (crc >> 4) ^ table[crc & 15]
-    return ~crc & 0xFFFFFFFF
-
-
-try:
-    _crc32_c = binascii.crc32
-except AttributeError:  # a port built without binascii.crc32
-    _crc32_c = None
-
-
-def crc32(data, crc=0):
-    """CRC-32 (zlib) of a bytes-like `data`, unsigned; pass a previous result to continue."""
-    if _crc32_c is not None:
-        return _crc32_c(data, crc)  # unsigned on both runtimes (CPython 3, MicroPython)
-    return crc32_soft(data, crc)
-
+# CRC-32 (crc32, crc32_soft) and the JSON depth limit (json_too_deep, MAX_DEPTH) are in
+# shared_rules.checks: the board's saves check with them too, and a board that plays alone
+# loads that small module, not this one.
 
 # --- COBS -------------------------------------------------------------------------------
 # Consistent Overhead Byte Stuffing (Cheshire and Baker, 1999): every zero of the data is
@@ -678,35 +640,6 @@ def unpack_json(payload):
     if not isinstance(obj, dict):
         raise BadPayload("payload is JSON but not an object")
     return obj
-
-
-MAX_DEPTH = const(8)  # JSON nesting the protocol's messages need: 3
-
-
-def json_too_deep(data, limit=MAX_DEPTH):
-    """True when the JSON text `data` (bytes) nests deeper than `limit`. Brackets inside
-    strings do not count; an escaped quote does not end a string. Used before a parser
-    sees untrusted JSON (here and by the board's save loader)."""
-    depth = 0
-    in_string = False
-    escaped = False
-    for c in data:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif c == 0x5C:  # backslash
-                escaped = True
-            elif c == 0x22:
-                in_string = False
-        elif c == 0x22:
-            in_string = True
-        elif c == 0x5B or c == 0x7B:  # [ {
-            depth += 1
-            if depth > limit:
-                return True
-        elif c == 0x5D or c == 0x7D:
-            depth -= 1
-    return False
 
 
 def pack_text(text):

@@ -73,7 +73,7 @@ def test_the_usb_port_turns_ctrl_c_off_and_back_on(monkeypatch):
     # A 0x03 in a frame must be data: the port disables the keyboard interrupt while open.
     import os
     import types
-    from vora_fw.link import StdioPort
+    from vora_fw.start import StdioPort
 
     calls = []
     fake = types.ModuleType("micropython")

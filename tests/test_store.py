@@ -554,8 +554,8 @@ def test_soft_crc32_matches_binascii():
 
 
 def test_soft_crc32_is_used_when_binascii_lacks_it(monkeypatch):
-    from shared_rules import wire
-    monkeypatch.setattr(wire, "_crc32_c", None)  # the store's CRC is the link's
+    from shared_rules import checks
+    monkeypatch.setattr(checks, "_crc32_c", None)  # the store's CRC is the link's
     disk = Disk()
     Store(DIR, FaultFS(disk)).save(NEW_TEXT)
     monkeypatch.undo()

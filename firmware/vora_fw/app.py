@@ -19,6 +19,11 @@ except ImportError:
     def const(x):  # type: ignore[misc]
         return x
 
+try:
+    from typing import Any  # noqa: F401  (type comments only)
+except ImportError:
+    pass
+
 from vora_fw.clock import ticks_diff, ticks_ms
 
 TERMINAL = const(1)  # shared_rules.wire.MODE_TERMINAL
@@ -30,6 +35,8 @@ FRAME_MS = const(33)  # about 30 frames a second for blinks and fades
 # Heap kept aside for the worst case: given back when an allocation fails twice, so that
 # the game can still be saved (_guarded).
 RESERVE_BYTES = const(4096)
+# The PC's bytes kept while the link cannot be made yet (out of memory): a frame and more.
+PENDING_BYTES = const(1024)
 
 
 class App:
@@ -47,9 +54,54 @@ class App:
         self.reserve = bytearray(RESERVE_BYTES)  # type: bytearray | None
         self.memory_errors = 0  # MemoryErrors caught in play (each retried once)
         self.out_of_memory = 0  # times an allocation failed twice in a row
+        # The link made at the PC's first byte (link_on_demand): read() and make_link().
+        self.link_read = None  # type: Any
+        self.make_link = None  # type: Any
+        self.link_pending = b""  # bytes read before the link could be made (MemoryError)
         if link is not None:
             link.attach(self.ui)
         self.ui.resume()  # after the link, so that it hears of the resumed game
+
+    def link_on_demand(self, read, make_link):
+        """Make the link when the PC first sends a byte, not before: read() gives the bytes
+        waiting (b"" when none), make_link() imports and builds the BoardLink. A board that
+        plays alone so never holds the link's code (vora_fw.link, shared_rules.wire and
+        session, vora_fw.maker) on its heap."""
+        self.link_read = read
+        self.make_link = make_link
+
+    def attach_link(self, link):
+        """A link made after the start hears what it would have heard at power-up."""
+        self.link = link
+        link.attach(self.ui)
+        if self.ui.state is not None:
+            link.game_event("resume", self.ui.state, None)
+
+    def poll_link(self, now):
+        """Serve the link; with no link yet, watch for the PC's first bytes and then make it:
+        those bytes are its first input, so nothing the PC sent is lost."""
+        link = self.link
+        if link is None:
+            if self.link_read is None:
+                return
+            data = self.link_read()
+            if not data:
+                return
+            if self.link_pending:
+                data = self.link_pending + data
+            try:
+                link = self.make_link()
+            except MemoryError:
+                # The game goes on; the bytes wait for the next try, at the PC's next bytes
+                # (a PC repeats what goes unanswered, so a bounded tail is enough).
+                self.link_pending = data[-PENDING_BYTES:]
+                self.memory_errors += 1
+                gc.collect()
+                return
+            self.link_pending = b""
+            self.attach_link(link)
+            link.receive(data, now)
+        link.poll(now)
 
     def _on_event(self, event, state, detail):
         if self.link is not None:
@@ -130,8 +182,7 @@ class App:
     def step(self, now):
         """One scan and, after a key event, the new frame at once (the latency path)."""
         events = self.scan_once(now)
-        if self.link is not None:
-            self.link.poll(now)
+        self.poll_link(now)
         return self.render_once(now, force=bool(events))
 
     def stopping(self):
@@ -152,13 +203,13 @@ class App:
 
     async def _link_loop(self):
         while not self.stopping():
-            self.link.poll(ticks_ms())
+            self.poll_link(ticks_ms())
             await _sleep_ms(5)
 
     async def run(self):
         """Run until the PC asks for the REPL (forever otherwise)."""
         tasks = [asyncio.create_task(self._scan_loop()), asyncio.create_task(self._render_loop())]
-        if self.link is not None:
+        if self.link is not None or self.link_read is not None:
             tasks.append(asyncio.create_task(self._link_loop()))
         await asyncio.gather(*tasks)
         self.output.off()

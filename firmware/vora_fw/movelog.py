@@ -11,13 +11,25 @@ could not find 3,673 bytes in one piece with 66 KB free (docs/benchmarks.md). So
 are kept in pieces of PIECE moves, each a bytearray of their text and an array of where
 each ends: no buffer grows past one piece (about 1 KB), however long the game.
 
+Each buffer holds its moves as the JSON a save writes (`"m1","m2"`), so that the save is
+written from the buffers themselves (json_pieces) rather than from a string per move made
+again at every move (on the WebAssembly port, the save of a 327-move game allocated 45 KB
+that way; docs/benchmarks.md). Moves are the rules' text (letters, digits, spaces), which
+JSON takes as it is; anything that would need escaping is refused.
+
 Reads like a list: len(), log[i] (negative too), log[a:b] (a list), iteration, == with a
 list; append(); del log[n:] (the only deletion the board needs: a takeback).
 """
 
 from array import array
 
-PIECE = 64  # moves per buffer: a move is at most about 16 bytes of text
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):  # type: ignore[misc]
+        return x
+
+PIECE = const(64)  # moves per buffer: a move is at most about 16 bytes of text
 
 
 class MoveLog:
@@ -29,13 +41,26 @@ class MoveLog:
             self.append(move)
 
     def append(self, move):
+        data = move.encode()
+        if b'"' in data or b"\\" in data or any(b < 32 for b in data):
+            raise ValueError("a move JSON would need to escape: %r" % move)
         if self.n % PIECE == 0:
             self.texts.append(bytearray())
             self.ends.append(array("H"))
         text = self.texts[-1]
-        text.extend(move.encode())
-        self.ends[-1].append(len(text))
+        if text:
+            text.extend(b',"')
+        else:
+            text.extend(b'"')
+        text.extend(data)
+        text.extend(b'"')
+        self.ends[-1].append(len(text))  # just after the move's closing quote
         self.n += 1
+
+    def json_pieces(self):
+        """The buffers themselves (not copies), each its moves as JSON strings joined by
+        commas: joined by commas, the items of the game's list of moves in JSON."""
+        return self.texts
 
     def __len__(self):
         return self.n
@@ -43,8 +68,8 @@ class MoveLog:
     def _get(self, i):
         piece, j = divmod(i, PIECE)
         ends = self.ends[piece]
-        start = ends[j - 1] if j else 0
-        return str(memoryview(self.texts[piece])[start:ends[j]], "utf-8")
+        start = ends[j - 1] + 2 if j else 1  # past the comma and the opening quote
+        return str(memoryview(self.texts[piece])[start:ends[j] - 1], "utf-8")
 
     def _index(self, i, n):
         if i is None:

@@ -1,6 +1,7 @@
 """Start the firmware version the boot path chose (vora_fw.boot.main imports this from the
-slot it boots): hardware, serial link, application, makers' service, and for a version on
-trial the confirmation once it has run CONFIRM_MS without failing."""
+slot it boots): hardware, application, the USB serial port (the link and the makers'
+service on it are made at the PC's first byte), and for a version on trial the
+confirmation once it has run CONFIRM_MS without failing."""
 
 import sys
 
@@ -18,23 +19,34 @@ def make_hardware(pinmap):
 def run(pinmap, boot, save_dir="/save"):
     """Run the game until the PC asks for the REPL; returns "repl"."""
     import asyncio
-    import os
-    from vora_fw.app import App
-    from vora_fw.link import BoardLink, StdioPort
-    from vora_fw.store import Store
-
-    hw = make_hardware(pinmap)
-    port = StdioPort()  # the keyboard interrupt is off while the link runs
-    link = BoardLink(port.write, port.read, board=pinmap.get("board", ""))
-    app = App(hw, pinmap, Store(save_dir), link, id_fn=_random_id)
-    attach(app, link, pinmap, boot, boot.identity, VERSION, _reset,
-           getattr(os, "statvfs", None))
+    port = StdioPort()  # the keyboard interrupt is off while the application runs
     try:
+        app = make_app(make_hardware(pinmap), pinmap, boot, save_dir, port)
         asyncio.run(run_app(app, boot))
     finally:
         port.close()  # Ctrl-C works again
     print("Vora Board %s: stopped for the REPL (the PC asked); reset to play again." % VERSION)
     return "repl"
+
+
+def make_app(hw, pinmap, boot, save_dir, port):
+    """The application on hw with its saves in save_dir, and the link to the PC on port
+    (read(), write()) made only when the PC first sends a byte: a board that plays alone
+    never loads the link, the wire format, the session or the makers' service."""
+    import os
+    from vora_fw.app import App
+    from vora_fw.store import Store
+    app = App(hw, pinmap, Store(save_dir), id_fn=_random_id)
+
+    def make_link():
+        from vora_fw.link import BoardLink
+        link = BoardLink(port.write, port.read, board=pinmap.get("board", ""))
+        attach(app, link, pinmap, boot, boot.identity, VERSION, _reset,
+               getattr(os, "statvfs", None))
+        return link
+
+    app.link_on_demand(port.read, make_link)
+    return app
 
 
 def attach(app, link, pinmap, boot, identity, version, reset, statvfs=None):
@@ -75,3 +87,42 @@ def _random_id():
     import os
     b = os.urandom(4)
     return b[0] << 24 | b[1] << 16 | b[2] << 8 | b[3]
+
+
+class StdioPort:
+    """The board's USB serial port: MicroPython's stdin/stdout, read without blocking.
+
+    Opened at the start, before any link exists: its read() is what notices the PC
+    (App.link_on_demand). While it is open the keyboard interrupt is off
+    (micropython.kbd_intr(-1)): a 0x03 byte inside a frame is data, not Ctrl-C. close()
+    gives Ctrl-C back for the REPL.
+    """
+
+    def __init__(self):
+        import micropython
+        import select
+        import sys
+        self._micropython = micropython
+        self._in = sys.stdin.buffer
+        self._out = sys.stdout.buffer
+        self._poll = select.poll()
+        self._poll.register(sys.stdin, select.POLLIN)
+        self._buf = bytearray(256)
+        micropython.kbd_intr(-1)
+
+    def read(self):
+        n = 0
+        buf = self._buf
+        while n < len(buf) and self._poll.poll(0):
+            b = self._in.read(1)
+            if not b:
+                break
+            buf[n] = b[0]
+            n += 1
+        return bytes(buf[:n]) if n else b""
+
+    def write(self, data):
+        self._out.write(data)
+
+    def close(self):
+        self._micropython.kbd_intr(3)

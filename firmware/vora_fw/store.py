@@ -49,9 +49,10 @@ import json
 import os
 import sys
 
-# The CRC-32 of the link (binascii's in C, or wire's nibble-table fallback on a port
-# without it): one implementation for frames and saves.
-from shared_rules.wire import crc32, crc32_soft as _crc32_soft, json_too_deep  # noqa: F401
+# The CRC-32 of the link (binascii's in C, or a nibble-table fallback on a port without
+# it): one implementation for frames and saves, in shared_rules.checks, not the link's
+# codec (wire), which a board that plays alone does not load.
+from shared_rules.checks import crc32, crc32_soft as _crc32_soft, json_too_deep  # noqa: F401
 
 try:
     from micropython import const
@@ -98,6 +99,10 @@ class _OsFs:
             self.sync = os.sync
 
 
+def _utf8(piece):
+    return piece.encode("utf-8") if isinstance(piece, str) else piece
+
+
 def _fsync_file(f):
     os.fsync(f.fileno())
 
@@ -130,16 +135,17 @@ class Store:
         self.save_pieces((text,))
 
     def save_pieces(self, pieces):
-        # The payload as a sequence of str whose concatenation is the save. Pieces keep a
-        # long game's save from needing one block of heap as big as the whole file: after
-        # hundreds of moves a fixed heap has plenty free, but in holes smaller than that
-        # (tests/test_micropython_unix.py).
+        # The payload as a sequence of str or bytes-like pieces (UTF-8) whose concatenation
+        # is the save. Pieces keep a long game's save from needing one block of heap as big
+        # as the whole file: after hundreds of moves a fixed heap has plenty free, but in
+        # holes smaller than that (tests/test_micropython_unix.py). Bytes are written as
+        # they are, str encoded (twice: for the CRC, then for the file).
         fs = self._fs
         self._ensure_dir()
         size = 0
         crc = 0
         for piece in pieces:
-            data = piece.encode("utf-8")
+            data = _utf8(piece)
             size += len(data)
             crc = crc32(data, crc)
         data = None
@@ -149,7 +155,7 @@ class Store:
             try:
                 self._write_all(f, header.encode("utf-8"))
                 for piece in pieces:
-                    self._write_all(f, piece.encode("utf-8"))
+                    self._write_all(f, _utf8(piece))
                 f.flush()
                 fsync = getattr(fs, "fsync", None)
                 if fsync is not None:
@@ -361,9 +367,9 @@ def _parse_header(head):
 
 # ---- what a save holds -------------------------------------------------------------------
 
-MAX_SAVED_MOVES = 0xFFFF  # move numbers are u16 on the link
-MAX_MOVE_TEXT = 64
-_MAX_DEPTH = 8  # a save nests 3 levels deep (the state's farms); deeper is not a save
+MAX_SAVED_MOVES = const(0xFFFF)  # move numbers are u16 on the link
+MAX_MOVE_TEXT = const(64)
+_MAX_DEPTH = const(8)  # a save nests 3 levels deep (the state's farms); deeper is not a save
 
 
 class BadSave(ValueError):
@@ -377,7 +383,7 @@ def _whole(d, key, lo, hi):
     return v
 
 
-MAX_START_TEXT = 200  # a position text: 25 letters and a few short fields
+MAX_START_TEXT = const(200)  # a position text: 25 letters and a few short fields
 
 
 def parse_game(text):

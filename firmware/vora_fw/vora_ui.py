@@ -94,7 +94,6 @@ R_UNDO_CANCELLED = const(21)  # a key other than an agreeing corner: takeback ca
 R_FARM_TARGET = const(22)  # a farm cube picked: the cell pressed takes none of it
 R_SWAP_TARGET = const(23)  # a mole or duck picked: it cannot swap with that cube
 NO_KEY = const(255)  # refused_key of a request that came from the PC, not a key
-SAVE_MOVES_PER_PIECE = const(24)  # moves per piece of a save (about 300 bytes)
 SAVE_RETRY_MS = const(5000)  # a save that failed (flash full) is tried again this often
 SAVE_FLASH_MS = const(150)  # while saving fails, the edges flash red this long ...
 SAVE_FLASH_EVERY_MS = const(2000)  # ... this often
@@ -361,7 +360,8 @@ class VoraUI:
             if save_pieces is not None:
                 save_pieces(pieces)
             else:  # a store of the tests', which takes the text whole
-                self.store.save("".join(pieces))
+                self.store.save("".join(
+                    x if isinstance(x, str) else str(x, "utf-8") for x in pieces))
         except OSError as exc:
             code = exc.args[0] if exc.args else 0
             failing = self.save_error
@@ -376,15 +376,17 @@ class VoraUI:
             self._tell("saved", "the game is saved again")
 
     def _save_pieces(self):
-        # The save as pieces of a few hundred bytes (Store.save joins them on the flash):
-        # one string of the whole game would need a free block of that size in the heap.
+        # The save as pieces of about a KB at most (Store.save joins them on the flash): one
+        # string of the whole game would need a free block of that size in the heap. The
+        # moves are the move log's own buffers, already JSON: nothing is made per move.
         p = ['{"game_id":%d,"seed":%d,"start":%s,"bots":"%s","moves":[' % (
             self.game_id, self.seed, json.dumps(self.start), self.board_bots)]
-        moves = self.moves
-        for i in range(0, len(moves), SAVE_MOVES_PER_PIECE):
-            p.append(("," if i else "") + json.dumps(moves[i:i + SAVE_MOVES_PER_PIECE])[1:-1])
+        for i, piece in enumerate(self.moves.json_pieces()):
+            if i:
+                p.append(",")
+            p.append(piece)
         p.append('],"state":')
-        p.append(self.state.to_json())
+        p.append(self.state.to_json().encode())  # encoded once for the store's two passes
         p.append("}")
         return p
 

@@ -6,10 +6,17 @@ simulated matrix (held 60 ms, released 60 ms, scanned every 5 ms through the deb
 and prints "move <n> <digest> <move>". At the end it prints the measures:
 - key_to_frame_us: the longest scan step that delivered a key event, from reading the
   matrix to handing the new frame to the pixel driver (the latency a player feels);
-- peak_bytes: heap in use during a move (the collector held off: an upper bound), with the
+- peak_bytes: heap in use during a key event (the collector held off: an upper bound; the
+  game saved after every move, as on the board; the driver's own report not counted), with the
   state, the application and its buffers, less the code of the modules;
-- code_bytes: the modules' code on the heap (compiled from .py source here).
-Usage: board_game.py SEED PLAYERS [MAX_MOVES]
+- code_bytes: the modules' code on the heap (compiled from .py source here);
+- under MicroPython also live_bytes and transient_bytes (peak_bytes' two parts: kept
+  between key events, allocated during one), and board_transient_bytes and
+  board_peak_bytes: the same with only what the board's own steps allocate (App.step and
+  the link's receive), not this driver's choice of the move and its keys, nor the PC's.
+Usage: board_game.py SEED PLAYERS [MAX_MOVES] [alone]
+With "alone" no PC is there: the link is never made (as on a board with no PC, whose link
+is made at the PC's first byte); otherwise a scripted PC has said HELLO before the game.
 """
 
 import gc
@@ -40,16 +47,25 @@ BASE = collect()
 _ROOT = __file__.rsplit("/", 3)[0]
 sys.path.append(_ROOT + "/tests")  # board_player
 sys.path.append(_ROOT + "/firmware")  # vora_fw, as the board has it at its root
-from shared_rules import prng, wire  # noqa: E402
+SEED = int(sys.argv[1])
+PLAYERS = int(sys.argv[2])
+MAX_MOVES = int(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[3] != "alone" else 100000
+ALONE = sys.argv[-1] == "alone"  # no PC: the link is never made, its modules never loaded
+
+from shared_rules import prng  # noqa: E402
 from vora_fw import layout  # noqa: E402
 from vora_fw.app import App  # noqa: E402
 from vora_fw.hal_sim import SimHardware, default_pinmap  # noqa: E402
-from vora_fw.link import BoardLink  # noqa: E402
+from vora_fw.store import Store  # noqa: E402
 import board_player  # noqa: E402
-
-SEED = int(sys.argv[1])
-PLAYERS = int(sys.argv[2])
-MAX_MOVES = int(sys.argv[3]) if len(sys.argv) > 3 else 100000
+if MICRO:
+    SAVE_DIR = "board_game_save"  # in the runner's own filesystem (memory, or a temp folder)
+else:
+    import tempfile  # noqa: E402
+    SAVE_DIR = tempfile.mkdtemp(prefix="board_game_save")
+if not ALONE:
+    from shared_rules import wire  # noqa: E402
+    from vora_fw.link import BoardLink  # noqa: E402
 
 
 class Run:
@@ -65,16 +81,23 @@ def scan(ms):
     end = R.now + ms
     while R.now < end:
         R.now += 5
+        before = gc.mem_alloc() if MICRO else 0
         t0 = now_us()
         shown = R.app.step(R.now)
         dt = now_us() - t0
-        if R.out:
+        if MICRO:
+            R.board_alloc += gc.mem_alloc() - before
+        if not ALONE and R.out:
             for chunk in R.out:
                 for item in R.reader.feed(chunk):
                     if not isinstance(item, wire.WireError) and item[1]:
                         R.last_in = item[1]
             del R.out[:]
-            R.link.receive(wire.encode_frame(wire.ACK, 0, R.last_in), R.now)
+            ack = wire.encode_frame(wire.ACK, 0, R.last_in)
+            before = gc.mem_alloc() if MICRO else 0
+            R.link.receive(ack, R.now)
+            if MICRO:
+                R.board_alloc += gc.mem_alloc() - before
         if shown and R.app.scanner.settling is False and dt > R.worst_us and R.pressing:
             R.worst_us = dt
 
@@ -99,16 +122,26 @@ def setup(code):
     # The link as on the board, with a host that says HELLO and acknowledges every frame
     # (its few allocations count in the figures too: they are an upper bound).
     R.out = []
-    R.link = BoardLink(R.out.append, board="script")
-    R.reader = wire.FrameReader()
-    R.last_in = 0
-    R.app = App(R.hw, default_pinmap(), link=R.link, seed_fn=lambda: SEED)
-    R.link.receive(wire.encode_frame(wire.HELLO, 0, 0, wire.pack_json({"proto": wire.PROTOCOL_VERSION})), 0)
-    assert R.link.connected, "the scripted host must be connected: its frames count"
+    # The game saved after every move, as on the board (a fresh folder: nothing resumes).
+    store = Store(SAVE_DIR)
+    store.clear()
+    if ALONE:
+        # As vora_fw.start makes it: the link waits for the PC's first byte, which never comes.
+        R.app = App(R.hw, default_pinmap(), store, seed_fn=lambda: SEED)
+        R.app.link_on_demand(lambda: b"", None)
+    else:
+        R.link = BoardLink(R.out.append, board="script")
+        R.reader = wire.FrameReader()
+        R.last_in = 0
+        R.app = App(R.hw, default_pinmap(), store, link=R.link, seed_fn=lambda: SEED)
+        R.link.receive(wire.encode_frame(wire.HELLO, 0, 0, wire.pack_json(
+            {"proto": wire.PROTOCOL_VERSION})), 0)
+        assert R.link.connected, "the scripted host must be connected: its frames count"
     R.chooser = prng.seed_state(SEED + 99)
     R.moves = 0
     R.worst_us = 0
     R.peak = 0
+    R.board_peak = R.board_transient = 0
     R.keys = None  # the keys of the move being entered
 
 
@@ -120,6 +153,7 @@ def step():
         return True
     if MICRO:
         gc.disable()
+    R.board_alloc = 0  # what the board's own steps allocate (not this driver, not the PC)
     ui = R.app.ui
     if not R.started:
         for seat in "SWNE"[:PLAYERS]:
@@ -136,6 +170,8 @@ def step():
         if MICRO:
             print("live_bytes", R.live)
             print("transient_bytes", R.transient)
+            print("board_transient_bytes", R.board_transient)
+            print("board_peak_bytes", R.board_peak)
         print("code_bytes", R.code - BASE)
         return False
     else:
@@ -147,16 +183,19 @@ def step():
             R.keys = board_player.move_keys(ui, R.move)
             R.played = ui.moves_played
         press(next(R.keys))
-        if ui.moves_played > R.played:  # that was the confirming key
-            R.keys = None
-            R.moves += 1
-            print("move", R.moves, ui.state.digest(), R.move)
+    # Measured before the driver's own report below (its digest is not the board's work).
     if MICRO:
         used = gc.mem_alloc()
         gc.enable()
         R.peak = max(R.peak, used - R.code)
         R.live = max(getattr(R, "live", 0), live - R.code)
         R.transient = max(getattr(R, "transient", 0), used - live)
+        R.board_transient = max(R.board_transient, R.board_alloc)
+        R.board_peak = max(R.board_peak, live - R.code + R.board_alloc)
+    if R.keys is not None and ui.moves_played > R.played:  # that was the confirming key
+        R.keys = None
+        R.moves += 1
+        print("move", R.moves, ui.state.digest(), R.move)
     return True
 
 

@@ -24,6 +24,9 @@ the machine's scheduler as much as the firmware) and "done <games>".
 
 Usage (module on the path): board_soak SEED GAMES BUNDLE_DIR [HOLD_MS]
 GAMES counts every game (at least 2: the first two are the ones above).
+BUNDLE_DIR "-": the board alone, as with no PC at the USB port: no update and no doctor
+(they need the PC), and the link is never made (vora_fw.start makes it at the PC's first
+byte), so its modules are never loaded.
 """
 
 import gc
@@ -37,7 +40,7 @@ try:
 except ImportError:  # CPython
     micropython = None
 
-from shared_rules import prng, wire
+from shared_rules import prng
 from vora_fw import VERSION, layout
 try:
     from vora_fw import boot
@@ -45,10 +48,14 @@ except ImportError:  # the firmware in ROMFS (board_romfs): as on a board, the b
     import vora_boot as boot  # is /vora_boot.mpy on the filesystem, not in the image
 from vora_fw.app import App
 from vora_fw.hal_sim import SimHardware, default_pinmap
-from vora_fw.link import BoardLink
-from vora_fw.start import attach
 from vora_fw.store import Store
 import board_player
+
+ALONE = sys.argv[3] == "-"
+if not ALONE:
+    from shared_rules import wire
+    from vora_fw.link import BoardLink
+    from vora_fw.start import attach
 
 try:
     now_us = time.ticks_us
@@ -120,6 +127,14 @@ def power_on():
     R.boot.identity = IDENTITY
     R.hw = SimHardware()
     R.out = []
+    if ALONE:  # nobody at the USB port: the link waits for a first byte that never comes
+        R.app = App(R.hw, default_pinmap(), Store(SAVES),
+                    seed_fn=lambda: prng.seed_state(SEED + R.now) & 0xFFFFFF)
+        R.app.link_on_demand(lambda: b"", None)
+        if R.boot.mode == boot.MODE_TRIAL:
+            scan(50)
+            print("confirm", R.boot.confirm(), R.boot.mode)
+        return
     R.link = BoardLink(R.out.append, board="soak")
     R.reader = wire.FrameReader()
     R.last_in = 0
@@ -304,8 +319,9 @@ def main():
     mem("start")
     set_up("SWNE", "")
     play_to_end(1)
-    update_and_doctor()
-    mem("update")
+    if not ALONE:
+        update_and_doctor()
+        mem("update")
     set_up("SWNE", "WE")
     play_to_end(2, takeback_at=9, cut_at=15)
     for game in range(3, GAMES + 1):
@@ -313,6 +329,9 @@ def main():
         seats = ("SN", "SWN", "SWNE")[players - 2]
         set_up(seats, "N" if game % 5 == 0 else "")
         play_to_end(game)
+    loaded = [m for m in ("vora_fw.link", "shared_rules.wire", "shared_rules.session",
+                          "vora_fw.maker") if m in sys.modules]
+    print("link_modules", ",".join(loaded) or "-")
     print("memory_errors", R.oom + R.app.memory_errors)  # MemoryErrors the board survived
     print("key_to_frame_us", R.worst_us)
     print("key_to_frame_median_us", percentile(50), "p99_us", percentile(99))
