@@ -58,7 +58,7 @@ def main():
             print("       a decision here: mean %.1f ms, 95th percentile %.1f ms, slowest "
                   "%.1f ms" % tuple(u / 1000.0 for u in decision_us))
             mean, p95 = (max(u * PICO_FACTOR / 1e6, s * SCAN_MS / 1e3)
-                         for u, s in zip(decision_us, steps))
+                         for u, s in zip(decision_us[:2], steps[:2]))
             print("       on a Pico (estimate): a step %.1f ms mean; a decision %.2f s mean, "
                   "%.2f s at the 95th percentile" % (step_us[0] * PICO_FACTOR / 1000.0,
                                                      mean, p95))
