@@ -238,19 +238,18 @@ def test_each_level_decides_legally_the_same_way_each_time_and_in_bounded_steps(
         assert st.to_json() == before  # the bot plays on copies only
 
 
-def test_easy_tries_no_push_from_the_farm_and_hard_tries_more_than_normal():
+def test_each_level_tries_more_pushes_than_the_one_below_and_every_other_move():
     tried = {"easy": 0, "normal": 0, "hard": 0}
     for st in positions(20):
         others = [m for m in st.legal_moves() if not m.startswith("push ")]
         for level in tried:
             move, steps, n = decide(st, level)
-            tried[level] += n
-            if level == "easy" and others:
-                assert not move.startswith("push ") and n == len(others)
-    assert tried["easy"] < tried["normal"] < tried["hard"]
+            tried[level] += n - len(others)
+            assert n >= len(others)
+    assert 0 < tried["easy"] < tried["normal"] < tried["hard"]
 
 
-def test_hard_takes_the_move_that_leaves_it_most_cubes_and_normal_the_best_score():
+def test_hard_takes_the_move_that_leaves_it_most_cubes_and_normal_weighs_score_and_cubes():
     # Where the moves are few enough to try them all (no sampling), each level's choice
     # is the best by its own judgement, worked out here independently on copies.
     def after_turn(st, move):
@@ -275,9 +274,9 @@ def test_hard_takes_the_move_that_leaves_it_most_cubes_and_normal_the_best_score
             assert sum(ends[hard].farms[me]) == max(sum(t.farms[me]) for t in ends.values())
             checked["hard"] += 1
         if len(legal) <= 2 * LEVELS["normal"][0]:
-            def judged(m):
+            def judged(m):  # a point of margin is worth three cubes
                 scores = ends[m].scores()
-                return scores[me] - scores[1 - me], sum(ends[m].farms[me])
+                return 3 * (scores[me] - scores[1 - me]) + sum(ends[m].farms[me])
             normal, _, _ = decide(st, "normal")
             assert judged(normal) == max(judged(m) for m in legal)
             checked["normal"] += 1
@@ -480,6 +479,21 @@ def test_the_pcs_bot_plays_a_seat_through_the_link_and_its_moves_are_logged():
     assert ui.host_bots == "N"
     assert r.client.moves == ui.moves and log.games[1]["moves"] == ui.moves
     assert r.client.problems == []
+
+
+def test_the_pc_is_told_each_board_bots_level():
+    from vora_host.play.board_play import BoardPlay
+    r = rig()
+    k = layout.key_index("cN")
+    for _ in range(2):  # North held twice in setup: the board's bot, hard
+        r.hw.press(k)
+        r.run(HOLD_MS + 100)
+        r.hw.release(k)
+        r.run(60)
+    r.press("c3")
+    r.settle()
+    assert (r.client.board_bots, r.client.board_levels) == ("N", "h")
+    assert BoardPlay(r.client).who() == {1: "board bot, hard"}
 
 
 def test_a_takeback_asked_from_the_pc_is_recorded_in_the_log_not_rewritten():

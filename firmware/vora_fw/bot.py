@@ -13,11 +13,11 @@ Its level (LEVELS, chosen on the board in setup: vora_ui) sets how many pushes i
 and how it judges a trial; each was measured against the others (docs/benchmarks.md,
 "The board's own bot"):
 
-- easy: no push from the farm is tried (it pushes only when nothing else is legal), and a
-  trial is judged by the bot's score minus the best other score, then by its cubes;
-- normal: about 16 pushes, judged as easy;
+- easy: about 4 pushes tried, a trial judged by the bot's score minus the best other
+  score, then by its cubes (the board's bot before the levels, with fewer pushes);
+- normal: about 16 pushes, judged by three times that margin plus the bot's cubes;
 - hard: about 40 pushes, judged by the cubes in the bot's farm alone: cubes are what sets
-  are made of, and hoarding them beat the score's judgement in 85% of games.
+  are made of, and hoarding them beat the score's judgement in 9 games of 10.
 """
 
 try:
@@ -39,8 +39,9 @@ LEVEL_NAMES = ("easy", "normal", "hard")
 DEFAULT_LEVEL = "normal"  # a save from before the levels, and a seat just made a bot
 JUDGE_SCORE = const(0)  # a trial's worth: its score minus the best other, then its cubes
 JUDGE_CUBES = const(1)  # a trial's worth: the cubes in the bot's farm
+JUDGE_BOTH = const(2)  # three times the margin of JUDGE_SCORE plus the cubes
 # level: (pushes tried per decision, about; how a trial is judged)
-LEVELS = {"easy": (0, JUDGE_SCORE), "normal": (16, JUDGE_SCORE), "hard": (40, JUDGE_CUBES)}
+LEVELS = {"easy": (4, JUDGE_SCORE), "normal": (16, JUDGE_BOTH), "hard": (40, JUDGE_CUBES)}
 
 
 class BoardBot:
@@ -120,4 +121,6 @@ class BoardBot:
         for p in range(len(scores)):
             if p != me and scores[p] > other:
                 other = scores[p]
+        if self.judge == JUDGE_BOTH:
+            return (scores[me] - other) * 3 + sum(t.farms[me])
         return (scores[me] - other) * 1000 + sum(t.farms[me])

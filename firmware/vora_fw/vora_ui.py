@@ -399,7 +399,7 @@ class VoraUI:
         # one string of the whole game would need a free block of that size in the heap.
         p = ['{"game_id":%d,"seed":%d,"start":%s,"bots":"%s","levels":"%s","moves":[' % (
             self.game_id, self.seed, json.dumps(self.start), self.board_bots,
-            "".join(BOT_LEVELS[self.bot_level(b)] for b in self.board_bots))]
+            self.bot_levels())]
         moves = self.moves
         for i in range(0, len(moves), SAVE_MOVES_PER_PIECE):
             p.append(("," if i else "") + json.dumps(moves[i:i + SAVE_MOVES_PER_PIECE])[1:-1])
@@ -534,6 +534,11 @@ class VoraUI:
         if 0 <= i < len(self.board_levels):
             return BOT_LEVELS.find(self.board_levels[i])
         return BOT_DEFAULT
+
+    def bot_levels(self):
+        """The level of the board's bot at each of board_bots, a letter of BOT_LEVELS each
+        (as saved, and as the link tells the PC)."""
+        return "".join(BOT_LEVELS[self.bot_level(b)] for b in self.board_bots)
 
     def _set_bot(self, seat, level):
         # The board's bot plays `seat` at `level`; -1: a person does.
