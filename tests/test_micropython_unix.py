@@ -175,7 +175,11 @@ def test_the_firmware_run_from_romfs_plays_the_same_in_a_smaller_heap(romfs_boar
     lines = done.stdout.splitlines()
     assert lines[-1] == "firmware_from /rom/vora_fw/__init__.mpy /rom/shared_rules/vora.mpy"
     taken, pool = int(lines[0].split()[1]), int(lines[0].split()[3])
-    assert taken >= (image.stat().st_size) and 0 <= pool - taken - gc_pool(ROMFS_HEAP_CAP) < 64
+    # Not a block more: the pool grows in steps of 128 bytes every other 64 bytes of heap,
+    # so the firmware may get up to 64 bytes more, but a heap 64 bytes smaller falls short.
+    want = gc_pool(ROMFS_HEAP_CAP)
+    assert taken >= (image.stat().st_size) and pool - taken >= want
+    assert gc_pool(heap - 64) - taken < want
     assert "memory_errors 0" in lines
     assert played(done.stdout) == played(runs[0].stdout)  # move for move, the update too
     infos = [parse_mem_info("\n".join(lines[i + 1:i + 5]))
