@@ -2,6 +2,7 @@
 means on a Pico.
 
     .venv/bin/python bench/bench_board_bot_time.py [--levels easy normal hard] [--games 6]
+                                                   [--repeat 3]
 
 Each level plays both seats of GAMES 2-player games (seeds 0 to GAMES-1) from .mpy files
 as `vora flash` installs them (so mpy-cross must accept the bot), in a hard heap of 192
@@ -15,6 +16,10 @@ github.com/PaulStoffregen/CoreMark pull request 15) against COREMARK_HERE on thi
 machine (eembc/coremark, `make PORT_DIR=linux XCFLAGS=-O2`, one core, 2000 iterations),
 so PICO_FACTOR about 86. On the board a step also waits for its scan (5 ms period), so a
 decision takes at least 5 ms a step: the estimate is the larger of the two.
+
+The machine is shared: other work slows every timing (CoreMark itself ran at half speed
+under a load of 4), so each level is run REPEAT times and the run with the fastest mean
+step is kept, as the CoreMark figure is this machine's unloaded one.
 """
 
 import argparse
@@ -38,18 +43,24 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--levels", nargs="+", default=["easy", "normal", "hard"])
     parser.add_argument("--games", type=int, default=6)
+    parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    print("Unix port, .mpy, 192 KiB heap, %d two-player games a level; Pico estimate: "
-          "x%.0f (CoreMark), at least %g ms a step" % (args.games, PICO_FACTOR, SCAN_MS))
+    print("Unix port, .mpy, 192 KiB heap, %d two-player games a level, the fastest of %d "
+          "runs; Pico estimate: x%.0f (CoreMark), at least %g ms a step"
+          % (args.games, args.repeat, PICO_FACTOR, SCAN_MS))
     with tempfile.TemporaryDirectory() as tmp:
         tree = firmware_tree(tmp, [DRIVER])
         for level in args.levels:
-            done = run_unix_micropython(DRIVER.stem, tree, [level, args.games],
-                                        timeout=600, check=True)
-            m = {}
-            for line in done.stdout.splitlines():
-                name, *values = line.split()
-                m[name] = [int(v) for v in values]
+            m = None
+            for _ in range(args.repeat):
+                done = run_unix_micropython(DRIVER.stem, tree, [level, args.games],
+                                            timeout=600, check=True)
+                run = {}
+                for line in done.stdout.splitlines():
+                    name, *values = line.split()
+                    run[name] = [int(v) for v in values]
+                if m is None or run["step_us"][0] < m["step_us"][0]:
+                    m = run
             steps, step_us, decision_us = m["steps"], m["step_us"], m["decision_us"]
             print("%-6s steps a decision: mean %d, 95th percentile %d, most %d" % (
                 level, steps[0], steps[1], steps[2]))

@@ -238,6 +238,19 @@ def test_each_level_decides_legally_the_same_way_each_time_and_in_bounded_steps(
         assert st.to_json() == before  # the bot plays on copies only
 
 
+def test_a_decided_bot_lets_go_of_the_position_and_its_moves():
+    # The board's heap: once decided, the bot must not keep the old position's list of
+    # moves (up to about 11 KB) alive while the move played builds the next one.
+    from vora_fw.bot import BoardBot
+    st = positions(1)[0]
+    bot = BoardBot()
+    bot.start(st, st.legal_moves(), 5, 0, 1, "hard")
+    while not bot.step():
+        assert bot.state is st
+    assert bot.state is None and len(bot.moves) == 0 and bot.best in st.legal_moves()
+    assert bot.step() and bot.state is None  # asked again: still decided
+
+
 def test_each_level_tries_more_pushes_than_the_one_below_and_every_other_move():
     tried = {"easy": 0, "normal": 0, "hard": 0}
     for st in positions(20):

@@ -98,7 +98,13 @@ class BoardBot:
             if self.best_value is None or v > self.best_value:
                 self.best = m
                 self.best_value = v
-            return self.i >= count
+            if self.i < count:
+                return False
+            break
+        # Decided: let go of the position and its list of moves (up to about 11 KB), so
+        # the move played next can free them before it builds the next list.
+        self.state = None
+        self.moves = ()
         return True
 
     def _value(self, move):
