@@ -166,6 +166,14 @@ def test_holding_a_bot_seats_corner_again_steps_its_level_and_the_corner_shows_i
     assert ui.chosen_seats == "SE"
 
 
+def test_the_boards_level_names_are_the_bots():
+    from vora_fw import bot, vora_ui
+    assert [vora_ui.bot_level_name(i) for i in range(len(vora_ui.BOT_LEVELS))] == \
+        list(bot.LEVEL_NAMES) == sorted(bot.LEVELS, key=bot.LEVEL_NAMES.index)
+    assert [n[0] for n in bot.LEVEL_NAMES] == list(vora_ui.BOT_LEVELS)
+    assert bot.LEVEL_NAMES[vora_ui.BOT_DEFAULT] == bot.DEFAULT_LEVEL == "normal"
+
+
 def test_the_bots_level_is_what_it_plays_at_and_is_saved_and_resumed():
     from vora_fw import vora_ui
     store = MemoryStore()

@@ -25,8 +25,9 @@ same on the board, in the virtual board and under tests. The player's guide is t
   corner pulses; press the centre key for a new game.
 - Bots: a corner held for 2 seconds in setup makes that seat the board's own bot
   (vora_fw.bot) at level normal; held again, hard, then easy, then a person again; the
-  corner flashes once (easy), twice (normal) or three times (hard). The PC may play seats too (host bots, BOTS and BOT_MOVE messages). A bot's
-  move is previewed like a player's, then played.
+  corner flashes once (easy), twice (normal) or three times (hard). The PC may play seats
+  too (host bots, BOTS and BOT_MOVE messages). A bot's move is previewed like a player's,
+  then played.
 - Taking back: in the menu the centre key (amber) asks to take back the last move of a
   person (and the bots' moves after it); every other person agrees with their corner.
 - A refused key says why: refuse() keeps a reason code (R_...), which the PC turns into
@@ -1149,7 +1150,8 @@ def farm_layout(counts, seat):
 
 
 def bot_level_name(level):
-    """vora_fw.bot's name of a level (BOT_EASY...)."""
+    """vora_fw.bot's name of a level (BOT_EASY...): its LEVEL_NAMES, spelled here because
+    bot.py is imported only when a bot seat first plays."""
     return ("easy", "normal", "hard")[level]
 
 
