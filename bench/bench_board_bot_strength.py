@@ -5,8 +5,8 @@ driven as the board drives it, against the PC's bots or against itself at anothe
                      [--players P] [--first-seed S]
 
 KIND and OTHER are `board` (the board's bot at its default level), `board:easy`,
-`board:normal`, `board:hard`, a trial setting `board:PUSHES,SMOOTH,FINISH` (vora_fw.bot's
-LEVELS), or a PC bot kind (`random`, `greedy`, `lookahead`...).
+`board:normal`, `board:hard`, a trial setting `board:PUSHES,JUDGE` (as vora_fw.bot's LEVELS
+hold them: JUDGE 0 the score's margin, 1 the cubes, 2 both), or a PC bot kind (`random`, `greedy`, `lookahead`...).
 Game g (seeds S to S+N-1) is dealt with seed g; KIND sits at seat g % P (so the seats
 alternate) and OTHER at the others; a PC bot at seat p gets seed 10 g + p. The board's
 bot is driven exactly as vora_ui's _bot_tick drives it: start(state, legal, game seed ^
@@ -62,7 +62,7 @@ class BoardSeat:
 def make_player(kind, seed):
     if kind == "board" or kind.startswith("board:"):
         level = kind.partition(":")[2] or None
-        if level and "," in level:  # a trial setting: pushes,smooth,finish
+        if level and "," in level:  # a trial setting: pushes,judge
             board_bot.LEVELS[level] = tuple(int(x) for x in level.split(","))
         return BoardSeat(level)
     return make_bot(kind, seed, "vora")
