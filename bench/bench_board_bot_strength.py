@@ -5,8 +5,9 @@ driven as the board drives it, against the PC's bots or against itself at anothe
                      [--players P] [--first-seed S]
 
 KIND and OTHER are `board` (the board's bot at its default level), `board:easy`,
-`board:normal`, `board:hard`, a trial setting `board:PUSHES,JUDGE` (as vora_fw.bot's LEVELS
-hold them: JUDGE 0 the score's margin, 1 the cubes, 2 both), or a PC bot kind (`random`, `greedy`, `lookahead`...).
+`board:normal`, `board:hard`, a trial setting `board:PUSHES,JUDGE[,JUDGE3]` (as vora_fw.bot's
+LEVELS hold them: JUDGE 0 the score's margin, 1 the cubes, 2 both; JUDGE3 at three and
+four players, JUDGE's by default), or a PC bot kind (`random`, `greedy`, `lookahead`...).
 Game g (seeds S to S+N-1) is dealt with seed g; KIND sits at seat g % P (so the seats
 alternate) and OTHER at the others; a PC bot at seat p gets seed 10 g + p. The board's
 bot is driven exactly as vora_ui's _bot_tick drives it: start(state, legal, game seed ^
@@ -62,8 +63,9 @@ class BoardSeat:
 def make_player(kind, seed):
     if kind == "board" or kind.startswith("board:"):
         level = kind.partition(":")[2] or None
-        if level and "," in level:  # a trial setting: pushes,judge
-            board_bot.LEVELS[level] = tuple(int(x) for x in level.split(","))
+        if level and "," in level:  # a trial setting: pushes,judge[,judge at 3 and 4]
+            setting = [int(x) for x in level.split(",")]
+            board_bot.LEVELS[level] = tuple(setting + setting[1:])[:3]
         return BoardSeat(level)
     return make_bot(kind, seed, "vora")
 

@@ -270,20 +270,29 @@ def test_each_level_tries_more_pushes_than_the_one_below_and_every_other_move():
     assert 0 < tried["easy"] < tried["normal"] < tried["hard"]
 
 
+def after_turn(st, move):
+    # The turn a trial finishes: the move, then the first line offered, no bonus.
+    t = st.clone()
+    t.play(move)
+    me = st.active
+    for _ in range(4):
+        if t.active != me or t.phase not in (vora.PHASE_COLLECT, vora.PHASE_BONUS):
+            break
+        ms = t.legal_moves()
+        t.play(ms[1] if t.phase == vora.PHASE_COLLECT and len(ms) > 1 else "pass")
+    return t
+
+
+def score_and_cubes(t, me):
+    # normal's judgement: a point of margin over the best other is worth three cubes
+    scores = t.scores()
+    return 3 * (scores[me] - max(s for p, s in enumerate(scores) if p != me)) + \
+        sum(t.farms[me])
+
+
 def test_hard_takes_the_move_that_leaves_it_most_cubes_and_normal_weighs_score_and_cubes():
     # Where the moves are few enough to try them all (no sampling), each level's choice
     # is the best by its own judgement, worked out here independently on copies.
-    def after_turn(st, move):
-        t = st.clone()
-        t.play(move)
-        me = st.active
-        for _ in range(4):
-            if t.active != me or t.phase not in (vora.PHASE_COLLECT, vora.PHASE_BONUS):
-                break
-            ms = t.legal_moves()
-            t.play(ms[1] if t.phase == vora.PHASE_COLLECT and len(ms) > 1 else "pass")
-        return t
-
     from vora_fw.bot import LEVELS
     checked = {"hard": 0, "normal": 0}
     for st in positions(120):
@@ -295,13 +304,27 @@ def test_hard_takes_the_move_that_leaves_it_most_cubes_and_normal_weighs_score_a
             assert sum(ends[hard].farms[me]) == max(sum(t.farms[me]) for t in ends.values())
             checked["hard"] += 1
         if len(legal) <= 2 * LEVELS["normal"][0]:
-            def judged(m):  # a point of margin is worth three cubes
-                scores = ends[m].scores()
-                return 3 * (scores[me] - scores[1 - me]) + sum(ends[m].farms[me])
             normal, _, _ = decide(st, "normal")
-            assert judged(normal) == max(judged(m) for m in legal)
+            assert score_and_cubes(ends[normal], me) == max(score_and_cubes(t, me)
+                                                            for t in ends.values())
             checked["normal"] += 1
     assert min(checked.values()) >= 3, checked
+
+
+def test_hard_at_three_and_four_players_weighs_score_and_cubes_as_normal_does():
+    from vora_fw.bot import LEVELS
+    checked = 0
+    for players in (3, 4):
+        for st in positions(40, players=players):
+            legal = st.legal_moves()
+            if len(legal) > 2 * LEVELS["hard"][0]:
+                continue
+            ends = {m: after_turn(st, m) for m in legal}
+            hard, _, _ = decide(st, "hard")
+            assert score_and_cubes(ends[hard], st.active) == max(
+                score_and_cubes(t, st.active) for t in ends.values())
+            checked += 1
+    assert checked >= 10
 
 
 # ---------------------------------------------------------------- whole moves at once

@@ -16,8 +16,10 @@ and how it judges a trial; each was measured against the others (docs/benchmarks
 - easy: about 4 pushes tried, a trial judged by the bot's score minus the best other
   score, then by its cubes (the board's bot before the levels, with fewer pushes);
 - normal: about 16 pushes, judged by three times that margin plus the bot's cubes;
-- hard: about 40 pushes, judged by the cubes in the bot's farm alone: cubes are what sets
-  are made of, and hoarding them beat the score's judgement in 9 games of 10.
+- hard: about 40 pushes; at two players judged by the cubes in the bot's farm alone
+  (cubes are what sets are made of, and hoarding them beat the score's judgement in 9
+  games of 10), at three and four as normal (there the cubes alone did no better than
+  normal, while normal's judgement with more pushes won more than its share).
 """
 
 try:
@@ -40,8 +42,10 @@ DEFAULT_LEVEL = "normal"  # a save from before the levels, and a seat just made 
 JUDGE_SCORE = const(0)  # a trial's worth: its score minus the best other, then its cubes
 JUDGE_CUBES = const(1)  # a trial's worth: the cubes in the bot's farm
 JUDGE_BOTH = const(2)  # three times the margin of JUDGE_SCORE plus the cubes
-# level: (pushes tried per decision, about; how a trial is judged)
-LEVELS = {"easy": (4, JUDGE_SCORE), "normal": (16, JUDGE_BOTH), "hard": (40, JUDGE_CUBES)}
+# level: (pushes tried per decision, about; how a trial is judged at two players; at three
+# and four)
+LEVELS = {"easy": (4, JUDGE_SCORE, JUDGE_SCORE), "normal": (16, JUDGE_BOTH, JUDGE_BOTH),
+          "hard": (40, JUDGE_CUBES, JUDGE_BOTH)}
 
 
 class BoardBot:
@@ -64,7 +68,9 @@ class BoardBot:
     def start(self, state, legal, seed, n, game, level=DEFAULT_LEVEL):
         """Begin a decision for `state` (whose legal moves are `legal`) at `level`."""
         self.level = level
-        self.sample, self.judge = LEVELS[level]
+        setting = LEVELS[level]
+        self.sample = setting[0]
+        self.judge = setting[1 if state.players == 2 else 2]
         self.n = n
         self.game = game
         self.state = state
