@@ -77,7 +77,8 @@ def test_a_corner_held_in_setup_makes_that_seat_the_boards_bot_and_one_person_pl
     assert ui.mode == MODE_SETUP and ui.board_bots == "N" and ui.chosen_seats == "SN"
     hold(ui, clock, "cE")  # East was not chosen: held, it joins as a bot
     assert ui.chosen_seats == "SNE" and ui.board_bots == "NE"
-    hold(ui, clock, "cE")  # held again: a person plays East
+    for _ in range(3):  # held again: hard, easy, then a person plays East
+        hold(ui, clock, "cE")
     assert ui.board_bots == "N"
     press("cE")  # and a short press takes East out
     assert ui.chosen_seats == "SN"
@@ -129,6 +130,201 @@ def test_the_bot_module_chooses_a_take_over_a_pass():
     while not bot.step():
         pass
     assert bot.best.startswith("take ")
+
+
+def corner_flashes(ui, seat, cycle_ms=1800):
+    """How many times a setup corner flashes bright in one cycle of its pattern."""
+    frame = bytearray(147)
+    k = layout.CORNER_OF_SEAT[seat]
+    flashes, was_bright = 0, False
+    for t in range(0, cycle_ms, 10):
+        ui.render(frame, 36000 + t)
+        bright = max(frame[3 * k:3 * k + 3]) > 100
+        flashes += bright and not was_bright
+        was_bright = bright
+    return flashes
+
+
+def test_holding_a_bot_seats_corner_again_steps_its_level_and_the_corner_shows_it():
+    from vora_fw import vora_ui
+    ui, press, clock, events = board(seed=4)
+    assert corner_flashes(ui, "N") == 1  # a person's seat: steady (one long "flash")
+    seen = []
+    for _ in range(4):
+        hold(ui, clock, "cN")
+        seen.append((ui.board_bots, ui.bot_level("N") if ui.board_bots else None,
+                     corner_flashes(ui, "N") if ui.board_bots else None))
+    assert seen == [("N", vora_ui.BOT_NORMAL, 2), ("N", vora_ui.BOT_HARD, 3),
+                    ("N", vora_ui.BOT_EASY, 1), ("", None, None)]
+    # Two bot seats keep their own levels; a short press takes the seat out, level and all.
+    hold(ui, clock, "cN")
+    hold(ui, clock, "cE")
+    hold(ui, clock, "cE")
+    assert (ui.bot_level("N"), ui.bot_level("E")) == (vora_ui.BOT_NORMAL, vora_ui.BOT_HARD)
+    press("cN")
+    assert ui.board_bots == "E" and ui.bot_level("E") == vora_ui.BOT_HARD
+    assert ui.chosen_seats == "SE"
+
+
+def test_the_boards_level_names_are_the_bots():
+    from vora_fw import bot, vora_ui
+    assert [vora_ui.bot_level_name(i) for i in range(len(vora_ui.BOT_LEVELS))] == \
+        list(bot.LEVEL_NAMES) == sorted(bot.LEVELS, key=bot.LEVEL_NAMES.index)
+    assert [n[0] for n in bot.LEVEL_NAMES] == list(vora_ui.BOT_LEVELS)
+    assert bot.LEVEL_NAMES[vora_ui.BOT_DEFAULT] == bot.DEFAULT_LEVEL == "normal"
+
+
+def test_the_bots_level_is_what_it_plays_at_and_is_saved_and_resumed():
+    from vora_fw import vora_ui
+    store = MemoryStore()
+    ui, press, clock, events = board(seed=6, store=store)
+    hold(ui, clock, "cN")
+    hold(ui, clock, "cN")  # North: hard
+    press("c3")
+    enter_move(ui, ui.legal[0], press)  # South, by keys
+    while ui.auto_move is None:  # North thinks
+        clock[0] += 5
+        ui.tick(clock[0])
+    assert ui.bot.level == "hard"
+    assert '"bots":"N","levels":"h"' in store.text
+    again = VoraUI(store=store)
+    again.resume()
+    assert again.board_bots == "N" and again.bot_level("N") == vora_ui.BOT_HARD
+    # A save from before the levels has no "levels": its bots play at normal.
+    store.text = store.text.replace(',"levels":"h"', "")
+    old = VoraUI(store=store)
+    old.resume()
+    assert old.board_bots == "N" and old.bot_level("N") == vora_ui.BOT_NORMAL and not old.error
+    # A level that is not one is refused by name, and the save is not resumed.
+    store.text = store.text.replace('"bots":"N"', '"bots":"N","levels":"x"')
+    bad = VoraUI(store=store)
+    bad.resume()
+    assert bad.state is None and "levels" in bad.error
+
+
+def decide(state, level, seed=5):
+    from vora_fw.bot import BoardBot
+    bot = BoardBot()
+    bot.start(state, state.legal_moves(), seed, 0, 1, level)
+    steps = 0
+    while True:
+        tried = bot.tried
+        done = bot.step()
+        assert bot.tried - tried <= 1  # one candidate a step: the key scan goes on
+        steps += 1
+        if done:
+            return bot.best, steps, bot.tried
+
+
+def positions(count, players=2, seed=21):
+    """Positions of the action phase from games of random moves (a fixed PRNG)."""
+    from shared_rules import prng
+    r = prng.seed_state(seed)
+    out = []
+    g = 0
+    while len(out) < count:
+        st = vora.new_game(players, seed=g)
+        g += 1
+        while not st.is_over() and len(out) < count:
+            moves = st.legal_moves()
+            if st.phase == vora.PHASE_ACTION and st.turn % 3 == 1:
+                out.append(st.clone())
+            i, r = prng.below(r, len(moves))
+            st.play(moves[i])
+    return out
+
+
+def test_each_level_decides_legally_the_same_way_each_time_and_in_bounded_steps():
+    for st in positions(12, players=3):
+        before = st.to_json()
+        legal = st.legal_moves()
+        for level in ("easy", "normal", "hard"):
+            move, steps, tried = decide(st, level)
+            assert move in legal
+            assert decide(st, level) == (move, steps, tried)
+            assert steps <= len(legal) and tried <= steps
+        assert st.to_json() == before  # the bot plays on copies only
+
+
+def test_a_decided_bot_lets_go_of_the_position_and_its_moves():
+    # The board's heap: once decided, the bot must not keep the old position's list of
+    # moves (up to about 11 KB) alive while the move played builds the next one.
+    from vora_fw.bot import BoardBot
+    st = positions(1)[0]
+    bot = BoardBot()
+    bot.start(st, st.legal_moves(), 5, 0, 1, "hard")
+    while not bot.step():
+        assert bot.state is st
+    assert bot.state is None and len(bot.moves) == 0 and bot.best in st.legal_moves()
+    assert bot.step() and bot.state is None  # asked again: still decided
+
+
+def test_each_level_tries_more_pushes_than_the_one_below_and_every_other_move():
+    tried = {"easy": 0, "normal": 0, "hard": 0}
+    for st in positions(20):
+        others = [m for m in st.legal_moves() if not m.startswith("push ")]
+        for level in tried:
+            move, steps, n = decide(st, level)
+            tried[level] += n - len(others)
+            assert n >= len(others)
+    assert 0 < tried["easy"] < tried["normal"] < tried["hard"]
+
+
+def after_turn(st, move):
+    # The turn a trial finishes: the move, then the first line offered, no bonus.
+    t = st.clone()
+    t.play(move)
+    me = st.active
+    for _ in range(4):
+        if t.active != me or t.phase not in (vora.PHASE_COLLECT, vora.PHASE_BONUS):
+            break
+        ms = t.legal_moves()
+        t.play(ms[1] if t.phase == vora.PHASE_COLLECT and len(ms) > 1 else "pass")
+    return t
+
+
+def score_and_cubes(t, me):
+    # normal's judgement: a point of margin over the best other is worth three cubes
+    scores = t.scores()
+    return 3 * (scores[me] - max(s for p, s in enumerate(scores) if p != me)) + \
+        sum(t.farms[me])
+
+
+def test_hard_takes_the_move_that_leaves_it_most_cubes_and_normal_weighs_score_and_cubes():
+    # Where the moves are few enough to try them all (no sampling), each level's choice
+    # is the best by its own judgement, worked out here independently on copies.
+    from vora_fw.bot import LEVELS
+    checked = {"hard": 0, "normal": 0}
+    for st in positions(120):
+        legal = st.legal_moves()
+        me = st.active
+        ends = {m: after_turn(st, m) for m in legal}
+        if len(legal) <= 2 * LEVELS["hard"][0]:
+            hard, _, _ = decide(st, "hard")
+            assert sum(ends[hard].farms[me]) == max(sum(t.farms[me]) for t in ends.values())
+            checked["hard"] += 1
+        if len(legal) <= 2 * LEVELS["normal"][0]:
+            normal, _, _ = decide(st, "normal")
+            assert score_and_cubes(ends[normal], me) == max(score_and_cubes(t, me)
+                                                            for t in ends.values())
+            checked["normal"] += 1
+    assert min(checked.values()) >= 3, checked
+
+
+def test_hard_at_three_and_four_players_weighs_score_and_cubes_as_normal_does():
+    from vora_fw.bot import LEVELS
+    checked = 0
+    for players in (3, 4):
+        for st in positions(40, players=players):
+            legal = st.legal_moves()
+            if len(legal) > 2 * LEVELS["hard"][0]:
+                continue
+            ends = {m: after_turn(st, m) for m in legal}
+            hard, _, _ = decide(st, "hard")
+            assert score_and_cubes(ends[hard], st.active) == max(
+                score_and_cubes(t, st.active) for t in ends.values())
+            checked += 1
+    assert checked >= 10
 
 
 # ---------------------------------------------------------------- whole moves at once
@@ -327,6 +523,21 @@ def test_the_pcs_bot_plays_a_seat_through_the_link_and_its_moves_are_logged():
     assert ui.host_bots == "N"
     assert r.client.moves == ui.moves and log.games[1]["moves"] == ui.moves
     assert r.client.problems == []
+
+
+def test_the_pc_is_told_each_board_bots_level():
+    from vora_host.play.board_play import BoardPlay
+    r = rig()
+    k = layout.key_index("cN")
+    for _ in range(2):  # North held twice in setup: the board's bot, hard
+        r.hw.press(k)
+        r.run(HOLD_MS + 100)
+        r.hw.release(k)
+        r.run(60)
+    r.press("c3")
+    r.settle()
+    assert (r.client.board_bots, r.client.board_levels) == ("N", "h")
+    assert BoardPlay(r.client).who() == {1: "board bot, hard"}
 
 
 def test_a_takeback_asked_from_the_pc_is_recorded_in_the_log_not_rewritten():

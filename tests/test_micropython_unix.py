@@ -193,7 +193,11 @@ def test_the_firmware_run_from_romfs_plays_the_same_in_a_smaller_heap(romfs_boar
     lines = done.stdout.splitlines()
     assert lines[-1] == "firmware_from /rom/vora_fw/__init__.mpy /rom/shared_rules/vora.mpy"
     taken, pool = int(lines[0].split()[1]), int(lines[0].split()[3])
-    assert taken >= (image.stat().st_size) and 0 <= pool - taken - gc_pool(ROMFS_HEAP_CAP) < 64
+    # Not a block more: the pool grows in steps of 128 bytes every other 64 bytes of heap,
+    # so the firmware may get up to 64 bytes more, but a heap 64 bytes smaller falls short.
+    want = gc_pool(ROMFS_HEAP_CAP)
+    assert taken >= (image.stat().st_size) and pool - taken >= want
+    assert gc_pool(heap - 64) - taken < want
     assert "memory_errors 0" in lines
     assert played(done.stdout) == played(runs[0].stdout)  # move for move, the update too
     infos = [parse_mem_info("\n".join(lines[i + 1:i + 5]))
@@ -201,3 +205,21 @@ def test_the_firmware_run_from_romfs_plays_the_same_in_a_smaller_heap(romfs_boar
     assert len(infos) == GAMES + 2
     assert all(info["free"] > 48 * 1024 and info["max_free"] > MAX_FREE_BOUND for info in infos), \
         [(info["free"], info["max_free"]) for info in infos]
+
+
+def test_the_boards_bot_plays_each_level_move_for_move_as_on_cpython(tmp_path):
+    # The bot's choices come from its own PRNG and integer arithmetic only, so every level
+    # decides the same on the board as on the PC; loaded from .mpy (mpy-cross took it).
+    script = REPO_ROOT / "tests" / "mp_scripts" / "board_bot_levels.py"
+    args = ["3", "2", "40"]
+    board = run_unix_micropython(script.stem, firmware_tree(tmp_path, [script]), args,
+                                 check=True)
+    pc = subprocess.run([sys.executable, str(script), *args], check=True, text=True,
+                        capture_output=True, env=dict(os.environ, PYTHONPATH=os.pathsep.join(
+                            [str(REPO_ROOT), str(REPO_ROOT / "firmware")])))
+    lines = board.stdout.splitlines()
+    assert lines == pc.stdout.splitlines()
+    moves = [line.split() for line in lines if not line.startswith("steps")]
+    assert {(m[0], m[1]) for m in moves} == {(level, seed) for level in ("easy", "normal", "hard")
+                                            for seed in "34"}
+    assert len(moves) > 3 * 2 * 30  # games run to 40 moves unless over sooner

@@ -515,3 +515,18 @@ def test_a_position_refused_for_the_saved_game_names_fresh(save_dir):
         assert "a game is in progress" in said and "--fresh" in said
     finally:
         board.port.close()
+
+
+def test_the_virtual_boards_lines_name_each_board_bots_level(save_dir):
+    """The board's own bot has levels, chosen by holding its corner again in setup: the
+    virtual board's status and help say which, so its player need not count flashes."""
+    board = sim.VirtualBoard(save_dir, sim.load_pinmap(), sim.PtyPort())
+    try:
+        ui = board.ui
+        assert "held again: hard, easy, a person" in board.help_line()
+        ui._set_bot("N", sim.vora_ui.BOT_HARD)  # as two holds of cN make it
+        assert "North (board bot, hard)" in board.status()
+        ui.new_game("SN", SEED)
+        assert board.seat_role("N") == "the board's bot, hard"
+    finally:
+        board.port.close()

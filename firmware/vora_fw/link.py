@@ -287,6 +287,7 @@ class BoardLink:
             d["position"] = ui.start
         if ui.board_bots:
             d["board_bots"] = ui.board_bots
+            d["board_levels"] = ui.bot_levels()
         if ui.save_error:
             d["save_error"] = ui.save_error  # saving fails: the host says so
         if full:

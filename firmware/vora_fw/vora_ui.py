@@ -24,8 +24,10 @@ same on the board, in the virtual board and under tests. The player's guide is t
 - At the end the scores scroll across the meadow in each seat's colour, and the winner's
   corner pulses; press the centre key for a new game.
 - Bots: a corner held for 2 seconds in setup makes that seat the board's own bot
-  (vora_fw.bot); the PC may play seats too (host bots, BOTS and BOT_MOVE messages). A bot's
-  move is previewed like a player's, then played.
+  (vora_fw.bot) at level normal; held again, hard, then easy, then a person again; the
+  corner flashes once (easy), twice (normal) or three times (hard). The PC may play seats
+  too (host bots, BOTS and BOT_MOVE messages). A bot's move is previewed like a player's,
+  then played.
 - Taking back: in the menu the centre key (amber) asks to take back the last move of a
   person (and the bots' moves after it); every other person agrees with their corner.
 - A refused key says why: refuse() keeps a reason code (R_...), which the PC turns into
@@ -67,6 +69,14 @@ FALL_DELAY_MS = const(260)  # then the cubes that fell or were refilled
 SCROLL_MS = const(160)  # one column of scrolling text
 AUTO_MS = const(1100)  # a bot's (or a typed) move stays previewed this long, then plays
 BOT_WAIT_MS = const(500)  # the board's bot starts thinking once the last move has shown
+# The board's bot's levels (vora_fw.bot.LEVELS), as saved: one letter each.
+BOT_EASY = const(0)
+BOT_NORMAL = const(1)
+BOT_HARD = const(2)
+BOT_DEFAULT = const(1)  # a seat just made a bot, and a save from before the levels
+BOT_LEVELS = "enh"
+BOT_FLASH_MS = const(180)  # a setup corner's flash (on, then off) for each level step
+BOT_FLASH_CYCLE_MS = const(1800)  # the flashes repeat this often
 
 # Why a key (or a request from the PC) was refused: refused_reason holds one of these; the
 # PC says it in words (vora_host.games.vora.view.REFUSALS). Codes never change meaning.
@@ -172,6 +182,7 @@ class VoraUI:
         self.moves = MoveLog()  # every move played, in order (reads as a list)
         self.start = None  # the position the game was set up from, None for a deal
         self.board_bots = ""  # seats the board's own bot plays (chosen in setup)
+        self.board_levels = ""  # its level at each of those seats, a letter of BOT_LEVELS
         self.host_bots = ""  # seats the PC's bots play (BOTS message; forgotten with the PC)
         self.bot = None  # type: Any  # vora_fw.bot.BoardBot, made when a bot seat first acts
         self.auto_move = None  # type: Any  # a bot's or typed move, previewed until auto_at
@@ -211,6 +222,12 @@ class VoraUI:
             bots = saved.get("bots", "")
             if any(b not in state.seats for b in bots):
                 raise ValueError("bots at seats %r where nobody sits" % bots)
+            # A save from before the levels has none: its bots play at normal.
+            levels = saved.get("levels", BOT_LEVELS[BOT_DEFAULT] * len(bots))
+            if (not isinstance(levels, str) or len(levels) != len(bots)
+                    or any(c not in BOT_LEVELS for c in levels)):
+                raise ValueError("levels must be one letter of %s for each bot, not %r"
+                                 % (BOT_LEVELS, levels))
         except (ValueError, KeyError, TypeError) as exc:  # BadSave, RulesError: ValueErrors
             self.error = "save ignored: %s" % exc  # a save from another version
             # Kept aside (game.bad), so the next game's saves do not overwrite it.
@@ -229,6 +246,7 @@ class VoraUI:
         self.seed = seed
         self.start = start
         self.board_bots = bots
+        self.board_levels = levels
         self.chosen_seats = state.seats
         self._tell("resume", None)
 
@@ -262,7 +280,9 @@ class VoraUI:
         self._begin(state, seed, None)
 
     def _begin(self, state, seed, start):
-        self.board_bots = "".join(b for b in self.board_bots if b in state.seats)
+        for seat in self.board_bots:
+            if seat not in state.seats:
+                self._set_bot(seat, -1)
         self._enter_game(state)
         self.moves = MoveLog()
         self.seed = seed
@@ -379,8 +399,9 @@ class VoraUI:
         # The save as pieces of about a KB at most (Store.save joins them on the flash): one
         # string of the whole game would need a free block of that size in the heap. The
         # moves are the move log's own buffers, already JSON: nothing is made per move.
-        p = ['{"game_id":%d,"seed":%d,"start":%s,"bots":"%s","moves":[' % (
-            self.game_id, self.seed, json.dumps(self.start), self.board_bots)]
+        p = ['{"game_id":%d,"seed":%d,"start":%s,"bots":"%s","levels":"%s","moves":[' % (
+            self.game_id, self.seed, json.dumps(self.start), self.board_bots,
+            self.bot_levels())]
         for i, piece in enumerate(self.moves.json_pieces()):
             if i:
                 p.append(",")
@@ -442,14 +463,16 @@ class VoraUI:
             seat = layout.SEAT_OF_CORNER.get(k)
             if self.mode == MODE_SETUP and seat is not None:
                 self.hold_fired = True
-                # A corner held in setup: that seat is played by the board's bot (again:
-                # by a person).
+                # A corner held in setup: that seat is played by the board's bot at
+                # normal; held again, hard, then easy, then by a person again.
                 if seat not in self.chosen_seats:
                     self.chosen_seats += seat
-                if seat in self.board_bots:
-                    self.board_bots = self.board_bots.replace(seat, "")
+                if seat not in self.board_bots:
+                    self._set_bot(seat, BOT_DEFAULT)
                 else:
-                    self.board_bots += seat
+                    level = self.bot_level(seat)
+                    self._set_bot(seat, -1 if level == BOT_EASY else
+                                  BOT_EASY if level == BOT_HARD else BOT_HARD)
             elif (self.mode == MODE_PLAY and seat is not None and seat in self.state.seats
                   and not self._is_bot(seat) and self.auto_move is None):
                 self.hold_fired = True
@@ -489,7 +512,8 @@ class VoraUI:
         bot = self.bot
         if bot.n != len(self.moves) or bot.game != self.game_id:
             bot.start(self.state, self.legal, self.seed ^ self.game_id, len(self.moves),
-                      self.game_id)
+                      self.game_id, bot_level_name(self.bot_level(self.state.seats[
+                          self.state.active])))
         elif bot.step() and self.enter_move(bot.best, now, True):
             bot.n = -1  # refused (it cannot be, but never loop on it): think again
 
@@ -506,6 +530,30 @@ class VoraUI:
 
     def _is_bot(self, seat):
         return seat in self.board_bots or seat in self.host_bots
+
+    def bot_level(self, seat):
+        """The level (BOT_EASY, BOT_NORMAL, BOT_HARD) of the board's bot at `seat`."""
+        i = self.board_bots.find(seat)
+        if 0 <= i < len(self.board_levels):
+            return BOT_LEVELS.find(self.board_levels[i])
+        return BOT_DEFAULT
+
+    def bot_levels(self):
+        """The level of the board's bot at each of board_bots, a letter of BOT_LEVELS each
+        (as saved, and as the link tells the PC)."""
+        return "".join(BOT_LEVELS[self.bot_level(b)] for b in self.board_bots)
+
+    def _set_bot(self, seat, level):
+        # The board's bot plays `seat` at `level`; -1: a person does.
+        levels = ""
+        for b in self.board_bots:
+            if b != seat:
+                levels += BOT_LEVELS[self.bot_level(b)]
+        self.board_bots = self.board_bots.replace(seat, "")
+        if level >= 0:
+            self.board_bots += seat
+            levels += BOT_LEVELS[level]
+        self.board_levels = levels
 
     def humans(self):
         """The seats of the game played by people (not by a bot of the board or the PC)."""
@@ -615,7 +663,7 @@ class VoraUI:
         if seat is not None:
             if seat in self.chosen_seats:
                 self.chosen_seats = self.chosen_seats.replace(seat, "")
-                self.board_bots = self.board_bots.replace(seat, "")
+                self._set_bot(seat, -1)
             else:
                 self.chosen_seats += seat
         elif k == CENTRE_KEY and len(self.chosen_seats) >= 2:
@@ -920,8 +968,14 @@ class VoraUI:
     def _render_setup(self, frame, now):
         for seat in vora.SIDES:
             k = layout.CORNER_OF_SEAT[seat]
-            if seat in self.board_bots:  # the board's bot: the seat's colour, blinking
-                _put(frame, k, palette.SEAT_RGB[seat], 256 if now % 600 < 300 else 48)
+            if seat in self.board_bots:
+                # The board's bot: the seat's colour, flashing once (easy), twice (normal)
+                # or three times (hard) in every BOT_FLASH_CYCLE_MS, so the level reads
+                # without telling colours apart.
+                t = now % BOT_FLASH_CYCLE_MS
+                lit = t // BOT_FLASH_MS % 2 == 0 and t < BOT_FLASH_MS * 2 * (
+                    self.bot_level(seat) + 1)
+                _put(frame, k, palette.SEAT_RGB[seat], 256 if lit else 48)
             elif seat in self.chosen_seats:
                 _put(frame, k, palette.SEAT_RGB[seat], 256)
             else:
@@ -1095,6 +1149,12 @@ def farm_layout(counts, seat):
             out[order[k]] = t
             k += 1
     return out
+
+
+def bot_level_name(level):
+    """vora_fw.bot's name of a level (BOT_EASY...): its LEVEL_NAMES, spelled here because
+    bot.py is imported only when a bot seat first plays."""
+    return ("easy", "normal", "hard")[level]
 
 
 def _put(frame, k, rgb, level):

@@ -8,7 +8,8 @@ move by move and the heap measured per step:
 Prints "move <n> <digest> <move>" for each move and "takeback <n> <digest>", then the
 measures: peak_bytes (heap in use during any step, code aside; the collector held off),
 bot_peak_bytes (during a step of the bot thinking), live_bytes, think_us (slowest bot scan).
-Usage: board_bot.py SEED [MAX_MOVES]
+Usage: board_bot.py SEED [MAX_MOVES [LEVEL]]  (the bot's level: easy, normal (the default)
+or hard, chosen as a person does: cN held once for normal, twice for hard, three times easy)
 """
 
 import gc
@@ -48,6 +49,7 @@ import board_player  # noqa: E402
 
 SEED = int(sys.argv[1])
 MAX_MOVES = int(sys.argv[2]) if len(sys.argv) > 2 else 60
+HOLDS = {"normal": 1, "hard": 2, "easy": 3}[sys.argv[3] if len(sys.argv) > 3 else "normal"]
 TAKEBACK_AT = 12
 
 
@@ -118,7 +120,8 @@ def step():
     ui = R.app.ui
     thinking = False
     if not R.started:
-        press("cN", 2100)  # held in setup: the board's bot plays North
+        for _ in range(HOLDS):  # held in setup: the board's bot plays North (at its level)
+            press("cN", 2100)
         press("c3")
         R.started = True
         print("start", ui.board_bots, ui.state.digest())

@@ -203,6 +203,7 @@ class BoardClient:
         self.refused = collections.deque(maxlen=8)  # REFUSED: (key, reason code, detail)
         self.start_position = None  # the position the followed game was set up from
         self.board_bots = ""  # seats the board's own bot plays
+        self.board_levels = ""  # its level at each of them: e(asy), n(ormal), h(ard)
         self.takebacks = 0
         # Out of step with the board (docs/host.md, "When the board and the host disagree"):
         # in_step is False from a mismatch until the board's state is taken; state_lost
@@ -412,6 +413,8 @@ class BoardClient:
         self._note_saving(summary.get("save_error"))
         bots = summary.get("board_bots", "")
         self.board_bots = bots if isinstance(bots, str) else ""
+        levels = summary.get("board_levels", "")  # e, n, h for each (a board before: none)
+        self.board_levels = levels if isinstance(levels, str) else ""
         have = len(self.moves)
         if self.board_moves > have:
             self._catch_up(self.session.now)

@@ -175,7 +175,9 @@ class BoardPlay:
             if seat in names:
                 out[p] = "%s (PC)" % names[seat]
             elif seat in self.client.board_bots:
-                out[p] = "board bot"
+                level = {"e": "easy", "n": "normal", "h": "hard"}.get(
+                    self.client.board_levels[self.client.board_bots.index(seat):][:1])
+                out[p] = "board bot, %s" % level if level else "board bot"
         return out
 
     def say(self, text):

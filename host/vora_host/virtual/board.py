@@ -502,8 +502,8 @@ class VirtualBoard:
         ui = self.ui
         st = ui.state
         if ui.mode == vora_ui.MODE_SETUP or st is None:
-            seats = " ".join("%s%s" % (_SEAT_NAMES[s], " (board bot)" if s in ui.board_bots
-                                       else "") for s in ui.chosen_seats)
+            seats = " ".join("%s%s" % (_SEAT_NAMES[s], " (board bot, %s)" % vora_ui.bot_level_name(
+                ui.bot_level(s)) if s in ui.board_bots else "") for s in ui.chosen_seats)
             return "Setup: seats %s" % (seats or "none yet")
         if ui.mode == vora_ui.MODE_MENU:
             return "Menu (%s's): c2 back to the game, c3 take back, c4 end the game" % (
@@ -533,7 +533,7 @@ class VirtualBoard:
         """'board bot', 'greedy on the PC' or '' for a person."""
         ui = self.ui
         if seat in ui.board_bots:
-            return "the board's bot"
+            return "the board's bot, %s" % vora_ui.bot_level_name(ui.bot_level(seat))
         if seat in ui.host_bots:
             return (self.host_bot_names or {}).get(seat, "bot") + " on the PC"
         return ""
@@ -585,7 +585,8 @@ class VirtualBoard:
         st = ui.state
         if ui.mode == vora_ui.MODE_SETUP or st is None:
             return ("Setup: press corners (cS cW cN cE) to choose seats; hold one 2 s and "
-                    "the board's bot plays it; c3 deals | q quits")
+                    "the board's bot plays it (normal; held again: hard, easy, a person); "
+                    "c3 deals | q quits")
         if ui.mode == vora_ui.MODE_MENU:
             return "c2: back | c3: take back the last move | c4: end the game"
         if ui.mode == vora_ui.MODE_UNDO:
