@@ -27,7 +27,7 @@ except ImportError:
 from vora_fw.clock import ticks_diff, ticks_ms
 
 TERMINAL = const(1)  # shared_rules.wire.MODE_TERMINAL
-from vora_fw.keyscan import KeyScanner
+from vora_fw.keyscan import NO_EVENTS, KeyScanner
 from vora_fw.pixels import PixelOutput
 from vora_fw.vora_ui import VoraUI
 
@@ -114,7 +114,15 @@ class App:
     def scan_once(self, now):
         """Read the matrix, debounce, hand key events to the game (or, in terminal mode,
         to the PC only). Returns the events."""
-        events = self.scanner.update_rows(self.hw.read_rows(self.rows), now)
+        try:
+            events = self.scanner.update_rows(self.hw.read_rows(self.rows), now)
+        except MemoryError:
+            # The scanner settles no key whose event it could not make (keyscan._settle):
+            # with the heap full, this scan is skipped whole and the next one reports the
+            # keys. Raising here would end the scan loop, and the keys with it.
+            self.memory_errors += 1
+            gc.collect()
+            return NO_EVENTS
         terminal = self.terminal()
         for k, pressed in events:
             if self.link is not None:

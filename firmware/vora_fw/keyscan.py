@@ -270,18 +270,30 @@ class KeyScanner:
         self._pending = any_pending != 0
 
     def _settle(self, now):
-        """Confirm the changes that have been stable for debounce_ms; return their events."""
-        events = None
+        """Confirm the changes that have been stable for debounce_ms; return their events.
+
+        The events are made before any key is marked settled: when the heap cannot give
+        their list (MemoryError), nothing has changed and the next scan reports them."""
         wait = self.debounce_ms
         db = self._db
         eff = self._eff
         pend = self._pend
         since = self._since
+        events = None
+        for y in range(self._n):
+            p = pend[y]
+            bit = 1
+            k = y * _W
+            while bit <= p:
+                if p & bit and ticks_diff(now, since[k]) >= wait:
+                    if events is None:
+                        events = []
+                    events.append((k, eff[y] & bit != 0))
+                bit <<= 1
+                k += 1
         any_pending = 0
         for y in range(self._n):
             p = pend[y]
-            if not p:
-                continue
             left = p
             bit = 1
             k = y * _W
@@ -289,9 +301,6 @@ class KeyScanner:
                 if p & bit and ticks_diff(now, since[k]) >= wait:
                     db[y] ^= bit
                     left ^= bit
-                    if events is None:
-                        events = []
-                    events.append((k, eff[y] & bit != 0))
                 bit <<= 1
                 k += 1
             pend[y] = left

@@ -87,7 +87,13 @@ def main():
             press(name)
             continue
         gc.collect()
+        # A pocket for the key scanner's list of events, given back to the heap at the
+        # collection the first failed allocation runs: the scan reports the key (a scan
+        # that cannot is skipped, the key kept for the next: board_scan_no_memory.py) and
+        # it is the move's allocations that fail, wherever the heap's last holes were.
+        pocket = bytearray(256)
         ballast = fill(LEFT)
+        pocket = None  # noqa: F841  (freed at the next collection)
         press(name)  # the confirming key, with the heap all but full
         oom, shown = R.app.out_of_memory, ui.memory_error
         room = 0
