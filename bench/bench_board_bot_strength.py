@@ -18,7 +18,6 @@ best other), and for a board bot the steps (scans) a decision took: mean, 95th p
 most, and the CPU time of one step (each step is one candidate move tried on a copy).
 """
 
-import argparse
 import sys
 import time
 from pathlib import Path
@@ -30,7 +29,7 @@ from shared_rules import vora  # noqa: E402
 from vora_fw import bot as board_bot  # noqa: E402
 from vora_fw.bot import BoardBot  # noqa: E402
 from vora_host.bots import make_bot  # noqa: E402
-from vora_host.lab.stats import wilson  # noqa: E402
+from bench_vora_bot import match_arguments, print_match  # noqa: E402  (bench/, this folder)
 
 
 class BoardSeat:
@@ -104,22 +103,11 @@ def match(kind, other, games, players, first):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("kind")
-    parser.add_argument("other")
-    parser.add_argument("--games", type=int, default=40)
-    parser.add_argument("--players", type=int, default=2, choices=vora.PLAYER_COUNTS)
-    parser.add_argument("--first-seed", type=int, default=0)
-    args = parser.parse_args()
+    args = match_arguments(__doc__.split("\n\n")[0]).parse_args()
     started = time.time()
     wins, draws, margin, seats = match(args.kind, args.other, args.games, args.players,
                                        args.first_seed)
-    low, high = wilson(wins, args.games)
-    print("%s against %s, %d players, seeds %d to %d: %d wins of %d (%.1f%%, 95%% %.1f to "
-          "%.1f%%; fair share %.1f%%), %d draws, mean margin %+.1f"
-          % (args.kind, args.other, args.players, args.first_seed,
-             args.first_seed + args.games - 1, wins, args.games, 100.0 * wins / args.games,
-             100 * low, 100 * high, 100.0 / args.players, draws, margin))
+    print_match(args, wins, draws, margin)
     for label in sorted({s.level or "default" for s in seats}):
         mine = [s for s in seats if (s.level or "default") == label]
         steps = sorted(x for s in mine for x in s.steps)

@@ -50,22 +50,33 @@ def match(kind, other, games, players, first):
     return wins, draws, margin / games, times
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def match_arguments(description):
+    """The command line of a match of two Vora bot kinds (this script's, and
+    bench_board_bot_strength.py's)."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("kind")
     parser.add_argument("other")
     parser.add_argument("--games", type=int, default=40)
     parser.add_argument("--players", type=int, default=2, choices=vora.PLAYER_COUNTS)
     parser.add_argument("--first-seed", type=int, default=0)
-    args = parser.parse_args()
-    wins, draws, margin, times = match(args.kind, args.other, args.games, args.players,
-                                       args.first_seed)
+    return parser
+
+
+def print_match(args, wins, draws, margin):
+    """The match's line: wins with their 95% Wilson interval, draws, mean margin."""
     low, high = wilson(wins, args.games)
     print("%s against %s, %d players, seeds %d to %d: %d wins of %d (%.1f%%, 95%% %.1f to "
           "%.1f%%; fair share %.1f%%), %d draws, mean margin %+.1f"
           % (args.kind, args.other, args.players, args.first_seed,
              args.first_seed + args.games - 1, wins, args.games, 100.0 * wins / args.games,
              100 * low, 100 * high, 100.0 / args.players, draws, margin))
+
+
+def main():
+    args = match_arguments(__doc__.split("\n\n")[0]).parse_args()
+    wins, draws, margin, times = match(args.kind, args.other, args.games, args.players,
+                                       args.first_seed)
+    print_match(args, wins, draws, margin)
     print("a decision (CPU): mean %.4f s, 95th percentile %.4f s, max %.4f s, over %d"
           % (sum(times) / len(times), times[int(0.95 * len(times))], times[-1], len(times)))
 
