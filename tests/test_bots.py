@@ -143,11 +143,12 @@ def test_kind_strings():
 def test_in_every_game_a_bots_kind_makes_the_same_bot_again(game):
     # Whatever the game's own settings (SEARCH), and settings set back to the defaults.
     settings = ("iterations", "ms", "c", "horizon", "temperature", "max_rollout_moves",
-                "points", "reuse")
+                "points", "reuse", "clock")
     for kind in ("search", "search:200", "search:20ms", "search:50:c=1:horizon=3",
                  "search:200:horizon=round", "search:200:temperature=3:c=0.2",
                  "search:100:max_rollout_moves=200:horizon=1", "search:200:points=scores",
-                 "search:200:points=game", "search:200:reuse=on", "search:200:reuse=off"):
+                 "search:200:points=game", "search:200:reuse=on", "search:200:reuse=off",
+                 "search:20ms:clock=cpu", "search:20ms:clock=wall"):
         bot = make_bot(kind, 1, game)
         again = make_bot(bot.kind, 1, game)
         assert again.kind == bot.kind, kind
@@ -267,6 +268,45 @@ def test_time_budget_is_kept():
         # milliseconds; generous slack for a loaded machine).
         assert ms / 1000 <= elapsed < ms / 1000 + 0.25, elapsed
         assert bot.last["iterations"] > 1
+
+
+def test_cpu_time_budget_is_kept():
+    # clock=cpu counts the process's CPU time: kept like the wall-clock budget, within
+    # an iteration.
+    state = positions(vora, 3, 2, 4)[-1]
+    for ms in (20, 100):
+        bot = make_bot("search:%dms:clock=cpu" % ms, 5, "vora")
+        started = time.process_time()
+        bot.choose(state)
+        used = time.process_time() - started
+        assert ms / 1000 <= used < ms / 1000 + 0.25, used
+        assert bot.last["iterations"] > 1
+
+
+def test_cpu_time_budget_counts_cpu_time_not_the_wall_clock(monkeypatch):
+    # A CPU clock that advances 1 ms at each reading, and a wall clock that stands
+    # still: a 10 ms CPU budget stops after about ten iterations; a wall-clock budget
+    # would never stop. So load elsewhere on the machine, which moves the wall clock
+    # but not this process's CPU time, does not change the search.
+    from vora_host.bots import search as search_module
+    ticks = iter(range(10 ** 6))
+    monkeypatch.setitem(search_module._CLOCKS, "cpu", lambda: next(ticks) / 1000.0)
+    monkeypatch.setitem(search_module._CLOCKS, "wall", lambda: 0.0)
+    state = positions(vora, 3, 2, 4)[-1]
+    bot = make_bot("search:10ms:clock=cpu", 5, "vora")
+    bot.choose(state)
+    assert 8 <= bot.last["iterations"] <= 10
+    assert bot.kind == "search:10ms:clock=cpu"
+    assert make_bot(bot.kind, 5, "vora").clock == "cpu"
+
+
+def test_a_clock_needs_a_time_budget():
+    with pytest.raises(ValueError) as exc:
+        make_bot("search:200:clock=cpu", 1)
+    assert "clock=cpu needs a time budget" in str(exc.value)
+    with pytest.raises(ValueError) as exc:
+        make_bot("search:50ms:clock=sundial", 1)
+    assert "clock takes wall or cpu, not 'sundial'" in str(exc.value)
 
 
 def test_bad_budgets():

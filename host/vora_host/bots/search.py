@@ -42,9 +42,12 @@ made of several moves (Gaia-Vora's rotation, Sky Object and placements) is searc
 one. Any other view, or a game with secrets or chance in the move, starts afresh.
 
 Budget: `iterations` (the same seed and the same view give the same move, on any
-machine) or `ms` (wall-clock milliseconds: as many iterations as fit, so the move
-depends on the machine's speed and load and is not reproducible). With both, whichever
-ends first. Command-line and lab spelling: see `SearchBot.from_spec`.
+machine) or `ms` (milliseconds: as many iterations as fit, so the move depends on the
+machine's speed and is not reproducible). With both, whichever ends first. The
+milliseconds are wall-clock time by default (`clock="wall"`: what a person waits), or
+the process's CPU time (`clock="cpu"`, `time.process_time`), which other work on the
+machine does not eat into: the budget to compare bots at equal time. Command-line and
+lab spelling: see `SearchBot.from_spec`.
 """
 
 import json
@@ -84,6 +87,8 @@ def _turns(text):
 
 
 _POINTS = ("game", "scores")  # what judges a cut game: the game's estimate, or scores()
+# What a time budget counts: wall-clock time, or the process's CPU time.
+_CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
 
 
 def _switch(text):
@@ -91,6 +96,13 @@ def _switch(text):
     if text not in ("on", "off"):
         raise ValueError(text)
     return text == "on"
+
+
+def _clock_kind(text):
+    # A `clock` value in a kind: one of _CLOCKS.
+    if text not in _CLOCKS:
+        raise ValueError(text)
+    return text
 
 
 def _points_kind(text):
@@ -132,7 +144,9 @@ class SearchBot(Bot):
 
     seed:        the bot's own generator (determinizations and rollouts)
     iterations:  iterations per decision (default 1000 when `ms` is not given either)
-    ms:          wall-clock milliseconds per decision instead (not reproducible)
+    ms:          milliseconds per decision instead (not reproducible)
+    clock:       what `ms` counts: "wall" (wall-clock time) or "cpu" (the process's
+                 CPU time, time.process_time: the same search on a loaded machine)
     game:        the rules module or its registry name; None: the module that defines
                  the class of the state given to `choose`
     c:           UCB1 exploration constant (rewards are 0..1). Low by default: the
@@ -152,7 +166,8 @@ class SearchBot(Bot):
     kind = "search"
 
     def __init__(self, seed=0, iterations=None, ms=None, game=None, c=0.2, horizon=None,
-                 temperature=3.0, max_rollout_moves=200, points="game", reuse=False):
+                 temperature=3.0, max_rollout_moves=200, points="game", reuse=False,
+                 clock="wall"):
         super().__init__(seed)
         if iterations is None and ms is None:
             iterations = DEFAULT_ITERATIONS
@@ -172,6 +187,11 @@ class SearchBot(Bot):
             raise ValueError("points must be %s, not %r" % (" or ".join(_POINTS), points))
         if not isinstance(reuse, bool):
             raise ValueError("reuse must be True or False, not %r" % (reuse,))
+        if clock not in _CLOCKS:
+            raise ValueError("clock must be wall or cpu, not %r" % (clock,))
+        if clock != "wall" and ms is None:
+            raise ValueError("clock=%s needs a time budget (search:50ms:clock=%s)"
+                             % (clock, clock))
         self.iterations = iterations
         self.ms = ms
         self.game = game
@@ -181,6 +201,7 @@ class SearchBot(Bot):
         self.max_rollout_moves = max_rollout_moves
         self.points = points
         self.reuse = reuse
+        self.clock = clock
         # The subtree kept for the next decision: (the view text expected, the game
         # module, the node), or None.
         self._kept = None
@@ -199,7 +220,8 @@ class SearchBot(Bot):
                ("temperature", 3.0, float, "a number"),
                ("max_rollout_moves", 200, int, "a number"),
                ("points", "game", _points_kind, "game or scores"),
-               ("reuse", False, _switch, "on or off"))
+               ("reuse", False, _switch, "on or off"),
+               ("clock", "wall", _clock_kind, "wall or cpu"))
 
     def spec(self):
         """The kind string that makes this bot again with `make_bot` (records keep it)."""
@@ -226,7 +248,9 @@ class SearchBot(Bot):
 
         Parts separated by colons: a whole number is the iteration budget, a number
         with "ms" (or "s") a time budget, and name=value sets c, horizon, temperature,
-        max_rollout_moves, points or reuse. "search:2000", "search:50ms", "search:1.5s",
+        max_rollout_moves, points, reuse or clock (what the time budget counts: wall,
+        the default, or cpu). "search:2000", "search:50ms", "search:1.5s",
+        "search:50ms:clock=cpu",
         "search:500:horizon=8:c=1", "search:200:horizon=round",
         "search:200:points=scores", "search:200:reuse=on". ValueError names the part it
         cannot read. Settings not given are the game's own (`game_settings`), else the
@@ -286,6 +310,8 @@ class SearchBot(Bot):
             else:
                 module = games.load(self.game)
         started = time.perf_counter()
+        clock = _CLOCKS[self.clock]
+        started_clock = clock()
         self._judge_by(module)
         # Each sample is built from its own copy of the view: a game module that shared
         # lists between a view and its sample would otherwise let one simulation change
@@ -313,7 +339,7 @@ class SearchBot(Bot):
         # tried once each, in an order drawn once, then chosen by plain UCB1.
         untried = [m for m in moves if m not in root.children]
         rng.shuffle(untried)
-        deadline = None if self.ms is None else started + self.ms / 1000.0
+        deadline = None if self.ms is None else started_clock + self.ms / 1000.0
         budget = self.iterations
         done = 0
         while True:
@@ -321,7 +347,7 @@ class SearchBot(Bot):
             done += 1
             if budget is not None and done >= budget:
                 break
-            if deadline is not None and time.perf_counter() >= deadline:
+            if deadline is not None and clock() >= deadline:
                 break
             sample = module.determinize(json.loads(text), rng.randrange(_SEEDS))
         children = root.children
