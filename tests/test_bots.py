@@ -650,3 +650,39 @@ def test_vora_play_names_a_bad_search_kind(capsys):
         main(["play", "--bots-only", "--bot", "search:lots"])
     assert done.value.code == 2
     assert "--bot: search bot: cannot read 'lots'; write e.g. search:2000" in capsys.readouterr().err
+
+
+def test_a_move_that_wins_at_once_is_played_even_with_one_simulation_each():
+    # Nim, 3 stones, 2 players, simulations to the end (horizon 10): "take 3" wins at
+    # once; "take 1" leaves 2 and its one random simulation wins half the time (the
+    # opponent takes 1). With 3 iterations
+    # each root move has one simulation, and a tie between two winning simulations
+    # used to go to the first legal move, "take 1": the move that won the game at once
+    # in every simulation of it now comes first.
+    for seed in range(20):
+        bot = SearchBot(seed, iterations=3, game=toy_nim, horizon=10)
+        assert bot.choose(toy_nim.new_game(2, 0, stones=3)) == "take 3", seed
+
+
+def test_a_game_may_choose_its_rollout_policy(monkeypatch):
+    # SEARCH_ROLLOUT in a host package plays the simulations past the tree;
+    # rollout=random turns it off, and the kind spells it.
+    from vora_host.games import vorcept as host_vorcept
+    from shared_rules import vorcept
+    calls = []
+
+    def counting(state, rng):
+        calls.append(1)
+        return rng.choice(state.legal_moves())
+    monkeypatch.setattr(host_vorcept, "SEARCH_ROLLOUT", counting)
+    state = positions(vorcept, 2, 3, 12)[-1]
+    make_bot("search:20", 1, "vorcept").choose(state)
+    assert calls
+    del calls[:]
+    bot = make_bot("search:20:rollout=random", 1, "vorcept")
+    assert bot.kind == "search:20:horizon=200:rollout=random"
+    bot.choose(state)
+    assert not calls
+    with pytest.raises(ValueError) as exc:
+        make_bot("search:20:rollout=clever", 1, "vorcept")
+    assert "rollout takes game or random, not 'clever'" in str(exc.value)

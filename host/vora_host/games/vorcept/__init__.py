@@ -5,6 +5,7 @@ board is screen and keypad (terminal mode)."""
 from shared_rules import vorcept as RULES
 
 from vora_host.games.vorcept.board import VorceptBoard
+from vora_host.games.vorcept.search import rollout_move
 from vora_host.games.vorcept.ui import VorceptView
 
 RULEBOOK = "vorcept.md"
@@ -18,5 +19,6 @@ BOTS = {}
 # four, though it is not beaten either (docs/benchmarks.md, "Against OpenSpiel's
 # searches").
 SEARCH = {"horizon": 200}
+SEARCH_ROLLOUT = rollout_move
 VIEW = VorceptView(RULES)
 BOARD = VorceptBoard(RULES)
