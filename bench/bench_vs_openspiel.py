@@ -126,6 +126,9 @@ def main():
         if time.time() - started > args.max_seconds:
             break
         score = play_one(name, game, kind, args.sims, args.first_seed + k, k % 2, stats)
+        # One line a game, so a run cut short still counts (bench/pool_scores.py).
+        print("game seed %d seat %d score %.1f" % (args.first_seed + k, k % 2, score),
+              flush=True)
         total += score
         played += 1
         wins += score == 1.0
