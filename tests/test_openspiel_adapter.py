@@ -141,3 +141,19 @@ def test_a_game_said_never_to_draw_is_caught_drawing(monkeypatch):
         while not state.is_terminal():
             state.apply_action(rnd.choice(state.legal_actions()))
     assert "vora drew from its PRNG" in str(exc.value)
+
+
+def test_chance_outcomes_draw_differently():
+    # A move that draws waits at a chance node; its outcomes reseed the generator from
+    # its state before the move, so they deal different refills.
+    game = osa.load("vora")
+    rnd = random.Random(3)
+    state = osa.from_native(game, games.load("vora").new_game(2, 4))
+    while not state.is_chance_node():
+        state.apply_action(rnd.choice(state.legal_actions()))
+    dealt = set()
+    for outcome, _ in state.chance_outcomes():
+        twin = state.clone()
+        twin.apply_action(outcome)
+        dealt.add(twin.native.to_json())
+    assert len(dealt) >= 8

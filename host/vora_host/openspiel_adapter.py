@@ -19,7 +19,7 @@ Chance: the rules draw from the PRNG kept in `state.rng` inside `play()`, and th
 distributions are not spelled out as lists of outcomes. The adapter models every draw as
 a chance node over `chance_outcomes` (default 16) equally likely PRNG states: a move that
 draws (it changes `state.rng`) leads to a chance node whose outcome k reseeds the
-generator (from the position's digest and k) before the move is played; the start of a
+generator (from the generator's state before the move and k) before the move is played; the start of a
 game that deals at random is a chance node over the game's seeds. With enough outcomes
 this samples the game's own distribution; OpenSpiel algorithms that enumerate chance
 (expectimax, CFR) see a sample of it, not the exact one.
@@ -351,7 +351,10 @@ class _State(pyspiel.State):
                 self.native = game.module.new_game(
                     game.players, (action * 0x9E3779B1 + 12345) % (game.seed_top + 1))
             else:
-                salt = int(self.native.digest(), 16)
+                # The generator's state stands for the position: it differs from one
+                # game's history to another's like the digest of the whole state did,
+                # and costs nothing (the digest was half of Boars' simulations).
+                salt = self.native.rng
                 self.native.rng = game.seeding((salt + action * 0x9E3779B97F4A7C15)
                                                % (game.seed_top + 1))
                 self.native.play(move)
