@@ -3,8 +3,9 @@ short) into one score with a Wilson 95% interval:
 
     /work/wt/py bench/pool_scores.py run1.txt run2.txt ...
 
-Counts every "game seed S seat P score X" line once per seed (a seed seen twice, in
-overlapping runs, counts once)."""
+Counts every "game seed S seat P score X" line once per seed and seat: the same seed
+and seat in two runs is the same game (the bots' seeds come from the game's seed), while
+a seed played at the other seat by an overlapping run is another game."""
 
 import re
 import sys
@@ -22,11 +23,11 @@ def main():
         for line in Path(path).read_text().splitlines():
             m = LINE.match(line.strip())
             if m:
-                scores[int(m.group(1))] = float(m.group(3))
+                scores[int(m.group(1)), int(m.group(2))] = float(m.group(3))
     n = len(scores)
     total = sum(scores.values())
     lo, hi = wilson(total, n)
-    seeds = sorted(scores)
+    seeds = sorted(seed for seed, _ in scores)
     print("%d games (seeds %s): score %.3f [95%% %.3f, %.3f] (won %d, drew %d, lost %d)"
           % (n, "%d..%d" % (seeds[0], seeds[-1]) if seeds else "-", total / max(1, n), lo,
              hi, sum(v == 1 for v in scores.values()), sum(v == 0.5 for v in scores.values()),
