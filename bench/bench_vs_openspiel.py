@@ -10,8 +10,9 @@ Equal simulations (default): the search bot gets `search:N` (N iterations a move
 kind string otherwise the game's defaults, or --kind), OpenSpiel's bot N simulations.
 Equal time (--time): OpenSpiel's bot keeps its N simulations, and the search bot gets a
 time budget a move equal to the CPU time OpenSpiel's bot took a move on average (measured
-with time.process_time in the same run, over its first --calibrate moves); the search
-bot's budget is wall-clock time, so a busy machine only shortens it.
+with time.process_time in the same run, over its first --calibrate moves), counted in
+the search bot's own CPU time (`search:Tms:clock=cpu`), so other work on the machine
+does not shorten its budget.
 
 Game k starts from `new_game(2, seed=first_seed + k)`; the search bot takes seat k % 2
 (seats alternate). Draws (a winner of None) count 1/2. The score is the search bot's
@@ -91,8 +92,8 @@ def main():
     ap.add_argument("--games", type=int, default=200)
     ap.add_argument("--sims", type=int, default=200)
     ap.add_argument("--kind", default=None,
-                    help="the search bot's kind (default search:SIMS, or search:Tms "
-                         "with --time); settings after it, e.g. search:200:c=0.5")
+                    help="the search bot's kind (default search:SIMS, or "
+                         "search:Tms:clock=cpu with --time); settings after it, e.g. search:200:c=0.5")
     ap.add_argument("--time", action="store_true",
                     help="equal CPU time instead of equal simulations")
     ap.add_argument("--calibrate", type=int, default=20,
@@ -113,7 +114,7 @@ def main():
             play_one(name, game, "search:10", args.sims, seed, 0, calib)
             seed += 1
         ms = 1000.0 * sum(calib["theirs"]) / len(calib["theirs"])
-        kind = (args.kind or "search") + ":%.0fms" % ms
+        kind = (args.kind or "search") + ":%.0fms:clock=cpu" % ms
         print("calibrated: OpenSpiel's bot takes %.0f ms of CPU a move at %d simulations "
               "-> %s" % (ms, args.sims, kind))
     opponent = "ISMCTSBot" if games.load(name).HIDDEN_INFORMATION else "MCTSBot"
@@ -125,6 +126,9 @@ def main():
         if time.time() - started > args.max_seconds:
             break
         score = play_one(name, game, kind, args.sims, args.first_seed + k, k % 2, stats)
+        # One line a game, so a run cut short still counts (bench/pool_scores.py).
+        print("game seed %d seat %d score %.1f" % (args.first_seed + k, k % 2, score),
+              flush=True)
         total += score
         played += 1
         wins += score == 1.0

@@ -143,11 +143,12 @@ def test_kind_strings():
 def test_in_every_game_a_bots_kind_makes_the_same_bot_again(game):
     # Whatever the game's own settings (SEARCH), and settings set back to the defaults.
     settings = ("iterations", "ms", "c", "horizon", "temperature", "max_rollout_moves",
-                "points", "reuse")
+                "points", "reuse", "clock")
     for kind in ("search", "search:200", "search:20ms", "search:50:c=1:horizon=3",
                  "search:200:horizon=round", "search:200:temperature=3:c=0.2",
                  "search:100:max_rollout_moves=200:horizon=1", "search:200:points=scores",
-                 "search:200:points=game", "search:200:reuse=on", "search:200:reuse=off"):
+                 "search:200:points=game", "search:200:reuse=on", "search:200:reuse=off",
+                 "search:20ms:clock=cpu", "search:20ms:clock=wall"):
         bot = make_bot(kind, 1, game)
         again = make_bot(bot.kind, 1, game)
         assert again.kind == bot.kind, kind
@@ -267,6 +268,45 @@ def test_time_budget_is_kept():
         # milliseconds; generous slack for a loaded machine).
         assert ms / 1000 <= elapsed < ms / 1000 + 0.25, elapsed
         assert bot.last["iterations"] > 1
+
+
+def test_cpu_time_budget_is_kept():
+    # clock=cpu counts the process's CPU time: kept like the wall-clock budget, within
+    # an iteration.
+    state = positions(vora, 3, 2, 4)[-1]
+    for ms in (20, 100):
+        bot = make_bot("search:%dms:clock=cpu" % ms, 5, "vora")
+        started = time.process_time()
+        bot.choose(state)
+        used = time.process_time() - started
+        assert ms / 1000 <= used < ms / 1000 + 0.25, used
+        assert bot.last["iterations"] > 1
+
+
+def test_cpu_time_budget_counts_cpu_time_not_the_wall_clock(monkeypatch):
+    # A CPU clock that advances 1 ms at each reading, and a wall clock that stands
+    # still: a 10 ms CPU budget stops after about ten iterations; a wall-clock budget
+    # would never stop. So load elsewhere on the machine, which moves the wall clock
+    # but not this process's CPU time, does not change the search.
+    from vora_host.bots import search as search_module
+    ticks = iter(range(10 ** 6))
+    monkeypatch.setitem(search_module._CLOCKS, "cpu", lambda: next(ticks) / 1000.0)
+    monkeypatch.setitem(search_module._CLOCKS, "wall", lambda: 0.0)
+    state = positions(vora, 3, 2, 4)[-1]
+    bot = make_bot("search:10ms:clock=cpu", 5, "vora")
+    bot.choose(state)
+    assert 8 <= bot.last["iterations"] <= 10
+    assert bot.kind == "search:10ms:clock=cpu"
+    assert make_bot(bot.kind, 5, "vora").clock == "cpu"
+
+
+def test_a_clock_needs_a_time_budget():
+    with pytest.raises(ValueError) as exc:
+        make_bot("search:200:clock=cpu", 1)
+    assert "clock=cpu needs a time budget" in str(exc.value)
+    with pytest.raises(ValueError) as exc:
+        make_bot("search:50ms:clock=sundial", 1)
+    assert "clock takes wall or cpu, not 'sundial'" in str(exc.value)
 
 
 def test_bad_budgets():
@@ -610,3 +650,39 @@ def test_vora_play_names_a_bad_search_kind(capsys):
         main(["play", "--bots-only", "--bot", "search:lots"])
     assert done.value.code == 2
     assert "--bot: search bot: cannot read 'lots'; write e.g. search:2000" in capsys.readouterr().err
+
+
+def test_a_move_that_wins_at_once_is_played_even_with_one_simulation_each():
+    # Nim, 3 stones, 2 players, simulations to the end (horizon 10): "take 3" wins at
+    # once; "take 1" leaves 2 and its one random simulation wins half the time (the
+    # opponent takes 1). With 3 iterations
+    # each root move has one simulation, and a tie between two winning simulations
+    # used to go to the first legal move, "take 1": the move that won the game at once
+    # in every simulation of it now comes first.
+    for seed in range(20):
+        bot = SearchBot(seed, iterations=3, game=toy_nim, horizon=10)
+        assert bot.choose(toy_nim.new_game(2, 0, stones=3)) == "take 3", seed
+
+
+def test_a_game_may_choose_its_rollout_policy(monkeypatch):
+    # SEARCH_ROLLOUT in a host package plays the simulations past the tree;
+    # rollout=random turns it off, and the kind spells it.
+    from vora_host.games import vorcept as host_vorcept
+    from shared_rules import vorcept
+    calls = []
+
+    def counting(state, rng):
+        calls.append(1)
+        return rng.choice(state.legal_moves())
+    monkeypatch.setattr(host_vorcept, "SEARCH_ROLLOUT", counting)
+    state = positions(vorcept, 2, 3, 12)[-1]
+    make_bot("search:20", 1, "vorcept").choose(state)
+    assert calls
+    del calls[:]
+    bot = make_bot("search:20:rollout=random", 1, "vorcept")
+    assert bot.kind == "search:20:horizon=200:rollout=random"
+    bot.choose(state)
+    assert not calls
+    with pytest.raises(ValueError) as exc:
+        make_bot("search:20:rollout=clever", 1, "vorcept")
+    assert "rollout takes game or random, not 'clever'" in str(exc.value)

@@ -101,3 +101,59 @@ def test_information_states_come_from_the_players_view(name):
     twin = state.resample_from_infostate(0, pyspiel.UniformProbabilitySampler(0., 1.))
     assert twin.information_state_string(0) == state.information_state_string(0)
     assert twin.legal_actions() == state.legal_actions()
+
+
+@pytest.mark.parametrize("name", games.names())
+def test_legal_actions_asked_again_follow_the_state(name):
+    # The adapter keeps a state's legal ids once asked (searches ask again and again):
+    # after moves, chance outcomes and clones played apart, they are still the rules'.
+    game = osa.load(name)
+    codec = game.codec
+    rnd = random.Random(7)
+    state = game.new_initial_state()
+    steps = 0
+    while not state.is_terminal() and steps < 150:
+        if state.is_chance_node():
+            state.apply_action(rnd.choice(state.chance_outcomes())[0])
+            continue
+        legal = state.legal_actions()
+        assert legal == sorted(codec.encode(m) for m in state.native.legal_moves())
+        twin = state.clone()
+        assert twin.legal_actions() == legal
+        twin.apply_action(legal[0])
+        state.apply_action(legal[-1])
+        for s in (state, twin):
+            if not s.is_terminal() and not s.is_chance_node():
+                assert s.legal_actions() == sorted(
+                    codec.encode(m) for m in s.native.legal_moves())
+        steps += 1
+
+
+def test_a_game_said_never_to_draw_is_caught_drawing(monkeypatch):
+    # Vorcept and Gaia-Vora are played without keeping the state before each move;
+    # should a game in that list draw after all, the adapter says so instead of
+    # playing on without its chance node.
+    monkeypatch.setattr(osa, "NEVER_DRAW", osa.NEVER_DRAW | {"vora"})
+    game = osa._Game("vora", {"players": 2})
+    state = osa.from_native(game, games.load("vora").new_game(2, 1))
+    rnd = random.Random(1)
+    with pytest.raises(RuntimeError) as exc:
+        while not state.is_terminal():
+            state.apply_action(rnd.choice(state.legal_actions()))
+    assert "vora drew from its PRNG" in str(exc.value)
+
+
+def test_chance_outcomes_draw_differently():
+    # A move that draws waits at a chance node; its outcomes reseed the generator from
+    # its state before the move, so they deal different refills.
+    game = osa.load("vora")
+    rnd = random.Random(3)
+    state = osa.from_native(game, games.load("vora").new_game(2, 4))
+    while not state.is_chance_node():
+        state.apply_action(rnd.choice(state.legal_actions()))
+    dealt = set()
+    for outcome, _ in state.chance_outcomes():
+        twin = state.clone()
+        twin.apply_action(outcome)
+        dealt.add(twin.native.to_json())
+    assert len(dealt) >= 8

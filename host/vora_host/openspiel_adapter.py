@@ -19,7 +19,7 @@ Chance: the rules draw from the PRNG kept in `state.rng` inside `play()`, and th
 distributions are not spelled out as lists of outcomes. The adapter models every draw as
 a chance node over `chance_outcomes` (default 16) equally likely PRNG states: a move that
 draws (it changes `state.rng`) leads to a chance node whose outcome k reseeds the
-generator (from the position's digest and k) before the move is played; the start of a
+generator (from the generator's state before the move and k) before the move is played; the start of a
 game that deals at random is a chance node over the game's seeds. With enough outcomes
 this samples the game's own distribution; OpenSpiel algorithms that enumerate chance
 (expectimax, CFR) see a sample of it, not the exact one.
@@ -44,6 +44,9 @@ from shared_rules import games, prng, secret_prng
 __all__ = ["MoveCodec", "from_native", "grammar", "load", "register", "short_name"]
 
 DEFAULT_CHANCE_OUTCOMES = 16
+# Games whose rules never draw once dealt (no chance nodes): a move is played without
+# keeping the state before it, which only a draw would need (docs/openspiel.md, Speed).
+NEVER_DRAW = frozenset(("vorcept", "gaia-vora"))
 MAX_GAME_LENGTH = 20000  # moves; every game ends sooner (its max_turns safeguard)
 
 
@@ -74,6 +77,7 @@ class MoveCodec:
             offset += radix
         self.size = offset
         self._known = {}  # move -> id, filled as moves are encoded: searches ask again and again
+        self._moves = {}  # id -> move, likewise
 
     def encode(self, move):
         number = self._known.get(move)
@@ -98,6 +102,12 @@ class MoveCodec:
         return number
 
     def decode(self, number):
+        move = self._moves.get(number)
+        if move is None:
+            move = self._moves[number] = self._decode(number)
+        return move
+
+    def _decode(self, number):
         if not 0 <= number < self.size:
             raise ValueError("move id %r out of range 0..%d" % (number, self.size - 1))
         kind = None
@@ -270,21 +280,25 @@ class _Setup:
     def __init__(self, game):
         for key in ("module", "players", "chance_outcomes", "codec", "seeding", "seed_top"):
             setattr(self, key, getattr(game, key))
+        self.never_draws = game.name in NEVER_DRAW
 
     def __deepcopy__(self, memo):
         return self
 
 
 class _Native:
-    """The rules' state inside an OpenSpiel state; a deep copy is the rules' clone()."""
+    """The rules' state inside an OpenSpiel state, and its legal action ids once asked
+    (searches ask again and again); a deep copy is the rules' clone(), sharing the ids
+    (a list never changed: a new one is made after a move)."""
 
-    __slots__ = ("state",)
+    __slots__ = ("state", "legal")
 
-    def __init__(self, state):
+    def __init__(self, state, legal=None):
         self.state = state
+        self.legal = legal
 
     def __deepcopy__(self, memo):
-        return _Native(None if self.state is None else self.state.clone())
+        return _Native(None if self.state is None else self.state.clone(), self.legal)
 
 
 class _State(pyspiel.State):
@@ -302,6 +316,7 @@ class _State(pyspiel.State):
     @native.setter
     def native(self, state):
         self.box.state = state
+        self.box.legal = None
 
     # -- whose turn
 
@@ -316,8 +331,11 @@ class _State(pyspiel.State):
         return self.pending is None and self.native.is_over()
 
     def _legal_actions(self, player):
-        encode = self.game.codec.encode
-        return sorted(encode(m) for m in self.native.legal_moves())
+        box = self.box
+        legal = box.legal
+        if legal is None:
+            legal = box.legal = sorted(map(self.game.codec.encode, box.state.legal_moves()))
+        return legal
 
     def chance_outcomes(self):
         k = self.game.chance_outcomes
@@ -325,6 +343,7 @@ class _State(pyspiel.State):
 
     def _apply_action(self, action):
         game = self.game
+        self.box.legal = None
         if self.pending is not None:
             what, move = self.pending
             self.pending = None
@@ -332,15 +351,27 @@ class _State(pyspiel.State):
                 self.native = game.module.new_game(
                     game.players, (action * 0x9E3779B1 + 12345) % (game.seed_top + 1))
             else:
-                salt = int(self.native.digest(), 16)
+                # The generator's state stands for the position: it differs from one
+                # game's history to another's like the digest of the whole state did,
+                # and costs nothing (the digest was half of Boars' simulations).
+                salt = self.native.rng
                 self.native.rng = game.seeding((salt + action * 0x9E3779B97F4A7C15)
                                                % (game.seed_top + 1))
                 self.native.play(move)
             return
         move = game.codec.decode(action)
-        before = self.native.clone()
-        self.native.play(move)
-        if self.native.rng != before.rng:  # the move drew: a chance node reseeds it
+        box = self.box
+        if game.never_draws:
+            rng = box.state.rng
+            box.state.play(move)
+            if box.state.rng != rng:
+                raise RuntimeError("%s drew from its PRNG in %r, but the adapter has it "
+                                   "among the games that never draw (NEVER_DRAW)"
+                                   % (game.module.NAME, move))
+            return
+        before = box.state.clone()
+        box.state.play(move)
+        if box.state.rng != before.rng:  # the move drew: a chance node reseeds it
             self.native = before
             self.pending = ("move", move)
 

@@ -25,7 +25,9 @@ LEVELS = {
              "hard": "lookahead"},
     # hard: what decided within about a second of CPU on the loaded machine (docs/bots.md).
     # Vorcept's search plays every simulation to the end (its SEARCH horizon), ten times
-    # the work of a cut one: search:200 takes about a second there.
+    # the work of a cut one: search:200 took about a second there, 0.3 to 0.6 s since
+    # its simulations take wins in one action (they end sooner). Ladder: hard beat
+    # normal 9 of 12, normal beat easy 12 of 12 (docs/benchmarks.md, "Levels").
     "vorcept": {"easy": "search:10", "normal": "search:50", "hard": "search:200"},
     "gaia-vora": {"easy": "search:20", "normal": "search:200", "hard": "search:400"},
     "tossing-tiger": {"easy": "search:20", "normal": "search:200", "hard": "search:600"},

@@ -42,9 +42,12 @@ made of several moves (Gaia-Vora's rotation, Sky Object and placements) is searc
 one. Any other view, or a game with secrets or chance in the move, starts afresh.
 
 Budget: `iterations` (the same seed and the same view give the same move, on any
-machine) or `ms` (wall-clock milliseconds: as many iterations as fit, so the move
-depends on the machine's speed and load and is not reproducible). With both, whichever
-ends first. Command-line and lab spelling: see `SearchBot.from_spec`.
+machine) or `ms` (milliseconds: as many iterations as fit, so the move depends on the
+machine's speed and is not reproducible). With both, whichever ends first. The
+milliseconds are wall-clock time by default (`clock="wall"`: what a person waits), or
+the process's CPU time (`clock="cpu"`, `time.process_time`), which other work on the
+machine does not eat into: the budget to compare bots at equal time. Command-line and
+lab spelling: see `SearchBot.from_spec`.
 """
 
 import json
@@ -58,7 +61,7 @@ from shared_rules.errors import BadPosition
 
 from vora_host.bots.base import Bot
 
-__all__ = ["SearchBot", "game_settings", "game_points"]
+__all__ = ["SearchBot", "game_settings", "game_points", "game_rollout"]
 
 DEFAULT_ITERATIONS = 1000
 _TIME = re.compile(r"^(\d+(?:\.\d+)?)(ms|s)$")  # a time budget: 50ms, 1.5s
@@ -84,6 +87,9 @@ def _turns(text):
 
 
 _POINTS = ("game", "scores")  # what judges a cut game: the game's estimate, or scores()
+_ROLLOUTS = ("game", "random")  # how simulations play: the game's own policy, or at random
+# What a time budget counts: wall-clock time, or the process's CPU time.
+_CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
 
 
 def _switch(text):
@@ -91,6 +97,20 @@ def _switch(text):
     if text not in ("on", "off"):
         raise ValueError(text)
     return text == "on"
+
+
+def _clock_kind(text):
+    # A `clock` value in a kind: one of _CLOCKS.
+    if text not in _CLOCKS:
+        raise ValueError(text)
+    return text
+
+
+def _rollout_kind(text):
+    # A `rollout` value in a kind: one of _ROLLOUTS.
+    if text not in _ROLLOUTS:
+        raise ValueError(text)
+    return text
 
 
 def _points_kind(text):
@@ -115,6 +135,14 @@ def game_points(game):
     return getattr(_host_package(game), "SEARCH_POINTS", None)
 
 
+def game_rollout(game):
+    """The function a game's host package gives for choosing a simulation's moves past
+    the tree (`SEARCH_ROLLOUT` in vora_host.games.<module>: (state, rng) -> a legal move
+    of `state`, drawing any randomness from `rng`, the bot's random.Random), or None:
+    uniformly random moves. `game` is a registry name."""
+    return getattr(_host_package(game), "SEARCH_ROLLOUT", None)
+
+
 def _host_package(game):
     # vora_host.games.<module> of a registry name; None when `game` is not one (a toy
     # game of the tests, a module): the class defaults then.
@@ -132,7 +160,9 @@ class SearchBot(Bot):
 
     seed:        the bot's own generator (determinizations and rollouts)
     iterations:  iterations per decision (default 1000 when `ms` is not given either)
-    ms:          wall-clock milliseconds per decision instead (not reproducible)
+    ms:          milliseconds per decision instead (not reproducible)
+    clock:       what `ms` counts: "wall" (wall-clock time) or "cpu" (the process's
+                 CPU time, time.process_time: the same search on a loaded machine)
     game:        the rules module or its registry name; None: the module that defines
                  the class of the state given to `choose`
     c:           UCB1 exploration constant (rewards are 0..1). Low by default: the
@@ -145,6 +175,8 @@ class SearchBot(Bot):
     max_rollout_moves: a cap on the random moves of one simulation, whatever the turns
     points:      what a cut game is judged by: "game" (the game's own estimate,
                  `game_points`, when it has one, else `scores()`) or "scores"
+    rollout:     how a simulation plays past the tree: "game" (the game's own policy,
+                 `game_rollout`, when it has one, else random moves) or "random"
     reuse:       keep the subtree of the move chosen for the bot's next decision when
                  that move leaves it to act and its outcome is certain (module docs)
     """
@@ -152,7 +184,8 @@ class SearchBot(Bot):
     kind = "search"
 
     def __init__(self, seed=0, iterations=None, ms=None, game=None, c=0.2, horizon=None,
-                 temperature=3.0, max_rollout_moves=200, points="game", reuse=False):
+                 temperature=3.0, max_rollout_moves=200, points="game", reuse=False,
+                 clock="wall", rollout="game"):
         super().__init__(seed)
         if iterations is None and ms is None:
             iterations = DEFAULT_ITERATIONS
@@ -172,6 +205,13 @@ class SearchBot(Bot):
             raise ValueError("points must be %s, not %r" % (" or ".join(_POINTS), points))
         if not isinstance(reuse, bool):
             raise ValueError("reuse must be True or False, not %r" % (reuse,))
+        if rollout not in _ROLLOUTS:
+            raise ValueError("rollout must be %s, not %r" % (" or ".join(_ROLLOUTS), rollout))
+        if clock not in _CLOCKS:
+            raise ValueError("clock must be wall or cpu, not %r" % (clock,))
+        if clock != "wall" and ms is None:
+            raise ValueError("clock=%s needs a time budget (search:50ms:clock=%s)"
+                             % (clock, clock))
         self.iterations = iterations
         self.ms = ms
         self.game = game
@@ -181,11 +221,14 @@ class SearchBot(Bot):
         self.max_rollout_moves = max_rollout_moves
         self.points = points
         self.reuse = reuse
+        self.clock = clock
+        self.rollout = rollout
         # The subtree kept for the next decision: (the view text expected, the game
         # module, the node), or None.
         self._kept = None
         self._cut_points = None  # the points function of the game being searched
         self._cut_points_of = None  # ... and the name of that game
+        self._policy = None  # the rollout policy of that game, or None: random moves
         # What the last decision did: iterations, seconds, the root's visit counts and
         # the visits it went on from (reused).
         self.last = {}
@@ -199,7 +242,9 @@ class SearchBot(Bot):
                ("temperature", 3.0, float, "a number"),
                ("max_rollout_moves", 200, int, "a number"),
                ("points", "game", _points_kind, "game or scores"),
-               ("reuse", False, _switch, "on or off"))
+               ("reuse", False, _switch, "on or off"),
+               ("clock", "wall", _clock_kind, "wall or cpu"),
+               ("rollout", "game", _rollout_kind, "game or random"))
 
     def spec(self):
         """The kind string that makes this bot again with `make_bot` (records keep it)."""
@@ -226,7 +271,9 @@ class SearchBot(Bot):
 
         Parts separated by colons: a whole number is the iteration budget, a number
         with "ms" (or "s") a time budget, and name=value sets c, horizon, temperature,
-        max_rollout_moves, points or reuse. "search:2000", "search:50ms", "search:1.5s",
+        max_rollout_moves, points, reuse, clock (what the time budget counts: wall,
+        the default, or cpu) or rollout (game or random). "search:2000", "search:50ms", "search:1.5s",
+        "search:50ms:clock=cpu",
         "search:500:horizon=8:c=1", "search:200:horizon=round",
         "search:200:points=scores", "search:200:reuse=on". ValueError names the part it
         cannot read. Settings not given are the game's own (`game_settings`), else the
@@ -286,6 +333,8 @@ class SearchBot(Bot):
             else:
                 module = games.load(self.game)
         started = time.perf_counter()
+        clock = _CLOCKS[self.clock]
+        started_clock = clock()
         self._judge_by(module)
         # Each sample is built from its own copy of the view: a game module that shared
         # lists between a view and its sample would otherwise let one simulation change
@@ -313,19 +362,23 @@ class SearchBot(Bot):
         # tried once each, in an order drawn once, then chosen by plain UCB1.
         untried = [m for m in moves if m not in root.children]
         rng.shuffle(untried)
-        deadline = None if self.ms is None else started + self.ms / 1000.0
+        deadline = None if self.ms is None else started_clock + self.ms / 1000.0
         budget = self.iterations
         done = 0
+        won_at_once = {}  # root move -> simulations in which it won the game at once
         while True:
-            self._iterate(sample, root, moves, untried, limit_turn)
+            self._iterate(sample, root, moves, untried, limit_turn, won_at_once)
             done += 1
             if budget is not None and done >= budget:
                 break
-            if deadline is not None and time.perf_counter() >= deadline:
+            if deadline is not None and clock() >= deadline:
                 break
             sample = module.determinize(json.loads(text), rng.randrange(_SEEDS))
         children = root.children
-        best = max(moves, key=lambda m: _rank(children.get(m)))
+        # A move that won the game at once in every simulation of it comes first: with
+        # few iterations a root move may have one simulation, and a win found later in a
+        # rollout would otherwise tie with it.
+        best = max(moves, key=lambda m: _rank(children.get(m), won_at_once.get(m, 0)))
         # max() keeps the first of equals, so ties go to the earliest legal move.
         self.last = {"iterations": done, "seconds": time.perf_counter() - started,
                      "visits": {m: children[m].visits for m in moves if m in children},
@@ -350,7 +403,7 @@ class SearchBot(Bot):
         if after[0].to_json() == after[1].to_json():
             self._kept = (json.dumps(after[0].view(me)), module, node)
 
-    def _iterate(self, state, root, root_moves, root_untried, limit_turn):
+    def _iterate(self, state, root, root_moves, root_untried, limit_turn, won_at_once):
         rng = self.rng
         log = math.log
         sqrt = math.sqrt
@@ -362,6 +415,8 @@ class SearchBot(Bot):
             state.play(move)
             path = [(child, player)]  # (node, the player who chose the move into it)
             node = None  # a new leaf: the rollout starts here
+            if state.is_over() and state.winner() == player:
+                won_at_once[move] = won_at_once.get(move, 0) + 1
         else:
             children = root.children
             log_n = log(root.visits)
@@ -374,6 +429,8 @@ class SearchBot(Bot):
             state.play(move)
             node = children[move]
             path = [(node, player)]
+            if state.is_over() and state.winner() == player:
+                won_at_once[move] = won_at_once.get(move, 0) + 1
         # Below the root: a sample's moves differ with its secrets and its chance, so
         # each node counts how often each child was available (ISMCTS).
         while node is not None and not state.is_over():
@@ -403,12 +460,18 @@ class SearchBot(Bot):
             state.play(move)
             node = children[move]
             path.append((node, player))
-        # Rollout: random moves up to the horizon.
+        # Rollout: the game's policy, or random moves, up to the horizon.
         steps = self.max_rollout_moves
-        choice = rng.choice
-        while steps and not state.is_over() and state.turn_count() < limit_turn:
-            state.play(choice(state.legal_moves()))
-            steps -= 1
+        policy = self._policy
+        if policy is None:
+            choice = rng.choice
+            while steps and not state.is_over() and state.turn_count() < limit_turn:
+                state.play(choice(state.legal_moves()))
+                steps -= 1
+        else:
+            while steps and not state.is_over() and state.turn_count() < limit_turn:
+                state.play(policy(state, rng))
+                steps -= 1
         rewards = self._rewards(state)
         root.visits += 1
         for node, player in path:
@@ -416,11 +479,13 @@ class SearchBot(Bot):
             node.reward += rewards[player]
 
     def _judge_by(self, module):
-        # The points function for cut games of `module`, looked up once per game.
+        # The points function for cut games of `module` and its rollout policy, looked
+        # up once per game.
         name = getattr(module, "NAME", None)
         if name != self._cut_points_of:
             self._cut_points_of = name
             self._cut_points = game_points(name) if self.points == "game" else None
+            self._policy = game_rollout(name) if self.rollout == "game" else None
 
     def rewards(self, state):
         """One reward from 0 to 1 per player for a simulation's last state."""
@@ -462,5 +527,7 @@ def _spelled(value):
     return value if isinstance(value, str) else "%g" % value
 
 
-def _rank(node):
-    return (-1, 0.0) if node is None else (node.visits, node.reward / node.visits)
+def _rank(node, won_at_once=0):
+    if node is None:
+        return (False, -1, 0.0)
+    return (won_at_once == node.visits, node.visits, node.reward / node.visits)
