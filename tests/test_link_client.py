@@ -164,6 +164,8 @@ BAD_SUMMARIES = [
     ("seats", "SX"), ("seats", "SS"), ("seats", 7), ("seats", "SNW"),
     ("digest", 12), ("digest", "xyz"), ("digest", "0" * 17),
     ("mode", 7), ("mode", "1"), ("over", "no"), ("name", 5),
+    ("board_bots", 3), ("board_bots", "NN"), ("board_bots", "W"), ("board_bots", "SX"),
+    ("board_levels", 5), ("board_levels", "h"), ("board_levels", "hh"),
 ]
 
 

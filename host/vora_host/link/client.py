@@ -33,6 +33,7 @@ from shared_rules.errors import RulesError
 from shared_rules.session import Session, ticks_diff
 
 from vora_host import __version__
+from vora_host.bots.levels import LEVEL_NAMES
 from vora_host.log.store import GameLogError
 
 HELLO_INTERVAL_MS = 500
@@ -87,6 +88,11 @@ def _int_field(what, d, field, lo, hi, required=True):
     return v
 
 
+# The board's own bot's levels as a summary spells them (board_levels, one letter a bot):
+# the first letter of each level's name.
+BOARD_BOT_LEVELS = {name[0]: name for name in LEVEL_NAMES}
+
+
 def _str_field(what, d, field, limit, required=False):
     if field not in d:
         if required:
@@ -125,6 +131,14 @@ def check_summary(d, what):
         _bad(what, "digest", digest, "16 hexadecimal digits")
     _str_field(what, d, "state", wire.MAX_PAYLOAD)
     _str_field(what, d, "save_error", TEXT_LIMIT)
+    bots = _str_field(what, d, "board_bots", 4) or ""
+    if any(b not in seats or bots.count(b) > 1 for b in bots):
+        _bad(what, "board_bots", bots, "different seats among %s" % seats)
+    levels = _str_field(what, d, "board_levels", 4)
+    if levels is not None and (len(levels) != len(bots)
+                               or any(c not in BOARD_BOT_LEVELS for c in levels)):
+        _bad(what, "board_levels", levels, "one of %s for each of board_bots %r"
+             % ("".join(BOARD_BOT_LEVELS), bots))
     return game
 
 
@@ -397,6 +411,12 @@ class BoardClient:
 
     # ---- following the game
 
+    def board_bot_level(self, seat):
+        """The level's name ("easy", "normal", "hard") of the board's own bot at `seat`, or
+        None when it plays no seat there or the board does not say (older firmware)."""
+        i = self.board_bots.find(seat)
+        return BOARD_BOT_LEVELS.get(self.board_levels[i:i + 1]) if i >= 0 else None
+
     def _follow(self, summary):
         """The board tells which game it plays and how far it is (a checked summary):
         start following it if it is new to us, and ask for the moves we miss."""
@@ -411,10 +431,8 @@ class BoardClient:
         self.board_digest = (summary["moves"], summary["digest"])
         self.board_moves = summary["moves"]
         self._note_saving(summary.get("save_error"))
-        bots = summary.get("board_bots", "")
-        self.board_bots = bots if isinstance(bots, str) else ""
-        levels = summary.get("board_levels", "")  # e, n, h for each (a board before: none)
-        self.board_levels = levels if isinstance(levels, str) else ""
+        self.board_bots = summary.get("board_bots", "")  # checked by check_summary
+        self.board_levels = summary.get("board_levels", "")  # a board before levels: none
         have = len(self.moves)
         if self.board_moves > have:
             self._catch_up(self.session.now)

@@ -175,8 +175,7 @@ class BoardPlay:
             if seat in names:
                 out[p] = "%s (PC)" % names[seat]
             elif seat in self.client.board_bots:
-                level = {"e": "easy", "n": "normal", "h": "hard"}.get(
-                    self.client.board_levels[self.client.board_bots.index(seat):][:1])
+                level = self.client.board_bot_level(seat)
                 out[p] = "board bot, %s" % level if level else "board bot"
         return out
 
