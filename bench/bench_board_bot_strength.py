@@ -43,7 +43,7 @@ class BoardSeat:
 
     def choose(self, state, seed, game_id, n):
         bot = self.bot
-        legal = state.legal_moves()
+        legal = state.legal_codes()
         if self.level is None:
             bot.start(state, legal, seed ^ game_id, n, game_id)
         else:

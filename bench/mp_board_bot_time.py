@@ -50,7 +50,7 @@ def main(level, games):
         game_id = (g * 2654435761 + 0x5EED) & 0xFFFFFFFF
         n = 0
         while not state.is_over():
-            legal = state.legal_moves()
+            legal = state.legal_codes()
             t0 = time.ticks_us()
             if level == "-":
                 bot.start(state, legal, g ^ game_id, n, game_id)

@@ -41,10 +41,20 @@ def seed_state(seed):
 
 def step(x):
     """The state after `x`."""
-    x ^= (x << 13) & _MASK
-    x ^= x >> 17
-    x ^= (x << 5) & _MASK
-    return x
+    # On the two 16-bit halves of x: on a 32-bit MicroPython, an int of 2**30 or more is
+    # an object on the heap, and every whole-word shift, mask and xor made another (some
+    # 250 bytes a step; a new game's 30 draws took 9 KB of the board's heap). The halves
+    # stay small ints; only the result is a big one. The same numbers as
+    #     x ^= (x << 13) & 0xFFFFFFFF;  x ^= x >> 17;  x ^= (x << 5) & 0xFFFFFFFF
+    # (tests/test_prng.py compares the two).
+    hi = x >> 16
+    lo = x & 0xFFFF
+    hi ^= (hi << 13 | lo >> 3) & 0xFFFF  # x ^= x << 13
+    lo ^= (lo << 13) & 0xFFFF
+    lo ^= hi >> 1  # x ^= x >> 17
+    hi ^= (hi << 5 | lo >> 11) & 0xFFFF  # x ^= x << 5
+    lo ^= (lo << 5) & 0xFFFF
+    return hi << 16 | lo
 
 
 def below(x, n):

@@ -390,23 +390,31 @@ class VoraState:
 
     def legal_moves(self):
         """Every move the player to act may play now, as sorted notation strings."""
+        if _STRING_TABLES and self.phase == PHASE_ACTION:
+            return _tables.action_moves(self)
+        return [move_text(c) for c in self.legal_codes()]
+
+    def legal_codes(self):
+        """legal_moves() as move codes (move_text()), in the same order: a small integer
+        a move where a string takes some forty bytes, so the board keeps these."""
         phase = self.phase
         if phase == PHASE_ACTION:
-            return self._action_moves()
+            return self._action_codes()
         if phase == PHASE_COLLECT:
             firsts = [first_cell(m) for m in self._groups()]
-            return ["pass"] + ["take " + CELL_NAMES[i] for i in _NAME_ORDER if i in firsts]
+            return [MOVE_PASS << 10] + [MOVE_TAKE << 10 | i << 5 for i in _NAME_ORDER
+                                        if i in firsts]
         if phase == PHASE_BONUS:
-            moves = ["extra " + CELL_NAMES[i] for i in _NAME_ORDER if self.grid[i] != EMPTY]
-            moves.append("pass")
+            codes = [MOVE_EXTRA << 10 | i << 5 for i in _NAME_ORDER if self.grid[i] != EMPTY]
+            codes.append(MOVE_PASS << 10)
             if self.bonus == 2:
                 for p in range(self.players):
                     farm = self.farms[p]
                     if p != self.active and sum(farm) >= 2:
                         for t in _TYPES_BY_NAME:
                             if farm[t]:
-                                moves.append("steal %d %s" % (p, TYPES[t]))
-            return moves
+                                codes.append(MOVE_STEAL << 10 | p << 5 | t)
+            return codes
         return []
 
     def play(self, move):
@@ -564,14 +572,14 @@ class VoraState:
         gained = out_count if self._seat_gain(exit_side) == self.active else 0
         return sum(self.farms[self.active]) - 1 + gained >= 1
 
-    def _action_moves(self):
-        # Built directly in sorted order (verbs, then names, alphabetically), so no sort is
-        # needed: on the board, sorting a few hundred strings costs more than making them.
-        if _STRING_TABLES:
-            return _tables.action_moves(self)
+    def _action_codes(self):
+        # Built directly in sorted order of the moves' text (verbs, then names,
+        # alphabetically), so no sort is needed: on the board, sorting a few hundred moves
+        # costs more than making them. vora_tables.action_moves() builds the same moves
+        # as strings, from tables, on the PC.
         g = self.grid
         farm = self.farms[self.active]
-        moves = []
+        codes = []
         # Where a push's cube goes out decides whether it leaves the pusher a cube; with
         # two cubes or more in the farm, every push does.
         roomy = sum(farm) >= 2
@@ -579,46 +587,44 @@ class VoraState:
         if farm[CROW]:
             for i in _NAME_ORDER:
                 if is_animal(g[i]) and g[i] != CROW:
-                    moves.append("crow " + CELL_NAMES[i])
+                    codes.append(MOVE_CROW << 10 | i << 5)
         if DUCK in g:
             for i in _NAME_ORDER:
                 if g[i] == DUCK:
-                    prefix = "duck " + CELL_NAMES[i] + " "
                     for n in _NAME_ORDER:
                         if g[n] == WATER or g[n] == GRASS:
-                            moves.append(prefix + CELL_NAMES[n])
+                            codes.append(MOVE_DUCK << 10 | i << 5 | n)
         if LADYBUG in g:
             for i in _NAME_ORDER:
                 if g[i] == LADYBUG:
-                    moves.append("ladybug " + CELL_NAMES[i])
+                    codes.append(MOVE_LADYBUG << 10 | i << 5)
         if MOLE in g:
             for i in _NAME_ORDER:
                 if g[i] == MOLE:
-                    prefix = "mole " + CELL_NAMES[i] + " "
                     for n in _AROUND_BY_NAME[i]:
                         if g[n] != MOLE:
-                            moves.append(prefix + CELL_NAMES[n])
+                            codes.append(MOVE_MOLE << 10 | i << 5 | n)
         if farm[PIG]:
             for e in _EDGES_BY_NAME:
                 if roomy or self._keeps_a_cube(2, EDGE_EXIT[e]):
-                    moves.append("pig " + EDGE_NAMES[e])
+                    codes.append(MOVE_PIG << 10 | e << 5)
         for t in _TYPES_BY_NAME:
             if farm[t]:
-                prefix = _PUSH_PREFIX[t]
+                push = MOVE_PUSH << 10 | t << 5
                 for e in _EDGES_BY_NAME:
                     if ok1[e]:
-                        moves.append(prefix + EDGE_NAMES[e])
+                        codes.append(push | e)
         if g.count(WATER) >= 3:
             groups = water_groups(g)
             for i in _NAME_ORDER:
                 for m in groups:
                     if first_cell(m) == i:
-                        moves.append("water " + CELL_NAMES[i])
+                        codes.append(MOVE_WATER << 10 | i << 5)
         if farm[WOLF]:
             for e in _EDGES_BY_NAME:
                 if ok1[e] and is_animal(g[EDGE_CELLS[e][0]]):
-                    moves.append("wolf " + EDGE_NAMES[e])
-        return moves
+                    codes.append(MOVE_WOLF << 10 | e << 5)
+        return codes
 
     def _groups(self):
         # Line groups the active player may collect now: maximal runs of 3+ that this step
@@ -998,6 +1004,80 @@ _HANDLERS = {
     "steal": ((PHASE_BONUS,), 2, VoraState._do_steal),
     "pass": ((PHASE_COLLECT, PHASE_BONUS), 0, VoraState._do_pass),
 }
+
+# Moves as codes: KIND << 10 | a << 5 | b, with a and b the move's words after the verb
+# as numbers (a cell 0..24, an edge 0..19 of EDGE_NAMES, a cube type 0..8, a player 0..3).
+# Kinds in the order of their verbs' names; _MOVE_WORDS says what each word is.
+MOVE_CROW = const(0)
+MOVE_DUCK = const(1)
+MOVE_EXTRA = const(2)
+MOVE_LADYBUG = const(3)
+MOVE_MOLE = const(4)
+MOVE_PASS = const(5)
+MOVE_PIG = const(6)
+MOVE_PUSH = const(7)
+MOVE_STEAL = const(8)
+MOVE_TAKE = const(9)
+MOVE_WATER = const(10)
+MOVE_WOLF = const(11)
+MOVE_VERBS = ("crow", "duck", "extra", "ladybug", "mole", "pass", "pig", "push", "steal",
+              "take", "water", "wolf")
+# c: a cell, e: an edge, t: a cube type, p: a player
+_MOVE_WORDS = ("c", "cc", "c", "c", "cc", "", "e", "te", "pt", "c", "c", "e")
+_TYPE_INDEX = {name: t for t, name in enumerate(TYPES)}
+_PLAYER_WORDS = ("0", "1", "2", "3")
+_WORD_NAMES = {"c": CELL_NAMES, "e": EDGE_NAMES, "t": TYPES, "p": _PLAYER_WORDS}
+_WORD_INDEX = {"c": _CELL_INDEX, "e": _EDGE_INDEX, "t": _TYPE_INDEX,
+               "p": {w: p for p, w in enumerate(_PLAYER_WORDS)}}
+
+
+def move_text(code):
+    """The notation of move code `code` (legal_codes()); ValueError if it is none."""
+    kind = code >> 10
+    if 0 <= kind < len(MOVE_VERBS) and not code & ~0x3FFF:
+        words = _MOVE_WORDS[kind]
+        a = code >> 5 & 31
+        b = code & 31
+        if not words:
+            if not a and not b:
+                return MOVE_VERBS[kind]
+        elif kind == MOVE_PUSH:
+            if a < N_TYPES and b < 20:
+                return _PUSH_PREFIX[a] + EDGE_NAMES[b]  # the most common move: one string
+        else:
+            names = _WORD_NAMES[words[0]]
+            if a < len(names):
+                if len(words) == 1:
+                    if not b:
+                        return MOVE_VERBS[kind] + " " + names[a]
+                elif b < len(_WORD_NAMES[words[1]]):
+                    return "%s %s %s" % (MOVE_VERBS[kind], names[a], _WORD_NAMES[words[1]][b])
+    raise ValueError("no Vora move has code %r" % (code,))
+
+
+def move_code(move):
+    """The code of a move in notation (move_text() turned round), or -1 when `move` is not
+    written as a Vora move. Whether it is legal now is the state's to say: legal_codes()."""
+    if not isinstance(move, str):
+        return -1
+    words = move.split(" ")
+    kind = 0
+    while kind < len(MOVE_VERBS) and MOVE_VERBS[kind] != words[0]:
+        kind += 1
+    if kind == len(MOVE_VERBS):
+        return -1
+    shape = _MOVE_WORDS[kind]
+    if len(words) != len(shape) + 1:
+        return -1
+    code = kind << 10
+    shift = 5
+    for k in range(len(shape)):
+        v = _WORD_INDEX[shape[k]].get(words[k + 1], -1)
+        if v < 0:
+            return -1
+        code |= v << shift
+        shift = 0
+    return code
 _PHASE_HINT = (
     "act: push or use an ability",
     "collect: 'take <cell>' a line group or 'pass'",

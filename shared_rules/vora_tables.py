@@ -1,7 +1,7 @@
 """Vora's legal moves on CPython, built from tables of move strings made once at import.
 
-`action_moves(state)` returns exactly the list that `VoraState._action_moves()` builds
-string by string (the same moves in the same sorted order); tests/test_vora_fast_path.py
+`action_moves(state)` returns exactly the moves whose codes `VoraState._action_codes()`
+builds one by one (the same moves in the same sorted order); tests/test_vora_fast_path.py
 compares the two, and the MicroPython digest tests compare the board against the PC. Only
 CPython imports this module (shared_rules/vora.py does, at its end): the tables' 1,064
 strings would hold about 40 KB of the board's heap, and tools/build_board.py leaves the
@@ -53,8 +53,8 @@ def may_hold_water_group(w):
 
 
 def action_moves(state):
-    """The action moves of `state`'s player, sorted: VoraState._action_moves() from tables.
-    The meadow is read once in cell-name order, the order of every list."""
+    """The action moves of `state`'s player, sorted: VoraState._action_codes() as text,
+    from tables. The meadow is read once in cell-name order, the order of every list."""
     g = state.grid
     farm = state.farms[state.active]
     crow = farm[CROW]

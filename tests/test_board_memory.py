@@ -66,7 +66,7 @@ def saved_moves(tmp_path):
 
 
 def test_one_failure_is_collected_and_retried_unseen(tmp_path):
-    for method in ("legal_moves", "clone"):  # after the move is played / before
+    for method in ("legal_codes", "clone"):  # after the move is played / before
         app = board(tmp_path / method)
         ui = app.ui
         move = ui.legal[0]
@@ -74,7 +74,7 @@ def test_one_failure_is_collected_and_retried_unseen(tmp_path):
         digest.play(move)
         play_by_keys(app, move, 1000, (method, 1))
         assert list(ui.moves) == [move] and ui.state.digest() == digest.digest()
-        assert ui.legal == ui.state.legal_moves() and ui.unsettled is None
+        assert list(ui.legal) == ui.state.legal_moves() and ui.unsettled is None
         assert not ui.memory_error and app.out_of_memory == 0 and app.reserve is not None
         assert app.memory_errors == 1
         assert saved_moves(tmp_path / method) == [move]
@@ -87,7 +87,7 @@ def test_failing_twice_saves_the_game_shows_the_error_and_recovers(tmp_path):
     play_by_keys(app, first, 1000)
     reserve = app.reserve
     move = ui.legal[len(ui.legal) // 2]
-    play_by_keys(app, move, 2000, ("legal_moves", 2))
+    play_by_keys(app, move, 2000, ("legal_codes", 2))
     # The move was played once; the state, the record and the save agree; the keys show it.
     assert list(ui.moves) == [first, move] and saved_moves(tmp_path) == [first, move]
     # The reserve was given back to save the game, and made again once memory allowed.
@@ -101,6 +101,6 @@ def test_failing_twice_saves_the_game_shows_the_error_and_recovers(tmp_path):
     app._guarded(2200)
     assert ui.unsettled == move and ui.memory_error
     app._guarded(2000 + SAVE_RETRY_MS + 10)
-    assert ui.unsettled is None and not ui.memory_error and ui.legal == ui.state.legal_moves()
+    assert ui.unsettled is None and not ui.memory_error and list(ui.legal) == ui.state.legal_moves()
     play_by_keys(app, ui.legal[0], 9000)
     assert len(ui.moves) == 3 and len(saved_moves(tmp_path)) == 3

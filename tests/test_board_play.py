@@ -126,7 +126,7 @@ def test_the_bot_module_chooses_a_take_over_a_pass():
     legal = st.legal_moves()
     assert "pass" in legal and len(legal) > 1
     bot = BoardBot()
-    bot.start(st, legal, 5, 0, 1)
+    bot.start(st, st.legal_codes(), 5, 0, 1)
     while not bot.step():
         pass
     assert bot.best.startswith("take ")
@@ -205,7 +205,7 @@ def test_the_bots_level_is_what_it_plays_at_and_is_saved_and_resumed():
 def decide(state, level, seed=5):
     from vora_fw.bot import BoardBot
     bot = BoardBot()
-    bot.start(state, state.legal_moves(), seed, 0, 1, level)
+    bot.start(state, state.legal_codes(), seed, 0, 1, level)
     steps = 0
     while True:
         tried = bot.tried
@@ -252,7 +252,7 @@ def test_a_decided_bot_lets_go_of_the_position_and_its_moves():
     from vora_fw.bot import BoardBot
     st = positions(1)[0]
     bot = BoardBot()
-    bot.start(st, st.legal_moves(), 5, 0, 1, "hard")
+    bot.start(st, st.legal_codes(), 5, 0, 1, "hard")
     while not bot.step():
         assert bot.state is st
     assert bot.state is None and len(bot.moves) == 0 and bot.best in st.legal_moves()

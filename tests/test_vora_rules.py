@@ -8,6 +8,8 @@ in any rank or file, so the only lines are the ones a scenario builds.
 """
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from shared_rules import prng, vora
 from shared_rules.errors import BadPosition, IllegalMove
@@ -693,3 +695,25 @@ def test_prng_is_a_fixed_sequence():
     assert prng.step(270369) == 67634689
     with pytest.raises(ValueError):
         prng.seed_state(-1)
+
+
+def whole_word_step(x):
+    # xorshift32 as Marsaglia wrote it: prng.step computes it on 16-bit halves.
+    x ^= (x << 13) & 0xFFFFFFFF
+    x ^= x >> 17
+    x ^= (x << 5) & 0xFFFFFFFF
+    return x
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.integers(1, 0xFFFFFFFF))
+def test_the_prng_on_halves_is_xorshift32(x):
+    assert prng.step(x) == whole_word_step(x)
+
+
+def test_the_prng_on_halves_follows_long_sequences():
+    for seed in (0, 1, 0xFFFFFFFF):
+        x = y = prng.seed_state(seed)
+        for _ in range(20000):
+            x, y = prng.step(x), whole_word_step(y)
+            assert x == y

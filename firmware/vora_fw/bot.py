@@ -53,7 +53,7 @@ class BoardBot:
         self.n = -1  # the move number the decision is for
         self.game = -1
         self.state = None  # type: Any
-        self.moves = []  # type: Any
+        self.moves = ()  # type: Any  # the legal moves' codes (vora.legal_codes())
         self.i = 0
         self.rng = 1
         self.me = 0
@@ -61,12 +61,14 @@ class BoardBot:
         self.sample = 16
         self.judge = JUDGE_SCORE
         self.sampling = False
-        self.best = None  # type: Any
+        self.best = None  # type: Any  # the move chosen, as text, once decided
+        self.best_code = -1
         self.best_value = None  # type: Any
         self.tried = 0
 
     def start(self, state, legal, seed, n, game, level=DEFAULT_LEVEL):
-        """Begin a decision for `state` (whose legal moves are `legal`) at `level`."""
+        """Begin a decision for `state`, whose legal moves' codes (state.legal_codes())
+        are `legal`, at `level`."""
         self.level = level
         setting = LEVELS[level]
         self.sample = setting[0]
@@ -79,14 +81,15 @@ class BoardBot:
         self.me = state.active
         self.rng = prng.seed_state((seed + n * 7919) & 0xFFFFFFFF)
         self.sampling = state.phase == vora.PHASE_ACTION and len(legal) > 2 * self.sample
-        self.best = legal[0]
+        self.best = None
+        self.best_code = legal[0]
         self.best_value = None
         self.tried = 0
         if state.phase == vora.PHASE_COLLECT and len(legal) > 1:
             # Lines are what scores in the end: take one (as the PC's greedy bot does),
             # the best of them; "pass" sorts first and is left out.
             self.i = 1
-            self.best = legal[1]
+            self.best_code = legal[1]
 
     def step(self):
         """Try the next candidate; True once the decision is made (then see `best`)."""
@@ -95,14 +98,14 @@ class BoardBot:
         while self.i < count:
             m = moves[self.i]
             self.i += 1
-            if self.sampling and m.startswith("push "):
+            if self.sampling and m >> 10 == vora.MOVE_PUSH:
                 r, self.rng = prng.below(self.rng, count)
                 if r >= self.sample:
                     continue
             v = self._value(m)
             self.tried += 1
             if self.best_value is None or v > self.best_value:
-                self.best = m
+                self.best_code = m
                 self.best_value = v
             if self.i < count:
                 return False
@@ -111,11 +114,12 @@ class BoardBot:
         # the move played next can free them before it builds the next list.
         self.state = None
         self.moves = ()
+        self.best = vora.move_text(self.best_code)
         return True
 
-    def _value(self, move):
+    def _value(self, code):
         t = self.state.clone()
-        t.play(move)
+        t.play(vora.move_text(code))
         me = self.me
         k = 0
         while t.active == me and k < FINISH_STEPS and (

@@ -133,6 +133,37 @@ _FONT = {
 }
 
 
+class LegalMoves:
+    """The legal moves of a position, kept as move codes (vora.legal_codes()): to whoever
+    reads it, a sequence of move texts (in, len, [i], for), a few bytes a move where a list
+    of strings held some forty (11 KB at the most moves of a 4-player game). The board's
+    own drawing reads `codes`, which allocates nothing."""
+
+    def __init__(self, codes=()):
+        self.codes = codes
+
+    def __len__(self):
+        return len(self.codes)
+
+    def __getitem__(self, i):
+        return vora.move_text(self.codes[i])
+
+    def __contains__(self, move):
+        return vora.move_code(move) in self.codes
+
+    def __iter__(self):
+        for code in self.codes:
+            yield vora.move_text(code)
+
+
+NO_MOVES = LegalMoves()
+
+
+def _ability_kind(t):
+    # The move kind of a cube that acts from its cell towards another (mole, duck), or -1.
+    return vora.MOVE_MOLE if t == vora.MOLE else vora.MOVE_DUCK if t == vora.DUCK else -1
+
+
 class VoraUI:
     """The board's Vora application. Feed it key events and ask it for frames."""
 
@@ -148,7 +179,7 @@ class VoraUI:
         self.state = None  # type: Any
         self.mode = MODE_SETUP
         self.chosen_seats = "SN"
-        self.legal = []
+        self.legal = NO_MOVES
         self.sel_type = -1  # cube type picked from the farm
         self.sel_cell = -1  # a mole or duck waiting for its target
         self.sel_edge = -1
@@ -268,7 +299,7 @@ class VoraUI:
         self.auto_move = None
         self.snap = None
         self._reset_selection()
-        self.legal = state.legal_moves()
+        self.legal = LegalMoves(state.legal_codes())
         self.mode = MODE_OVER if state.is_over() else MODE_PLAY
         if self.mode == MODE_OVER:
             self._prepare_scores()
@@ -332,7 +363,7 @@ class VoraUI:
         self.changed_at = now
         self._plan_animation(move)
         self._reset_selection()
-        self.legal = []  # the old list may go before the new one is built (heap peak)
+        self.legal = NO_MOVES  # the old list may go before the new one is built (heap peak)
         self.settle(now)
 
     def settle(self, now):
@@ -341,7 +372,7 @@ class VoraUI:
         move = self.unsettled
         if move is None:
             return
-        self.legal = self.state.legal_moves()
+        self.legal = LegalMoves(self.state.legal_codes())
         self._save()
         self.unsettled = None
         self.memory_error = False
@@ -511,7 +542,7 @@ class VoraUI:
             self.bot = BoardBot()
         bot = self.bot
         if bot.n != len(self.moves) or bot.game != self.game_id:
-            bot.start(self.state, self.legal, self.seed ^ self.game_id, len(self.moves),
+            bot.start(self.state, self.legal.codes, self.seed ^ self.game_id, len(self.moves),
                       self.game_id, bot_level_name(self.bot_level(self.state.seats[
                           self.state.active])))
         elif bot.step() and self.enter_move(bot.best, now, True):
@@ -728,7 +759,8 @@ class VoraUI:
             self._own_corner(now)
         elif seat is not None:
             p = st.seats.index(seat)
-            if st.phase == vora.PHASE_BONUS and any(m.startswith("steal %d " % p) for m in self.legal):
+            steal = vora.MOVE_STEAL << 5 | p
+            if st.phase == vora.PHASE_BONUS and any(c >> 5 == steal for c in self.legal.codes):
                 self._reset_selection()
                 self.view_farm = p
                 self.view_for = "steal"
@@ -816,8 +848,8 @@ class VoraUI:
         # selection stays, so a stray press costs nothing.
         t = st.grid[cell]
         if t == vora.MOLE or t == vora.DUCK:
-            prefix = "%s %s " % (vora.TYPES[t], name)
-            if any(m.startswith(prefix) for m in self.legal):
+            head = _ability_kind(t) << 5 | cell
+            if any(c >> 5 == head for c in self.legal.codes):
                 self._reset_selection()
                 self.sel_cell = cell
                 return
@@ -889,23 +921,24 @@ class VoraUI:
                 if m >> c & 1:
                     ov[layout.meadow_key(c)] = OV_STRONG if lit else OV_CANDIDATE
         if self.preview is None:
-            # Matching by prefix and slicing only the matches keeps this to a few small
-            # strings, where splitting every legal move would allocate kilobytes per key.
+            # Read from the moves' codes (kind and first word in code >> 5), which
+            # allocates nothing.
+            codes = self.legal.codes
             if st.phase == vora.PHASE_ACTION and self.sel_type >= 0:
                 self.pick_rgb = palette.CUBE_RGB[self.sel_type]
-                prefix = "push " + vora.TYPES[self.sel_type] + " "
-                for m in self.legal:
-                    if m.startswith(prefix):
-                        ov[layout.edge_key(m[len(prefix):])] = OV_EDGE_OPTION
-                    elif self.sel_type == vora.CROW and m.startswith("crow "):
-                        ov[layout.meadow_key(vora.cell_index(m[5:]))] = OV_CANDIDATE
+                push = vora.MOVE_PUSH << 5 | self.sel_type
+                crow = self.sel_type == vora.CROW
+                for c in codes:
+                    if c >> 5 == push:
+                        ov[layout.edge_key(vora.EDGE_NAMES[c & 31])] = OV_EDGE_OPTION
+                    elif crow and c >> 10 == vora.MOVE_CROW:
+                        ov[layout.meadow_key(c >> 5 & 31)] = OV_CANDIDATE
             if self.sel_cell >= 0:
-                prefix = "%s %s " % (vora.TYPES[st.grid[self.sel_cell]],
-                                     vora.CELL_NAMES[self.sel_cell])
+                head = _ability_kind(st.grid[self.sel_cell]) << 5 | self.sel_cell
                 ov[layout.meadow_key(self.sel_cell)] = OV_SELECTED
-                for m in self.legal:
-                    if m.startswith(prefix):
-                        ov[layout.meadow_key(vora.cell_index(m[len(prefix):]))] = OV_CANDIDATE
+                for c in codes:
+                    if c >> 5 == head:
+                        ov[layout.meadow_key(c & 31)] = OV_CANDIDATE
             return
         words = self.preview.split(" ")
         verb = words[0]

@@ -21,7 +21,7 @@ def main(first, seeds, max_moves):
             game_id = (seed * 2654435761 + 0x5EED) & 0xFFFFFFFF
             n = 0
             while not state.is_over() and n < max_moves:
-                bot.start(state, state.legal_moves(), seed ^ game_id, n, game_id, level)
+                bot.start(state, state.legal_codes(), seed ^ game_id, n, game_id, level)
                 steps = 1
                 while not bot.step():
                     steps += 1

@@ -143,6 +143,7 @@ def setup(code):
     R.peak = 0
     R.board_peak = R.board_transient = 0
     R.keys = None  # the keys of the move being entered
+    R.setup_keys = None  # the setup's keys left to press
 
 
 def step():
@@ -156,12 +157,14 @@ def step():
     R.board_alloc = 0  # what the board's own steps allocate (not this driver, not the PC)
     ui = R.app.ui
     if not R.started:
-        for seat in "SWNE"[:PLAYERS]:
-            if seat not in "SN":
-                press("c" + seat)
-        press("c3")
-        R.started = True
-        print("start", ui.state.digest())
+        # The setup's keys, one a step as in play: the seats beyond South and North, then
+        # c3 deals the game.
+        if R.setup_keys is None:
+            R.setup_keys = ["c" + seat for seat in "WE"[:PLAYERS - 2]] + ["c3"]
+        press(R.setup_keys.pop(0))
+        if not R.setup_keys:
+            R.started = True
+            print("start", ui.state.digest())
     elif R.keys is None and (ui.state.is_over() or R.moves >= MAX_MOVES):
         if MICRO:
             gc.enable()
