@@ -25,7 +25,10 @@ import board_player
 SEED = int(sys.argv[1])
 MOVES_ALONE = int(sys.argv[2])
 MOVES_WITH_PC = int(sys.argv[3])
-LINK_MODULES = ("vora_fw.link", "shared_rules.wire", "shared_rules.session", "vora_fw.maker")
+# Modules a board playing alone never loads: its link, and the notation of positions (a
+# game dealt from the box has no start position to read or write).
+LINK_MODULES = ("vora_fw.link", "shared_rules.wire", "shared_rules.session", "vora_fw.maker",
+                "shared_rules.vora_position")
 HOLD_MS = 80  # a key held (and then released) this long: four times the debounce
 FLASH = "flash"
 IDENTITY = {"micropython": "1.27.0", "mpy": 6, "mpy_sub": 3, "arch": "armv6m",
