@@ -3,7 +3,7 @@
 1. the heap each module takes when imported, in the order a board alone imports them, then
    what the link adds (collected between imports: an await lets this port collect);
 2. what one move allocates, at most over a 4-player game played at random: its legal
-   moves, the rules' play, the state's JSON and its digest (a second call: the first
+   moves (as the board keeps them, codes, and as text for the PC), the rules' play, the state's JSON and its digest (a second call: the first
    imports hashlib), measured as the growth of gc.mem_alloc() (no collection runs inside
    a call on this port);
 3. the time of the board's save (vora_fw.vora_ui's, to the port's in-memory files) of
@@ -66,7 +66,8 @@ def allocations():
 
     n = 0
     while not state.is_over() and n < 400:
-        legal = measure("legal_moves", state.legal_moves)
+        legal = measure("legal_moves (text)", state.legal_moves)
+        measure("legal_codes (board)", state.legal_codes)
         measure("to_json", state.to_json)
         measure("digest", state.digest)
         i, chooser = prng.below(chooser, len(legal))
