@@ -52,6 +52,7 @@ package(
         "prng.py",
         "session.py",
         "vora.py",
+        "vora_position.py",
         "wire.py",
     ),
     base_path="..",
