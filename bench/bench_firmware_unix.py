@@ -82,6 +82,10 @@ def main():
                         help="search the smallest passing heap, in 4 KiB steps")
     parser.add_argument("--romfs", action="store_true",
                         help="the firmware's modules from a ROMFS image at /rom")
+    parser.add_argument("--driver-in-rom", action="store_true",
+                        help="with --romfs: the test's driver (board_soak, board_player) in "
+                             "the image too, so only the firmware's code is off the heap "
+                             "and none of the driver's is on it")
     parser.add_argument("--alone", action="store_true",
                         help="no PC: no update, no doctor, the link never made")
     parser.add_argument("--seed", type=int, default=1)
@@ -89,10 +93,12 @@ def main():
     a = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         if a.romfs:
-            tree, image = romfs_tree(Path(tmp), DRIVERS)
+            tree, image = romfs_tree(Path(tmp), DRIVERS, drivers_in_image=a.driver_in_rom)
         else:
             tree, image = firmware_tree(Path(tmp) / "tree", DRIVERS), None
         where = "from ROMFS" if a.romfs else "from .mpy files"
+        if a.romfs and a.driver_in_rom:
+            where += " (the driver's too)"
         bundle = None if a.alone else write_bundle(Path(tmp) / "bundle")
         if a.alone:
             where += ", no PC"

@@ -394,18 +394,25 @@ class VoraState:
             return _tables.action_moves(self)
         return [move_text(c) for c in self.legal_codes()]
 
-    def legal_codes(self):
+    def legal_codes(self, into=None):
         """legal_moves() as move codes (move_text()), in the same order: a small integer
-        a move where a string takes some forty bytes, so the board keeps these."""
+        a move where a string takes some forty bytes. `into`: where to append them (a new
+        list by default); the board gives an array('H'), 2 bytes a move in one small block,
+        where a list's 4 bytes a slot grow by doubling into a block of 2 KB."""
+        codes = [] if into is None else into
         phase = self.phase
         if phase == PHASE_ACTION:
-            return self._action_codes()
-        if phase == PHASE_COLLECT:
+            self._action_codes(codes)
+        elif phase == PHASE_COLLECT:
+            codes.append(MOVE_PASS << 10)
             firsts = [first_cell(m) for m in self._groups()]
-            return [MOVE_PASS << 10] + [MOVE_TAKE << 10 | i << 5 for i in _NAME_ORDER
-                                        if i in firsts]
-        if phase == PHASE_BONUS:
-            codes = [MOVE_EXTRA << 10 | i << 5 for i in _NAME_ORDER if self.grid[i] != EMPTY]
+            for i in _NAME_ORDER:
+                if i in firsts:
+                    codes.append(MOVE_TAKE << 10 | i << 5)
+        elif phase == PHASE_BONUS:
+            for i in _NAME_ORDER:
+                if self.grid[i] != EMPTY:
+                    codes.append(MOVE_EXTRA << 10 | i << 5)
             codes.append(MOVE_PASS << 10)
             if self.bonus == 2:
                 for p in range(self.players):
@@ -414,8 +421,7 @@ class VoraState:
                         for t in _TYPES_BY_NAME:
                             if farm[t]:
                                 codes.append(MOVE_STEAL << 10 | p << 5 | t)
-            return codes
-        return []
+        return codes
 
     def play(self, move):
         """Apply one move in notation; raise IllegalMove (state unchanged) if it cannot be played."""
@@ -564,14 +570,13 @@ class VoraState:
         gained = out_count if self._seat_gain(exit_side) == self.active else 0
         return sum(self.farms[self.active]) - 1 + gained >= 1
 
-    def _action_codes(self):
-        # Built directly in sorted order of the moves' text (verbs, then names,
+    def _action_codes(self, codes):
+        # Appended to `codes` in sorted order of the moves' text (verbs, then names,
         # alphabetically), so no sort is needed: on the board, sorting a few hundred moves
         # costs more than making them. vora_tables.action_moves() builds the same moves
         # as strings, from tables, on the PC.
         g = self.grid
         farm = self.farms[self.active]
-        codes = []
         # Where a push's cube goes out decides whether it leaves the pusher a cube; with
         # two cubes or more in the farm, every push does.
         roomy = sum(farm) >= 2
@@ -616,7 +621,6 @@ class VoraState:
             for e in _EDGES_BY_NAME:
                 if ok1[e] and is_animal(g[EDGE_CELLS[e][0]]):
                     codes.append(MOVE_WOLF << 10 | e << 5)
-        return codes
 
     def _groups(self):
         # Line groups the active player may collect now: maximal runs of 3+ that this step

@@ -233,14 +233,19 @@ def parse_mem_info(text: str, block_bytes: int = 32) -> dict:
 # ------------------------------------------------- the firmware's code in ROMFS, Unix port
 
 def romfs_tree(dest: Union[str, os.PathLike],
-               drivers: Iterable[Union[str, os.PathLike]] = ()) -> Tuple[Path, Path]:
+               drivers: Iterable[Union[str, os.PathLike]] = (),
+               drivers_in_image: bool = False) -> Tuple[Path, Path]:
     """The board as `vora flash --romfs` installs it: the version slot's modules (plain
     bytecode, which the Unix port runs) in a ROMFS image built by vora's own builder
     (vora_host.maker.romfs), and on the filesystem only the small files: vora_boot.mpy (the
     boot path, never in the image) and the drivers with tests/mp_scripts/board_romfs.py,
     which mounts the image at /rom. Returns (tree, image): run
     run_unix_micropython("board_romfs", tree, [image, DRIVER, *args],
-    heap=romfs_heapsize(cap, tree, image))."""
+    heap=romfs_heapsize(cap, tree, image)).
+
+    drivers_in_image: the drivers go into the image too (its folder `drivers`, which
+    board_romfs puts on sys.path), so their code runs in place as the firmware's does and
+    the heap holds what a board's would: the firmware's, and the drivers' objects only."""
     sys.path[:0] = [p for p in (str(REPO_ROOT / "host"), str(REPO_ROOT / "firmware"))
                     if p not in sys.path]
     from vora_host.maker import bundle as bundles
@@ -249,14 +254,21 @@ def romfs_tree(dest: Union[str, os.PathLike],
     tree = Path(dest) / "tree"
     tree.mkdir(parents=True, exist_ok=True)
     image = Path(dest) / "firmware.romfs"
+    def compiled(path):
+        return bundles.compile_source(path.read_text(encoding="utf-8"),
+                                      str(path.relative_to(REPO_ROOT)))
+
+    in_image = [("drivers/%s.mpy" % Path(d).stem, compiled(Path(d)))
+                for d in (drivers if drivers_in_image else ())]
     image.write_bytes(romfs.build_image(bundles.make_bundle(
-        bundles.compile_tree(root=REPO_ROOT), "rp2", bundles.mpy_cross_version(), "")))
+        bundles.compile_tree(root=REPO_ROOT) + in_image, "rp2",
+        bundles.mpy_cross_version(), "")))
     boot_src = REPO_ROOT / "firmware" / "vora_fw" / "boot.py"
     files = [("vora_boot.mpy", bundles.compile_source(
         boot_src.read_text(encoding="utf-8"), "firmware/vora_fw/boot.py"))]
-    for path in [REPO_ROOT / "tests" / "mp_scripts" / "board_romfs.py", *map(Path, drivers)]:
-        files.append((path.stem + ".mpy", bundles.compile_source(
-            path.read_text(encoding="utf-8"), str(path.relative_to(REPO_ROOT)))))
+    on_disk = [] if drivers_in_image else list(map(Path, drivers))
+    for path in [REPO_ROOT / "tests" / "mp_scripts" / "board_romfs.py", *on_disk]:
+        files.append((path.stem + ".mpy", compiled(path)))
     for name, data in files:
         (tree / name).write_bytes(data)
     return tree, image

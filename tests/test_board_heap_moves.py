@@ -3,8 +3,8 @@ port: 32-bit, like the RP2040), for the two things that weighed most in issue 25
 figures (docs/benchmarks.md, "The firmware under MicroPython"):
 
 - the legal moves the board keeps between key events: move codes (vora.legal_codes(),
-  vora_fw.vora_ui.LegalMoves), a small int each, where a list of strings took some 40
-  bytes a move (about 11 KB at 263 moves);
+  vora_fw.vora_ui.LegalMoves) in an array('H'), 2 bytes each, where a list of strings
+  took some 40 bytes a move (about 11 KB at 263 moves);
 - the PRNG's draws: a 32-bit state of 2**30 or more is a heap object on a 32-bit
   MicroPython, and xorshift32 on whole words made a new one at every shift and xor (a
   4-player deal's 30 draws took 9 KB); shared_rules.prng steps on 16-bit halves, and
@@ -65,9 +65,10 @@ def figures():
 def test_the_board_keeps_its_legal_moves_in_a_few_bytes_each(figures):
     moves, kept = figures["kept"]
     assert moves >= 200  # a position with many moves, as the bench's 263
-    # A list of small ints, with what its growth left behind and the position's drawing;
-    # a string a move took 11,000 bytes here.
-    assert kept <= 12 * moves, figures
+    # An array of 2-byte codes, with what its growth left behind and the position's
+    # drawing: 688 bytes here; a list of codes took 2,208 (in one block of 2 KB), a string
+    # a move 11,392.
+    assert kept <= 4 * moves, figures
 
 
 def test_a_prng_step_allocates_half_what_whole_words_did(figures):

@@ -104,3 +104,25 @@ def test_failing_twice_saves_the_game_shows_the_error_and_recovers(tmp_path):
     assert ui.unsettled is None and not ui.memory_error and list(ui.legal) == ui.state.legal_moves()
     play_by_keys(app, ui.legal[0], 9000)
     assert len(ui.moves) == 3 and len(saved_moves(tmp_path)) == 3
+
+
+def test_a_board_started_on_a_heap_in_pieces_plays_and_makes_its_reserve_later(
+        tmp_path, monkeypatch):
+    # A board restarted without a reset (the soak's power cut, a soft reset) may find no
+    # 4 KB block for the reserve: it starts without one instead of failing, and makes it
+    # once a key goes through with memory to spare.
+    from vora_fw import app as app_module
+    made = []
+
+    def no_big_block(n):
+        if n >= app_module.RESERVE_BYTES and not made:
+            made.append(n)
+            raise MemoryError("memory allocation failed, allocating %d bytes" % n)
+        return bytearray(n)
+    monkeypatch.setattr(app_module, "bytearray", no_big_block, raising=False)
+    app = board(tmp_path)
+    assert app.reserve is None and made == [app_module.RESERVE_BYTES]
+    move = app.ui.legal[0]
+    play_by_keys(app, move, 1000)
+    assert list(app.ui.moves) == [move] and app.memory_errors == 0
+    assert app.reserve is not None and len(app.reserve) == app_module.RESERVE_BYTES

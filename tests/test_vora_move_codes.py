@@ -3,6 +3,7 @@ keeps its legal moves as small integers, so every code must name exactly one mov
 ways, and legal_codes() must be legal_moves() in the same order, in every phase."""
 
 import random
+from array import array
 
 import pytest
 from hypothesis import given, settings
@@ -21,6 +22,7 @@ def test_legal_codes_are_the_legal_moves_in_order_through_whole_games():
             codes = state.legal_codes()
             assert [vora.move_text(c) for c in codes] == moves, state.position()
             assert [vora.move_code(m) for m in moves] == codes
+            assert list(state.legal_codes(array("H"))) == codes  # as the board keeps them
             phases.add(state.phase)
             state.play(rnd.choice(moves))
     assert phases == {vora.PHASE_ACTION, vora.PHASE_COLLECT, vora.PHASE_BONUS}

@@ -41,6 +41,13 @@ PENDING_BYTES = const(1024)
 
 class App:
     def __init__(self, hw, pinmap, store=None, link=None, seed_fn=None, now=0, id_fn=None):
+        # The reserve first, while the heap is in one piece; a heap with no 4 KB block left
+        # (a board restarted without a reset) starts without it, and _guarded makes it
+        # once memory allows, as after an out-of-memory.
+        try:
+            self.reserve = bytearray(RESERVE_BYTES)  # type: bytearray | None
+        except MemoryError:
+            self.reserve = None
         self.hw = hw
         self.scan_ms = pinmap.get("scan_period_ms", 5)
         self.scanner = KeyScanner(pinmap.get("debounce_ms", 20))
@@ -51,7 +58,6 @@ class App:
         self.ui = VoraUI(store, seed_fn or (lambda: ticks_ms()), self._on_event, now, id_fn)
         self.last_frame = now
         self.dirty = True
-        self.reserve = bytearray(RESERVE_BYTES)  # type: bytearray | None
         self.memory_errors = 0  # MemoryErrors caught in play (each retried once)
         self.out_of_memory = 0  # times an allocation failed twice in a row
         # The link made at the PC's first byte (link_on_demand): read() and make_link().

@@ -46,6 +46,7 @@ except ImportError:
     pass
 
 import json
+from array import array
 
 from shared_rules import vora
 from shared_rules.errors import RulesError
@@ -134,13 +135,14 @@ _FONT = {
 
 
 class LegalMoves:
-    """The legal moves of a position, kept as move codes (vora.legal_codes()): to whoever
-    reads it, a sequence of move texts (in, len, [i], for), a few bytes a move where a list
-    of strings held some forty (11 KB at the most moves of a 4-player game). The board's
-    own drawing reads `codes`, which allocates nothing."""
+    """The legal moves of a position, kept as move codes (vora.legal_codes()) in an
+    array('H'): to whoever reads it, a sequence of move texts (in, len, [i], for), 2 bytes a
+    move where a list of strings held some forty (11 KB at the most moves of a 4-player
+    game) and a list of codes grew into a block of 2 KB, which a fragmented heap may not
+    have. The board's own drawing reads `codes`, which allocates nothing."""
 
-    def __init__(self, codes=()):
-        self.codes = codes
+    def __init__(self, state=None):
+        self.codes = state.legal_codes(array("H")) if state is not None else ()
 
     def __len__(self):
         return len(self.codes)
@@ -149,7 +151,11 @@ class LegalMoves:
         return vora.move_text(self.codes[i])
 
     def __contains__(self, move):
-        return vora.move_code(move) in self.codes
+        code = vora.move_code(move)
+        for c in self.codes:  # MicroPython's array has no `in` for numbers
+            if c == code:
+                return True
+        return False
 
     def __iter__(self):
         for code in self.codes:
@@ -299,7 +305,7 @@ class VoraUI:
         self.auto_move = None
         self.snap = None
         self._reset_selection()
-        self.legal = LegalMoves(state.legal_codes())
+        self.legal = LegalMoves(state)
         self.mode = MODE_OVER if state.is_over() else MODE_PLAY
         if self.mode == MODE_OVER:
             self._prepare_scores()
@@ -372,7 +378,7 @@ class VoraUI:
         move = self.unsettled
         if move is None:
             return
-        self.legal = LegalMoves(self.state.legal_codes())
+        self.legal = LegalMoves(self.state)
         self._save()
         self.unsettled = None
         self.memory_error = False

@@ -29,6 +29,11 @@ gc.collect()
 print("romfs_image_heap", gc.mem_alloc() - before, "pool", gc.mem_alloc() + gc.mem_free())
 vfs.mount(vfs.VfsRom(image), "/rom")
 sys.path.insert(sys.path.index(".frozen") + 1, "/rom")
+try:  # drivers in the image (mpy.romfs_tree(drivers_in_image=True)) run in place too
+    os.stat("/rom/drivers")
+    sys.path.insert(sys.path.index("/rom") + 1, "/rom/drivers")
+except OSError:
+    pass
 del sys.argv[1:3]
 sys.argv[0] = driver
 __import__(driver)

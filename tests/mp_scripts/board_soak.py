@@ -244,7 +244,9 @@ def power_cut():
     ui = R.app.ui
     n, digest = len(ui.moves), ui.state.digest()
     R.oom += R.app.memory_errors
-    R.app = R.link = None
+    # A power cut leaves nothing of the old board on the heap: no name here may keep its
+    # application alive while the new one is made.
+    R.app = R.link = ui = None
     gc.collect()
     power_on()
     ui = R.app.ui
@@ -262,6 +264,7 @@ def play_to_end(game, takeback_at=-1, cut_at=-1):
             takeback()
         elif len(ui.moves) >= cut_at >= 0:
             cut_at = -1
+            ui = None  # the board before the cut must not outlive it (power_cut)
             power_cut()
             ui = R.app.ui
         elif ui.state.seats[ui.state.active] in ui.board_bots or ui.auto_move is not None:
