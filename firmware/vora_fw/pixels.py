@@ -78,7 +78,10 @@ def chain_map(pinmap):
     rotation = pinmap.get("rotation", 0)
     offsets = channel_offsets(pinmap.get("color_order", "GRB"))
     seen = set()
-    out = []
+    # Sized once: a list grown by appends would ask, on its last doubling, for a block of
+    # 256 slots, which a board restarted on a heap in pieces may not have.
+    out = [0] * (count * len(offsets))
+    j = 0
     for i in range(count):
         wx, wy = order[i]
         if not (0 <= wx < size and 0 <= wy < size):
@@ -89,7 +92,8 @@ def chain_map(pinmap):
             raise ValueError("pixel %d lights cell %r a second time" % (i, order[i]))
         seen.add(k)
         for c in offsets:
-            out.append(k * 3 + c)
+            out[j] = k * 3 + c
+            j += 1
     if max(out) < 256:
         return bytes(out)  # 147 bytes for the 7x7 board, instead of a tuple of ints
     return tuple(out)
