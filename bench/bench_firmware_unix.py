@@ -91,6 +91,8 @@ def main():
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--hold-ms", type=int, default=60)
     a = parser.parse_args()
+    if a.driver_in_rom and not a.romfs:
+        parser.error("--driver-in-rom needs --romfs (the driver goes into the ROMFS image)")
     with tempfile.TemporaryDirectory() as tmp:
         if a.romfs:
             tree, image = romfs_tree(Path(tmp), DRIVERS, drivers_in_image=a.driver_in_rom)
