@@ -8,9 +8,12 @@ free block after each game (micropython.mem_info()), the slowest key event to fr
 with --find-min the smallest heap (in KiB) under which the whole run still passes.
 
     .venv/bin/python bench/bench_firmware_unix.py [--games 200] [--heap 256] [--find-min]
-                                                  [--romfs] [--alone] [--seed 1] [--hold-ms 60]
+                                                  [--romfs] [--alone] [--small-bundle]
+                                                  [--seed 1] [--hold-ms 60]
 
-With --alone no PC is at the USB port: the same games (and power cut) without the update
+The update is the whole firmware (as `vora update` sends it); --small-bundle sends the five
+modules the tests' updates carry (the figures before 2026-11-26 22:00 UTC). With --alone
+no PC is at the USB port: the same games (and power cut) without the update
 and the doctor, and the link is never made (as vora_fw.start makes it at the PC's first byte).
 
 The Unix port is a 64-bit build (8-byte words where the RP2040 has 4), so its figures are
@@ -30,15 +33,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from maker_support import small_bundle  # noqa: E402
+from maker_support import full_bundle, small_bundle  # noqa: E402
 from mpy import (firmware_tree, parse_mem_info, romfs_heapsize, romfs_tree,  # noqa: E402
                  run_unix_micropython, unix_gc_block, unix_micropython)
 
 DRIVERS = [ROOT / "tests" / "board_player.py", ROOT / "tests" / "mp_scripts" / "board_soak.py"]
 
 
-def write_bundle(out):
-    b = small_bundle("0.2.0")
+def write_bundle(out, full=False):
+    b = (full_bundle if full else small_bundle)("0.2.0")
     for name, data in b.files:
         (out / name).parent.mkdir(parents=True, exist_ok=True)
         (out / name).write_bytes(data)
@@ -88,6 +91,9 @@ def main():
                              "and none of the driver's is on it")
     parser.add_argument("--alone", action="store_true",
                         help="no PC: no update, no doctor, the link never made")
+    parser.add_argument("--small-bundle", action="store_true",
+                        help="update with a bundle of the few modules the tests' updates "
+                             "carry, not the whole firmware (the figures before 2026-11-26 22:00 UTC)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--hold-ms", type=int, default=60)
     a = parser.parse_args()
@@ -101,7 +107,7 @@ def main():
         where = "from ROMFS" if a.romfs else "from .mpy files"
         if a.romfs and a.driver_in_rom:
             where += " (the driver's too)"
-        bundle = None if a.alone else write_bundle(Path(tmp) / "bundle")
+        bundle = None if a.alone else write_bundle(Path(tmp) / "bundle", not a.small_bundle)
         if a.alone:
             where += ", no PC"
         if a.find_min:

@@ -127,6 +127,25 @@ def test_an_update_under_a_hard_heap_switches_as_on_cpython(runs):
     assert update == ["update receiving switched resets 1"]
 
 
+def test_an_update_and_the_doctor_after_play_intern_no_new_names(runs):
+    # MicroPython interns names in a pool that grows by doubling, one block of several KB
+    # (9 KB on a 32-bit build). The updater's names came in at the first update message,
+    # after a game had cut the heap into pieces: on a 32-bit build, with the code in ROMFS,
+    # every message of an update was refused in heaps up to 196 KiB (no block for the new
+    # pool). The makers' service interns them when the link is made (vora_fw.maker).
+    done, _ = runs
+    out = done.stdout.splitlines()
+    counts = {}
+    for i, line in enumerate(out):
+        if line.startswith("names_interned "):
+            counts[line.split()[1]] = int(out[i + 1].split("n_qstr=")[1].split(",")[0])
+    assert set(counts) == {"before_update", "after_update"}, out[:5]
+    # 75 names came with the update before; now 2, one-letter strings of the messages'
+    # data (a new pool is wanted only where the last one is full: a handful of names
+    # rarely meets that boundary, 75 met it in the 32-bit runs).
+    assert counts["after_update"] - counts["before_update"] <= 4, counts
+
+
 def test_a_board_with_no_pc_never_loads_the_link_and_plays_in_less_heap(tree):
     # The same games with nobody at the USB port: the link, the codec, the session and the
     # makers' service are never imported, and the games fit a smaller heap than with a PC

@@ -506,6 +506,46 @@ def test_an_update_through_the_link_even_a_noisy_one(flash, faults):
     assert power_on(fs_of(flash), str(flash)).version == "0.2.0"
 
 
+def test_an_updater_that_finds_no_block_gets_the_apps_reserve_and_loads(flash, monkeypatch):
+    # After a game a hard heap has room but seldom in one piece (a 32-bit board with the
+    # code in ROMFS refused every message of an update: no 1,280-byte block to load the
+    # updater). The App's reserve, made at start, is given up for it, once.
+    import builtins
+    import sys
+    rig, statuses, resets = _rig(flash)
+    rig.deal()
+    reserve = rig.app.reserve
+    assert reserve is not None
+    real_import, tries = builtins.__import__, []
+    fail_always = []
+
+    def no_block_while_the_reserve_is_held(name, *args, **kwargs):
+        if name == "vora_fw.update":
+            tries.append(rig.app.reserve is not None)
+            if rig.app.reserve is not None or fail_always:
+                raise MemoryError("memory allocation failed, allocating 1280 bytes")
+        return real_import(name, *args, **kwargs)
+    monkeypatch.delitem(sys.modules, "vora_fw.update")  # the updater not loaded yet
+    monkeypatch.setattr(builtins, "__import__", no_block_while_the_reserve_is_held)
+    rig.client.send(wire.UPD_QUERY, b"")
+    assert _until(rig, lambda: statuses or rig.client.problems)
+    assert tries == [True, False] and not rig.client.problems
+    assert statuses[0][1]["state"] == "idle"
+    rig.play(rig.app.ui.legal[0])  # the next key that goes through makes the reserve again
+    assert rig.app.reserve is not None and rig.app.reserve is not reserve
+    # Failing even then, the message is refused with the reason and the board plays on.
+    fail_always.append(1)
+    rig.link.maker.updater = None
+    statuses.clear()
+    rig.client.send(wire.UPD_QUERY, b"")
+    assert _until(rig, lambda: rig.client.problems)
+    assert "refused UPD_QUERY: memory allocation failed" in rig.client.problems[-1]
+    assert not statuses
+    moves = len(rig.app.ui.moves)
+    rig.play(rig.app.ui.legal[0])
+    assert len(rig.app.ui.moves) == moves + 1
+
+
 def test_malformed_maker_messages_are_refused_and_the_game_goes_on(flash):
     rig, statuses, resets = _rig(flash)
     c = rig.client

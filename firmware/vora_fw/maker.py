@@ -6,9 +6,40 @@ helpers and the updater; anything refused becomes an error status, never an exce
 that would stop the game.
 """
 
+import gc
+import sys
+
 from shared_rules import wire
 
 CAPS = ("update", "doctor")
+ON_DEMAND = ("update", "doctor")  # vora_fw modules the service imports at their first message
+
+
+def intern_names(modules):
+    """Import the vora_fw `modules` and let them go, so that their names are interned now.
+
+    MicroPython interns every name a module brings, for good, in a pool that grows by
+    doubling: the next pool is one block of a few kilobytes (9 KB at some 1,300 names on a
+    32-bit port). Made when the link is (at power-up, or between games, mostly), that
+    block is found; made at the first update message, after a game has cut the heap into
+    pieces, it was not, and every message of the update was refused
+    (docs/benchmarks.md, "The update's names"). The modules' code itself goes back to the
+    heap: only their names stay. Best effort: a heap too full just now leaves the import
+    to the first message, as before."""
+    if sys.implementation.name != "micropython":
+        return  # CPython has no such pool; and a second copy of a module would confuse
+    import vora_fw
+    for name in modules:
+        if "vora_fw." + name in sys.modules:
+            continue  # its names are in, and whoever imported it may be using it
+        try:
+            __import__("vora_fw." + name)
+        except MemoryError:
+            pass
+        sys.modules.pop("vora_fw." + name, None)
+        if name in vora_fw.__dict__:
+            delattr(vora_fw, name)
+    gc.collect()
 
 
 class MakerService:
@@ -31,16 +62,30 @@ class MakerService:
         # code on the heap (docs/benchmarks.md, "The firmware under a hard heap").
         self.updater = None
         self.resets = 0
+        intern_names(ON_DEMAND)
 
     def caps(self):
         return CAPS if self.boot is not None else ("doctor",)
 
     def _updater(self):
         if self.updater is None and self.boot is not None:
-            from vora_fw.update import Updater
-            self.updater = Updater(self.boot, self.pinmap.get("port", ""), self.identity,
-                                   self.version)
+            try:
+                self.updater = self._make_updater()
+            except MemoryError:
+                # After a game the heap has room but seldom in one piece, and loading the
+                # updater wants blocks of a kilobyte or more. The App's reserve, made at
+                # start while the heap was whole, is such a block: it goes back to the heap
+                # for this once (the App makes it again when memory allows), and the
+                # import is tried once more. Failing again, the message is refused
+                # (vora_fw.link: a LOG says why) and the game is untouched.
+                self.app.reserve = None
+                gc.collect()
+                self.updater = self._make_updater()
         return self.updater
+
+    def _make_updater(self):
+        from vora_fw.update import Updater
+        return Updater(self.boot, self.pinmap.get("port", ""), self.identity, self.version)
 
     def hello_info(self):
         d = {"fw": self.version, "port": self.pinmap.get("port", ""),

@@ -169,8 +169,8 @@ def host_reads():
                 R.statuses.append(st["state"])
                 if DEBUG and st["state"] == "error":
                     print("error", st)
-            elif t == wire.LOG and DEBUG:
-                print("log", payload)
+            elif t == wire.LOG and (DEBUG or payload.startswith(b"refused")):
+                print("log", payload)  # a refusal is the first thing to read when a run fails
             elif t == wire.DIAG:
                 R.diag = wire.unpack_json(payload)
     del R.out[:]
@@ -276,14 +276,30 @@ def play_to_end(game, takeback_at=-1, cut_at=-1):
     mem(game)
 
 
-def update_and_doctor():
+def read_bundle():
+    """The PC's side of the update, read before the board starts: this driver shares the
+    board's heap, and the manifest read whole (3 KB) after a game was the run's first
+    MemoryError at low heaps, the PC's and not the board's."""
     with open(BUNDLE + "/manifest.json", "rb") as f:
         manifest = f.read()
     import hashlib
     import json
-    bundle_id = hashlib.sha256(manifest).digest()
-    names = [e[0] for e in json.loads(manifest)["files"]]
-    send(wire.UPD_OFFER, wire.pack_upd_offer(len(manifest), bundle_id))
+    R.bundle = (len(manifest), hashlib.sha256(manifest).digest(),
+                [e[0] for e in json.loads(manifest)["files"]])
+
+
+def names_interned(label):
+    # MicroPython's count of interned names (qstrs): an update after play must add none,
+    # the makers' modules having brought theirs when the link was made (vora_fw.maker).
+    if micropython is not None:
+        print("names_interned", label)
+        micropython.qstr_info()
+
+
+def update_and_doctor():
+    size, bundle_id, names = R.bundle
+    names_interned("before_update")
+    send(wire.UPD_OFFER, wire.pack_upd_offer(size, bundle_id))
     scan(5)
     for k in range(len(names) + 1):
         path = BUNDLE + "/" + (names[k - 1] if k else "manifest.json")
@@ -304,6 +320,7 @@ def update_and_doctor():
     send(wire.DIAG_REQ)
     scan(5)
     print("diag", R.diag["fw"], R.diag["pixels"], R.diag["keys_down"])
+    names_interned("after_update")
     R.oom += R.app.memory_errors
     R.app = R.link = None
     gc.collect()
@@ -318,6 +335,9 @@ def main():
     rec = boot.empty_record()
     rec["slot"] = "a"
     boot.write_record(boot.Fs(), FLASH, rec)
+    if not ALONE:
+        read_bundle()
+        gc.collect()
     power_on()
     mem("start")
     set_up("SWNE", "")
