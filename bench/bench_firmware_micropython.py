@@ -82,8 +82,10 @@ def main():
           % (alone["code_bytes"], alone["peak_bytes"]))
     print("    kept between key events %6d bytes, allocated during one key event at most %6d"
           % (alone["live_bytes"], alone["transient_bytes"]))
-    print("  code plus peak: %6d bytes   (target < 122880)"
+    print("  code plus peak: %6d bytes   (target < 120000: issue 25 counts 1 KB as 1,000 bytes)"
           % (alone["code_bytes"] + alone["peak_bytes"]))
+    print("  (this driver's own code, tests/board_player.py compiled from source, %d bytes, "
+          "is not counted)" % alone["driver_code_bytes"])
     print("Counting only what the board's steps allocate (not the driver's choice of the move "
           "and its keys, nor the PC's frames), code from .mpy files:")
     for label, r in (("with a PC", mpy), ("no PC", alone)):

@@ -66,10 +66,13 @@ def test_one_person_against_the_boards_bot_matches_cpython_and_fits_the_heap():
     assert 0 < int(measures["bot_peak_bytes"]) <= int(measures["peak_bytes"]) < HEAP_BUDGET
 
 
-BOARD_ALONE_BUDGET = 120 * 1024  # issue 25: code from .mpy plus the game's peak, no PC
+# Issue 25: code from .mpy plus the game's peak, no PC, under 120 KB, counted as the issue
+# counts (its "168 KB" were 168,304 bytes). The test driver's own code is not the board's
+# (tests/mp_scripts/board_game.py weighs it apart).
+BOARD_ALONE_BUDGET = 120000
 
 
-def test_a_board_alone_holds_its_code_and_its_game_in_120_kib(tmp_path):
+def test_a_board_alone_holds_its_code_and_its_game_in_120_kb(tmp_path):
     # The firmware as installed (.mpy files), no PC (its link never made), a 4-player game
     # by keys: the modules' code on the heap plus the game's peak (the collector held off
     # for each key event: an upper bound). Seed 2 was the largest of seeds 1 to 3
