@@ -64,7 +64,12 @@ def play_one(name, game, kind, sims, seed, ours_seat, stats):
     """One game; the search bot's score (1, 1/2, 0)."""
     module = games.load(name)
     state = osa.from_native(game, module.new_game(2, seed))
-    ours = make_bot(kind, seed * 2 + 1, name)
+    if kind == "hand-seer":  # the ceiling of knowing the present (bench_tiger_luck.py)
+        from bench_tiger_luck import HandSeer
+        from vora_host.bots.search import game_settings
+        ours = HandSeer(seed * 2 + 1, iterations=sims, game=name, **game_settings(name))
+    else:
+        ours = make_bot(kind, seed * 2 + 1, name)
     theirs = openspiel_bot(game, name, sims, seed * 2)
     chance = random.Random(seed)
     while not state.is_terminal():
@@ -93,7 +98,10 @@ def main():
     ap.add_argument("--sims", type=int, default=200)
     ap.add_argument("--kind", default=None,
                     help="the search bot's kind (default search:SIMS, or "
-                         "search:Tms:clock=cpu with --time); settings after it, e.g. search:200:c=0.5")
+                         "search:Tms:clock=cpu with --time); settings after it, e.g. "
+                         "search:200:c=0.5; or hand-seer (Tossing Tiger): the search at SIMS "
+                         "iterations seeing every hand, not the future, a ceiling of what "
+                         "knowing the present buys (bench/bench_tiger_luck.py)")
     ap.add_argument("--time", action="store_true",
                     help="equal CPU time instead of equal simulations")
     ap.add_argument("--calibrate", type=int, default=20,

@@ -143,12 +143,13 @@ def test_kind_strings():
 def test_in_every_game_a_bots_kind_makes_the_same_bot_again(game):
     # Whatever the game's own settings (SEARCH), and settings set back to the defaults.
     settings = ("iterations", "ms", "c", "horizon", "temperature", "max_rollout_moves",
-                "points", "reuse", "clock")
+                "points", "reuse", "clock", "tree")
     for kind in ("search", "search:200", "search:20ms", "search:50:c=1:horizon=3",
                  "search:200:horizon=round", "search:200:temperature=3:c=0.2",
                  "search:100:max_rollout_moves=200:horizon=1", "search:200:points=scores",
                  "search:200:points=game", "search:200:reuse=on", "search:200:reuse=off",
-                 "search:20ms:clock=cpu", "search:20ms:clock=wall"):
+                 "search:20ms:clock=cpu", "search:20ms:clock=wall",
+                 "search:50:tree=infosets", "search:50:tree=moves"):
         bot = make_bot(kind, 1, game)
         again = make_bot(bot.kind, 1, game)
         assert again.kind == bot.kind, kind
@@ -238,6 +239,7 @@ def test_a_game_may_judge_a_cut_simulation_its_own_way():
     ("search:abc", "'abc'"), ("search:0", "'search:0': iterations must be a whole number of at least 1, not 0"), ("search:-5ms", "'-5ms'"),
     ("search:depth=3", "depth"), ("search:horizon=x", "horizon takes a number (or round), not 'x'"), ("search:c=x", "c takes a number, not 'x'"), ("search:lots", "cannot read 'lots'"),
     ("search:reuse=maybe", "reuse takes on or off, not 'maybe'"),
+    ("search:tree=states", "tree takes moves or infosets, not 'states'"),
     ("random:5", "no parameters"), ("greedy:fast", "no parameters"),
     ("oracle", "unknown bot 'oracle'"),
 ])
@@ -467,11 +469,12 @@ def test_full_state_and_view_alone_choose_the_same(module, players):
         assert from_view.last["visits"] == full.last["visits"] == proxied.last["visits"]
 
 
-def assert_same_search(state, other, me, iterations):
+def assert_same_search(state, other, me, iterations, tree="moves"):
     """`other` looks the same to player `me` as `state`, and the bot searches both alike,
     visit for visit."""
     assert other.view(me) == state.view(me)
-    a, b = SearchBot(3, iterations=iterations), SearchBot(3, iterations=iterations)
+    a = SearchBot(3, iterations=iterations, tree=tree)
+    b = SearchBot(3, iterations=iterations, tree=tree)
     assert a.choose(state) == b.choose(other)
     assert a.last["visits"] == b.last["visits"]
 
@@ -522,9 +525,10 @@ def test_every_game_the_full_state_and_its_view_choose_the_same(name, players):
     assert checked >= 2
 
 
+@pytest.mark.parametrize("tree", ["moves", "infosets"])
 @pytest.mark.parametrize("name", [n for n in games.names()
                                   if games.load(n).HIDDEN_INFORMATION])
-def test_in_the_hidden_games_secrets_it_cannot_know_change_nothing(name):
+def test_in_the_hidden_games_secrets_it_cannot_know_change_nothing(name, tree):
     # Tossing Tiger's hands and piles, Boars' bags: another deal of everything the player
     # to act cannot know (determinize() of their view, a state they cannot tell from the
     # true one) leaves the search as it was, visit for visit.
@@ -538,9 +542,41 @@ def test_in_the_hidden_games_secrets_it_cannot_know_change_nothing(name):
             other = module.determinize(state.view(me), 777 + seed)
             if other.to_json() == state.to_json():
                 continue
-            assert_same_search(state, other, me, 30)
+            assert_same_search(state, other, me, 30, tree)
             checked += 1
     assert checked >= 3, "the test must compare states that really differ in secrets"
+
+
+def test_with_infosets_the_others_decide_by_what_they_hold():
+    # tree=infosets (OpenSpiel's ISMCTSBot's nodes): below the root a node is what the
+    # player to act knows in the sample, so the other player's decisions split by the hand
+    # each sample deals them. The same search on samples that always deal the true hands
+    # and pile (a bot that peeked) has fewer nodes: what split them was the hands.
+    class Dealt:
+        NAME = toy_duel.NAME
+
+        def __init__(self, truth):
+            self.truth = truth
+
+        def determinize(self, view, seed):
+            return toy_duel.from_json(self.truth)
+
+    more = 0
+    for seed in range(4):
+        for state in positions(toy_duel, 2, seed, 4, every=2):
+            if len(state.legal_moves()) < 2:
+                continue
+            view = state.view(state.to_act())
+            fair = SearchBot(3, iterations=200, tree="infosets")
+            fair.choose_from_view(view, toy_duel)
+            peeked = SearchBot(3, iterations=200, tree="infosets")
+            peeked.choose_from_view(view, Dealt(state.to_json()))
+            assert sum(fair.last["visits"].values()) == 200
+            more += fair.last["infosets"] > peeked.last["infosets"]
+            plain = SearchBot(3, iterations=200)
+            plain.choose_from_view(view, toy_duel)
+            assert "infosets" not in plain.last
+    assert more >= 3
 
 
 def test_a_bot_that_peeked_would_be_caught():

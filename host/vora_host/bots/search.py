@@ -88,6 +88,10 @@ def _turns(text):
 
 _POINTS = ("game", "scores")  # what judges a cut game: the game's estimate, or scores()
 _ROLLOUTS = ("game", "random")  # how simulations play: the game's own policy, or at random
+# What a node below the root stands for: the move sequence from the root, shared by every
+# sample (single observer), or the information state of the player to act in the sample
+# (OpenSpiel's ISMCTSBot's nodes: a player's later decisions split by what they saw).
+_TREES = ("moves", "infosets")
 # What a time budget counts: wall-clock time, or the process's CPU time.
 _CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
 
@@ -109,6 +113,13 @@ def _clock_kind(text):
 def _rollout_kind(text):
     # A `rollout` value in a kind: one of _ROLLOUTS.
     if text not in _ROLLOUTS:
+        raise ValueError(text)
+    return text
+
+
+def _tree_kind(text):
+    # A `tree` value in a kind: one of _TREES.
+    if text not in _TREES:
         raise ValueError(text)
     return text
 
@@ -185,7 +196,7 @@ class SearchBot(Bot):
 
     def __init__(self, seed=0, iterations=None, ms=None, game=None, c=0.2, horizon=None,
                  temperature=3.0, max_rollout_moves=200, points="game", reuse=False,
-                 clock="wall", rollout="game"):
+                 clock="wall", rollout="game", tree="moves"):
         super().__init__(seed)
         if iterations is None and ms is None:
             iterations = DEFAULT_ITERATIONS
@@ -209,6 +220,8 @@ class SearchBot(Bot):
             raise ValueError("rollout must be %s, not %r" % (" or ".join(_ROLLOUTS), rollout))
         if clock not in _CLOCKS:
             raise ValueError("clock must be wall or cpu, not %r" % (clock,))
+        if tree not in _TREES:
+            raise ValueError("tree must be %s, not %r" % (" or ".join(_TREES), tree))
         if clock != "wall" and ms is None:
             raise ValueError("clock=%s needs a time budget (search:50ms:clock=%s)"
                              % (clock, clock))
@@ -223,6 +236,7 @@ class SearchBot(Bot):
         self.reuse = reuse
         self.clock = clock
         self.rollout = rollout
+        self.tree = tree
         # The subtree kept for the next decision: (the view text expected, the game
         # module, the node), or None.
         self._kept = None
@@ -244,7 +258,8 @@ class SearchBot(Bot):
                ("points", "game", _points_kind, "game or scores"),
                ("reuse", False, _switch, "on or off"),
                ("clock", "wall", _clock_kind, "wall or cpu"),
-               ("rollout", "game", _rollout_kind, "game or random"))
+               ("rollout", "game", _rollout_kind, "game or random"),
+               ("tree", "moves", _tree_kind, "moves or infosets"))
 
     def spec(self):
         """The kind string that makes this bot again with `make_bot` (records keep it)."""
@@ -272,7 +287,7 @@ class SearchBot(Bot):
         Parts separated by colons: a whole number is the iteration budget, a number
         with "ms" (or "s") a time budget, and name=value sets c, horizon, temperature,
         max_rollout_moves, points, reuse, clock (what the time budget counts: wall,
-        the default, or cpu) or rollout (game or random). "search:2000", "search:50ms", "search:1.5s",
+        the default, or cpu), rollout (game or random) or tree (moves or infosets). "search:2000", "search:50ms", "search:1.5s",
         "search:50ms:clock=cpu",
         "search:500:horizon=8:c=1", "search:200:horizon=round",
         "search:200:points=scores", "search:200:reuse=on". ValueError names the part it
@@ -366,6 +381,8 @@ class SearchBot(Bot):
         budget = self.iterations
         done = 0
         won_at_once = {}  # root move -> simulations in which it won the game at once
+        # tree=infosets: the nodes below the root by information state ({key: node}).
+        self._infosets = {} if self.tree == "infosets" else None
         while True:
             self._iterate(sample, root, moves, untried, limit_turn, won_at_once)
             done += 1
@@ -383,7 +400,10 @@ class SearchBot(Bot):
         self.last = {"iterations": done, "seconds": time.perf_counter() - started,
                      "visits": {m: children[m].visits for m in moves if m in children},
                      "reused": reused}
-        if self.reuse:
+        if self._infosets is not None:
+            self.last["infosets"] = len(self._infosets)  # nodes below the root
+        self._infosets = None
+        if self.reuse and self.tree == "moves":
             self._keep(module, text, best, children[best])
         return best
 
@@ -433,7 +453,15 @@ class SearchBot(Bot):
                 won_at_once[move] = won_at_once.get(move, 0) + 1
         # Below the root: a sample's moves differ with its secrets and its chance, so
         # each node counts how often each child was available (ISMCTS).
+        infosets = self._infosets
         while node is not None and not state.is_over():
+            if infosets is not None:
+                # The node is what the player to act knows here, in this sample: the
+                # move sequence alone would merge decisions they could tell apart.
+                key = json.dumps(state.view(state.to_act()), sort_keys=True)
+                node = infosets.get(key)
+                if node is None:
+                    node = infosets[key] = _Node()
             moves = state.legal_moves()
             children = node.children
             untried = []
