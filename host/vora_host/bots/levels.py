@@ -29,6 +29,7 @@ LEVELS = {
     # its simulations take wins in one action (they end sooner). Ladder: hard beat
     # normal 9 of 12, normal beat easy 12 of 12 (docs/benchmarks.md, "Levels").
     "vorcept": {"easy": "search:10", "normal": "search:50", "hard": "search:200"},
+    # Ladder: hard beat normal 10 of 12, normal beat easy 11 of 12 (docs/benchmarks.md).
     "gaia-vora": {"easy": "search:20", "normal": "search:200", "hard": "search:400"},
     "tossing-tiger": {"easy": "search:20", "normal": "search:200", "hard": "search:600"},
     "boars": {"easy": "search:20", "normal": "search:200", "hard": "search:2000"},
