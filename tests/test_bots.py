@@ -240,6 +240,7 @@ def test_a_game_may_judge_a_cut_simulation_its_own_way():
     ("search:depth=3", "depth"), ("search:horizon=x", "horizon takes a number (or round), not 'x'"), ("search:c=x", "c takes a number, not 'x'"), ("search:lots", "cannot read 'lots'"),
     ("search:reuse=maybe", "reuse takes on or off, not 'maybe'"),
     ("search:tree=states", "tree takes moves or infosets, not 'states'"),
+    ("search:reuse=on:tree=infosets", "reuse=on keeps a subtree of the tree of moves: not with tree=infosets"),
     ("random:5", "no parameters"), ("greedy:fast", "no parameters"),
     ("oracle", "unknown bot 'oracle'"),
 ])

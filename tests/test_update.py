@@ -507,9 +507,11 @@ def test_an_update_through_the_link_even_a_noisy_one(flash, faults):
 
 
 def test_an_updater_that_finds_no_block_gets_the_apps_reserve_and_loads(flash, monkeypatch):
-    # After a game a hard heap has room but seldom in one piece (a 32-bit board with the
-    # code in ROMFS refused every message of an update: no 1,280-byte block to load the
-    # updater). The App's reserve, made at start, is given up for it, once.
+    # After a game a hard heap has room but seldom in one piece: a 32-bit board with the
+    # code in ROMFS refused every message of an update, finding no block to load the
+    # updater in (its names wanted a new pool of 8,960 bytes: vora_fw.maker.intern_names
+    # and tests/test_micropython_unix.py). The App's reserve, made at start, is given up
+    # for it once, and the import tried again.
     import builtins
     import sys
     rig, statuses, resets = _rig(flash)

@@ -222,6 +222,9 @@ class SearchBot(Bot):
             raise ValueError("clock must be wall or cpu, not %r" % (clock,))
         if tree not in _TREES:
             raise ValueError("tree must be %s, not %r" % (" or ".join(_TREES), tree))
+        if reuse and tree != "moves":
+            raise ValueError("reuse=on keeps a subtree of the tree of moves: not with "
+                             "tree=%s" % tree)
         if clock != "wall" and ms is None:
             raise ValueError("clock=%s needs a time budget (search:50ms:clock=%s)"
                              % (clock, clock))
@@ -403,7 +406,7 @@ class SearchBot(Bot):
         if self._infosets is not None:
             self.last["infosets"] = len(self._infosets)  # nodes below the root
         self._infosets = None
-        if self.reuse and self.tree == "moves":
+        if self.reuse:
             self._keep(module, text, best, children[best])
         return best
 
