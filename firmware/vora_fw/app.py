@@ -170,11 +170,16 @@ class App:
                 except MemoryError:
                     pass
             return
-        self.reserve = None
-        gc.collect()
+        self.release_reserve()
         self.out_of_memory += 1
         ui.out_of_memory(now)
         self.dirty = True
+
+    def release_reserve(self):
+        """Give the reserve back to the heap (4 KB made while it was whole) and collect,
+        for an allocation that found no block; _guarded makes it again when memory allows."""
+        self.reserve = None
+        gc.collect()
 
     def render_once(self, now, force=False):
         """Draw and show a frame when something changed or a frame period has passed."""

@@ -78,8 +78,7 @@ class MakerService:
                 # for this once (the App makes it again when memory allows), and the
                 # import is tried once more. Failing again, the message is refused
                 # (vora_fw.link: a LOG says why) and the game is untouched.
-                self.app.reserve = None
-                gc.collect()
+                self.app.release_reserve()
                 self.updater = self._make_updater()
         return self.updater
 

@@ -103,32 +103,13 @@ def _switch(text):
     return text == "on"
 
 
-def _clock_kind(text):
-    # A `clock` value in a kind: one of _CLOCKS.
-    if text not in _CLOCKS:
-        raise ValueError(text)
-    return text
-
-
-def _rollout_kind(text):
-    # A `rollout` value in a kind: one of _ROLLOUTS.
-    if text not in _ROLLOUTS:
-        raise ValueError(text)
-    return text
-
-
-def _tree_kind(text):
-    # A `tree` value in a kind: one of _TREES.
-    if text not in _TREES:
-        raise ValueError(text)
-    return text
-
-
-def _points_kind(text):
-    # A `points` value in a kind: one of _POINTS.
-    if text not in _POINTS:
-        raise ValueError(text)
-    return text
+def _one_of(choices):
+    # The parser of a setting whose value is one of `choices` (clock, rollout, tree, points).
+    def parse(text):
+        if text not in choices:
+            raise ValueError(text)
+        return text
+    return parse
 
 
 def game_settings(game):
@@ -258,11 +239,11 @@ class SearchBot(Bot):
                ("horizon", None, _turns, "a number (or round)"),
                ("temperature", 3.0, float, "a number"),
                ("max_rollout_moves", 200, int, "a number"),
-               ("points", "game", _points_kind, "game or scores"),
+               ("points", "game", _one_of(_POINTS), "game or scores"),
                ("reuse", False, _switch, "on or off"),
-               ("clock", "wall", _clock_kind, "wall or cpu"),
-               ("rollout", "game", _rollout_kind, "game or random"),
-               ("tree", "moves", _tree_kind, "moves or infosets"))
+               ("clock", "wall", _one_of(_CLOCKS), "wall or cpu"),
+               ("rollout", "game", _one_of(_ROLLOUTS), "game or random"),
+               ("tree", "moves", _one_of(_TREES), "moves or infosets"))
 
     def spec(self):
         """The kind string that makes this bot again with `make_bot` (records keep it)."""
