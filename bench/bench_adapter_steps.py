@@ -2,7 +2,7 @@
 MCTS rollouts cost), two players, games from seeds 0..N-1, chance outcomes and moves
 drawn with random.Random(0):
 
-    /work/wt/py bench/bench_adapter_steps.py GAME [--games 20] [--root CHECKOUT]
+    .venv/bin/python bench/bench_adapter_steps.py GAME [--games 20] [--root CHECKOUT]
 
 --root measures another checkout's adapter and rules instead (to compare versions).
 """

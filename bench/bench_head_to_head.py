@@ -1,6 +1,6 @@
 """Two bot kinds against each other on one game, two players, seats alternating:
 
-    /work/wt/py bench/bench_head_to_head.py GAME KIND_A KIND_B [GAMES] [--max-seconds S]
+    .venv/bin/python bench/bench_head_to_head.py GAME KIND_A KIND_B [GAMES] [--max-seconds S]
 
 Game k is new_game(2, seed=k), KIND_A takes seat k % 2 (bot seeds 2k and 2k+1), so a
 run replays exactly. Prints KIND_A's score (a draw counts 1/2) with a Wilson 95%

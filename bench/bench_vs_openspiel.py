@@ -3,8 +3,8 @@ MCTSBot (textbook UCT: uct_c=2, one random rollout to the end of the game a simu
 on the games without secrets, ISMCTSBot (same settings) on Boars and Tossing Tiger, both
 playing through the OpenSpiel adapter (vora_host.openspiel_adapter).
 
-    /work/wt/py bench/bench_vs_openspiel.py --game vorcept --games 200 --sims 200
-    /work/wt/py bench/bench_vs_openspiel.py --game vorcept --games 200 --sims 200 --time
+    .venv/bin/python bench/bench_vs_openspiel.py --game vorcept --games 200 --sims 200
+    .venv/bin/python bench/bench_vs_openspiel.py --game vorcept --games 200 --sims 200 --time
 
 Equal simulations (default): the search bot gets `search:N` (N iterations a move, its
 kind string otherwise the game's defaults, or --kind), OpenSpiel's bot N simulations.

@@ -1,7 +1,7 @@
 """Pool the per-game lines of several runs of bench_vs_openspiel.py (or of runs cut
 short) into one score with a Wilson 95% interval:
 
-    /work/wt/py bench/pool_scores.py run1.txt run2.txt ...
+    .venv/bin/python bench/pool_scores.py run1.txt run2.txt ...
 
 Counts every "game seed S seat P score X" line once per seed and seat: the same seed
 and seat in two runs is the same game (the bots' seeds come from the game's seed), while

@@ -66,6 +66,17 @@ def test_ids_follow_the_documented_numbering():
         codec.decode(codec.size)
 
 
+def test_a_list_of_moves_encodes_sorted_whether_met_before_or_not():
+    codec = osa.MoveCodec([("pass", ()), ("take", (["a1", "b2"],)), ("push", (["x", "y"], ["N", "S"]))])
+    moves = ["take b2", "push x N", "pass", "take a1"]
+    assert codec.encode_sorted(moves) == [0, 2, 3, 5 + 3]  # first time: encoded one by one
+    assert codec.encode_sorted(moves[::-1]) == [0, 2, 3, 5 + 3]  # again: from the ids kept
+    # One move never met among known ones still gets its id, and a bad one is named.
+    assert codec.encode_sorted(["pass", "push y S"]) == [0, 4 + 2 + 3 * 2]
+    with pytest.raises(ValueError, match="'take c3'"):
+        codec.encode_sorted(["pass", "take c3"])
+
+
 def test_chance_nodes_sit_where_the_game_draws():
     # Vora deals its meadow at random and refills it from the box: a chance node first,
     # then one after every move that draws; Vorcept and Gaia-Vora never draw.

@@ -68,16 +68,26 @@ _TIME = re.compile(r"^(\d+(?:\.\d+)?)(ms|s)$")  # a time budget: 50ms, 1.5s
 _SEEDS = prng.SEED_MAX + 1  # determinize() takes every game's seeds from 0 to SEED_MAX
 
 
-class _Node:
-    """A node of the tree: the move sequence that leads here from the root."""
+class _Edge:
+    """A move's statistics at its parent (with tree=infosets, where the node the move
+    leads to is looked up by information state, not kept below the move)."""
 
-    __slots__ = ("children", "visits", "reward", "avail")
+    __slots__ = ("visits", "reward", "avail")
 
     def __init__(self):
-        self.children = {}  # move -> _Node
         self.visits = 0
         self.reward = 0.0  # summed rewards of the player who chose the move into here
         self.avail = 1  # iterations in which this move was legal at its parent
+
+
+class _Node(_Edge):
+    """A node of the tree: the move sequence that leads here from the root."""
+
+    __slots__ = ("children",)
+
+    def __init__(self):
+        _Edge.__init__(self)
+        self.children = {}  # move -> _Node (or _Edge with tree=infosets)
 
 
 def _turns(text):
@@ -367,6 +377,7 @@ class SearchBot(Bot):
         won_at_once = {}  # root move -> simulations in which it won the game at once
         # tree=infosets: the nodes below the root by information state ({key: node}).
         self._infosets = {} if self.tree == "infosets" else None
+        self._child = _Node if self._infosets is None else _Edge
         while True:
             self._iterate(sample, root, moves, untried, limit_turn, won_at_once)
             done += 1
@@ -415,7 +426,7 @@ class SearchBot(Bot):
         player = state.to_act()
         if root_untried:
             move = root_untried.pop()
-            child = root.children[move] = _Node()
+            child = root.children[move] = self._child()
             state.play(move)
             path = [(child, player)]  # (node, the player who chose the move into it)
             node = None  # a new leaf: the rollout starts here
@@ -458,7 +469,7 @@ class SearchBot(Bot):
             player = state.to_act()
             if untried:
                 move = untried[0] if len(untried) == 1 else rng.choice(untried)
-                child = children[move] = _Node()
+                child = children[move] = self._child()
                 state.play(move)
                 path.append((child, player))
                 break
