@@ -740,3 +740,116 @@ def test_a_bad_ladder_is_refused_before_playing(capsys, extra, words):
         main(["lab", "vorcept", "--games", "2"] + extra)
     assert done.value.code == 2
     assert words in capsys.readouterr().err
+
+
+# A ladder keeps each game as it ends: stopped, it goes on with --resume and gives the
+# ladder played at one go.
+
+LADDER = ["lab", "high-card", "--ladder", "random", "search:5", "search:30", "--games", "6",
+          "--seed", "9"]
+
+
+def _counting_games(monkeypatch, stop_at=None):
+    from vora_host.lab import ladder, playing
+    real = playing.play_game
+    played = []
+
+    def play_game(*args):
+        if stop_at is not None and len(played) == stop_at:
+            raise KeyboardInterrupt
+        played.append(args[5])  # the deal's seed
+        return real(*args)
+    monkeypatch.setattr(ladder, "play_game", play_game)
+    return played
+
+
+def test_a_stopped_ladder_keeps_its_games_and_resume_plays_only_the_rest(monkeypatch,
+                                                                          tmp_path, capsys):
+    high_card.register(monkeypatch)
+    assert main(LADDER + ["--out", str(tmp_path / "whole")]) == 0
+    whole = json.loads((tmp_path / "whole" / "ladder.json").read_text())
+    assert len(whole["games"]) == 18
+    capsys.readouterr()
+
+    cut = tmp_path / "cut"
+    _counting_games(monkeypatch, stop_at=7)
+    assert main(LADDER + ["--out", str(cut)]) == 130
+    err = capsys.readouterr().err
+    assert "7 of 18 games kept" in err and "--resume --out" in err
+    lines = (cut / "ladder-games.jsonl").read_text().splitlines()
+    assert len(lines) == 1 + 7 and not (cut / "ladder.json").exists()
+
+    # The same command again without --resume would mix two ladders: refused.
+    assert main(LADDER + ["--out", str(cut)]) == 1
+    assert "already holds a ladder: add --resume" in capsys.readouterr().err
+
+    played = _counting_games(monkeypatch)
+    assert main(LADDER + ["--out", str(cut), "--resume"]) == 0
+    assert "7 of 18 games played already" in capsys.readouterr().err
+    assert len(played) == 11
+    assert json.loads((cut / "ladder.json").read_text()) == whole
+
+
+def test_a_ladder_game_cut_short_by_a_crash_is_played_again(monkeypatch, tmp_path, capsys):
+    high_card.register(monkeypatch)
+    assert main(LADDER + ["--out", str(tmp_path / "whole")]) == 0
+    whole = json.loads((tmp_path / "whole" / "ladder.json").read_text())
+    out = tmp_path / "crashed"
+    _counting_games(monkeypatch, stop_at=4)
+    assert main(LADDER + ["--out", str(out)]) == 130
+    path = out / "ladder-games.jsonl"
+    text = path.read_text()
+    path.write_text(text + text.splitlines()[-1][:25])  # a fifth game, half written
+    capsys.readouterr()
+    played = _counting_games(monkeypatch)
+    assert main(LADDER + ["--out", str(out), "--resume"]) == 0
+    assert "a last game cut short (25 bytes) is played again" in capsys.readouterr().err
+    assert len(played) == 14
+    assert json.loads((out / "ladder.json").read_text()) == whole
+
+
+def _doctor_game(line, **change):
+    game = json.loads(line)
+    game.update(change)
+    return json.dumps(game)
+
+
+@pytest.mark.parametrize("change, extra, words", [
+    (lambda lines: lines, ["--seed", "10"], "holds another ladder: seed differs"),
+    (lambda lines: lines, ["--ladder", "random", "search:30"], "holds another ladder: bots, kinds differ "),
+    (lambda lines: [_doctor_game(lines[0], bots=["random", "search:5", "search:31"])]
+     + lines[1:], [], "holds another ladder: bots differs"),  # a level's kind has changed
+    (lambda lines: lines[:2] + [_doctor_game(lines[2], winner=7)] + lines[3:], [],
+     "line 3: winner 7 is not of pair 0"),
+    (lambda lines: lines[:2] + [_doctor_game(lines[2], seed=5)] + lines[3:], [],
+     "line 3: seed 5 is not the deal of game 1 of pair 0"),
+    (lambda lines: lines + [lines[-1]], [], "line 6: game 3 of pair 0 twice"),
+    (lambda lines: lines[:1] + ["[1, 2]"] + lines[1:], [], "line 2: not a JSON object"),
+    (lambda lines: lines[:1] + ["{nope"] + lines[1:], [], "line 2: not JSON"),
+    (lambda lines: ['{"format": "vora-lab-games"}'] + lines[1:], [],
+     "line 1: not a ladder games file"),
+])
+def test_a_ladder_file_that_is_not_this_ladders_is_refused_with_its_reason(
+        monkeypatch, tmp_path, capsys, change, extra, words):
+    high_card.register(monkeypatch)
+    out = tmp_path / "run"
+    _counting_games(monkeypatch, stop_at=4)
+    assert main(LADDER + ["--out", str(out)]) == 130
+    path = out / "ladder-games.jsonl"
+    path.write_text("\n".join(change(path.read_text().splitlines())) + "\n")
+    before = path.read_bytes()
+    capsys.readouterr()
+    args = LADDER + ["--out", str(out), "--resume"]
+    if extra[:1] == ["--ladder"]:
+        args = args[:2] + extra + args[args.index("--games"):]
+    else:
+        args += extra
+    assert main(args) == 1
+    assert words in capsys.readouterr().err
+    assert path.read_bytes() == before  # nothing written over what was kept
+
+
+def test_nothing_to_resume_is_said(monkeypatch, tmp_path, capsys):
+    high_card.register(monkeypatch)
+    assert main(LADDER + ["--out", str(tmp_path / "empty"), "--resume"]) == 1
+    assert "nothing to resume: " in capsys.readouterr().err

@@ -44,7 +44,8 @@ def add_parser(sub):
                           "two-player games (seats alternating, each deal played both ways), "
                           "and the report rates them on an Elo scale with 95%% intervals "
                           "(Bradley-Terry, bootstrap), e.g. --ladder random easy normal hard; "
-                          "written to ladder.json in --out")
+                          "each game kept in ladder-games.jsonl as it ends (--resume goes on), "
+                          "the report in ladder.json in --out")
     lab.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE",
                      help="a game option (repeat for several); 'vora rules GAME' lists them. "
                           "A dict option also takes a bare number N: N for each of its keys "
@@ -71,7 +72,8 @@ def add_parser(sub):
     out.add_argument("--out", metavar="DIR", default=None,
                      help="the run's folder (default lab-runs/GAME-DATE-TIME)")
     out.add_argument("--resume", action="store_true",
-                     help="go on with the run in --out (interrupted, or with more --games)")
+                     help="go on with the run or the ladder in --out (interrupted, or with "
+                          "more --games)")
     out.add_argument("--no-plots", action="store_true",
                      help="no PNG plots and no HTML report (terminal and JSON only)")
     lab.add_argument("--max-moves", type=positive_int, default=None, metavar="N",
@@ -183,12 +185,15 @@ def run(args, console):
 
 def run_ladder(args, console, err):
     """`vora lab GAME --ladder KINDS...` (lab/ladder.py); returns the exit status."""
+    from pathlib import Path
+
     from vora_host.lab import ladder
     from vora_host.lab.run import _progress, default_out_dir
     from vora_host.lab.spec import DEFAULT_MAX_MOVES
+    from vora_host.lab.store import LabFileError
     parser = args.lab_parser
-    for given, name in ((args.compare, "--compare"), (args.resume, "--resume"),
-                        (args.ray, "--ray"), (args.seed_effect, "--seed-effect")):
+    for given, name in ((args.compare, "--compare"), (args.ray, "--ray"),
+                        (args.seed_effect, "--seed-effect")):
         if given:
             parser.error("--ladder plays a round robin of its own: it takes no %s" % name)
     if args.bots != "random":
@@ -206,21 +211,53 @@ def run_ladder(args, console, err):
         parser.error(str(exc))
     per_pair = args.games
     total = per_pair * len(ladder.pairings(len(kinds)))
-    played = []
+    max_moves = args.max_moves or DEFAULT_MAX_MOVES
+    out = Path(args.out or str(default_out_dir(args.game)))
+    path = out / ladder.LADDER_GAMES_FILE
+    header = ladder.ladder_header(args.game, kinds, args.seed, options, max_moves)
+    done = {}
     try:
-        with _progress(err) as bar:
-            task = bar.add_task("ladder", total=total, rate="-")
+        if path.exists():
+            if not args.resume:
+                raise LabFileError("%s already holds a ladder: add --resume to go on with "
+                                   "it, or choose another --out" % out)
+            done = ladder.read_ladder_games(path, header)
+        elif args.resume:
+            raise LabFileError("nothing to resume: %s has no %s" % (out, ladder.LADDER_GAMES_FILE))
+        out.mkdir(parents=True, exist_ok=True)
+        games_file = ladder.LadderFile(path, header)
+    except (LabFileError, OSError) as exc:
+        err.print("[red]vora lab: %s[/red]" % _escape(str(exc)))
+        return 1
+    if games_file.dropped:
+        err.print("[yellow]%s: a last game cut short (%d bytes) is played again[/yellow]"
+                  % (_escape(str(path)), games_file.dropped))
+    kept = sum(1 for (pair, i) in done if i < per_pair)
+    if kept:
+        err.print("Going on with the ladder in %s: %d of %d games played already"
+                  % (_escape(str(out)), kept, total))
+    count = [kept]
+
+    def one_more():
+        count[0] += 1
+        bar.advance(task)
+        if not err.is_terminal:  # a log file gets a line a game instead of the bar
+            err.print("ladder: %d of %d games" % (count[0], total))
+    try:
+        with games_file, _progress(err) as bar:
+            task = bar.add_task("ladder", total=total, rate="-", completed=kept)
             played = ladder.play_ladder(module, args.game, kinds, per_pair, args.seed,
-                                        options, args.max_moves or DEFAULT_MAX_MOVES,
-                                        on_game=lambda: bar.advance(task))
+                                        options, max_moves, on_game=one_more, done=done,
+                                        on_result=games_file.add)
     except KeyboardInterrupt:
-        err.print("[yellow]Interrupted: no ladder (a round robin is rated whole).[/yellow]")
+        err.print("[yellow]Interrupted: %d of %d games kept in %s; go on with the same "
+                  "command and --resume --out %s[/yellow]"
+                  % (count[0], total, _escape(str(path)), _escape(str(out))))
         return 130
     report = ladder.ladder_report(args.game, kinds, played, per_pair, args.seed)
     ladder.render(console, report)
-    out = args.out or str(default_out_dir(args.game))
-    path = ladder.write(out, report, played)
-    console.print("Written: %s" % _escape(str(path)))
+    written = ladder.write(out, report, played)
+    console.print("Written: %s" % _escape(str(written)))
     return 0
 
 

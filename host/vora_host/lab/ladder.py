@@ -14,19 +14,32 @@ pair also gets one virtual drawn game, so a bot that wins every game still has a
 finite rating (a weak prior, worth one game in `games`). The 95% intervals come from
 the bootstrap: the games of each pair drawn again with replacement, the ratings fitted
 again, `replicates` times, and the 2.5th and 97.5th percentiles kept.
+
+Each game's result is appended to `ladder-games.jsonl` in the run's folder as it ends
+(a header naming the ladder, then a line a game), so a ladder stopped by Ctrl-C or a
+crash keeps what it played and `--resume` plays only the rest: the same seeds make the
+same games, so a resumed ladder is the ladder played at one go. The file is read as
+untrusted (bounded lines, every field checked against the header and the seeds).
 """
 
 import itertools
 import json
 import math
 import random
+from pathlib import Path
 
 from vora_host.lab import stats
 from vora_host.lab.playing import play_game
 from vora_host.lab.spec import derive_seed
+from vora_host.lab.store import MAX_LINE, LabFileError, repair_cut_end, write_json
 
-__all__ = ["LadderError", "check_kinds", "pairings", "play_ladder", "bradley_terry",
-           "ratings", "ladder_report", "render"]
+__all__ = ["LADDER_GAMES_FILE", "LadderError", "LadderFile", "check_kinds", "pairings",
+           "play_ladder", "read_ladder_games", "ladder_header", "bradley_terry", "ratings",
+           "ladder_report", "render"]
+
+LADDER_GAMES_FILE = "ladder-games.jsonl"
+FORMAT = "vora-lab-ladder"
+FORMAT_VERSION = 1
 
 PRIOR_DRAWS = 1  # virtual drawn games per pair (see the module's documentation)
 ELO = 400.0 / math.log(10.0)
@@ -57,27 +70,157 @@ def pairings(count):
     return list(itertools.combinations(range(count), 2))
 
 
+def _deal(seed, pair, i):
+    # Game i of a pair is played on deal i // 2: each deal once each way.
+    return derive_seed(seed, "ladder", pair, i // 2)
+
+
 def play_ladder(module, game, kinds, games, seed=0, options=None, max_moves=100000,
-                on_game=None):
-    """Play the round robin; returns [{"a", "b", "first", "winner", "scores", "seed"}]:
-    the pair's kind indexes, the index of the kind at seat 0, the index of the kind that
-    won (None: a draw). `on_game()` is called after each game (a progress bar)."""
+                on_game=None, done=None, on_result=None):
+    """Play the round robin; returns [{"pair", "i", "a", "b", "first", "winner", "scores",
+    "seed"}] in order: the pair's number and the game's, the pair's kind indexes, the
+    index of the kind at seat 0, the index of the kind that won (None: a draw), the
+    scores and the deal's seed. Games already in `done` ({(pair, i): result}, from
+    read_ladder_games) are not played again; each game played goes to `on_result(game)`
+    (the ladder's file) and then `on_game()` (a progress bar)."""
     options = dict(options or {})
+    done = done or {}
     out = []
     for pair, (a, b) in enumerate(pairings(len(kinds))):
         for i in range(games):
+            if (pair, i) in done:
+                out.append(done[pair, i])
+                continue
             first, second = (a, b) if i % 2 == 0 else (b, a)
-            deal = derive_seed(seed, "ladder", pair, i // 2)
+            deal = _deal(seed, pair, i)
             seeds = [derive_seed(seed, "ladder-bot", pair, i, seat) for seat in (0, 1)]
             summary = play_game(module, game, 2, options, [kinds[first], kinds[second]],
                                 deal, seeds, max_moves)
             w = summary["winner"]
-            out.append({"a": a, "b": b, "first": first,
-                        "winner": None if w is None else (first, second)[w],
-                        "scores": summary["scores"], "seed": deal})
+            result = {"pair": pair, "i": i, "a": a, "b": b, "first": first,
+                      "winner": None if w is None else (first, second)[w],
+                      "scores": summary["scores"], "seed": deal}
+            out.append(result)
+            if on_result is not None:
+                on_result(result)
             if on_game is not None:
                 on_game()
     return out
+
+
+# ---------------------------------------------------------------- the ladder's file
+
+def ladder_header(game, kinds, seed, options, max_moves):
+    """What makes a ladder's games what they are (not how many a pair: a resumed ladder
+    may ask for more, or fewer). `bots` are the concrete kinds the names stand for (a
+    level is a kind of each game, and the table of levels may change between versions)."""
+    from vora_host.bots import make_bot
+    return {"format": FORMAT, "format_version": FORMAT_VERSION, "game": game,
+            "kinds": list(kinds), "bots": [make_bot(k, 0, game).kind for k in kinds],
+            "seed": seed, "options": dict(options or {}), "max_moves": max_moves}
+
+
+def _line(obj):
+    return json.dumps(obj, separators=(",", ":"), sort_keys=True) + "\n"
+
+
+class LadderFile:
+    """The ladder's games file, open for appending: the header first (a new file), then
+    a line a game, each on disk before the next game starts (a ladder's games take
+    seconds to minutes: nothing is worth losing). A last line cut short by a crash is
+    dropped first (`dropped`: bytes), so the game is played again."""
+
+    def __init__(self, path, header):
+        self.path = Path(path)
+        self.dropped = repair_cut_end(self.path)
+        new = not self.path.exists() or self.path.stat().st_size == 0
+        self.file = open(self.path, "a", encoding="utf-8")
+        if new:
+            self.add(header)
+
+    def add(self, obj):
+        self.file.write(_line(obj))
+        self.file.flush()
+
+    def close(self):
+        self.file.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _need(ok, path, k, why):
+    if not ok:
+        raise LabFileError("%s line %d: %s" % (path, k, why))
+
+
+def _whole(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def read_ladder_games(path, header):
+    """The games of the ladder file `path`, checked against `header` (ladder_header of
+    the command that goes on with it): {(pair, i): game}. LabFileError names the file,
+    the line and what is wrong: another ladder's header (the fields that differ), a
+    line that is not a game of it, a game twice. A last line cut short is left out."""
+    path = Path(path)
+    pairs = pairings(len(header["kinds"]))
+    games = {}
+    try:
+        f = open(path, "rb")
+    except OSError as exc:
+        raise LabFileError("cannot read %s: %s" % (path, exc.strerror or exc))
+    with f:
+        k = 0
+        while True:
+            raw = f.readline(MAX_LINE + 1)
+            if not raw:
+                break
+            k += 1
+            if not raw.endswith(b"\n"):
+                _need(len(raw) <= MAX_LINE, path, k, "longer than %d bytes" % MAX_LINE)
+                break  # cut short at the end: that game is played again
+            try:
+                obj = json.loads(raw.decode("utf-8"))
+            except (UnicodeDecodeError, ValueError) as exc:
+                raise LabFileError("%s line %d: not JSON (%s)" % (path, k, exc))
+            _need(isinstance(obj, dict), path, k, "not a JSON object")
+            if k == 1:
+                _need(obj.get("format") == FORMAT and obj.get("format_version") == FORMAT_VERSION,
+                      path, k, "not a ladder games file of format %d" % FORMAT_VERSION)
+                differ = sorted(key for key in header if obj.get(key) != header[key])
+                if differ:
+                    raise LabFileError("%s holds another ladder: %s differ%s from this "
+                                       "command's" % (path, ", ".join(differ),
+                                                      "" if len(differ) > 1 else "s"))
+                continue
+            _need(sorted(obj) == ["a", "b", "first", "i", "pair", "scores", "seed", "winner"],
+                  path, k, "not a ladder game (its fields: %s)" % ", ".join(sorted(obj)[:10]))
+            pair, i = obj["pair"], obj["i"]
+            _need(_whole(pair) and 0 <= pair < len(pairs), path, k,
+                  "pair %r is not one of 0..%d" % (pair, len(pairs) - 1))
+            _need(_whole(i) and 0 <= i < 2 ** 31, path, k, "game number %r" % (i,))
+            a, b = pairs[pair]
+            _need(obj["a"] == a and obj["b"] == b, path, k,
+                  "pair %d is kinds %d and %d, not %r and %r" % (pair, a, b, obj["a"], obj["b"]))
+            _need(obj["first"] == (a if i % 2 == 0 else b), path, k,
+                  "game %d of pair %d has the wrong kind at seat 0" % (i, pair))
+            _need(obj["winner"] in (a, b, None) and not isinstance(obj["winner"], bool),
+                  path, k, "winner %r is not of pair %d" % (obj["winner"], pair))
+            _need(obj["seed"] == _deal(header["seed"], pair, i) and _whole(obj["seed"]),
+                  path, k, "seed %r is not the deal of game %d of pair %d" % (obj["seed"], i, pair))
+            scores = obj["scores"]
+            _need(isinstance(scores, list) and len(scores) == 2 and all(
+                (_whole(x) or isinstance(x, float)) and math.isfinite(x) for x in scores),
+                path, k, "scores %r are not two numbers" % (scores,))
+            _need((pair, i) not in games, path, k, "game %d of pair %d twice" % (i, pair))
+            games[pair, i] = obj
+    if k == 0:
+        raise LabFileError("%s is empty: not a ladder games file" % path)
+    return games
 
 
 def _tally(count, games):
@@ -188,10 +331,10 @@ def render(console, report):
 
 
 def write(out, report, games):
-    """ladder.json (the report and every game's result) in the folder `out`."""
-    from pathlib import Path
+    """ladder.json (the report and every game's result) in the folder `out`, written
+    whole or not at all."""
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "ladder.json"
-    path.write_text(json.dumps(dict(report, games=games), indent=1) + "\n")
+    write_json(path, dict(report, games=games))
     return path
