@@ -17,8 +17,10 @@ reach against random players, measured two ways.
    reseeded, so every shuffle and draw to come is one of its possibilities, as for a fair
    player. It knows more than any fair player and nothing a fair player could not
    learn by luck: what it cannot reach, knowledge of the present cannot buy.
+4. With `--sees nothing`: the fair search bot itself (samples of its own view), on the
+   same seeds and seats: what the two ceilings are compared with.
 
-    .venv/bin/python bench/bench_tiger_luck.py [GAMES] [--players N ...] [--sees hands]
+    .venv/bin/python bench/bench_tiger_luck.py [GAMES] [--players N ...] [--sees hands|nothing]
 
 GAMES (default 4000) random games for the one-pile count, a twentieth of them (200) for
 the clairvoyant bot at each seat count (default 2; --players 2 3 4 5 6 for all). Seeds 0
@@ -113,10 +115,11 @@ def main(argv=None):
                         "clairvoyant plays a twentieth of them at each seat count")
     parser.add_argument("--players", type=int, nargs="+", default=[2],
                         choices=range(2, 7), metavar="N", help="seat counts (2 to 6)")
-    parser.add_argument("--sees", choices=("everything", "hands"), default="everything",
-                        help="what the ceiling bot sees: everything (the true state, future "
-                        "shuffles included: the default) or hands (every hand, not the "
-                        "future)")
+    parser.add_argument("--sees", choices=("everything", "hands", "nothing"),
+                        default="everything",
+                        help="what the search bot sees: everything (the true state, future "
+                        "shuffles included: the default), hands (every hand, not the "
+                        "future) or nothing (its own view: the fair bot)")
     parser.add_argument("--skip-random", action="store_true",
                         help="leave out the one-pile count of random games")
     args = parser.parse_args(argv)
@@ -132,15 +135,16 @@ def main(argv=None):
               "loses %.1f%% of them" % (100 * share, playouts, 100 * lost))
         print("  so against random players, seated first in half the games, a player who "
               "won every other game wins at most %.1f%%" % (100 * (1 - share * lost / 2)))
-    bot, sees = ((Clairvoyant, "the true state, future shuffles included")
-                 if args.sees == "everything" else
-                 (HandSeer, "every hand, not the future"))
+    name, bot, sees = {
+        "everything": ("clairvoyant", Clairvoyant, "the true state, future shuffles included"),
+        "hands": ("hand-seeing", HandSeer, "every hand, not the future"),
+        "nothing": ("fair", SearchBot, "its own view")}[args.sees]
     for players in args.players:
         wins = clairvoyant_wins(rules, matches, 200, players, bot)
         low, high = wilson(wins, matches)
         print("%s search:200 (%s) against %d random player%s: %d wins of %d (%.1f%%, "
               "95%% %.1f to %.1f%%)  [%.0f s]"
-              % ("clairvoyant" if bot is Clairvoyant else "hand-seeing", sees, players - 1,
+              % (name, sees, players - 1,
                  "s" if players > 2 else "", wins, matches, 100.0 * wins / matches,
                  100 * low, 100 * high, time.perf_counter() - started), flush=True)
 

@@ -31,7 +31,7 @@ from pathlib import Path
 from vora_host.lab import stats
 from vora_host.lab.playing import play_game
 from vora_host.lab.spec import derive_seed
-from vora_host.lab.store import MAX_LINE, LabFileError, repair_cut_end, write_json
+from vora_host.lab.store import LabFileError, repair_cut_end, whole_lines, write_json
 
 __all__ = ["LADDER_GAMES_FILE", "LadderError", "LadderFile", "check_kinds", "pairings",
            "play_ladder", "read_ladder_games", "ladder_header", "bradley_terry", "ratings",
@@ -169,55 +169,43 @@ def read_ladder_games(path, header):
     path = Path(path)
     pairs = pairings(len(header["kinds"]))
     games = {}
-    try:
-        f = open(path, "rb")
-    except OSError as exc:
-        raise LabFileError("cannot read %s: %s" % (path, exc.strerror or exc))
-    with f:
-        k = 0
-        while True:
-            raw = f.readline(MAX_LINE + 1)
-            if not raw:
-                break
-            k += 1
-            if not raw.endswith(b"\n"):
-                _need(len(raw) <= MAX_LINE, path, k, "longer than %d bytes" % MAX_LINE)
-                break  # cut short at the end: that game is played again
-            try:
-                obj = json.loads(raw.decode("utf-8"))
-            except (UnicodeDecodeError, ValueError) as exc:
-                raise LabFileError("%s line %d: not JSON (%s)" % (path, k, exc))
-            _need(isinstance(obj, dict), path, k, "not a JSON object")
-            if k == 1:
-                _need(obj.get("format") == FORMAT and obj.get("format_version") == FORMAT_VERSION,
-                      path, k, "not a ladder games file of format %d" % FORMAT_VERSION)
-                differ = sorted(key for key in header if obj.get(key) != header[key])
-                if differ:
-                    raise LabFileError("%s holds another ladder: %s differ%s from this "
-                                       "command's" % (path, ", ".join(differ),
-                                                      "" if len(differ) > 1 else "s"))
-                continue
-            _need(sorted(obj) == ["a", "b", "first", "i", "pair", "scores", "seed", "winner"],
-                  path, k, "not a ladder game (its fields: %s)" % ", ".join(sorted(obj)[:10]))
-            pair, i = obj["pair"], obj["i"]
-            _need(_whole(pair) and 0 <= pair < len(pairs), path, k,
-                  "pair %r is not one of 0..%d" % (pair, len(pairs) - 1))
-            _need(_whole(i) and 0 <= i < 2 ** 31, path, k, "game number %r" % (i,))
-            a, b = pairs[pair]
-            _need(obj["a"] == a and obj["b"] == b, path, k,
-                  "pair %d is kinds %d and %d, not %r and %r" % (pair, a, b, obj["a"], obj["b"]))
-            _need(obj["first"] == (a if i % 2 == 0 else b), path, k,
-                  "game %d of pair %d has the wrong kind at seat 0" % (i, pair))
-            _need(obj["winner"] in (a, b, None) and not isinstance(obj["winner"], bool),
-                  path, k, "winner %r is not of pair %d" % (obj["winner"], pair))
-            _need(obj["seed"] == _deal(header["seed"], pair, i) and _whole(obj["seed"]),
-                  path, k, "seed %r is not the deal of game %d of pair %d" % (obj["seed"], i, pair))
-            scores = obj["scores"]
-            _need(isinstance(scores, list) and len(scores) == 2 and all(
-                (_whole(x) or isinstance(x, float)) and math.isfinite(x) for x in scores),
-                path, k, "scores %r are not two numbers" % (scores,))
-            _need((pair, i) not in games, path, k, "game %d of pair %d twice" % (i, pair))
-            games[pair, i] = obj
+    k = 0
+    for k, raw in whole_lines(path):
+        try:
+            obj = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise LabFileError("%s line %d: not JSON (%s)" % (path, k, exc))
+        _need(isinstance(obj, dict), path, k, "not a JSON object")
+        if k == 1:
+            _need(obj.get("format") == FORMAT and obj.get("format_version") == FORMAT_VERSION,
+                  path, k, "not a ladder games file of format %d" % FORMAT_VERSION)
+            differ = sorted(key for key in header if obj.get(key) != header[key])
+            if differ:
+                raise LabFileError("%s holds another ladder: %s differ%s from this "
+                                   "command's" % (path, ", ".join(differ),
+                                                  "" if len(differ) > 1 else "s"))
+            continue
+        _need(sorted(obj) == ["a", "b", "first", "i", "pair", "scores", "seed", "winner"],
+              path, k, "not a ladder game (its fields: %s)" % ", ".join(sorted(obj)[:10]))
+        pair, i = obj["pair"], obj["i"]
+        _need(_whole(pair) and 0 <= pair < len(pairs), path, k,
+              "pair %r is not one of 0..%d" % (pair, len(pairs) - 1))
+        _need(_whole(i) and 0 <= i < 2 ** 31, path, k, "game number %r" % (i,))
+        a, b = pairs[pair]
+        _need(obj["a"] == a and obj["b"] == b, path, k,
+              "pair %d is kinds %d and %d, not %r and %r" % (pair, a, b, obj["a"], obj["b"]))
+        _need(obj["first"] == (a if i % 2 == 0 else b), path, k,
+              "game %d of pair %d has the wrong kind at seat 0" % (i, pair))
+        _need(obj["winner"] in (a, b, None) and not isinstance(obj["winner"], bool),
+              path, k, "winner %r is not of pair %d" % (obj["winner"], pair))
+        _need(obj["seed"] == _deal(header["seed"], pair, i) and _whole(obj["seed"]),
+              path, k, "seed %r is not the deal of game %d of pair %d" % (obj["seed"], i, pair))
+        scores = obj["scores"]
+        _need(isinstance(scores, list) and len(scores) == 2 and all(
+            (_whole(x) or isinstance(x, float)) and math.isfinite(x) for x in scores),
+            path, k, "scores %r are not two numbers" % (scores,))
+        _need((pair, i) not in games, path, k, "game %d of pair %d twice" % (i, pair))
+        games[pair, i] = obj
     if k == 0:
         raise LabFileError("%s is empty: not a ladder games file" % path)
     return games

@@ -11,8 +11,8 @@ from pathlib import Path
 from vora_host.lab.analysis import SummaryError, check_summary
 from vora_host.lab.spec import LabSpec, SpecError
 
-__all__ = ["GAMES_FILE", "REPORT_FILE", "GamesFile", "LabFileError", "read_games", "write_json",
-           "repair_cut_end"]
+__all__ = ["GAMES_FILE", "REPORT_FILE", "GamesFile", "LabFileError", "read_games", "whole_lines",
+           "write_json", "repair_cut_end"]
 
 GAMES_FILE = "games.jsonl"
 REPORT_FILE = "report.json"
@@ -111,6 +111,29 @@ def _glued_header(raw):
     return obj if isinstance(obj, dict) and "format" in obj else None
 
 
+def whole_lines(path):
+    """(number, bytes) of each whole line of the file `path`, read line by line: a line
+    longer than MAX_LINE is LabFileError, a last line cut short (a run killed while
+    writing it) is left out."""
+    path = Path(path)
+    try:
+        f = open(path, "rb")
+    except OSError as exc:
+        raise LabFileError("cannot read %s: %s" % (path, exc.strerror or exc))
+    with f:
+        k = 0
+        while True:
+            raw = f.readline(MAX_LINE + 1)
+            if not raw:
+                return
+            k += 1
+            if not raw.endswith(b"\n"):
+                if len(raw) > MAX_LINE:
+                    raise LabFileError("%s line %d: longer than %d bytes" % (path, k, MAX_LINE))
+                return  # cut short at the end: left out
+            yield k, raw
+
+
 def read_games(path, spec=None, on_game=None, on_note=None):
     """Read a games file line by line (a run of millions of games is never held whole).
 
@@ -125,62 +148,48 @@ def read_games(path, spec=None, on_game=None, on_note=None):
     header = None
     variants = widest = None
     count = 0
-    try:
-        f = open(path, "rb")
-    except OSError as exc:
-        raise LabFileError("cannot read %s: %s" % (path, exc.strerror or exc))
-    with f:
-        k = 0
-        while True:
-            raw = f.readline(MAX_LINE + 1)
-            if not raw:
-                break
-            k += 1
-            if not raw.endswith(b"\n"):
-                if len(raw) > MAX_LINE:
-                    raise LabFileError("%s line %d: longer than %d bytes" % (path, k, MAX_LINE))
-                break  # cut short at the end: left out
+    for k, raw in whole_lines(path):
+        try:
+            obj = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            obj = _glued_header(raw)
+            if obj is None:
+                raise LabFileError("%s line %d: not JSON (%s)" % (path, k, exc))
+            if on_note is not None:
+                on_note("%s line %d: a game cut short, then a header: the cut game is "
+                        "left out (it is played again)" % (path, k))
+        if isinstance(obj, dict) and "format" in obj:
+            if obj.get("format") != FORMAT or obj.get("format_version") != FORMAT_VERSION:
+                raise LabFileError("%s line %d: not a lab games file of format %d"
+                                   % (path, k, FORMAT_VERSION))
             try:
-                obj = json.loads(raw.decode("utf-8"))
-            except (UnicodeDecodeError, ValueError) as exc:
-                obj = _glued_header(raw)
-                if obj is None:
-                    raise LabFileError("%s line %d: not JSON (%s)" % (path, k, exc))
-                if on_note is not None:
-                    on_note("%s line %d: a game cut short, then a header: the cut game is "
-                            "left out (it is played again)" % (path, k))
-            if isinstance(obj, dict) and "format" in obj:
-                if obj.get("format") != FORMAT or obj.get("format_version") != FORMAT_VERSION:
-                    raise LabFileError("%s line %d: not a lab games file of format %d"
-                                       % (path, k, FORMAT_VERSION))
-                try:
-                    this = LabSpec.from_dict(obj.get("spec"))
-                except SpecError as exc:
-                    raise LabFileError("%s line %d: %s" % (path, k, exc))
-                for other in (header, spec):
-                    differ = this.same_games(other) if other is not None else []
-                    if differ:
-                        raise LabFileError("%s holds games of another run: %s differ%s" % (
-                            path, ", ".join(differ), "" if len(differ) > 1 else "s"))
-                header = this
-                if variants is None:
-                    ref = spec or header
-                    variants = ref.variants()
-                    widest = LabSpec.from_dict(dict(ref.to_dict(), games=2 ** 31 - 1,
-                                                    seed_effect=2 ** 31 - 1))
-                continue
-            if header is None:
-                raise LabFileError("%s line %d: a game before the header: not a lab games "
-                                   "file" % (path, k))
-            try:
-                check_summary(obj, widest, variants)
-            except SummaryError as exc:
+                this = LabSpec.from_dict(obj.get("spec"))
+            except SpecError as exc:
                 raise LabFileError("%s line %d: %s" % (path, k, exc))
-            ref = spec or header
-            if obj["i"] < (ref.games if obj["r"] == 0 else ref.seed_effect):
-                count += 1
-                if on_game is not None:
-                    on_game(obj)
+            for other in (header, spec):
+                differ = this.same_games(other) if other is not None else []
+                if differ:
+                    raise LabFileError("%s holds games of another run: %s differ%s" % (
+                        path, ", ".join(differ), "" if len(differ) > 1 else "s"))
+            header = this
+            if variants is None:
+                ref = spec or header
+                variants = ref.variants()
+                widest = LabSpec.from_dict(dict(ref.to_dict(), games=2 ** 31 - 1,
+                                                seed_effect=2 ** 31 - 1))
+            continue
+        if header is None:
+            raise LabFileError("%s line %d: a game before the header: not a lab games "
+                               "file" % (path, k))
+        try:
+            check_summary(obj, widest, variants)
+        except SummaryError as exc:
+            raise LabFileError("%s line %d: %s" % (path, k, exc))
+        ref = spec or header
+        if obj["i"] < (ref.games if obj["r"] == 0 else ref.seed_effect):
+            count += 1
+            if on_game is not None:
+                on_game(obj)
     if header is None:
         raise LabFileError("%s: no header line: not a lab games file" % path)
     return header, count
