@@ -185,6 +185,7 @@ def run(args, console):
 
 def run_ladder(args, console, err):
     """`vora lab GAME --ladder KINDS...` (lab/ladder.py); returns the exit status."""
+    import time
     from pathlib import Path
 
     from vora_host.lab import ladder
@@ -237,10 +238,12 @@ def run_ladder(args, console, err):
         err.print("Going on with the ladder in %s: %d of %d games played already"
                   % (_escape(str(out)), kept, total))
     count = [kept]
+    started = time.perf_counter()
 
     def one_more():
         count[0] += 1
-        bar.advance(task)
+        rate = (count[0] - kept) / max(1e-9, time.perf_counter() - started)
+        bar.update(task, advance=1, rate=("%.2f" if rate < 1 else "%.1f") % rate)
         if not err.is_terminal:  # a log file gets a line a game instead of the bar
             err.print("ladder: %d of %d games" % (count[0], total))
     try:
