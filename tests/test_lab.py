@@ -853,3 +853,21 @@ def test_nothing_to_resume_is_said(monkeypatch, tmp_path, capsys):
     high_card.register(monkeypatch)
     assert main(LADDER + ["--out", str(tmp_path / "empty"), "--resume"]) == 1
     assert "nothing to resume: " in capsys.readouterr().err
+
+
+def test_a_ladder_that_cannot_write_its_games_stops_and_says_so(monkeypatch, tmp_path, capsys):
+    from vora_host.lab import ladder
+    high_card.register(monkeypatch)
+    real_add = ladder.LadderFile.add
+    written = []
+
+    def add(self, obj):
+        if len(written) == 3:  # the header and two games, then the disk is full
+            raise OSError(28, "No space left on device")
+        written.append(obj)
+        real_add(self, obj)
+    monkeypatch.setattr(ladder.LadderFile, "add", add)
+    assert main(LADDER + ["--out", str(tmp_path / "full")]) == 1
+    err = capsys.readouterr().err
+    assert "cannot write" in err and "No space left on device" in err
+    assert "2 of 18 games kept" in err

@@ -257,6 +257,10 @@ def run_ladder(args, console, err):
                   "command and --resume --out %s[/yellow]"
                   % (count[0], total, _escape(str(path)), _escape(str(out))))
         return 130
+    except OSError as exc:  # the games file could not be written (a full disk...)
+        err.print("[red]vora lab: cannot write %s: %s; %d of %d games kept there[/red]"
+                  % (_escape(str(path)), _escape(exc.strerror or str(exc)), count[0], total))
+        return 1
     report = ladder.ladder_report(args.game, kinds, played, per_pair, args.seed)
     ladder.render(console, report)
     written = ladder.write(out, report, played)
