@@ -821,6 +821,10 @@ def _doctor_game(line, **change):
      + lines[1:], [], "holds another ladder: bots differs"),  # a level's kind has changed
     (lambda lines: lines[:2] + [_doctor_game(lines[2], winner=7)] + lines[3:], [],
      "line 3: winner 7 is not of pair 0"),
+    (lambda lines: lines[:2] + [_doctor_game(lines[2], winner=1.0)] + lines[3:], [],
+     "line 3: winner 1.0 is not of pair 0"),
+    (lambda lines: lines[:2] + [_doctor_game(lines[2], a=False)] + lines[3:], [],
+     "line 3: pair 0 is kinds 0 and 1, not False and 1"),
     (lambda lines: lines[:2] + [_doctor_game(lines[2], seed=5)] + lines[3:], [],
      "line 3: seed 5 is not the deal of game 1 of pair 0"),
     (lambda lines: lines + [lines[-1]], [], "line 6: game 3 of pair 0 twice"),

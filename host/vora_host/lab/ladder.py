@@ -31,7 +31,8 @@ from pathlib import Path
 from vora_host.lab import stats
 from vora_host.lab.playing import play_game
 from vora_host.lab.spec import derive_seed
-from vora_host.lab.store import LabFileError, repair_cut_end, whole_lines, write_json
+from vora_host.lab.store import LabFileError, json_line, repair_cut_end, whole_lines, \
+    write_json
 
 __all__ = ["LADDER_GAMES_FILE", "LadderError", "LadderFile", "check_kinds", "pairings",
            "play_ladder", "read_ladder_games", "ladder_header", "bradley_terry", "ratings",
@@ -120,10 +121,6 @@ def ladder_header(game, kinds, seed, options, max_moves):
             "seed": seed, "options": dict(options or {}), "max_moves": max_moves}
 
 
-def _line(obj):
-    return json.dumps(obj, separators=(",", ":"), sort_keys=True) + "\n"
-
-
 class LadderFile:
     """The ladder's games file, open for appending: the header first (a new file), then
     a line a game, each on disk before the next game starts (a ladder's games take
@@ -139,7 +136,7 @@ class LadderFile:
             self.add(header)
 
     def add(self, obj):
-        self.file.write(_line(obj))
+        self.file.write(json_line(obj))
         self.file.flush()
 
     def close(self):
@@ -192,11 +189,14 @@ def read_ladder_games(path, header):
               "pair %r is not one of 0..%d" % (pair, len(pairs) - 1))
         _need(_whole(i) and 0 <= i < 2 ** 31, path, k, "game number %r" % (i,))
         a, b = pairs[pair]
-        _need(obj["a"] == a and obj["b"] == b, path, k,
+        # Kind indexes are whole numbers, not 1.0 or true (which == 1 in Python): what is
+        # read goes into ladder.json as it is.
+        _need(all(_whole(obj[key]) for key in ("a", "b", "first"))
+              and obj["a"] == a and obj["b"] == b, path, k,
               "pair %d is kinds %d and %d, not %r and %r" % (pair, a, b, obj["a"], obj["b"]))
         _need(obj["first"] == (a if i % 2 == 0 else b), path, k,
               "game %d of pair %d has the wrong kind at seat 0" % (i, pair))
-        _need(obj["winner"] in (a, b, None) and not isinstance(obj["winner"], bool),
+        _need(obj["winner"] is None or (_whole(obj["winner"]) and obj["winner"] in (a, b)),
               path, k, "winner %r is not of pair %d" % (obj["winner"], pair))
         _need(obj["seed"] == _deal(header["seed"], pair, i) and _whole(obj["seed"]),
               path, k, "seed %r is not the deal of game %d of pair %d" % (obj["seed"], i, pair))

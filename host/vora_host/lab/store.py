@@ -12,7 +12,7 @@ from vora_host.lab.analysis import SummaryError, check_summary
 from vora_host.lab.spec import LabSpec, SpecError
 
 __all__ = ["GAMES_FILE", "REPORT_FILE", "GamesFile", "LabFileError", "read_games", "whole_lines",
-           "write_json", "repair_cut_end"]
+           "json_line", "write_json", "repair_cut_end"]
 
 GAMES_FILE = "games.jsonl"
 REPORT_FILE = "report.json"
@@ -62,6 +62,11 @@ def repair_cut_end(path):
     return size - keep
 
 
+def json_line(obj):
+    """One line of a JSON Lines file of the lab: compact, keys sorted."""
+    return json.dumps(obj, separators=(",", ":"), sort_keys=True) + "\n"
+
+
 class GamesFile:
     """The games file, open for appending. A header line starts each session of the run
     (the first one, and each --resume), so the file says which spec every game was
@@ -78,12 +83,11 @@ class GamesFile:
         self.flushed = time.monotonic()
 
     def _line(self, obj):
-        self.file.write(json.dumps(obj, separators=(",", ":"), sort_keys=True) + "\n")
+        self.file.write(json_line(obj))
 
     def add(self, summaries):
         # One write per chunk: Ctrl-C (handled between Python steps) never cuts a line.
-        self.file.write("".join(json.dumps(s, separators=(",", ":"), sort_keys=True) + "\n"
-                                for s in summaries))
+        self.file.write("".join(json_line(s) for s in summaries))
         # On disk within a second (close() writes the rest): a run killed outright loses
         # at most that; Ctrl-C loses nothing.
         if time.monotonic() - self.flushed >= 1.0:
