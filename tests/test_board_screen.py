@@ -461,3 +461,16 @@ def test_track_spaces_and_cards_are_named_on_their_keys():
     assert [marks[k] for k in HAND_KEYS[:len(hand)]] == [
         mapping.short_label(tossing_tiger.card_type(c)) for c in hand]
     assert not mapping.key_marks(tiger, None)  # nobody's hand for everybody's eyes
+
+
+def test_the_boards_messages_name_a_bots_level_or_its_kind():
+    # "wait: P1 (hard) is thinking": the level the player chose, on the keys' narrow strip;
+    # a bot chosen by kind keeps its kind's name there.
+    from vora_host.bots import make_bot
+    state = games.load("boars").new_game(2, 3)
+    game = BoardGame("boars", state, [Human(), make_bot("hard", 1, "boars")], FakeClient(),
+                     bot_delay_ms=0)
+    assert game.bot_name(1) == "P1 (hard)"
+    game = BoardGame("boars", state, [Human(), make_bot("search:30", 1, "boars")],
+                     FakeClient(), bot_delay_ms=0)
+    assert game.bot_name(1) == "P1 (search)"

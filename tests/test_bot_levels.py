@@ -3,6 +3,9 @@
 by kinds that make it again; levels that every entry point takes."""
 
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -130,3 +133,30 @@ def test_vora_play_and_the_lab_take_levels(tmp_path):
     out = tmp_path / "lab"
     assert main(["lab", "vorcept", "--bots", "easy,random", "--games", "2", "--workers", "1",
                  "--no-plots", "--out", str(out)]) == 0
+
+
+@pytest.mark.parametrize("game", sorted(games.names()))
+def test_a_levels_bot_is_named_by_its_level_and_other_kinds_by_their_kind(game):
+    from vora_host.bots import level_of, player_title
+    for level in LEVEL_NAMES:
+        kind = make_bot(level, 3, game).kind  # what a record keeps
+        assert level_of(game, kind) == level
+        assert player_title(game, kind) == "%s, %s" % (level, kind)
+    for kind in ("random", make_bot("search:7", 3, game).kind):
+        assert level_of(game, kind) is None and player_title(game, kind) == kind
+
+
+def test_the_play_screen_names_a_bots_level(tmp_path):
+    # A player who chose `--bot 1=hard` sees "hard" at the seat, not only the concrete
+    # kind the record keeps (Boars' hard is search:1000:horizon=6, spelled
+    # search:horizon=6 since 1,000 iterations are the default).
+    done = subprocess.run(
+        [sys.executable, "-m", "vora_host", "play", "boars", "--typed", "--seed", "3",
+         "--bot", "1=hard", "--human", "0", "--no-log", "--save-dir", str(tmp_path)],
+        input="q\ny\n", capture_output=True, text=True, timeout=60,
+        env=dict(os.environ, COLUMNS="200", NO_COLOR="1"))
+    assert done.returncode == 0, done.stderr
+    # The list of seats at the start names both; the seat rows, narrow at 80 columns,
+    # the level alone.
+    assert "P0 (you); P1 (hard, search:horizon=6)" in done.stdout, done.stdout[-2000:]
+    assert any(line.split()[:3] == ["P1", "(hard)", "0"] for line in done.stdout.splitlines())

@@ -557,11 +557,12 @@ def cmd_play_board(args, console, parser):
                 saved.note_seats(resolve_db_path(args.db), companion.log.gid, agents)
             if resumed is not None:
                 console.print("%s %s" % (companion.resumed, "; ".join(
-                    host.VIEW.seat_label(state, p, a.kind) for p, a in enumerate(agents))))
+                    host.VIEW.seat_label(state, p, bots.player_title(args.game, a.kind))
+                    for p, a in enumerate(agents))))
             else:
                 console.print("[bold]%s[/bold] on the board, %s; %s" % (
                     module.TITLE, _seed_at_start(module, seed),
-                    "; ".join(host.VIEW.seat_label(state, p, a.kind)
+                    "; ".join(host.VIEW.seat_label(state, p, bots.player_title(args.game, a.kind))
                               for p, a in enumerate(agents))))
             if device is not None:
                 status = run_board_game(device, companion, plain)
@@ -998,8 +999,9 @@ def cmd_play(args, console, parser):
         game.replay_moves(resumed[2])
         # Again just above the first prompt: at 24 rows the board scrolls the first out.
         game.note = saved.resumed_text(resumed[0])
-    console.print("  " + "; ".join(view.seat_label(state, p, game.who[p])
-                                   for p in range(players)))
+    console.print("  " + "; ".join(view.seat_label(
+        state, p, "you" if game.who[p] == "you" else bots.player_title(args.game, agents[p].kind))
+        for p in range(players)))
     if any(isinstance(a, Human) for a in agents):
         console.print("  Type a move's number or notation; [bold]?[/bold] for help, "
                       "[bold]q[/bold] to quit.")

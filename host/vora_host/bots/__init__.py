@@ -22,7 +22,7 @@ from vora_host.bots.levels import LEVEL_NAMES, level_kind
 from vora_host.bots.search import SearchBot
 
 __all__ = ["Bot", "RandomBot", "SearchBot", "GENERIC_BOTS", "LEVEL_NAMES", "bot_kinds",
-           "make_bot", "split_kind"]
+           "level_of", "make_bot", "player_title", "split_kind"]
 
 # Bots every game gets.
 GENERIC_BOTS = {RandomBot.kind: RandomBot, SearchBot.kind: SearchBot}
@@ -62,3 +62,27 @@ def make_bot(kind, seed=0, game="vora"):
         raise ValueError("unknown bot %r for %s (choose from %s), or a level (%s)"
                          % (name, game, ", ".join(sorted(kinds)), ", ".join(LEVEL_NAMES)))
     return cls.from_spec(seed, game, arg)
+
+
+# {game: {concrete kind: level}}, filled on first use: making a bot of each level is how
+# the level's kind string is spelled the way a bot spells its own `kind`.
+_LEVEL_OF_KIND = {}
+
+
+def level_of(game, kind):
+    """The level (`easy`, `normal`, `hard`) whose bot in `game` has this concrete kind,
+    or None: a record keeps only the concrete kind, and this gives people the level back."""
+    if game not in _LEVEL_OF_KIND:
+        levels = {}
+        for level in LEVEL_NAMES:
+            levels.setdefault(make_bot(level, 0, game).kind, level)
+        _LEVEL_OF_KIND[game] = levels
+    return _LEVEL_OF_KIND[game].get(kind)
+
+
+def player_title(game, kind):
+    """How a seat's player is named to people: the kind, with the level it stands for
+    first when it is one (`hard, search:horizon=6`), so a player who chose `--bot 1=hard`
+    (or resumed such a game) sees the level."""
+    level = level_of(game, kind)
+    return "%s, %s" % (level, kind) if level else kind

@@ -459,9 +459,11 @@ class BoardGame:
         return (len(self.moves), self.state.digest())
 
     def bot_name(self, player):
-        """'P0 (search)': a bot's seat and kind, for the messages."""
+        """'P0 (search)' or 'P0 (hard)': a bot's seat and its kind or level, for the
+        messages (the keys' strip is narrow; its settings are in the log)."""
+        from vora_host.bots import level_of
         kind = str(getattr(self.agents[player], "kind", "bot"))
-        return "P%d (%s)" % (player, kind.split(":")[0])  # its settings are in the log
+        return "P%d (%s)" % (player, level_of(self.game, kind) or kind.split(":")[0])
 
     def tick(self, now):
         """Time passing: terminal mode once connected, bots' moves, the frame."""
