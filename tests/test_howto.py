@@ -181,3 +181,22 @@ def test_tossing_tiger_s_strength_table_is_the_default_print():
         shown[animal] = tuple(w for w in words if w != "-")
     table = tossing_tiger.new_game(2, 0).strength_table()
     assert shown == dict((a, tuple(table[a])) for a in tossing_tiger_data.BASE_ANIMALS)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_vora_rules_names_the_bots_and_what_each_level_is_here(game, capsys):
+    # A player with the package alone (no docs/bots.md) learns what --bot 1=hard means in
+    # this game, and how far apart the levels were measured.
+    from vora_host.bots import bot_kinds, make_bot
+    from vora_host.bots.levels import LEVEL_NAMES, MEASURED, level_kind
+    from vora_host.cli import main
+    assert main(["rules", game]) == 0
+    out = capsys.readouterr().out
+    bots_part = out.split("Bots (vora play %s --bot SEAT=KIND)" % game)[1].split("More")[0]
+    for level in LEVEL_NAMES:
+        kind = level_kind(game, level)
+        make_bot(kind, 0, game)  # a kind the bots take
+        assert any(line.split() == [level, kind] for line in bots_part.splitlines()), level
+    assert " ".join(MEASURED[game].split()) in " ".join(bots_part.split())
+    for kind in bot_kinds(game):
+        assert kind in bots_part.split("Other kinds:")[1]

@@ -190,9 +190,10 @@ def build_parser():
                            "order. Levels: easy, normal, hard (measured: each beats the "
                            "one below in most games, except in Tossing Tiger, where luck "
                            "keeps them close; hard decides within a second; "
-                           "docs/bots.md names what each is in each game). Kinds: "
+                           "'vora rules GAME' names what each is in that game and how "
+                           "far apart they were measured). Kinds: "
                            "random; search (1000 iterations a move), search:N (N "
-                           "iterations), search:Nms (N milliseconds) (docs/bots.md); "
+                           "iterations), search:Nms (N milliseconds); "
                            "greedy and lookahead, Vora's own (another game names the "
                            "kinds it has). With no kind given: greedy in Vora, search:200 "
                            "in the other games")
@@ -1159,6 +1160,7 @@ def _rules_appendix(game, module, host, console):
             text += " (default %s)" % (default,)
         table.add_row(name, escape(values), escape(text))
     print_table(console, table)
+    _rules_bots(game, console)
     console.print()
     console.print("[bold]More[/bold]: the full move notation is docs/%s, the house rules "
                   "and their reasons docs/rules-decisions.md, in the project's sources."
@@ -1169,6 +1171,26 @@ def _rules_appendix(game, module, host, console):
         console.print("Here: %s" % escape(str(root / "docs" / host.NOTATION)))
     console.print("The engine's reference: python -m pydoc %s.  In a game, ? shows the "
                   "rules and keys of the step you are in." % module.__name__)
+
+
+def _rules_bots(game, console):
+    """The bots a player can sit at the other seats, and the levels' measured strength:
+    an installed package has no docs/bots.md to send people to."""
+    from vora_host.bots.levels import LEVEL_NAMES, MEASURED, level_kind
+    console.print()
+    console.print("[bold]Bots[/bold] (vora play %s --bot SEAT=KIND): the levels, and what "
+                  "each is in this game:" % game)
+    table = Table(show_edge=False, box=None, padding=(0, 2))
+    table.add_column("level")
+    table.add_column("the bot")
+    for level in LEVEL_NAMES:
+        table.add_row(level, escape(level_kind(game, level)))
+    print_table(console, table)
+    if game in MEASURED:
+        console.print("Measured at two players: %s. hard takes up to about a second a move."
+                      % escape(MEASURED[game]))
+    console.print("Other kinds: %s; search:N for N iterations a move, search:Nms for N "
+                  "milliseconds." % escape(", ".join(sorted(bots.bot_kinds(game)))))
 
 
 class _pager:

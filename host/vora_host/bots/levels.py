@@ -11,7 +11,7 @@ decides within one second a move on one core. Budgets are in iterations, not tim
 level plays the same on a fast machine and a slow one.
 """
 
-__all__ = ["LEVEL_NAMES", "LEVELS", "level_kind"]
+__all__ = ["LEVEL_NAMES", "LEVELS", "MEASURED", "level_kind"]
 
 LEVEL_NAMES = ("easy", "normal", "hard")
 
@@ -37,6 +37,18 @@ LEVELS = {
     # six turns of simulation did: search:1000:horizon=6, as long a move as search:2000,
     # scored 0.75 over 24 games against search:200 (docs/benchmarks.md, "Levels").
     "boars": {"easy": "search:20", "normal": "search:200", "hard": "search:1000:horizon=6"},
+}
+
+# What `vora rules GAME` tells a player of the levels' strength: two-player games, from
+# docs/benchmarks.md ("Levels"), where the commands that measured them are.
+MEASURED = {
+    "vora": "hard beat normal in 164 of 200 games, normal beat easy in 28 of 40",
+    "vorcept": "hard beat normal in 9 of 12 games, normal beat easy in 12 of 12",
+    "gaia-vora": "hard beat normal in 10 of 12 games, normal beat easy in 11 of 12",
+    "tossing-tiger": "no level was told apart from another in 20 games a pair (luck: "
+                     "the best search beats even random players in only 59% of games); "
+                     "the levels differ in thinking time",
+    "boars": "hard scored 0.75 against normal over 24 games, normal beat easy in 9 of 12",
 }
 
 
