@@ -19,7 +19,7 @@ import threading
 import time
 from pathlib import Path
 
-import httpx
+import httpx2
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
@@ -41,7 +41,7 @@ def main():
             ready = [threading.Event() for _ in range(streams)]
 
             def reader(i):
-                with httpx.Client(timeout=30) as c, \
+                with httpx2.Client(timeout=30) as c, \
                         c.stream("GET", base + "api/events?game=%d" % game.gid) as response:
                     kind = None
                     for line in response.iter_lines():

@@ -14,7 +14,7 @@ import sys
 import threading
 import time
 
-import httpx
+import httpx2
 import pytest
 from starlette.testclient import TestClient
 
@@ -417,7 +417,7 @@ def server(db, request):
 
 
 def _read_events(base, query, found, ready, count=1):
-    with httpx.Client(timeout=10) as c:
+    with httpx2.Client(timeout=10) as c:
         with c.stream("GET", base + "api/events" + query) as response:
             assert response.headers["content-type"].startswith("text/event-stream")
             kind = None
@@ -453,7 +453,7 @@ def test_a_move_logged_reaches_the_event_stream_at_once(db, server, name):
     at, kind, data = found[0]
     assert kind == "changed" and data["ids"] == [gid]
     assert at - sent < 1.0  # the figure itself (tens of ms) is in docs/web.md
-    position = httpx.get(server + "api/games/%d/position/latest" % gid).json()
+    position = httpx2.get(server + "api/games/%d/position/latest" % gid).json()
     assert position["number"] == 5
     # The newest position comes with the change, as /position/latest gives it: in
     # Tossing Tiger as a spectator sees it.
@@ -472,7 +472,7 @@ def test_a_second_server_on_a_busy_port_is_told_so(db, server, capsys):
     err = " ".join(capsys.readouterr().err.split())
     assert "vora serve: port %d on 127.0.0.1 is busy" % port in err
     assert "--port 0 for any free one" in err
-    assert httpx.get(server + "api/games").status_code == 200  # the first one goes on
+    assert httpx2.get(server + "api/games").status_code == 200  # the first one goes on
 
 
 def test_serve_checks_its_options(capsys):
@@ -601,11 +601,11 @@ def test_a_log_made_after_the_server_started_is_followed(db, server):
     reader = threading.Thread(target=_read_events, args=(server, "", found, ready))
     reader.start()
     assert ready.wait(10)
-    assert httpx.get(server + "api/games").json()["games"] == []
+    assert httpx2.get(server + "api/games").json()["games"] == []
     gid, _, _, _ = log_game(db, "gaia-vora", 2, 3)
     reader.join(10)
     assert found and found[0][2]["ids"] == [gid]
-    assert [g["id"] for g in httpx.get(server + "api/games").json()["games"]] == [gid]
+    assert [g["id"] for g in httpx2.get(server + "api/games").json()["games"]] == [gid]
 
 
 def test_the_log_is_left_alone_while_no_page_is_open(db):
