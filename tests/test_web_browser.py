@@ -241,3 +241,22 @@ def test_text_from_the_log_is_shown_as_text(db, server, page):
     page.goto(server + "game/%d" % gid)
     sync_api.expect(page.locator("#facts")).to_contain_text(source)
     assert page.locator("#injected").count() == 0 and page.title() != "owned"
+
+
+@pytest.mark.parametrize("body", ['{"id": 1, "title": "Vor', "", "null"])
+def test_an_answer_cut_short_is_said_not_a_script_error(db, server, page, body):
+    """A server stopped mid-answer (Ctrl-C on `vora play --serve`) leaves a 200 whose body
+    is not the game's JSON: the page says so where it says problems; its script does not
+    fail on a missing game (the page fixture fails the test on any script error)."""
+    game = LiveGame(db, "vorcept", 3)
+    game.play(2)
+    page.route("**/api/games/%d" % game.gid, lambda route: route.fulfill(
+        status=200, body=body, content_type="application/json"))
+    page.goto(server + "game/%d" % game.gid)
+    sync_api.expect(page.locator("#problem")).to_contain_text("could not be read")
+    page.unroute("**/api/games/%d" % game.gid)
+    page.goto(server)
+    page.route("**/api/games?*", lambda route: route.fulfill(
+        status=200, body=body, content_type="application/json"))
+    page.reload()
+    sync_api.expect(page.locator("#problem")).to_contain_text("could not be read")

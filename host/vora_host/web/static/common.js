@@ -8,6 +8,11 @@ async function getJSON(url) {
   if (!response.ok) {
     throw new Error(data && data.error ? data.error : "the server answered " + response.status);
   }
+  // Every answer of the API is an object: anything else is an answer cut short (a server
+  // stopped mid-answer), which the pages say rather than fail on.
+  if (data === null || typeof data !== "object") {
+    throw new Error("the server's answer could not be read (cut short?): reload the page");
+  }
   return data;
 }
 
