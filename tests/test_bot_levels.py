@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from shared_rules import games, vora
-from vora_host.bots import LEVEL_NAMES, make_bot
+from vora_host.bots import LEVEL_NAMES, make_bot, short_kind
 from vora_host.bots.levels import LEVELS, level_kind
 from vora_host.cli import main
 from vora_host.games.vora.lookahead import LookaheadBot, smoothed_worth
@@ -141,9 +141,37 @@ def test_a_levels_bot_is_named_by_its_level_and_other_kinds_by_their_kind(game):
     for level in LEVEL_NAMES:
         kind = make_bot(level, 3, game).kind  # what a record keeps
         assert level_of(game, kind) == level
-        assert player_title(game, kind) == "%s, %s" % (level, kind)
-    for kind in ("random", make_bot("search:7", 3, game).kind):
-        assert level_of(game, kind) is None and player_title(game, kind) == kind
+        assert player_title(game, kind) == "%s, %s" % (level, short_kind(game, kind))
+    assert player_title(game, "random") == "random"
+    kind = make_bot("search:7", 3, game).kind
+    assert level_of(game, kind) is None and player_title(game, kind) == short_kind(game, kind)
+
+
+@pytest.mark.parametrize("game", sorted(games.names()))
+def test_a_short_kind_makes_the_same_bot_and_drops_only_the_games_own_settings(game):
+    from vora_host.bots import bot_kinds
+    spelled = ["search:7", "search:7:c=1", "search:50ms:clock=cpu", "search:7:horizon=3"]
+    spelled += list(LEVEL_NAMES) + sorted(bot_kinds(game))
+    for asked in spelled:
+        kind = make_bot(asked, 3, game).kind
+        short = short_kind(game, kind)
+        # Typed back to --bot, the short spelling makes the very bot the record names.
+        assert make_bot(short, 3, game).kind == kind, (asked, kind, short)
+        assert len(short) <= len(kind)
+        # What the player chose (a budget, a setting of their own) is still said.
+        for part in asked.split(":")[1:]:
+            assert part in short.split(":"), (asked, short)
+    assert short_kind(game, "nobody-knows-me:3") == "nobody-knows-me:3"
+
+
+def test_gaia_voras_own_search_settings_are_left_out_of_the_short_kind():
+    kind = make_bot("search:30", 3, "gaia-vora").kind
+    assert kind == "search:30:horizon=12:temperature=6"  # what the record keeps
+    assert short_kind("gaia-vora", kind) == "search:30"
+    assert short_kind("gaia-vora", make_bot("search:30:temperature=2", 3, "gaia-vora").kind) \
+        == "search:30:temperature=2"
+    # Vora has no search settings of its own: nothing to leave out.
+    assert short_kind("vora", "search:30:horizon=12") == "search:30:horizon=12"
 
 
 def test_the_play_screen_names_a_bots_level(tmp_path):
@@ -160,3 +188,21 @@ def test_the_play_screen_names_a_bots_level(tmp_path):
     # the level alone.
     assert "P0 (you); P1 (hard, search:horizon=6)" in done.stdout, done.stdout[-2000:]
     assert any(line.split()[:3] == ["P1", "(hard)", "0"] for line in done.stdout.splitlines())
+
+
+def test_a_seat_chosen_by_a_long_kind_keeps_its_row_at_80_columns(tmp_path):
+    # Gaia-Vora's search:30 is search:30:horizon=12:temperature=6 in the record; the seat
+    # row used to wrap onto a second line at 80 columns.
+    done = subprocess.run(
+        [sys.executable, "-m", "vora_host", "play", "gaia-vora", "--typed", "--seed", "3",
+         "--players", "4", "--bot", "1=normal", "--bot", "2=hard", "--bot", "3=search:30",
+         "--human", "0", "--no-log", "--save-dir", str(tmp_path)],
+        input="q\ny\n", capture_output=True, text=True, timeout=60,
+        env=dict(os.environ, COLUMNS="80", NO_COLOR="1"))
+    assert done.returncode == 0, done.stderr
+    rows = done.stdout.splitlines()
+    assert any(row.split()[:5] == ["P3", "orange", "(search:30)", "score", "0"]
+               for row in rows), done.stdout[-2000:]
+    assert "P1 green (normal, search:200); P2 white (hard, search:400);" in done.stdout
+    assert "temperature" not in done.stdout, done.stdout[-3000:]
+    assert all(len(line) <= 80 for line in done.stdout.splitlines())

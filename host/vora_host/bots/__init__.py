@@ -22,7 +22,7 @@ from vora_host.bots.levels import LEVEL_NAMES, level_kind
 from vora_host.bots.search import SearchBot
 
 __all__ = ["Bot", "RandomBot", "SearchBot", "GENERIC_BOTS", "LEVEL_NAMES", "bot_kinds",
-           "level_of", "make_bot", "player_title", "split_kind"]
+           "level_of", "make_bot", "player_title", "short_kind", "split_kind"]
 
 # Bots every game gets.
 GENERIC_BOTS = {RandomBot.kind: RandomBot, SearchBot.kind: SearchBot}
@@ -80,9 +80,46 @@ def level_of(game, kind):
     return _LEVEL_OF_KIND[game].get(kind)
 
 
+# {(game, kind): its shortest spelling}, filled on first use.
+_SHORT_KINDS = {}
+
+
+def short_kind(game, kind):
+    """The shortest spelling of `kind` that makes the same bot in `game`: a setting the
+    game chooses anyway is left out, so Gaia-Vora's `search:30:horizon=12:temperature=6`
+    reads `search:30`. Records keep the full kind (it names the bot whatever the game's
+    settings become); people see this one, which fits a seat row at 80 columns and can be
+    typed back to `--bot`. A kind no bot of the game has is returned as it is."""
+    key = (game, kind)
+    if key not in _SHORT_KINDS:
+        _SHORT_KINDS[key] = _shortest(game, kind)
+    return _SHORT_KINDS[key]
+
+
+def _shortest(game, kind):
+    try:
+        target = make_bot(kind, 0, game).kind
+    except ValueError:
+        return kind
+    name, arg = split_kind(kind)
+    parts = arg.split(":") if arg else []
+    for part in list(parts):
+        if "=" not in part:
+            continue  # a budget is always said: it is what the player chose
+        fewer = [p for p in parts if p != part]
+        try:
+            same = make_bot(":".join([name] + fewer), 0, game).kind == target
+        except ValueError:
+            same = False
+        if same:
+            parts = fewer
+    return ":".join([name] + parts)
+
+
 def player_title(game, kind):
-    """How a seat's player is named to people: the kind, with the level it stands for
-    first when it is one (`hard, search:horizon=6`), so a player who chose `--bot 1=hard`
-    (or resumed such a game) sees the level."""
+    """How a seat's player is named to people: the kind (its short spelling, `short_kind`),
+    with the level it stands for first when it is one (`hard, search:horizon=6`), so a
+    player who chose `--bot 1=hard` (or resumed such a game) sees the level."""
     level = level_of(game, kind)
-    return "%s, %s" % (level, kind) if level else kind
+    short = short_kind(game, kind)
+    return "%s, %s" % (level, short) if level else short

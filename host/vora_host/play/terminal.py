@@ -24,7 +24,7 @@ from rich.text import Text
 from shared_rules.errors import IllegalMove
 
 from vora_host import games as host_games
-from vora_host.bots import level_of
+from vora_host.bots import level_of, short_kind
 from vora_host.games.base import word_order
 from vora_host.log.records import result_of
 from vora_host.words import plural
@@ -234,10 +234,10 @@ class TerminalGame:
         self.log = log
         self.palette = self.view.palette_for(console)
         humans = [p for p, a in enumerate(self.agents) if isinstance(a, Human)]
-        # A level's bot goes by its level ("hard"): its concrete kind, long for the
-        # seat rows at 80 columns, is in the list of seats at the start and the record.
+        # A level's bot goes by its level ("hard"), another by its short kind: its
+        # concrete kind, long for the seat rows at 80 columns, is in the record.
         self.who = {p: ("you" if isinstance(a, Human) and len(humans) == 1
-                        else level_of(game, a.kind) or a.kind)
+                        else level_of(game, a.kind) or short_kind(game, a.kind))
                     for p, a in enumerate(self.agents)}
         # Whose eyes the screen is for: the one human's; with several humans, nobody's
         # (public information) except during each human's own turn.
