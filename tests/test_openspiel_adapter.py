@@ -168,3 +168,24 @@ def test_chance_outcomes_draw_differently():
         twin.apply_action(outcome)
         dealt.add(twin.native.to_json())
     assert len(dealt) >= 8
+
+
+def test_a_process_that_registered_a_game_exits_cleanly():
+    # OpenSpiel keeps the game's factory in a C++ static map freed after the interpreter
+    # has shut down. The shutdown first empties module dicts (the adapter's table of
+    # factories with them); were the map then the factory's last holder, freeing it
+    # there aborted the process, exit status 134 ("Fatal Python error:
+    # PyThreadState_Get"), once per suite run in a pytest worker. The script empties
+    # the adapter's dict as the shutdown does.
+    import subprocess
+    import sys
+    script = ("from vora_host import openspiel_adapter as osa\n"
+              "osa.load('vorcept').new_initial_state()\n"
+              "for name in list(vars(osa)):\n"
+              "    if not name.startswith('__'):\n"
+              "        setattr(osa, name, None)\n"
+              "print('done')\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert (done.returncode, done.stdout) == (0, "done\n"), done.stderr[-2000:]
+    assert "Fatal Python error" not in done.stderr

@@ -453,6 +453,19 @@ class _Observer:
 _REGISTERED = {}
 
 
+def _keep_forever(obj):
+    """Hold one reference to `obj` that is never given back.
+
+    OpenSpiel keeps a registered game's factory in a C++ static map, whose destructor
+    runs at the process's exit, after the interpreter has shut down and without the
+    GIL. If the map held the factory's last reference (the interpreter's shutdown
+    empties module dicts, `_REGISTERED` with them), freeing it there aborts the process:
+    "Fatal Python error: PyThreadState_Get", exit status 134, after all the work was
+    done. With this reference the map's destructor only counts it down."""
+    import ctypes
+    ctypes.pythonapi.Py_IncRef(ctypes.py_object(obj))
+
+
 def register(name):
     """Register game `name` with OpenSpiel (once) as short_name(name)."""
     if name not in _REGISTERED:
@@ -463,6 +476,7 @@ def register(name):
             return _Game(_name, params)
         pyspiel.register_game(probe.get_type(), make)
         _REGISTERED[name] = make
+        _keep_forever(make)
     return short_name(name)
 
 
