@@ -7,6 +7,7 @@ Counts every "game seed S seat P score X" line once per seed and seat: the same 
 and seat in two runs is the same game (the bots' seeds come from the game's seed), while
 a seed played at the other seat by an overlapping run is another game."""
 
+import argparse
 import re
 import sys
 from pathlib import Path
@@ -17,13 +18,25 @@ from bench_vs_openspiel import wilson  # noqa: E402
 LINE = re.compile(r"^game seed (\d+) seat (\d) score ([01](?:\.\d)?)$")
 
 
-def main():
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " ").rstrip(":") + ".")
+    parser.add_argument("runs", nargs="+", metavar="RUN",
+                        help="a run's output, as bench_vs_openspiel.py printed it")
+    args = parser.parse_args(argv)
     scores = {}
-    for path in sys.argv[1:]:
-        for line in Path(path).read_text().splitlines():
+    for path in args.runs:
+        try:
+            text = Path(path).read_text(errors="replace")
+        except OSError as exc:
+            parser.error("cannot read %s: %s" % (path, exc.strerror or exc))
+        found = 0
+        for line in text.splitlines():
             m = LINE.match(line.strip())
             if m:
                 scores[int(m.group(1)), int(m.group(2))] = float(m.group(3))
+                found += 1
+        if not found:
+            print("%s: no game lines (\"game seed S seat P score X\")" % path, file=sys.stderr)
     n = len(scores)
     total = sum(scores.values())
     lo, hi = wilson(total, n)
