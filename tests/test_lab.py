@@ -704,7 +704,7 @@ def test_a_ladder_plays_each_deal_both_ways_and_rates_the_stronger_higher(monkey
     high_card.register(monkeypatch)
     out = tmp_path / "ladder"
     args = ["lab", "high-card", "--ladder", "random", "search:30", "--games", "200",
-            "--seed", "3", "--out", str(out)]
+            "--seed", "3", "--workers", "1", "--out", str(out)]
     assert main(args) == 0
     report = json.loads((out / "ladder.json").read_text())
     games = report["games"]
@@ -745,8 +745,9 @@ def test_a_bad_ladder_is_refused_before_playing(capsys, extra, words):
 # A ladder keeps each game as it ends: stopped, it goes on with --resume and gives the
 # ladder played at one go.
 
+# --workers 1: high-card is registered in this process only (monkeypatch).
 LADDER = ["lab", "high-card", "--ladder", "random", "search:5", "search:30", "--games", "6",
-          "--seed", "9"]
+          "--seed", "9", "--workers", "1"]
 
 
 def _counting_games(monkeypatch, stop_at=None):
@@ -875,3 +876,52 @@ def test_a_ladder_that_cannot_write_its_games_stops_and_says_so(monkeypatch, tmp
     err = capsys.readouterr().err
     assert "cannot write" in err and "No space left on device" in err
     assert "2 of 18 games kept" in err
+
+
+# A ladder on local worker processes, as the lab's other runs (--workers, default one a
+# core): it used to take --workers and play every game in one process anyway.
+
+WORKERS_LADDER = ["lab", "vora", "--ladder", "random", "greedy", "easy", "--games", "2",
+                  "--seed", "5", "--no-plots"]
+
+
+def test_a_ladder_on_worker_processes_is_the_ladder_played_in_one(tmp_path, capsys):
+    assert main(WORKERS_LADDER + ["--workers", "1", "--out", str(tmp_path / "one")]) == 0
+    assert "Playing on this process." in capsys.readouterr().err
+    assert main(WORKERS_LADDER + ["--workers", "2", "--out", str(tmp_path / "two")]) == 0
+    assert "Playing on 2 local processes." in capsys.readouterr().err
+    one = json.loads((tmp_path / "one" / "ladder.json").read_text())
+    two = json.loads((tmp_path / "two" / "ladder.json").read_text())
+    assert len(two["games"]) == 6 and two == one
+    # The games file holds the same games, in the order they ended.
+    lines = {name: (tmp_path / name / "ladder-games.jsonl").read_text().splitlines()
+             for name in ("one", "two")}
+    assert lines["one"][0] == lines["two"][0]
+    assert sorted(lines["one"][1:]) == sorted(lines["two"][1:])
+
+
+def test_a_ladder_on_workers_stopped_keeps_the_games_ended_and_resumes(monkeypatch, tmp_path,
+                                                                       capsys):
+    import concurrent.futures
+    import multiprocessing
+    real_wait = concurrent.futures.wait
+    calls = []
+
+    def wait(*args, **kwargs):  # Ctrl-C after the first game has ended
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real_wait(*args, **kwargs)
+    monkeypatch.setattr(concurrent.futures, "wait", wait)
+    out = tmp_path / "stopped"
+    assert main(WORKERS_LADDER + ["--workers", "2", "--out", str(out)]) == 130
+    err = capsys.readouterr().err
+    games = (out / "ladder-games.jsonl").read_text().splitlines()[1:]
+    assert 1 <= len(games) <= 2 and "%d of 6 games kept" % len(games) in err
+    # No worker is left playing.
+    assert not [p for p in multiprocessing.active_children() if p.is_alive()]
+    monkeypatch.setattr(concurrent.futures, "wait", real_wait)
+    assert main(WORKERS_LADDER + ["--workers", "2", "--out", str(out), "--resume"]) == 0
+    assert main(WORKERS_LADDER + ["--workers", "1", "--out", str(tmp_path / "whole")]) == 0
+    assert json.loads((out / "ladder.json").read_text()) == \
+        json.loads((tmp_path / "whole" / "ladder.json").read_text())

@@ -44,7 +44,8 @@ def add_parser(sub):
                           "two-player games (seats alternating, each deal played both ways), "
                           "and the report rates them on an Elo scale with 95%% intervals "
                           "(Bradley-Terry, bootstrap), e.g. --ladder random easy normal hard; "
-                          "each game kept in ladder-games.jsonl as it ends (--resume goes on), "
+                          "on --workers processes, each game kept in ladder-games.jsonl as it ends "
+                          "(--resume goes on), "
                           "the report in ladder.json in --out")
     lab.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE",
                      help="a game option (repeat for several); 'vora rules GAME' lists them. "
@@ -185,6 +186,7 @@ def run(args, console):
 
 def run_ladder(args, console, err):
     """`vora lab GAME --ladder KINDS...` (lab/ladder.py); returns the exit status."""
+    import os
     import time
     from pathlib import Path
 
@@ -239,6 +241,10 @@ def run_ladder(args, console, err):
                   % (_escape(str(out)), kept, total))
     count = [kept]
     started = time.perf_counter()
+    # As the lab's other runs: one process a core unless told, --workers 1 plays here.
+    workers = args.workers or os.cpu_count() or 1
+    err.print("Playing on %s." % ("this process" if workers == 1
+                                  else "%d local processes" % workers))
 
     def one_more():
         count[0] += 1
@@ -251,7 +257,7 @@ def run_ladder(args, console, err):
             task = bar.add_task("ladder", total=total, rate="-", completed=kept)
             played = ladder.play_ladder(module, args.game, kinds, per_pair, args.seed,
                                         options, max_moves, on_game=one_more, done=done,
-                                        on_result=games_file.add)
+                                        on_result=games_file.add, workers=workers)
     except KeyboardInterrupt:
         err.print("[yellow]Interrupted: %d of %d games kept in %s; go on with the same "
                   "command and --resume --out %s[/yellow]"

@@ -20,6 +20,8 @@ Each game's result is appended to `ladder-games.jsonl` in the run's folder as it
 crash keeps what it played and `--resume` plays only the rest: the same seeds make the
 same games, so a resumed ladder is the ladder played at one go. The file is read as
 untrusted (bounded lines, every field checked against the header and the seeds).
+Games are played in local worker processes (`workers`, the lab's `--workers`), one game
+a worker at a time, each kept as it ends.
 """
 
 import itertools
@@ -77,36 +79,104 @@ def _deal(seed, pair, i):
 
 
 def play_ladder(module, game, kinds, games, seed=0, options=None, max_moves=100000,
-                on_game=None, done=None, on_result=None):
+                on_game=None, done=None, on_result=None, workers=1):
     """Play the round robin; returns [{"pair", "i", "a", "b", "first", "winner", "scores",
     "seed"}] in order: the pair's number and the game's, the pair's kind indexes, the
     index of the kind at seat 0, the index of the kind that won (None: a draw), the
     scores and the deal's seed. Games already in `done` ({(pair, i): result}, from
     read_ladder_games) are not played again; each game played goes to `on_result(game)`
-    (the ladder's file) and then `on_game()` (a progress bar)."""
+    (the ladder's file) and then `on_game()` (a progress bar), in the order they end.
+
+    `workers` above 1 plays that many games at once in local processes (as the lab's
+    `--workers`). A game's seeds depend only on the ladder's seed, the pair and the
+    game's number, so the ladder is the same whoever plays it. Ctrl-C (KeyboardInterrupt)
+    stops the workers: the games they had under way are not kept, and a resumed ladder
+    plays them again."""
     options = dict(options or {})
     done = done or {}
-    out = []
+    results = {}
+    todo = []
     for pair, (a, b) in enumerate(pairings(len(kinds))):
         for i in range(games):
             if (pair, i) in done:
-                out.append(done[pair, i])
-                continue
-            first, second = (a, b) if i % 2 == 0 else (b, a)
-            deal = _deal(seed, pair, i)
-            seeds = [derive_seed(seed, "ladder-bot", pair, i, seat) for seat in (0, 1)]
-            summary = play_game(module, game, 2, options, [kinds[first], kinds[second]],
-                                deal, seeds, max_moves)
-            w = summary["winner"]
-            result = {"pair": pair, "i": i, "a": a, "b": b, "first": first,
-                      "winner": None if w is None else (first, second)[w],
-                      "scores": summary["scores"], "seed": deal}
-            out.append(result)
-            if on_result is not None:
-                on_result(result)
-            if on_game is not None:
-                on_game()
-    return out
+                results[pair, i] = done[pair, i]
+            else:
+                todo.append((pair, i, a, b))
+
+    def kept(result):
+        results[result["pair"], result["i"]] = result
+        if on_result is not None:
+            on_result(result)
+        if on_game is not None:
+            on_game()
+    if workers <= 1 or len(todo) <= 1:
+        for job in todo:
+            kept(_play_one(module, game, kinds, seed, options, max_moves, job))
+    else:
+        _play_in_workers(workers, (game, kinds, seed, options, max_moves), todo, kept)
+    return [results[key] for key in sorted(results)]
+
+
+def _play_one(module, game, kinds, seed, options, max_moves, job):
+    pair, i, a, b = job
+    first, second = (a, b) if i % 2 == 0 else (b, a)
+    deal = _deal(seed, pair, i)
+    seeds = [derive_seed(seed, "ladder-bot", pair, i, seat) for seat in (0, 1)]
+    summary = play_game(module, game, 2, options, [kinds[first], kinds[second]], deal,
+                        seeds, max_moves)
+    w = summary["winner"]
+    return {"pair": pair, "i": i, "a": a, "b": b, "first": first,
+            "winner": None if w is None else (first, second)[w],
+            "scores": summary["scores"], "seed": deal}
+
+
+def _play_in_worker(ladder, job):
+    """A worker process's task: one game of the ladder (game, kinds, seed, options,
+    max_moves), the game's module loaded here."""
+    from shared_rules import games as rules_games
+    game, kinds, seed, options, max_moves = ladder
+    return _play_one(rules_games.load(game), game, kinds, seed, options, max_moves, job)
+
+
+def _play_in_workers(workers, ladder, todo, kept):
+    import multiprocessing
+    import os
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    from vora_host.lab.runners import _start_worker
+    # spawn, as the lab's ProcessRunner: the workers start clean whatever threads this
+    # process runs (the progress bar's).
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_start_worker, initargs=(os.getpid(),))
+    jobs = iter(todo)
+    pending = set()
+    finished = False
+    try:
+        while True:
+            # One game a worker at a time: a ladder's game takes seconds to minutes,
+            # and a game queued ahead would only be lost to Ctrl-C.
+            while len(pending) < workers:
+                job = next(jobs, None)
+                if job is None:
+                    break
+                pending.add(pool.submit(_play_in_worker, ladder, job))
+            if not pending:
+                break
+            ended, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in ended:
+                kept(future.result())
+        finished = True
+    finally:
+        if finished:
+            pool.shutdown(wait=True)
+        else:  # stopped or failed: the workers' games under way are dropped
+            processes = list((getattr(pool, "_processes", None) or {}).values())
+            pool.shutdown(wait=False, cancel_futures=True)
+            for process in processes:
+                if process.is_alive():
+                    process.terminate()
+            for process in processes:
+                process.join(5)  # gone before the command says it stopped
 
 
 # ---------------------------------------------------------------- the ladder's file
