@@ -925,3 +925,36 @@ def test_a_ladder_on_workers_stopped_keeps_the_games_ended_and_resumes(monkeypat
     assert main(WORKERS_LADDER + ["--workers", "1", "--out", str(tmp_path / "whole")]) == 0
     assert json.loads((out / "ladder.json").read_text()) == \
         json.loads((tmp_path / "whole" / "ladder.json").read_text())
+
+
+def test_a_ladder_worker_killed_is_said_and_the_games_ended_are_kept(tmp_path, capsys):
+    # A worker killed outright (the OOM killer) used to end the command in a traceback.
+    import multiprocessing
+    import signal
+    import threading
+    out = tmp_path / "killed"
+    args = ["lab", "vora", "--ladder", "random", "lookahead", "--games", "8", "--seed", "5",
+            "--no-plots", "--workers", "2", "--out", str(out)]
+    path = out / "ladder-games.jsonl"
+
+    def kill_a_worker():  # once a game has ended, kill a worker in the middle of its next
+        for _ in range(1200):
+            if path.exists() and len(path.read_text().splitlines()) >= 2:
+                break
+            time.sleep(0.05)
+        for process in multiprocessing.active_children():
+            os.kill(process.pid, signal.SIGKILL)
+            return
+    killer = threading.Thread(target=kill_a_worker)
+    killer.start()
+    status = main(args)
+    killer.join()
+    err = capsys.readouterr().err
+    kept = len(path.read_text().splitlines()) - 1
+    # Seven games of seconds each are left when the first ends: one is under way (or
+    # about to start) when the worker dies, and the pool breaks either way.
+    assert status == 1 and "a worker process ended before its game did" in err, err
+    assert "%d of 8 games kept" % kept in err and "Traceback" not in err
+    assert not [p for p in multiprocessing.active_children() if p.is_alive()]
+    assert main(args + ["--resume"]) == 0
+    assert len(json.loads((out / "ladder.json").read_text())["games"]) == 8

@@ -188,6 +188,7 @@ def run_ladder(args, console, err):
     """`vora lab GAME --ladder KINDS...` (lab/ladder.py); returns the exit status."""
     import os
     import time
+    from concurrent.futures.process import BrokenProcessPool
     from pathlib import Path
 
     from vora_host.lab import ladder
@@ -263,6 +264,12 @@ def run_ladder(args, console, err):
                   "command and --resume --out %s[/yellow]"
                   % (count[0], total, _escape(str(path)), _escape(str(out))))
         return 130
+    except BrokenProcessPool:  # a worker killed (the OOM killer, kill -9)
+        err.print("[red]vora lab: a worker process ended before its game did (killed, or "
+                  "out of memory?); %d of %d games kept in %s; go on with the same command "
+                  "and --resume --out %s[/red]"
+                  % (count[0], total, _escape(str(path)), _escape(str(out))))
+        return 1
     except OSError as exc:  # the games file could not be written (a full disk...)
         err.print("[red]vora lab: cannot write %s: %s; %d of %d games kept there[/red]"
                   % (_escape(str(path)), _escape(exc.strerror or str(exc)), count[0], total))
