@@ -958,3 +958,37 @@ def test_a_ladder_worker_killed_is_said_and_the_games_ended_are_kept(tmp_path, c
     assert not [p for p in multiprocessing.active_children() if p.is_alive()]
     assert main(args + ["--resume"]) == 0
     assert len(json.loads((out / "ladder.json").read_text())["games"]) == 8
+
+
+def test_a_lab_worker_killed_is_said_and_resume_goes_on(tmp_path, capsys):
+    # The lab's own runs on local processes: a worker killed outright used to end the
+    # command in a traceback (BrokenProcessPool).
+    import multiprocessing
+    import signal
+    import threading
+    out = tmp_path / "killed"
+    args = ["lab", "vora", "--bots", "lookahead,random", "--games", "30", "--seed-effect",
+            "0", "--no-plots", "--workers", "2", "--out", str(out)]
+    path = out / GAMES_FILE
+
+    def kill_a_worker():
+        for _ in range(1200):
+            if path.exists() and len(path.read_text().splitlines()) >= 3:
+                break
+            time.sleep(0.05)
+        for process in multiprocessing.active_children():
+            os.kill(process.pid, signal.SIGKILL)
+            return
+    killer = threading.Thread(target=kill_a_worker)
+    killer.start()
+    status = main(args)
+    killer.join()
+    err = capsys.readouterr().err
+    assert status == 1 and "a worker process ended before its games did" in err, err
+    assert "--resume" in err and "Traceback" not in err
+    assert not [p for p in multiprocessing.active_children() if p.is_alive()]
+    assert main(args + ["--resume"]) == 0
+    # Every game once: those kept before the kill and the rest played on resume.
+    indexes = []
+    read_games(out / GAMES_FILE, on_game=lambda game: indexes.append(game["i"]))
+    assert sorted(indexes) == list(range(30))

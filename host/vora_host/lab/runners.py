@@ -21,7 +21,13 @@ __all__ = ["InProcessRunner", "ProcessRunner", "RayRunner", "RunnerError", "make
 
 
 class RunnerError(RuntimeError):
-    """The runner could not start (Ray missing or unreachable): the message says why."""
+    """The runner could not start (Ray missing or unreachable), or lost a worker: the
+    message says why."""
+
+
+WORKER_LOST = ("a worker process ended before its games did (killed, or out of memory?); "
+               "the games that ended are kept: go on with the same command, --resume and "
+               "the same --out")
 
 
 def _say(notice, text):
@@ -96,6 +102,7 @@ class ProcessRunner:
     def run(self, spec_dict, chunks, on_result, notice=None):
         import multiprocessing
         from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+        from concurrent.futures.process import BrokenProcessPool
         # spawn: the workers start clean, whatever threads this process runs (the
         # progress display has one, and fork with threads can deadlock).
         context = multiprocessing.get_context("spawn")
@@ -119,6 +126,8 @@ class ProcessRunner:
                     done, pending = wait(pending, return_when=FIRST_COMPLETED)
                     for future in done:
                         on_result(future.result())
+            except BrokenProcessPool:  # a worker killed outright (the OOM killer, kill -9)
+                raise RunnerError(WORKER_LOST)
             except KeyboardInterrupt:
                 _say(notice, "Interrupted: finishing the %d chunks of games under way "
                              "(Ctrl-C again to drop them)." % len(pending))
@@ -139,6 +148,8 @@ class ProcessRunner:
                 for process in processes:
                     if process.is_alive():
                         process.terminate()  # our own workers, by their handles
+                for process in processes:
+                    process.join(5)
 
 
 class RayRunner:
