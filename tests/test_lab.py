@@ -927,19 +927,16 @@ def test_a_ladder_on_workers_stopped_keeps_the_games_ended_and_resumes(monkeypat
         json.loads((tmp_path / "whole" / "ladder.json").read_text())
 
 
-def test_a_ladder_worker_killed_is_said_and_the_games_ended_are_kept(tmp_path, capsys):
-    # A worker killed outright (the OOM killer) used to end the command in a traceback.
+def _main_with_a_worker_killed(args, path, lines):
+    """main(args) while a thread kills one of its worker processes (SIGKILL, as the OOM
+    killer) once `path` holds `lines` lines: a game has ended, others are under way."""
     import multiprocessing
     import signal
     import threading
-    out = tmp_path / "killed"
-    args = ["lab", "vora", "--ladder", "random", "lookahead", "--games", "8", "--seed", "5",
-            "--no-plots", "--workers", "2", "--out", str(out)]
-    path = out / "ladder-games.jsonl"
 
-    def kill_a_worker():  # once a game has ended, kill a worker in the middle of its next
+    def kill_a_worker():
         for _ in range(1200):
-            if path.exists() and len(path.read_text().splitlines()) >= 2:
+            if path.exists() and len(path.read_text().splitlines()) >= lines:
                 break
             time.sleep(0.05)
         for process in multiprocessing.active_children():
@@ -947,8 +944,20 @@ def test_a_ladder_worker_killed_is_said_and_the_games_ended_are_kept(tmp_path, c
             return
     killer = threading.Thread(target=kill_a_worker)
     killer.start()
-    status = main(args)
-    killer.join()
+    try:
+        return main(args)
+    finally:
+        killer.join()
+
+
+def test_a_ladder_worker_killed_is_said_and_the_games_ended_are_kept(tmp_path, capsys):
+    # A worker killed outright (the OOM killer) used to end the command in a traceback.
+    import multiprocessing
+    out = tmp_path / "killed"
+    args = ["lab", "vora", "--ladder", "random", "lookahead", "--games", "8", "--seed", "5",
+            "--no-plots", "--workers", "2", "--out", str(out)]
+    path = out / "ladder-games.jsonl"
+    status = _main_with_a_worker_killed(args, path, 2)
     err = capsys.readouterr().err
     kept = len(path.read_text().splitlines()) - 1
     # Seven games of seconds each are left when the first ends: one is under way (or
@@ -964,25 +973,10 @@ def test_a_lab_worker_killed_is_said_and_resume_goes_on(tmp_path, capsys):
     # The lab's own runs on local processes: a worker killed outright used to end the
     # command in a traceback (BrokenProcessPool).
     import multiprocessing
-    import signal
-    import threading
     out = tmp_path / "killed"
     args = ["lab", "vora", "--bots", "lookahead,random", "--games", "30", "--seed-effect",
             "0", "--no-plots", "--workers", "2", "--out", str(out)]
-    path = out / GAMES_FILE
-
-    def kill_a_worker():
-        for _ in range(1200):
-            if path.exists() and len(path.read_text().splitlines()) >= 3:
-                break
-            time.sleep(0.05)
-        for process in multiprocessing.active_children():
-            os.kill(process.pid, signal.SIGKILL)
-            return
-    killer = threading.Thread(target=kill_a_worker)
-    killer.start()
-    status = main(args)
-    killer.join()
+    status = _main_with_a_worker_killed(args, out / GAMES_FILE, 3)
     err = capsys.readouterr().err
     assert status == 1 and "a worker process ended before its games did" in err, err
     assert "--resume" in err and "Traceback" not in err
