@@ -19,7 +19,8 @@ LINE = re.compile(r"^game seed (\d+) seat (\d) score ([01](?:\.\d)?)$")
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " ").rstrip(":") + ".")
+    summary = __doc__.split("\n\n")[0].replace("\n", " ").rstrip(":") + "."
+    parser = argparse.ArgumentParser(description=summary)
     parser.add_argument("runs", nargs="+", metavar="RUN",
                         help="a run's output, as bench_vs_openspiel.py printed it")
     args = parser.parse_args(argv)
