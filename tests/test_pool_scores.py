@@ -45,4 +45,6 @@ def test_a_missing_run_or_one_without_games_is_named(tmp_path):
     done = pool(empty)
     assert done.returncode == 0 and "empty.txt: no game lines" in done.stderr
     assert done.stdout.startswith("0 games (seeds -)")
-    assert "--help" not in pool("--help").stderr and "RUN" in pool("--help").stdout
+    helped = pool("--help")
+    assert helped.returncode == 0
+    assert "--help" not in helped.stderr and "RUN" in helped.stdout

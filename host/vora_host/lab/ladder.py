@@ -139,15 +139,10 @@ def _play_in_worker(ladder, job):
 
 
 def _play_in_workers(workers, ladder, todo, kept):
-    import multiprocessing
-    import os
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures import FIRST_COMPLETED, wait
 
-    from vora_host.lab.runners import _start_worker
-    # spawn, as the lab's ProcessRunner: the workers start clean whatever threads this
-    # process runs (the progress bar's).
-    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_start_worker, initargs=(os.getpid(),))
+    from vora_host.lab.runners import start_local_pool, stop_local_pool
+    pool = start_local_pool(workers)
     jobs = iter(todo)
     pending = set()
     finished = False
@@ -166,17 +161,8 @@ def _play_in_workers(workers, ladder, todo, kept):
             for future in ended:
                 kept(future.result())
         finished = True
-    finally:
-        if finished:
-            pool.shutdown(wait=True)
-        else:  # stopped or failed: the workers' games under way are dropped
-            processes = list((getattr(pool, "_processes", None) or {}).values())
-            pool.shutdown(wait=False, cancel_futures=True)
-            for process in processes:
-                if process.is_alive():
-                    process.terminate()
-            for process in processes:
-                process.join(5)  # gone before the command says it stopped
+    finally:  # stopped or failed: the workers' games under way are dropped
+        stop_local_pool(pool, finished)
 
 
 # ---------------------------------------------------------------- the ladder's file

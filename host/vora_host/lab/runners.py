@@ -17,7 +17,8 @@ import time
 
 from vora_host.lab.playing import play_chunk
 
-__all__ = ["InProcessRunner", "ProcessRunner", "RayRunner", "RunnerError", "make_runner"]
+__all__ = ["InProcessRunner", "ProcessRunner", "RayRunner", "RunnerError", "make_runner",
+           "start_local_pool", "stop_local_pool"]
 
 
 class RunnerError(RuntimeError):
@@ -92,6 +93,32 @@ def _start_worker(parent_pid):
     _die_with_parent(parent_pid)
 
 
+def start_local_pool(workers):
+    """A pool of `workers` local processes that end with this one (ProcessRunner's, and
+    the ladder's). spawn: the workers start clean, whatever threads this process runs
+    (the progress display has one, and fork with threads can deadlock)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_start_worker, initargs=(os.getpid(),))
+
+
+def stop_local_pool(pool, finished):
+    """Shut `pool` down: waiting for it when its work `finished`; else (interrupted,
+    failed, a worker lost) its workers may be busy with dropped work, so they are ended
+    by their handles and joined, gone before the command says it stopped."""
+    if finished:
+        pool.shutdown(wait=True)
+        return
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    for process in processes:
+        process.join(5)
+
+
 class ProcessRunner:
     """Local worker processes (default: one per core)."""
 
@@ -100,14 +127,9 @@ class ProcessRunner:
         self.name = "%d local processes" % self.workers
 
     def run(self, spec_dict, chunks, on_result, notice=None):
-        import multiprocessing
-        from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+        from concurrent.futures import FIRST_COMPLETED, wait
         from concurrent.futures.process import BrokenProcessPool
-        # spawn: the workers start clean, whatever threads this process runs (the
-        # progress display has one, and fork with threads can deadlock).
-        context = multiprocessing.get_context("spawn")
-        pool = ProcessPoolExecutor(self.workers, mp_context=context, initializer=_start_worker,
-                                   initargs=(os.getpid(),))
+        pool = start_local_pool(self.workers)
         todo = iter(chunks)
         pending = set()
         stopping = False
@@ -140,16 +162,7 @@ class ProcessRunner:
             finished = True
             return True
         finally:
-            if finished:
-                pool.shutdown(wait=True)
-            else:  # interrupted or failed: the workers may be busy with dropped games
-                processes = list((getattr(pool, "_processes", None) or {}).values())
-                pool.shutdown(wait=False, cancel_futures=True)
-                for process in processes:
-                    if process.is_alive():
-                        process.terminate()  # our own workers, by their handles
-                for process in processes:
-                    process.join(5)
+            stop_local_pool(pool, finished)
 
 
 class RayRunner:
