@@ -267,8 +267,9 @@ def game_view(name):
 
 # ---------------------------------------------------------------- helpers
 
-def _when(stamp):
-    """An ISO time as local 'YYYY-MM-DD HH:MM', or the text as it is if it is not one."""
+def _when(stamp, short=False):
+    """An ISO time as local 'YYYY-MM-DD HH:MM' ('28 Nov 06:12' when `short`), or the text
+    as it is if it is not one."""
     if not stamp:
         return "-"
     try:
@@ -277,7 +278,7 @@ def _when(stamp):
         return stamp
     if moment.tzinfo is not None:
         moment = moment.astimezone()
-    return moment.strftime("%Y-%m-%d %H:%M")
+    return moment.strftime("%d %b %H:%M" if short else "%Y-%m-%d %H:%M")
 
 
 def _shown(text):
@@ -353,6 +354,66 @@ def _public_problem(report, live_texts):
 
 # ---------------------------------------------------------------- list
 
+LIST_COLUMNS = (("ID", "right"), ("Game", "left"), ("Started", "left"), ("Players", "right"),
+                ("Moves", "right"), ("Status", "left"), ("Result", "left"), ("Source", "left"))
+# What goes first when `vora games list` is wider than the terminal, in turn: the ID stays
+# whatever the width (show, replay, export and end need it), and so do the game, its
+# moves and its status; the others give way.
+LIST_NARROWING = ("drop Source", "drop Players", "short Started", "short Game",
+                  "drop Started", "drop Result")
+
+
+def _list_width(console):
+    """The columns `vora games list` may take: the terminal's (or $COLUMNS), else None
+    (a file or a pipe gets the whole table, see print_table)."""
+    if console.is_terminal or os.environ.get("COLUMNS"):
+        return console.width
+    return None
+
+
+def _cell_len(markup):
+    return max((Text.from_markup(line).cell_len for line in markup.split("\n")), default=0)
+
+
+def _list_table(cells, width=None):
+    """The table of `vora games list` for rows of `cells` (column -> markup; "short" and
+    "name" the Started and Game columns' shorter forms) in `width` columns: the columns
+    of LIST_NARROWING give way first, so the ID column is always there, whole."""
+    shown = [name for name, _ in LIST_COLUMNS]
+    forms = {"Started": "Started", "Game": "Game"}
+
+    def natural(name):
+        key = forms.get(name, name)
+        return max([len(name)] + [_cell_len(row[key]) for row in cells])
+
+    def total():
+        return sum(natural(name) for name in shown) + 2 * (len(shown) - 1)
+
+    for step in LIST_NARROWING:
+        if width is None or total() <= width:
+            break
+        what, name = step.split(" ")
+        if what == "drop":
+            shown.remove(name)
+        else:
+            forms[name] = {"Started": "short", "Game": "name"}[name]
+    table = Table(title=None, box=None, header_style="bold", pad_edge=False)
+    for name, justify in LIST_COLUMNS:
+        if name not in shown:
+            continue
+        # Those kept whole are never shrunk by rich (it would take the ID to nothing):
+        # the result and the game's title are cut with an ellipsis instead, and a
+        # status's "needs attention" goes on a line of its own.
+        whole = {"ID": natural("ID"), "Moves": natural("Moves"),
+                 "Status": max([len("Status")] + [len(row["Status"].split(" ")[0])
+                                                  for row in cells])}
+        table.add_column(name, justify=justify, no_wrap=name not in ("Source", "Status"),
+                         min_width=whole.get(name), overflow="ellipsis")
+    for row in cells:
+        table.add_row(*[row[forms.get(name, name)] for name in shown])
+    return table
+
+
 def cmd_list(args, ctx):
     try:
         log = ctx.open()
@@ -367,12 +428,8 @@ def cmd_list(args, ctx):
         ctx.out.print("No %sgames in %s." % ("%s " % args.status if args.status else "",
                                              escape(gamelog.db_label(ctx.path))))
         return 0
-    table = Table(title=None, box=None, header_style="bold", pad_edge=False)
-    for name, justify in (("ID", "right"), ("Game", "left"), ("Started", "left"),
-                          ("Players", "right"), ("Moves", "right"), ("Status", "left"),
-                          ("Result", "left"), ("Source", "left")):
-        table.add_column(name, justify=justify, no_wrap=name != "Source")
     stale = []
+    cells = []
     for info in rows:
         moves = str(info["move_count"])
         if info["taken_back"]:
@@ -383,13 +440,16 @@ def cmd_list(args, ctx):
         status = info["status"]
         if info.get("attention"):
             status += " [bold yellow]needs attention[/bold yellow]"
-        table.add_row(str(info["id"]), escape(game_title(info["game"])), _when(info["started_at"]),
-                      str(info["players"]), moves, status,
-                      escape(_shown(_result_text(info["result"],
+        cells.append({
+            "ID": str(info["id"]), "Game": escape(game_title(info["game"])),
+            "name": escape(_shown(info["game"])), "Started": _when(info["started_at"]),
+            "short": _when(info["started_at"], short=True), "Players": str(info["players"]),
+            "Moves": moves, "Status": status,
+            "Result": escape(_shown(_result_text(info["result"],
                                                  formats.hides_information(info["game"])))),
-                      escape(_shown(info["source"]))
-                      + (" (imported)" if info["imported_at"] else ""))
-    print_table(ctx.out, table)
+            "Source": escape(_shown(info["source"])) + (
+                " (imported)" if info["imported_at"] else "")})
+    print_table(ctx.out, _list_table(cells, _list_width(ctx.out)))
     ctx.out.print("[dim]%d game%s shown from %s[/dim]"
                   % (len(rows), "" if len(rows) == 1 else "s",
                      escape(gamelog.db_label(ctx.path))))
