@@ -18,11 +18,10 @@ the definition of what a record means that the board's firmware shares. Nothing 
 file is ever evaluated; replay stops at the first move that does not replay.
 """
 
-import os
-
 from shared_rules import games
 from shared_rules.errors import BadPosition, IllegalMove
 
+from vora_host import private_files
 from vora_host.log import formats
 from vora_host.log.store import BadImport
 
@@ -82,20 +81,9 @@ def result_of(state, stopped=None):
 
 def write_record(path, record):
     """Write a record as JSON, atomically: a crash or a full disk mid-write never leaves
-    half a file (the old file, if any, stays as it was)."""
-    tmp = "%s.tmp%d" % (path, os.getpid())
-    try:
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(dumps_record(record))
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    half a file (the old file, if any, stays as it was). The file is 0600: a record holds
+    the seed, and a hidden game's seed is every player's secrets (vora_host.private_files)."""
+    private_files.write_atomically(path, dumps_record(record))
 
 
 def dumps_record(record):

@@ -78,6 +78,7 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 from shared_rules import games, prng
 from shared_rules.errors import BadPosition, IllegalMove
 
+from vora_host import private_files
 from vora_host.log import postgres
 from vora_host.log.postgres import display_url, is_db_url
 
@@ -765,12 +766,17 @@ class GameLog:
                                     % path)
         elif not create:
             raise NoLog("there is no game log at %s yet" % path)
-        else:
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise CannotWrite("cannot create the folder %s: %s"
-                                  % (path.parent, exc.strerror or exc), exc.strerror)
+        # The log holds live games' seeds: 0600 in a 0700 folder (vora_host.private_files).
+        own = path.parent.absolute() == default_db_path().parent.absolute()
+        try:
+            private_files.make_folder(path.parent, own=own)
+        except OSError as exc:
+            raise CannotWrite("cannot create the folder %s: %s"
+                              % (path.parent, exc.strerror or exc), exc.strerror)
+        try:
+            private_files.private_database(path, create_missing=create)
+        except OSError as exc:
+            raise CannotWrite("cannot create %s: %s" % (path, exc.strerror or exc), exc.strerror)
         uri = "file:%s?mode=%s" % (_uri_path(path), "rwc" if create else "rw")
         try:
             conn = sqlite3.connect(uri, uri=True, timeout=timeout, isolation_level=None)

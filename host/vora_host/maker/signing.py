@@ -22,6 +22,8 @@ is the only error that leaves this module.
 import os
 from pathlib import Path
 
+from vora_host import private_files
+
 SIGNED_PREFIX = b"vora-bundle-signature 1\n"
 PUBLIC_TAG = "vora-ed25519"
 TRUSTED_ENV = "VORA_TRUSTED_KEYS"
@@ -80,8 +82,9 @@ def new_key(path, name=None):
     path = Path(path)
     pub_path = Path(str(path) + ".pub")
     for p in (path, pub_path):
-        if p.exists():
-            raise SigningError("%s exists already: keygen does not overwrite a key" % p)
+        if os.path.lexists(p):  # a symbolic link too, even one that points nowhere
+            raise SigningError("%s exists already: keygen does not overwrite a key%s"
+                               % (p, " (it is a symbolic link)" if p.is_symlink() else ""))
     name = name or path.stem
     if not name or any(c.isspace() for c in name):
         raise SigningError("a key's name is one word (no spaces): %r" % name)
@@ -91,13 +94,27 @@ def new_key(path, name=None):
     public = key.public_key().public_bytes(serialization.Encoding.Raw,
                                            serialization.PublicFormat.Raw)
     line = public_line(public, name)
+    # Both files made new (O_EXCL, never through a symbolic link) with their modes set
+    # whatever the umask: the private key its owner's only, the public key readable by all.
+    written = []
     try:
-        fd = os.open(str(path), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "wb") as f:
-            f.write(pem)
-        pub_path.write_text(line + "\n", encoding="ascii")
+        for target, data, mode in ((path, pem, private_files.PRIVATE_FILE),
+                                   (pub_path, (line + "\n").encode("ascii"),
+                                    private_files.PUBLIC_FILE)):
+            with private_files.open_new(target, mode, text=False) as f:
+                written.append(target)
+                f.write(data)
     except OSError as exc:
-        raise SigningError("cannot write the key to %s: %s" % (path, exc.strerror or exc))
+        for done in written:  # no half pair: a private key without its .pub, or the reverse
+            try:
+                os.unlink(done)
+            except OSError:
+                pass
+        if isinstance(exc, FileExistsError):  # made at this instant by another program
+            raise SigningError("%s exists already: keygen does not overwrite a key"
+                               % exc.filename)
+        raise SigningError("cannot write the key to %s: %s" % (exc.filename or path,
+                                                              exc.strerror or exc))
     return public, line
 
 
@@ -178,6 +195,8 @@ def trusted_keys(extra=(), env=None):
     """The trusted keys: the trusted-keys file (when there is one) and the files in
     `extra` (--trust). Returns ({public: name}, the trusted-keys file's path)."""
     path = default_trusted_path(env)
+    # Whoever may write the file decides whose bundles install: only its owner.
+    private_files.tighten(path, "the trusted-keys file", mask=0o022)
     keys = read_keys(path) if path.exists() else {}
     for p in extra:
         keys.update(read_keys(p))
@@ -188,9 +207,17 @@ def add_trusted(public, line, env=None):
     """Add a .pub line to the trusted-keys file (made if missing); returns its path."""
     path = default_trusted_path(env)
     try:
+        private_files.tighten(path, "the trusted-keys file", mask=0o022)
         if path.exists() and public in read_keys(path):
             return path
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_files.make_folder(path.parent)
+        if path.is_symlink() and not path.exists():
+            raise SigningError("cannot add the key to %s: it is a symbolic link to %s, which "
+                               "does not exist" % (path, os.readlink(path)))
+        if not path.exists():
+            # Made new with its mode set (0644: public keys, but only its owner may add
+            # one), whatever the umask.
+            private_files.open_new(path, private_files.PUBLIC_FILE).close()
         with open(path, "a", encoding="ascii") as f:
             f.write(line + "\n")
     except OSError as exc:

@@ -55,6 +55,7 @@ from vora_fw import layout, vora_ui
 from vora_fw.clock import ticks_ms
 from vora_fw.hal_sim import SimHardware
 from vora_fw.store import Store
+from vora_host import private_files
 from vora_host.games.vora import view
 from vora_host.virtual.savelock import SaveFolderBusy, SaveLock
 from vora_host.virtual.flash import SimFlash
@@ -1241,6 +1242,8 @@ class KeyboardInput:
             self.quit(EXIT_OK)
         elif ch == "?" and not s.entry and game is not None:
             game.help_shown = True
+        elif ch == "\t" and game is not None:
+            game.page_side()  # the panel beside the board: its next page (play/panel.py)
         elif ch in ("\x7f", "\x08"):
             s.entry = s.entry[:-1]
         elif ch == "\x15":  # Ctrl-U
@@ -1351,7 +1354,9 @@ def run(save_dir=None, fresh=False, seed=None, headless=False, script=None, pinm
                 raise SimError(str(exc))
         folder = Path(save_dir) if save_dir else flash.save_dir if flash else default_save_dir()
         try:
-            folder.mkdir(parents=True, exist_ok=True)
+            # Made 0700 like the rest of vora's data folder, which holds the game log
+            # (vora_host.private_files); a folder that exists is left as it is.
+            private_files.make_folder(folder)
             lock.acquire(folder)  # before --fresh: never wipe the game of a board still running
             if fresh:
                 store = Store(str(folder))
