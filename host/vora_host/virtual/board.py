@@ -1242,8 +1242,6 @@ class KeyboardInput:
             self.quit(EXIT_OK)
         elif ch == "?" and not s.entry and game is not None:
             game.help_shown = True
-        elif ch == "\t" and game is not None:
-            game.page_side()  # the panel beside the board: its next page (play/panel.py)
         elif ch in ("\x7f", "\x08"):
             s.entry = s.entry[:-1]
         elif ch == "\x15":  # Ctrl-U
