@@ -131,6 +131,8 @@ PHASE_HINTS = {
     "tribute": "'tribute <card>': a card for the war pile",
     "over": "stop: the game is over",
 }
+# The build's hint in a game without Dawndojo: no Dawn card is ever a move there.
+BUILD_HINT_PLAIN = "make your dice: 'add <card>', 'next'"
 
 
 def card_type(card):
@@ -490,7 +492,7 @@ class TigerState:
                 battles.append(row)
         dec = None
         if not s["end"]:
-            dec = {"kind": s["phase"], "player": s["who"], "hint": PHASE_HINTS[s["phase"]],
+            dec = {"kind": s["phase"], "player": s["who"], "hint": self._hint(s["phase"]),
                    "battle": (w["k"] + 1) if w is not None and w["k"] < w["n"]
                    and w["step"] != "build" else 0}
         return {
@@ -1811,6 +1813,12 @@ class TigerState:
         _APPLY[self.s["phase"]](self, words)
         self._advance()
 
+    def _hint(self, ph):
+        # What the decision `ph` asks for, in words; a Dawn card only where there are any.
+        if ph == "build" and not self._opts()["dawndojo"]:
+            return BUILD_HINT_PLAIN
+        return PHASE_HINTS[ph]
+
     def _explain(self, move, legal):
         s = self.s
         ph = s["phase"]
@@ -1829,13 +1837,16 @@ class TigerState:
             if verb == "next" and len(words) == 1:
                 return "a die needs at least %d cards, and the cards left must make the " \
                        "other dice" % b["m"]
+            if verb == "dawn" and not self._opts()["dawndojo"]:
+                return "this game has no Dawn cards: they come with the Dawndojo " \
+                       "expansion (option dawndojo), which is off"
             if verb == "dawn":
                 return "a Dawn card is played first, by the attacker, with a Rooster in " \
                        "hand, when the other dice can still be made"
             return "'add' takes one card name, 'next' nothing"
         kinds = sorted(set(m.split(" ")[0] for m in legal))
         if verb not in kinds:
-            return "player %d must now %s" % (s["who"], PHASE_HINTS[ph])
+            return "player %d must now %s" % (s["who"], self._hint(ph))
         if ph == "fight" and verb == "fight":
             size = 2 if self._ft() else 3
             if len(words) != size or not all(w.isdigit() for w in words[1:]):
@@ -1846,7 +1857,7 @@ class TigerState:
                    "from their hands (choose among: %s)" % (
                        self._pile_min(), ", ".join(legal[:12]))
         return "not possible now (%s); possible: %s" % (
-            PHASE_HINTS[ph], ", ".join(legal[:12]) + (" ..." if len(legal) > 12 else ""))
+            self._hint(ph), ", ".join(legal[:12]) + (" ..." if len(legal) > 12 else ""))
 
     # ---- move handlers (the move is known to be legal)
 

@@ -1744,3 +1744,24 @@ def test_a_defenders_chameleon_copying_a_turtle_cancels_only_what_is_left_of_the
         tiger, chameleon = s.war()["b"][1]["s"]
         assert tiger["toss"] in (1, 2) and tiger["off"] == 1 and chameleon["act"] == "turtle"
         assert result(s, 2) == {0, 1}
+
+
+def test_without_dawndojo_no_dawn_move_is_offered_nor_hinted():
+    # Issue 38.5: the build's prompt offered 'dawn <rooster>' in a game without Dawndojo.
+    s = tt.new_game(2, seed=3)
+    s.play("fight 1 2")  # the attacker makes two dice
+    assert s.phase() == "build"
+    assert not [m for m in s.legal_moves() if m.startswith("dawn")]
+    for viewer in (None, 0, 1):
+        hint = s.view(viewer)["info"]["decision"]["hint"]
+        assert "add <card>" in hint and "dawn" not in hint, hint
+    with pytest.raises(IllegalMove) as info:
+        s.play("dawn rooster1")
+    assert "Dawndojo" in info.value.reason and "off" in info.value.reason
+    with pytest.raises(IllegalMove) as info:
+        s.play("guess tiger")
+    assert "dawn" not in info.value.reason
+    # With Dawndojo the hint names the Dawn card, as the rules allow it there.
+    hands = [["rooster1", "crane", "crane"], ["mantis", "mantis", "mantis", "mantis"]]
+    s = rooster_game("no_winner", "rooster_skip", hands, "fight 1 2")
+    assert "dawn <rooster>" in s.view(0)["info"]["decision"]["hint"]
