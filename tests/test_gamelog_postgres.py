@@ -15,7 +15,7 @@ from vora_host.log import postgres
 from vora_host.log import store as gamelog
 from vora_host.log.postgres import PgConnection
 from vora_host.log.records import result_of
-from vora_host.log.store import (CannotWrite, DatabaseError, DatabaseLocked, GameLog,
+from vora_host.log.store import (CannotWrite, DatabaseError, DatabaseLocked, GameHeld, GameLog,
                                MoveConflict, NoLog, NotWritten)
 from pgserver import pg_server, pg_url  # noqa: F401 (fixtures)
 
@@ -178,27 +178,35 @@ def test_many_hosts_log_into_one_database_at_once(pg_url):
 
 
 def test_two_writers_of_one_game_never_number_a_move_twice(pg_url):
-    # Two connections race to log the same moves of one game (a host and its reconnect):
-    # the game row's lock makes them take turns; each move is logged once, the other
-    # writer finds the repeat, and a different move under a taken number is refused.
+    # Two connections race to log the same moves of one game (two hosts on one game):
+    # one game has one writer. The game row's lock makes them take turns at the first
+    # write; one becomes the writer and logs every move once, the other is refused at
+    # once (GameHeld) and writes nothing; a different move under a taken number is refused.
     moves, digests, _ = bot_game(5, max_moves=30)
     with GameLog(pg_url) as log:
         gid = log.start_game(players=2, seed=5, source="terminal")
     logged = [[], []]
+    refused = [None, None]
     barrier = threading.Barrier(2)
 
     def writer(k):
         with GameLog(pg_url) as log:
             barrier.wait()
-            for n, (m, d) in enumerate(zip(moves, digests), 1):
-                logged[k].append(log.add_move(gid, n, m, d))
+            try:
+                for n, (m, d) in enumerate(zip(moves, digests), 1):
+                    logged[k].append(log.add_move(gid, n, m, d))
+            except GameHeld as exc:
+                refused[k] = exc
 
     threads = [threading.Thread(target=writer, args=(k,)) for k in (0, 1)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert [a + b for a, b in zip(*logged)] == [1] * len(moves)  # one True per move
+    winner = 0 if refused[1] is not None else 1
+    assert refused[winner] is None and refused[1 - winner] is not None
+    assert logged[winner] == [True] * len(moves) and logged[1 - winner] == []
+    assert "one writer at a time" in str(refused[1 - winner])
     with GameLog(pg_url) as log:
         info = log.game(gid)
         assert [m["move"] for m in info["history"]] == moves

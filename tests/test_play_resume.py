@@ -132,31 +132,49 @@ def test_a_game_left_playing_by_a_kill_is_resumed(tmp_path, monkeypatch, capsys)
         assert log.game(gid)["status"] == "interrupted"
 
 
-def test_a_game_being_played_by_another_live_vora_is_not_resumed(tmp_path, monkeypatch,
-                                                                  capsys):
-    # A game whose logging process is alive (here: a child that sleeps) is someone's game
-    # in another terminal: neither `vora play GAME` nor --resume takes it over.
+HOLDER = """
+import sys
+from vora_host.log.store import GameLog
+log = GameLog(sys.argv[1])
+log.hold(int(sys.argv[2]))
+print("held", flush=True)
+sys.stdin.read()  # until the test closes it, or kills this process
+"""
+
+
+def hold_in_another_process(db, gid):
+    """A live program that holds game `gid` (as a vora playing it in another terminal)."""
     import subprocess
     import sys
+    other = subprocess.Popen([sys.executable, "-c", HOLDER, str(db), str(gid)],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert other.stdout.readline().strip() == "held"  # waits for it, however slow
+    return other
+
+
+def test_a_game_being_played_by_another_live_vora_is_not_resumed(tmp_path, monkeypatch,
+                                                                  capsys):
+    # A game another live program holds is someone's game in another terminal: neither
+    # `vora play GAME` nor --resume takes it over; both say who plays it and how to take
+    # it over.
     from shared_rules import vorcept
-    from vora_host.log import store
     db = tmp_path / "g.sqlite3"
-    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    state = vorcept.new_game(2, 6)
+    with GameLog(db) as log:
+        gid = log.start_game(game="vorcept", players=2, seed=6, source="terminal")
+        move = state.legal_moves()[0]
+        state.play(move)
+        log.add_move(gid, 1, move, state.digest())
+    other = hold_in_another_process(db, gid)
     try:
-        real_owner = store._owner
-        monkeypatch.setattr(store, "_owner", lambda: (real_owner()[0], other.pid))
-        state = vorcept.new_game(2, 6)
-        with GameLog(db) as log:
-            gid = log.start_game(game="vorcept", players=2, seed=6, source="terminal")
-            move = state.legal_moves()[0]
-            state.play(move)
-            log.add_move(gid, 1, move, state.digest())
-        monkeypatch.setattr(store, "_owner", real_owner)
         status, out = typed(monkeypatch, capsys, db, "vorcept", ["q", "y"], "--bot", "random")
         assert "Resumed your game" not in out and "Logged as game 2" in out
+        assert "is being played by another vora (process %d on this computer" % other.pid in out
+        assert "vora play --resume %d --take-over" % gid in out
         status, out = typed(monkeypatch, capsys, db, "vorcept", [], "--resume", str(gid))
         assert status != 0
-        assert "being played right now by another vora (process %d)" % other.pid in out
+        assert "game %d is being played by another vora (process %d" % (gid, other.pid) in out
+        assert "--take-over" in out
         with GameLog(db) as log:
             assert log.game(gid)["status"] == "playing"
     finally:

@@ -157,6 +157,10 @@ def build_parser():
                       help="continue the unfinished game ID of the game log (vora games "
                            "list), typed or on the board; 'vora play GAME' alone resumes "
                            "the newest unfinished game of GAME the PC ran")
+    play.add_argument("--take-over", action="store_true",
+                      help="with --resume: take the game over from another vora that plays "
+                           "it now (hung, or on a computer that is gone); that program can "
+                           "then no longer write it")
     play.add_argument("--typed", action="store_true",
                       help="play in the terminal, typing moves, with bots (no board)")
     play.add_argument("--db", metavar="PATH|URL", default=None,
@@ -335,6 +339,9 @@ def main(argv=None):
             if _start_web(args.serve, args.db) is None:
                 return 1
         if args.command == "play":
+            if args.take_over and args.resume is None:
+                args.subparser.error("--take-over takes over the game --resume ID names: "
+                                     "give both")
             if args.resume is not None:
                 _resume_target(args, console, args.subparser)
             if args.typed or args.bots_only or (args.human is not None and args.game == "vora"):
@@ -548,13 +555,18 @@ def cmd_play_board(args, console, parser):
                 companion.resumed = saved.resumed_text(resumed[0])
             if not args.no_log:
                 from vora_host.log.live import LiveLog
-                from vora_host.log.store import resolve_db_path
-                companion.log = LiveLog(
-                    resolve_db_path(args.db), args.game, len(state.scores()), seed,
-                    state.options(), say=companion.log_said,
-                    source="virtual board" if device is None else "board %s" % device,
-                    game_id=resumed[0]["id"] if resumed else None,
-                    earlier=resumed[0]["moves"] if resumed else ())
+                from vora_host.log.store import GameHeld, resolve_db_path
+                try:
+                    companion.log = LiveLog(
+                        resolve_db_path(args.db), args.game, len(state.scores()), seed,
+                        state.options(), say=companion.log_said,
+                        source="virtual board" if device is None else "board %s" % device,
+                        game_id=resumed[0]["id"] if resumed else None,
+                        earlier=resumed[0]["moves"] if resumed else (),
+                        take_over=args.take_over)
+                except GameHeld as exc:
+                    return _refuse_held(console, exc)
+                _say_taken_over(console, companion.log)
                 saved.note_seats(resolve_db_path(args.db), companion.log.gid, agents)
             if resumed is not None:
                 console.print("%s %s" % (companion.resumed, "; ".join(
@@ -840,6 +852,20 @@ def _shaping(args):
     return given + (["-o"] if args.option else [])
 
 
+def _refuse_held(console, exc):
+    """Another vora plays the game just resumed (it won the race since it was looked at)."""
+    console.print("[red]vora play: %s[/red]" % escape(str(exc)), soft_wrap=True)
+    return 1
+
+
+def _say_taken_over(console, live):
+    if live.took_over is not None:
+        from vora_host.log import leases
+        console.print("[yellow]Took game %d over from another vora (%s): it can no longer "
+                      "write it.[/yellow]" % (live.gid, escape(leases.describe(live.took_over))),
+                      soft_wrap=True)
+
+
 def _resume_target(args, console, parser):
     """--resume ID: the game it names decides GAME (and a Vora game is typed: Vora on the
     board is the board's own). Usage errors for what cannot be resumed."""
@@ -856,7 +882,7 @@ def _resume_target(args, console, parser):
                      % (args.resume, ", ".join(_shaping(args))))
     try:
         with GameLog(resolve_db_path(args.db), create=False) as log:
-            info = saved.resumable(log, args.resume)
+            info = saved.resumable(log, args.resume, take_over=args.take_over)
     except saved.ResumeError as exc:
         parser.error("--resume: %s" % exc)
     except GameLogError as exc:
@@ -872,6 +898,7 @@ def _saved_for(args, console, parser):
     """The game to resume as (log summary with moves, start state, moves), or None for a
     new game. Without --resume: the newest unfinished game of GAME the PC ran, unless
     --fresh abandons it (or there is no log to look in)."""
+    from vora_host.log import leases
     from vora_host.log.store import GameLog, GameLogError, record_of, resolve_db_path
     if args.resume is None and (args.no_log or args.bots_only):
         return None
@@ -881,9 +908,16 @@ def _saved_for(args, console, parser):
         return None  # said again, with what to do, when the game is logged
     try:
         if args.resume is not None:
-            info = saved.resumable(log, args.resume)
+            info = saved.resumable(log, args.resume, take_over=args.take_over)
         else:
-            found = saved.saved_game(log, args.game)
+            held = []
+            found = saved.saved_game(log, args.game, held)
+            for other, holder in held:
+                console.print("[yellow]Your unfinished %s is being played by another vora "
+                              "(%s), so it is not resumed here; to take it over: 'vora play "
+                              "--resume %d --take-over'.[/yellow]"
+                              % (escape(saved.describe(other)), escape(leases.describe(holder)),
+                                 other["id"]), soft_wrap=True)
             if found is None:
                 return None
             info = log.game(found["id"])
@@ -985,14 +1019,19 @@ def cmd_play(args, console, parser):
     live = None
     if not args.no_log:
         from vora_host.log.live import LiveLog
-        from vora_host.log.store import resolve_db_path
+        from vora_host.log.store import GameHeld, resolve_db_path
 
         def warn(text):
             console.print("[yellow]Game log: %s[/yellow]" % escape(text))
 
-        live = LiveLog(resolve_db_path(args.db), args.game, players, seed, options, say=warn,
-                       game_id=resumed[0]["id"] if resumed else None,
-                       earlier=resumed[0]["moves"] if resumed else ())
+        try:
+            live = LiveLog(resolve_db_path(args.db), args.game, players, seed, options,
+                           say=warn, game_id=resumed[0]["id"] if resumed else None,
+                           earlier=resumed[0]["moves"] if resumed else (),
+                           take_over=args.take_over)
+        except GameHeld as exc:
+            return _refuse_held(console, exc)
+        _say_taken_over(console, live)
         saved.note_seats(resolve_db_path(args.db), live.gid, agents)
     game = TerminalGame(state, agents, console, delay=delay, record=record,
                         quiet=args.quiet and args.bots_only, game=args.game, log=live)

@@ -474,6 +474,10 @@ class BoardClient:
                 if found is not None and found["status"] != "abandoned" \
                         and found["options"].get("position") == position:
                     log_id = found["id"]
+                    # The board is the referee and it is here (a port has one program):
+                    # whoever logged its game before (another computer it was plugged
+                    # into) is taken over, and its later writes are refused.
+                    self.log.hold(log_id, take_over=True)
                     known = [(m["number"], m["move"]) for m in self.log.game(log_id)["moves"]]
                 else:
                     log_id = self.log.start_game(players=players, seed=seed, source=self.source,

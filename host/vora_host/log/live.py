@@ -22,8 +22,8 @@ import time
 
 from vora_host import private_files
 from vora_host.log import formats
-from vora_host.log.store import (CannotWrite, DatabaseError, DatabaseLocked, GameLog,
-                                 GameLogError, NotWritten, _now, db_label)
+from vora_host.log.store import (CannotWrite, DatabaseError, DatabaseLocked, GameHeld,
+                                 GameLog, GameLogError, LeaseLost, NotWritten, _now, db_label)
 
 __all__ = ["LiveLog", "save_rescue"]
 
@@ -32,7 +32,7 @@ class LiveLog:
     """One game played on the PC, logged as it goes (see the module doc)."""
 
     def __init__(self, path, game, players, seed, options, source="terminal", say=None,
-                 timeout=5.0, game_id=None, earlier=()):
+                 timeout=5.0, game_id=None, earlier=(), take_over=False):
         self.path = path
         self.say = say or (lambda text: None)
         self.timeout = timeout
@@ -40,6 +40,13 @@ class LiveLog:
         self.gid = None
         self.broken = None  # the log cannot be used at all (not a game log, corrupt)
         self.failing = None  # why the file cannot be opened now, or None
+        # One writer per game (vora_host.log.leases): a resumed game is held before it is
+        # shown (GameHeld from here when another program plays it, unless `take_over`);
+        # `took_over` is the holder taken over, `lost` why this program no longer writes
+        # the game (another took it over): it is then saved apart at the end.
+        self.take_over = take_over
+        self.took_over = None
+        self.lost = None
         self.start = {"game": game, "players": players, "seed": seed, "options": options,
                       "source": source, "started_at": _now()}
         # The game as played, kept for a rescue: every move with its digest and times.
@@ -54,7 +61,7 @@ class LiveLog:
     # ---- the log file
 
     def _open(self):
-        if self.log is not None or self.broken is not None:
+        if self.log is not None or self.broken is not None or self.lost is not None:
             return self.log is not None
         try:
             log = GameLog(self.path, timeout=self.timeout)
@@ -70,6 +77,17 @@ class LiveLog:
                      "and saved for a later import when it ends" % exc)
             return False
         log.on_trouble = self.say
+        if self.resumed is not None and self.lost is None:
+            try:
+                self.took_over = log.hold(self.resumed, take_over=self.take_over)
+            except GameHeld as exc:
+                log.close()
+                if self.gid is None:
+                    raise  # before the game is shown: the caller refuses to play it
+                self._lose(exc)
+                return False
+            except (CannotWrite, DatabaseLocked):
+                pass  # cannot be written now: the first write that goes through takes it
         self.log = log
         if self.gid is None:  # this session's start: games of killed programs interrupted
             try:
@@ -101,15 +119,26 @@ class LiveLog:
         while live and live[-1]["taken_back_at"] is not None:
             self._call(self.log.take_back, self.gid, live.pop()["number"])
         if self.end is not None:
-            self.log.end_game(self.gid, self.end[0], self.end[1])
+            self._call(self.log.end_game, self.gid, self.end[0], self.end[1])
 
     def _call(self, method, *args):
+        if self.lost is not None:
+            return
         try:
             method(*args)
         except NotWritten:
             pass  # kept by the GameLog and said through on_trouble
+        except (LeaseLost, GameHeld) as exc:
+            self._lose(exc)
         except GameLogError as exc:
             self.say("the game log refused a change: %s" % exc)
+
+    def _lose(self, exc):
+        """Another program writes this game now: nothing more goes to the log from here;
+        the game as played here is saved apart when it ends (finish)."""
+        self.lost = exc
+        self.say("%s. The moves made here from now on are not logged; the whole game is "
+                 "saved in a file when you quit, for 'vora games import'" % exc)
 
     # ---- the game
 
@@ -134,7 +163,7 @@ class LiveLog:
     def ended(self, status, result):
         self.end = (status, result)
         if self.log is not None:
-            self.log.end_game(self.gid, status, result)
+            self._call(self.log.end_game, self.gid, status, result)
         else:
             self._open()
 
@@ -145,6 +174,11 @@ class LiveLog:
         player, and whether it is in the log (True) or was rescued elsewhere (False)."""
         if self.log is None:
             self._open()
+        if self.lost is not None:
+            if self.log is not None:
+                self.log.close()
+            return self._rescue("another program took the game over: %s" % self.lost,
+                                record_path), False
         if self.log is not None:
             try:
                 self.log.flush()

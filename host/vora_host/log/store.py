@@ -51,13 +51,20 @@ humans agreed to undo it). The move stays in the game's history, marked taken ba
 live moves (record(), verify(), replay, the export's moves) leave it out, and the next
 move is numbered n again. History is never rewritten.
 
-Stale games. Every start and move also notes which process logs the game (a lease: host
-name and process id, in the table `leases`, made by the first write that needs it, so the
-schema version is unchanged). A program killed mid-game leaves its game "playing";
-`close_stale()`, which a session calls when it opens the log, marks such games (their
-process, on this machine, is gone) "interrupted", and the games it is told to abandon (a
-board's saved game thrown away by --fresh) "abandoned". A game logged before leases
-existed, or by another machine, is left as it is.
+One writer per game. A game being played has exactly one writer: the GameLog that
+started it, resumed it (`hold(gid)`, which `vora play --resume` calls before the game is
+shown) or first wrote to it. Another GameLog's write, or hold, is refused with GameHeld
+(who holds it, since when, what to do) unless the holder is gone (its process, on this
+machine, ended; or its lease ran out unrenewed: a crashed computer) or `hold(gid,
+take_over=True)` takes it over; a holder taken over gets LeaseLost at its next write, which
+is refused by the fencing number checked in the same transaction. The lease is renewed by
+a thread while the GameLog is open and released by close(). vora_host.log.leases has the
+details.
+
+Stale games. A program killed mid-game leaves its game "playing"; `close_stale()`, which a
+session calls when it opens the log, marks such games (their writer is gone, as above)
+"interrupted", and the games it is told to abandon (a board's saved game thrown away by
+--fresh) "abandoned". A game logged before leases existed is left as it is.
 
 Result. `end_game()` takes None or the dict `vora_host.log.records.result_of()` makes:
 {"over", "end", "turns_completed", "scores", "winner"}, all five keys, so that both export
@@ -67,9 +74,9 @@ formats carry it exactly.
 import json
 import os
 import re
-import socket
 import sqlite3
 import sys
+import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -79,7 +86,12 @@ from shared_rules import games, prng
 from shared_rules.errors import BadPosition, IllegalMove
 
 from vora_host import private_files
-from vora_host.log import postgres
+from vora_host.log.errors import (BadImport, CannotWrite, DatabaseError, DatabaseLocked,
+                                  GameClosed, GameHeld, GameLogError, LeaseLost, MoveConflict,
+                                  MoveGap, NoLog, NoSuchGame, NotLastMove, NotWritten,
+                                  _NotWrittenLocked)
+
+from vora_host.log import leases, postgres
 from vora_host.log.postgres import display_url, is_db_url
 
 __all__ = [
@@ -91,7 +103,7 @@ __all__ = [
     "normalize_options", "player_label", "MOVE_RE", "DIGEST_RE", "is_db_url", "db_label",
 ]
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 # PRAGMA application_id: "Vora" in ASCII, so that `file` and this module can tell a game
 # log from any other SQLite database.
 APPLICATION_ID = 0x566F7261
@@ -113,110 +125,6 @@ U32_MAX = 0xFFFFFFFF
 MAX_PENDING = 100000
 # Ids are 64-bit signed integers in both databases.
 _ID_LIMIT = 1 << 63
-
-
-# ---------------------------------------------------------------- errors
-
-class GameLogError(Exception):
-    """Base class of the game log's errors; the message is meant for people."""
-
-
-class DatabaseError(GameLogError):
-    """The file cannot be used as a game log: unreadable, corrupt, not SQLite, not ours,
-    or written by a newer version. The file is left untouched."""
-
-
-class NoLog(DatabaseError):
-    """Reading a log that does not exist yet (no file, or a PostgreSQL database without
-    the log's tables), with create=False: nothing was created."""
-
-
-class DatabaseLocked(DatabaseError):
-    """Another program holds the database locked for longer than the timeout."""
-
-
-class CannotWrite(DatabaseError):
-    """The file cannot be written now: `reason` says why in words ("the disk is full",
-    "the file or its folder is read-only", ...)."""
-
-    def __init__(self, message, reason=None):
-        self.reason = reason
-        super().__init__(message)
-
-
-class NotWritten(CannotWrite):
-    """A change the file could not take now, kept in memory: it is written, in order and
-    once, as soon as writing works again (any later write, or `flush()`). `pending` is the
-    number of changes waiting."""
-
-    def __init__(self, message, reason=None, pending=0):
-        self.pending = pending
-        super().__init__(message, reason)
-
-
-class _NotWrittenLocked(NotWritten, DatabaseLocked):
-    """NotWritten because another program holds the lock (still a DatabaseLocked)."""
-
-
-class NoSuchGame(GameLogError):
-    def __init__(self, game_id, path=None):
-        self.game_id = game_id
-        super().__init__("no game %s in the log%s" % (game_id, " %s" % path if path else ""))
-
-
-class MoveConflict(GameLogError):
-    """The log already has another move, or another digest, under this number."""
-
-    def __init__(self, game_id, number, logged_move, logged_digest, move, digest):
-        self.game_id, self.number = game_id, number
-        self.logged_move, self.logged_digest = logged_move, logged_digest
-        self.move, self.digest = move, digest
-        super().__init__(
-            "game %d, move %d: the log has %r (digest %s), now reported as %r (digest %s)"
-            % (game_id, number, logged_move, logged_digest, move, digest))
-
-
-class MoveGap(GameLogError):
-    """A move number past the next one: moves `expected` .. `number - 1` are missing."""
-
-    def __init__(self, game_id, number, expected):
-        self.game_id, self.number, self.expected = game_id, number, expected
-        super().__init__("game %d: move %d reported but the log needs move %d next "
-                         "(moves %d to %d are missing)"
-                         % (game_id, number, expected, expected, number - 1))
-
-
-class GameClosed(GameLogError):
-    """A new move, or a takeback, for a game that is over or abandoned."""
-
-    def __init__(self, game_id, status, what="it takes no more moves"):
-        self.game_id, self.status = game_id, status
-        super().__init__("game %d is %s: %s" % (game_id, status, what))
-
-
-class NotLastMove(GameLogError):
-    """take_back(number) where `number` is not the game's last live move (`last`, 0 when
-    no move is live)."""
-
-    def __init__(self, game_id, number, last):
-        self.game_id, self.number, self.last = game_id, number, last
-        if last == 0:
-            why = "the game has no live move to take back"
-        else:
-            why = "only the last live move, %d, can be taken back" % last
-        super().__init__("game %d: move %s cannot be taken back: %s" % (game_id, number, why))
-
-
-class BadImport(GameLogError):
-    """A file that cannot be imported or replayed. `line` is the 1-based line of a text
-    file where the problem is (None when not tied to a line); `report` the failed
-    replay, if any; `duplicate_of` the ids of games of the log it repeats, if that is
-    the problem."""
-
-    def __init__(self, message, line=None, report=None, duplicate_of=None):
-        self.line, self.report, self.duplicate_of = line, report, duplicate_of
-        self.bare = message
-        super().__init__(("line %d: %s" % (line, message)) if line else message)
 
 
 # ---------------------------------------------------------------- where the file is
@@ -370,7 +278,32 @@ def _seed_of(low, high):
     return low | (high << _SEED_LOW_BITS)
 
 
-MIGRATIONS = {1: _migrate_to_1, 2: _migrate_to_2, 3: _migrate_to_3, 4: _migrate_to_4}
+# Version 5: one writer per game. The leases get their fencing number, the holder's token
+# and an end (vora_host.log.leases); older vora, which would write without them, refuse a
+# log of this version. And `events`: what happened to a game beside its moves, in order
+# (`number`: its live moves then; `kind`; `data`, JSON): a digest the board reported wrong
+# and corrected ("correction"), the board's own state taken after a mismatch ("resync").
+_SCHEMA_5 = (
+    """CREATE TABLE events (
+        id        INTEGER PRIMARY KEY AUTOINCREMENT,
+        game_id   INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+        number    INTEGER NOT NULL CHECK (number >= 0),
+        kind      TEXT    NOT NULL,
+        data      TEXT    NOT NULL,
+        at        TEXT    NOT NULL
+    )""",
+    "CREATE INDEX events_by_game ON events (game_id, id)",
+)
+
+
+def _migrate_to_5(conn):
+    leases.migrate_leases(conn)
+    for statement in _SCHEMA_5:
+        conn.execute(statement)
+
+
+MIGRATIONS = {1: _migrate_to_1, 2: _migrate_to_2, 3: _migrate_to_3, 4: _migrate_to_4,
+              5: _migrate_to_5}
 # The most notes an attention mark keeps on one game (a board that goes wrong at every
 # move must not grow the log without end); the last note says how many more there were.
 ATTENTION_NOTES = 20
@@ -391,40 +324,6 @@ def _add_note(notes, note):
 
 def _now():
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
-
-
-# Which process logs a game (see "Stale games" in the module doc). Not part of the schema's
-# versioned tables: made by the first write that needs it; an older vora ignores it.
-_LEASES = ("CREATE TABLE IF NOT EXISTS leases (game_id INTEGER PRIMARY KEY "
-           "REFERENCES games (id) ON DELETE CASCADE, host TEXT NOT NULL, "
-           "pid INTEGER NOT NULL, since TEXT NOT NULL)")
-
-
-def _owner():
-    """(host name, process id) of this program, for the lease of the games it logs."""
-    return socket.gethostname(), os.getpid()
-
-
-def _process_gone(pid):
-    """True when no process `pid` runs on this machine (one of another user's is not
-    gone: signalling it is only refused)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    except (PermissionError, OSError, OverflowError):
-        return False
-    return False
-
-
-def _lease(conn, gid, owner, at):
-    if getattr(conn, "dialect", "sqlite") == "sqlite":
-        conn.execute(_LEASES)
-    # INSERT ... ON CONFLICT: the one spelling of an upsert both SQLite (3.24+) and
-    # PostgreSQL take.
-    conn.execute("INSERT INTO leases (game_id, host, pid, since) VALUES (?, ?, ?, ?) "
-                 "ON CONFLICT (game_id) DO UPDATE SET host = excluded.host, "
-                 "pid = excluded.pid, since = excluded.since", (gid, owner[0], owner[1], at))
 
 
 def _is_int(v):
@@ -642,6 +541,45 @@ class _Transaction:
         return False
 
 
+# Closing any descriptor of a file drops every POSIX lock this process holds on it, its
+# SQLite connections' included (https://www.sqlite.org/howtocorrupt.html, 2.2). A
+# connection that lost its shared lock lets another program's last connection checkpoint
+# and delete the -wal under it: it then reads a stale log, then "database disk image is
+# malformed" of a sound file (issue 43: `vora serve`'s watcher while its requests opened
+# the log; `vora play --serve` alike). So the log's file is opened outside SQLite (the
+# header check, a new file's creation) only under _FILES_LOCK and only while no
+# connection of this process has that file open; _LIVE counts them by (device, inode).
+_FILES_LOCK = threading.Lock()
+_LIVE = {}  # type: Dict[Tuple[int, int], int]
+
+
+def _file_key(path):
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+def _read_header(path):
+    """The log file's first bytes; None when a connection of this process has the file
+    open (the header was checked when it opened, and reading it again could cost that
+    connection its locks)."""
+    with _FILES_LOCK:
+        if _LIVE.get(_file_key(path)):
+            return None
+        with open(path, "rb") as f:
+            return f.read(len(SQLITE_MAGIC))
+
+
+def _count_open(key, step):
+    with _FILES_LOCK:
+        if key is not None:
+            _LIVE[key] = _LIVE.get(key, 0) + step
+            if _LIVE[key] <= 0:
+                del _LIVE[key]
+
+
 def _uri_path(path):
     from urllib.parse import quote
     return quote(str(Path(path).absolute()))
@@ -699,12 +637,49 @@ def _apply(view, op):
 
 # ---------------------------------------------------------------- the log
 
+class _LeaseKeeper(threading.Thread):
+    """Renews the leases of a GameLog every quarter of their length, on a connection of its
+    own, until stopped. A renewal that fails (a lock, a server away) is tried again at the
+    next tick; one that finds the game taken over changes nothing (the next write says it)."""
+
+    def __init__(self, log):
+        super().__init__(name="vora-lease-keeper", daemon=True)
+        self.log = log
+        self.interval = max(0.05, log.lease_seconds / 4.0)
+        self._stop_event = threading.Event()
+
+    def stop(self):
+        self._stop_event.set()
+        if self is not threading.current_thread():
+            self.join(timeout=10)
+
+    def run(self):
+        conn = None
+        while not self._stop_event.wait(self.interval):
+            try:
+                if conn is None:
+                    conn = self.log._connect_again()
+                self.log._renew_leases(conn)
+            except Exception:  # the next tick tries again on a new connection
+                if conn is not None:
+                    try:
+                        conn.close()
+                    except Exception:
+                        pass
+                conn = None
+        if conn is not None:
+            try:
+                conn.close()
+            except Exception:
+                pass
+
+
 class GameLog:
     """The game log in the SQLite file `path` (created, with its folder, when missing and
     `create` is true). `timeout`: seconds to wait for a lock held by another program.
     Use as a context manager or call close()."""
 
-    def __init__(self, path, create=True, timeout=5.0):
+    def __init__(self, path, create=True, timeout=5.0, lease_seconds=leases.LEASE_SECONDS):
         # A postgresql:// URL puts the log in PostgreSQL (vora_host.log.postgres); `path`
         # is then the URL without its password, for messages, and `url` the URL itself.
         self.url = path if is_db_url(path) else None
@@ -718,6 +693,16 @@ class GameLog:
         self.on_trouble = None  # called with a message when writing fails or works again
         self.dropped = []  # (change, error): changes another program made impossible
         self.touched = []  # ids of the games this GameLog started or added moves to
+        # One writer per game (vora_host.log.leases): who this GameLog is, the fencing
+        # number of each game it writes, the leases a write in progress took (kept once it
+        # commits), and the thread that renews them.
+        self.lease_seconds = lease_seconds
+        self.clock = None  # for tests: a function giving the time, else the database's
+        self._me = leases.Holder()
+        self._fences = {}
+        self._taken = []
+        self._keeper = None
+        self._timeout = timeout
         self._open(create, timeout)
 
     # ---- opening
@@ -739,7 +724,7 @@ class GameLog:
         try:
             with self._errors():
                 conn.prepare(create, MIGRATIONS, SCHEMA_VERSION, APPLICATION_ID, self.path,
-                             sys.modules[__name__], _LEASES)
+                             sys.modules[__name__], leases.LEASES_SQL)
         except BaseException:
             conn.close()
             self._conn = None
@@ -756,8 +741,7 @@ class GameLog:
             # Check the header ourselves before SQLite touches the file: a file that is not
             # an SQLite database is refused untouched (no journal, no -wal, no rewrite).
             try:
-                with open(path, "rb") as f:
-                    head = f.read(len(SQLITE_MAGIC))
+                head = _read_header(path)
             except OSError as exc:
                 raise DatabaseError("cannot read %s: %s" % (path, exc.strerror or exc))
             if head and head != SQLITE_MAGIC:
@@ -774,7 +758,8 @@ class GameLog:
             raise CannotWrite("cannot create the folder %s: %s"
                               % (path.parent, exc.strerror or exc), exc.strerror)
         try:
-            private_files.private_database(path, create_missing=create)
+            with _FILES_LOCK:  # it may create the file, and close it (see _FILES_LOCK)
+                private_files.private_database(path, create_missing=create)
         except OSError as exc:
             raise CannotWrite("cannot create %s: %s" % (path, exc.strerror or exc), exc.strerror)
         uri = "file:%s?mode=%s" % (_uri_path(path), "rwc" if create else "rw")
@@ -783,12 +768,15 @@ class GameLog:
         except sqlite3.Error as exc:
             raise _translate(exc, path)
         self._conn = conn
+        self._file_key = _file_key(path)  # counted before the connection reads (locks)
+        _count_open(self._file_key, 1)
         try:
             with self._errors():
                 self._prepare()
         except BaseException:
             conn.close()
             self._conn = None
+            _count_open(self._file_key, -1)
             raise
 
     def _prepare(self):
@@ -812,7 +800,7 @@ class GameLog:
             try:
                 self._migrate()
             except sqlite3.Error as exc:
-                if version not in (1, 2, 3) or _write_reason(exc) is None:
+                if version not in (1, 2, 3, 4) or _write_reason(exc) is None:
                     raise
                 # A log of an older schema that cannot be written (read-only, a full disk)
                 # is still read: its tables seen through views with the new columns, until
@@ -820,8 +808,16 @@ class GameLog:
                 if version == 1:
                     conn.execute("CREATE TEMP VIEW moves AS SELECT id, game_id, number, move, "
                                  "digest, logged_at, NULL AS taken_back_at FROM main.moves")
-                conn.execute("CREATE TEMP VIEW games AS SELECT *, %s0 AS seed_high "
-                             "FROM main.games" % ("NULL AS attention, " if version < 3 else ""))
+                if version < 4:
+                    conn.execute("CREATE TEMP VIEW games AS SELECT *, %s0 AS seed_high "
+                                 "FROM main.games" % ("NULL AS attention, " if version < 3
+                                                      else ""))
+                conn.execute("CREATE TEMP VIEW events AS SELECT 0 AS id, 0 AS game_id, "
+                             "0 AS number, '' AS kind, '' AS data, '' AS at WHERE 0")
+                if self._has_leases(conn):  # schema 4's, without fences: none binds now
+                    conn.execute("CREATE TEMP VIEW leases AS SELECT game_id, host, pid, since, "
+                                 "0 AS fence, NULL AS holder, NULL AS expires_at "
+                                 "FROM main.leases")
 
     def _migrate(self):
         conn = self._conn
@@ -846,6 +842,8 @@ class GameLog:
             with self._errors():
                 self._conn.execute("DROP VIEW IF EXISTS temp.moves")
                 self._conn.execute("DROP VIEW IF EXISTS temp.games")
+                self._conn.execute("DROP VIEW IF EXISTS temp.events")
+                self._conn.execute("DROP VIEW IF EXISTS temp.leases")
                 self._migrate()
 
     def _errors(self):
@@ -860,8 +858,15 @@ class GameLog:
                     self.flush()
                 except GameLogError:
                     pass
+            self._stop_keeper()
+            for gid in list(self._fences):
+                try:
+                    self.release(gid)
+                except GameLogError:
+                    pass  # it runs out by itself (leases.LEASE_SECONDS)
             self._conn.close()
             self._conn = None
+            _count_open(getattr(self, "_file_key", None), -1)
 
     def __enter__(self):
         return self
@@ -885,6 +890,78 @@ class GameLog:
             return True  # made with the schema
         return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
                             "name = 'leases'").fetchone() is not None
+
+    # ---- one writer per game (vora_host.log.leases)
+
+    def _lease_now(self, conn):
+        return self.clock() if self.clock is not None else leases.db_now(conn)
+
+    def _fenced(self, conn, gid):
+        """Inside a write: this GameLog is game `gid`'s writer (taking the game when it
+        does not hold it yet: GameHeld when another does), or LeaseLost."""
+        now = self._lease_now(conn)
+        fence = self._fences.get(gid)
+        if fence is None:
+            fence, _ = leases.acquire(conn, gid, self._me, now, self.lease_seconds)
+            self._taken.append((gid, fence))
+        else:
+            leases.check(conn, gid, self._me, fence, now, self.lease_seconds)
+
+    def _keep_leases(self, taken):
+        for gid, fence in taken:
+            self._fences[gid] = fence
+        if self._fences and self._keeper is None:
+            self._keeper = _LeaseKeeper(self)
+            self._keeper.start()
+
+    def _stop_keeper(self):
+        if self._keeper is not None:
+            self._keeper.stop()
+            self._keeper = None
+
+    def hold(self, game_id, take_over=False):
+        """Become game `game_id`'s one writer before playing it (a resume): GameHeld when
+        another program holds it and `take_over` is false. Returns the former holder (a
+        dict, see leases.current) when a live one was taken over, else None. The lease is
+        renewed while this GameLog is open and released when it closes."""
+        if self._conn is None:
+            raise DatabaseError("the game log %s is closed" % self.path)
+        gid = self._canon(game_id)
+        if not _is_int(gid) or gid < 0:
+            return None  # a game whose start still waits in memory: this GameLog's own
+        with self._transaction() as conn:
+            self._status(conn, gid)  # the game's row locked (PostgreSQL) before its lease
+            fence, former = leases.acquire(conn, gid, self._me, self._lease_now(conn),
+                                           self.lease_seconds, take_over)
+        self._keep_leases([(gid, fence)])
+        return former
+
+    def release(self, game_id):
+        """Stop being game `game_id`'s writer (close() releases every game it holds)."""
+        gid = self._canon(game_id)
+        fence = self._fences.pop(gid, None)
+        if fence is None or self._conn is None:
+            return
+        with self._transaction() as conn:
+            leases.release(conn, gid, self._me, fence, self._lease_now(conn))
+
+    def holds(self, game_id):
+        """Whether this GameLog is game `game_id`'s writer (as far as it knows: a take-over
+        elsewhere is found at its next write)."""
+        return self._canon(game_id) in self._fences
+
+    def _renew_leases(self, conn):
+        """The keeper thread's work, on its own connection: renew every lease held."""
+        for gid, fence in list(self._fences.items()):
+            with _Transaction(conn, self.path) as c:
+                leases.renew(c, gid, self._me, fence, self._lease_now(c), self.lease_seconds)
+
+    def _connect_again(self):
+        """Another connection to the same database (for the keeper thread)."""
+        if self.url:
+            return postgres.PgConnection(self.url, timeout=self._timeout)
+        return sqlite3.connect("file:%s?mode=rw" % _uri_path(self.path), uri=True,
+                               timeout=self._timeout, isolation_level=None)
 
     # ---- writing, with changes kept in memory while the file refuses them
 
@@ -923,8 +1000,7 @@ class GameLog:
         while self._pending:
             op = self._pending[0]
             try:
-                with self._transaction() as conn:
-                    result = self._run(conn, op)
+                result = self._write(op)
             except (CannotWrite, DatabaseLocked) as exc:
                 self._set_trouble(exc)
                 many = len(self._pending) > 1
@@ -973,14 +1049,22 @@ class GameLog:
         cls = _NotWrittenLocked if isinstance(exc, DatabaseLocked) else NotWritten
         return cls(message, reason, len(self._pending))
 
+    def _write(self, op):
+        """One change in its own transaction; the leases it took are this GameLog's once it
+        has committed."""
+        self._taken = []
+        with self._transaction() as conn:
+            result = self._run(conn, op)
+        self._keep_leases(self._taken)
+        return result
+
     def _submit(self, op):
         """Write one change, after whatever waits; or keep it (see the module doc).
         Returns what _run returns."""
         try:
             if self._pending:
                 self.flush()
-            with self._transaction() as conn:
-                result = self._run(conn, op)
+            result = self._write(op)
         except (CannotWrite, DatabaseLocked) as exc:
             return self._keep(op, exc)
         if self.trouble is not None:  # written directly after an earlier failure
@@ -1063,7 +1147,7 @@ class GameLog:
         as a takeback of a move that is no longer live. (False, None) otherwise."""
         if op["kind"] == "start":
             # The same start time (to the millisecond), game, seed, source and board id,
-            # never imported, no move yet, leased by this program, and not a game this
+            # never imported, no move yet, leased by this GameLog, and not a game this
             # GameLog knows it made: this very start.
             if not self._has_leases(conn):
                 return False, None
@@ -1071,11 +1155,11 @@ class GameLog:
                 "SELECT g.id FROM games g JOIN leases l ON l.game_id = g.id "
                 "WHERE g.started_at = ? AND g.game = ? AND g.seed = ? AND g.seed_high = ? "
                 "AND g.source = ? AND coalesce(g.board_game_id, -1) = ? "
-                "AND g.imported_at IS NULL AND l.host = ? AND l.pid = ? "
+                "AND g.imported_at IS NULL AND l.holder = ? "
                 "AND NOT EXISTS (SELECT 1 FROM moves m WHERE m.game_id = g.id) ORDER BY g.id",
                 (op["at"], op["game"]) + _seed_columns(op["seed"])
                 + (op["source"], -1 if op["board_game_id"] is None else op["board_game_id"])
-                + tuple(op["owner"])).fetchall()
+                + (self._me.token,)).fetchall()
             known = set(self.touched) | set(self._ids.values())
             for (gid,) in rows:
                 if gid not in known:
@@ -1099,16 +1183,18 @@ class GameLog:
             if op.get("kept"):
                 done, gid = self._written_already(conn, op)
                 if done:
+                    self._fenced(conn, gid)
                     return gid
             cur = conn.execute(
                 "INSERT INTO games (board_game_id, game, players, seed, seed_high, options, "
                 "source, started_at, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'playing')",
                 (op["board_game_id"], op["game"], op["players"]) + _seed_columns(op["seed"])
                 + (op["options"], op["source"], op["at"]))
-            _lease(conn, cur.lastrowid, op["owner"], op["at"])
+            self._fenced(conn, cur.lastrowid)
             return cur.lastrowid
         gid = self._canon(op["gid"])
         status, result = self._status(conn, gid)
+        self._fenced(conn, gid)  # this GameLog is the game's writer, or nothing is written
         if kind == "move":
             number = op["number"]
             row = conn.execute("SELECT move, digest FROM moves WHERE game_id = ? AND number = ? "
@@ -1124,7 +1210,6 @@ class GameLog:
             conn.execute("INSERT INTO moves (game_id, number, move, digest, logged_at) "
                          "VALUES (?, ?, ?, ?, ?)",
                          (gid, number, op["move"], op["digest"], op["at"]))
-            _lease(conn, gid, op["owner"], op["at"])  # whoever logs its moves now
             return True
         if kind == "takeback":
             if op.get("kept"):
@@ -1186,7 +1271,7 @@ class GameLog:
         started_at = _now() if started_at is None else _check_timestamp(started_at, "started_at")
         op = {"kind": "start", "gid": None, "game": game, "players": players, "seed": seed,
               "options": json.dumps(options), "source": source,
-              "board_game_id": board_game_id, "at": started_at, "owner": _owner()}
+              "board_game_id": board_game_id, "at": started_at}
         gid = self._submit(op)
         self._touch(gid)
         return gid
@@ -1202,7 +1287,7 @@ class GameLog:
         _check_move_args(number, move, digest)
         self._touch(game_id)
         return self._submit({"kind": "move", "gid": game_id, "number": number, "move": move,
-                             "digest": digest, "at": _now(), "owner": _owner()})
+                             "digest": digest, "at": _now()})
 
     def take_back(self, game_id, number) -> None:
         """Record that move `number`, the game's last live move, was taken back: it stays
@@ -1251,27 +1336,34 @@ class GameLog:
 
     def close_stale(self, abandon=()) -> List[Tuple[int, str]]:
         """A new session's tidying, in one transaction: every game still "playing" whose
-        logging process, on this machine, is gone (killed: it could not say so) becomes
-        "interrupted", which a later session may resume; the games `abandon` names (ids:
-        the board's saved game thrown away by --fresh) become "abandoned" unless they are
-        over. Returns [(id, new status)]. What waits in memory is written first; when the
-        file cannot be written now, nothing changes (CannotWrite, DatabaseLocked)."""
+        writer is gone becomes "interrupted", which a later session may resume: its
+        process, on this machine, is gone (killed: it could not say so), or its lease ran
+        out unrenewed (another computer that crashed, vora_host.log.leases); the games
+        `abandon` names (ids: the board's saved game thrown away by --fresh) become
+        "abandoned" unless they are over. Returns [(id, new status)]. What waits in memory
+        is written first; when the file cannot be written now, nothing changes
+        (CannotWrite, DatabaseLocked)."""
         if self._pending:
             self.flush()
-        host, me = _owner()
         changed = []
         with self._transaction() as conn:
-            leases = self._has_leases(conn)
             rows = conn.execute(
-                "SELECT g.id, l.pid FROM games g JOIN leases l ON l.game_id = g.id "
-                "WHERE g.status = 'playing' AND l.host = ? AND l.pid != ?",
-                (host, me)).fetchall() if leases else []
+                "SELECT g.id, l.host, l.pid, l.since, l.fence, l.holder, l.expires_at "
+                "FROM games g JOIN leases l ON l.game_id = g.id WHERE g.status = 'playing'"
+            ).fetchall() if self._has_leases(conn) else []
             at = _now()
-            for gid, pid in rows:
-                if _process_gone(pid):
+            now = self._lease_now(conn)
+            for row in rows:
+                holder = dict(zip(("host", "pid", "since", "fence", "token", "expires_at"),
+                                  row[1:]), this_host=row[1] == self._me.host)
+                if holder["this_host"] and holder["pid"] == self._me.pid:
+                    continue  # this very program's
+                gone = holder["this_host"] and leases.is_gone(holder["pid"])
+                ran_out = holder["token"] is not None and not leases.is_live(holder, now)
+                if gone or ran_out:
                     conn.execute("UPDATE games SET status = 'interrupted', ended_at = ? "
-                                 "WHERE id = ?", (at, gid))
-                    changed.append((gid, "interrupted"))
+                                 "WHERE id = ?", (at, row[0]))
+                    changed.append((row[0], "interrupted"))
             for gid in abandon:
                 gid = self._canon(gid)
                 status, _ = self._status(conn, gid)
@@ -1283,20 +1375,23 @@ class GameLog:
 
     # ---- reading
 
-    def played_elsewhere(self, gid) -> Optional[int]:
-        """The process id of another program on this machine that logs game `gid` now
-        (its lease, and the process is alive), or None: nobody else plays it."""
-        host, me = _owner()
+    def played_elsewhere(self, gid) -> Optional[Dict[str, Any]]:
+        """Who else writes game `gid` now: its lease's holder (a dict: host, pid, since,
+        expires_at, this_host...; see vora_host.log.leases) when another program holds it
+        and the lease binds (not run out, and on this machine its process alive), or None:
+        nobody else plays it."""
         if _is_int(gid) and not -_ID_LIMIT <= gid < _ID_LIMIT:
+            return None
+        gid = self._canon(gid)
+        if not _is_int(gid) or gid < 0:
             return None
         with self._errors():
             if not self._has_leases(self._conn):
                 return None
-            row = self._conn.execute(
-                "SELECT l.pid FROM leases l JOIN games g ON g.id = l.game_id "
-                "WHERE l.game_id = ? AND g.status = 'playing' AND l.host = ? AND l.pid != ?",
-                (self._canon(gid), host, me)).fetchone()
-        return None if row is None or _process_gone(row[0]) else row[0]
+            holder = leases.current(self._conn, gid, self._me)
+            if holder is None or holder["token"] == self._me.token:
+                return None
+            return holder if leases.is_live(holder, self._lease_now(self._conn)) else None
 
     _SUMMARY = ("SELECT g.id, g.board_game_id, g.game, g.players, g.seed, g.options, g.source, "
                 "g.started_at, g.ended_at, g.result, g.status, g.imported_at, g.attention, "

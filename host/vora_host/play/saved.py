@@ -39,6 +39,7 @@ from pathlib import Path
 from shared_rules import games as rules_games
 
 from vora_host import private_files
+from vora_host.log.leases import held_message
 from vora_host.log.records import result_of
 from vora_host.log.store import GameLogError, NoSuchGame, is_db_url, record_of
 
@@ -64,18 +65,25 @@ def _pc_run(info):
     return info["board_game_id"] is None and info["imported_at"] is None
 
 
-def saved_game(log, game):
+def saved_game(log, game, held=None):
     """The newest unfinished game of `game` the PC ran (a summary as log.games() gives),
-    or None."""
-    found = [info for status in UNFINISHED for info in log.games(status=status)
-             if info["game"] == game and _pc_run(info)
-             and log.played_elsewhere(info["id"]) is None]
-    return max(found, key=lambda info: info["id"]) if found else None
+    or None. Games another program plays now are passed over; `held`, a list, gets each
+    of them newer than the one returned, as (summary, holder)."""
+    for info in sorted((info for status in UNFINISHED for info in log.games(status=status)
+                        if info["game"] == game and _pc_run(info)),
+                       key=lambda info: -info["id"]):
+        holder = log.played_elsewhere(info["id"])
+        if holder is None:
+            return info
+        if held is not None:
+            held.append((info, holder))
+    return None
 
 
-def resumable(log, game_id):
+def resumable(log, game_id, take_over=False):
     """The game `game_id` with its moves (log.game()), when it can be continued;
-    ResumeError saying why not."""
+    ResumeError saying why not (another program playing it is a reason, unless
+    `take_over`: the game is then taken over when its play starts, see LiveLog)."""
     try:
         info = log.game(game_id)
     except NoSuchGame:
@@ -92,9 +100,9 @@ def resumable(log, game_id):
         raise ResumeError("game %d is %s: it cannot be continued ('vora games show %d' "
                           "shows it)" % (game_id, info["status"], game_id))
     elsewhere = log.played_elsewhere(game_id)
-    if elsewhere is not None:
-        raise ResumeError("game %d is being played right now by another vora (process %d)"
-                          % (game_id, elsewhere))
+    if elsewhere is not None and not take_over:
+        raise ResumeError(held_message(game_id, elsewhere, "'vora play --resume %d "
+                                                           "--take-over'" % game_id))
     return info
 
 
