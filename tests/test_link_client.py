@@ -406,6 +406,39 @@ def test_a_wrong_digest_resyncs_and_no_later_move_is_lost(tmp_path, only_the_dig
             assert "follows the board's state" in info["attention"]
 
 
+def test_after_a_wrong_digest_the_log_holds_the_real_one_and_the_game_verifies(tmp_path,
+                                                                               capsys):
+    # Issue 43: after a wrong digest the log kept the false move, so that game never
+    # verified. After the resync the log holds the digest of the board's real state (the
+    # one replayed here), keeps the false one as an event, and `games verify` passes.
+    with GameLog(tmp_path / "games.sqlite3") as log:
+        board = FaultyBoard(wrong_after=8, only_the_digest=True)
+        w = Wire(board, log=log)
+        w.run(300)
+        play_on(w, board, 26)
+        w.run(3000)
+        gid = w.client.log_id
+        assert w.client.resyncs == 1
+        assert log.verify(gid).ok
+        state = vora.new_game(2, seed=3, seats="SN")
+        for move in board.moves[:8]:
+            state.play(move)
+        info = log.game(gid)
+        assert [m["move"] for m in info["moves"]] == board.moves[:26]
+        assert info["moves"][7]["digest"] == state.digest() != "0123456789abcdef"
+        events = log.events(gid)
+        assert [(e["kind"], e["number"]) for e in events] == [("correction", 8)]
+        assert events[0]["data"]["digest"] == "0123456789abcdef"
+        assert events[0]["data"]["move"] == board.moves[7]
+        assert "kept as an event" in info["attention"]
+    from vora_host.cli import main
+    assert main(["games", "show", str(gid), "--db", str(tmp_path / "games.sqlite3")]) == 0
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "move 8 was first logged as %s with digest 0123456789abcdef" % board.moves[7] \
+        in shown
+    assert main(["games", "verify", str(gid), "--db", str(tmp_path / "games.sqlite3")]) == 0
+
+
 def test_after_a_resync_a_later_mismatch_is_found_again(tmp_path):
     with GameLog(tmp_path / "games.sqlite3") as log:
         board = FaultyBoard(wrong_after=4)

@@ -700,6 +700,12 @@ class BoardClient:
         if not self.state_lost and state.digest() == self.state.digest():
             note = ("the board's state after move %d is the one replayed here: only what "
                     "it reported was wrong" % n)
+            corrected = self._correct_logged()
+            if corrected:
+                note += ("; the log now holds the digests replayed here for move%s %s (what "
+                         "the board reported is kept as an event)"
+                         % ("" if len(corrected) == 1 else "s",
+                            ", ".join(str(k) for k in corrected)))
         else:
             note = ("from move %d on, the host follows the board's state (taken after move "
                     "%d, digest %s)" % (self.diverged_at or n, n, summary["digest"]))
@@ -714,6 +720,37 @@ class BoardClient:
         if state.is_over():
             self._end("over")
         self.on_change("game")
+
+    def _correct_logged(self):
+        """After a resync that found the board's state to be the one replayed here, every
+        logged move since the mismatch whose digest is not the replay's (the board
+        reported it wrong) is corrected in the log, the false one kept as an event: the
+        game then verifies. Returns the numbers corrected."""
+        if self.log is None or self.log_id is None or self.diverged_at is None:
+            return []
+        options = {"seats": self.state.seats}
+        if self.start_position is not None:
+            options["position"] = self.start_position
+        corrected = []
+        try:
+            logged = self.log.game(self.log_id)["moves"]
+            state = games.start({"game": vora.NAME, "players": self.state.players,
+                                 "seed": self.seed, "options": options, "moves": []})
+            for k, move in enumerate(self.moves, 1):
+                state.play(move)
+                if k < self.diverged_at or k > len(logged):
+                    continue
+                row = logged[k - 1]
+                if row["move"] == move and row["digest"] != state.digest():
+                    self.log.correct_move(self.log_id, k, move, state.digest(),
+                                          "the board reported digest %s for move %d; its "
+                                          "state is the one replayed here" % (row["digest"], k))
+                    corrected.append(k)
+        except RulesError:
+            return corrected  # the replay fails after all: the attention note stands
+        except (GameLogError, ValueError) as exc:
+            self._problem("log", "the log cannot correct game %s: %s" % (self.log_id, exc))
+        return corrected
 
     def _attention(self, note):
         if self.log is not None and self.log_id is not None:

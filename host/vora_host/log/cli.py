@@ -536,6 +536,15 @@ def cmd_show(args, ctx):
     view = game_view(info["game"])
     report = log.verify(args.id)
     _header(ctx, info, view, _start_state(record), public)
+    if not public:  # a correction names digests, which a spectator's view hides
+        for event in log.events(args.id):
+            if event["kind"] == "correction":
+                data = event["data"]
+                ctx.out.print("  corrected %s: move %s was first logged as %s with digest %s "
+                              "(%s)" % (_when(event["at"]), event["number"],
+                                        escape(_shown(str(data.get("move")))),
+                                        escape(_shown(str(data.get("digest")))),
+                                        escape(_shown(str(data.get("reason"))))))
     ctx.out.print()
     history = info["history"]
     back = len(history) - len(info["moves"])

@@ -1324,6 +1324,66 @@ class GameLog:
         note = " ".join(note.split())[:300]
         return self._submit({"kind": "attention", "gid": game_id, "note": note, "at": _now()})
 
+    def correct_move(self, game_id, number, move, digest, reason) -> bool:
+        """Replace live move `number` (its text and digest) by what the board really
+        played, after a mismatch showed that what it reported was wrong (a wrong digest,
+        docs/host.md "When the board and the host disagree"). The false move is kept as an
+        event of kind "correction" ({number, move, digest, reason}: the move and digest as
+        first logged), so history keeps what was reported. Returns False when the log holds
+        exactly this move already. Raises NoSuchGame, ValueError for a number with no live
+        move, GameHeld or LeaseLost; not kept in memory when the file cannot be written
+        (CannotWrite, DatabaseLocked: the caller says so)."""
+        _check_move_args(number, move, digest)
+        if not isinstance(reason, str) or not reason.strip():
+            raise ValueError("a correction says why, in words")
+        if self._pending:
+            try:
+                self.flush()
+            except NotWritten as exc:
+                raise CannotWrite(str(exc), exc.reason)
+        gid = self._canon(game_id)
+        self._taken = []
+        with self._transaction() as conn:
+            self._status(conn, gid)
+            self._fenced(conn, gid)
+            row = conn.execute("SELECT move, digest FROM moves WHERE game_id = ? AND number = ? "
+                               "AND taken_back_at IS NULL", (gid, number)).fetchone()
+            if row is None:
+                raise ValueError("game %d has no live move %d to correct" % (gid, number))
+            if tuple(row) == (move, digest):
+                changed = False
+            else:
+                at = _now()
+                conn.execute("UPDATE moves SET move = ?, digest = ? WHERE game_id = ? AND "
+                             "number = ? AND taken_back_at IS NULL", (move, digest, gid, number))
+                conn.execute("INSERT INTO events (game_id, number, kind, data, at) VALUES "
+                             "(?, ?, 'correction', ?, ?)",
+                             (gid, number, json.dumps({"number": number, "move": row[0],
+                                                       "digest": row[1],
+                                                       "reason": " ".join(reason.split())[:300]}),
+                              at))
+                changed = True
+        self._keep_leases(self._taken)
+        return changed
+
+    def events(self, game_id) -> List[Dict[str, Any]]:
+        """What happened to a game beside its moves, in order: dicts with number (its live
+        moves then), kind ("correction": see correct_move), data (a dict) and at."""
+        gid = self._canon(game_id)
+        if not _is_int(gid) or gid < 0:
+            return []
+        with self._errors():
+            rows = self._conn.execute("SELECT number, kind, data, at FROM events WHERE "
+                                      "game_id = ? ORDER BY id", (gid,)).fetchall()
+        out = []
+        for number, kind, data, at in rows:
+            try:
+                data = json.loads(data)
+            except ValueError:
+                data = {"text": data}
+            out.append({"number": number, "kind": kind, "data": data, "at": at})
+        return out
+
     def delete_game(self, game_id) -> None:
         """Remove a game and its moves from the log for good (`vora games delete`)."""
         if self._pending:
@@ -1332,6 +1392,8 @@ class GameLog:
         with self._transaction() as conn:
             self._status(conn, gid)
             conn.execute("DELETE FROM moves WHERE game_id = ?", (gid,))
+            conn.execute("DELETE FROM events WHERE game_id = ?", (gid,))
+            conn.execute("DELETE FROM leases WHERE game_id = ?", (gid,))
             conn.execute("DELETE FROM games WHERE id = ?", (gid,))
 
     def close_stale(self, abandon=()) -> List[Tuple[int, str]]:
