@@ -306,3 +306,20 @@ def test_a_board_plugged_into_another_computer_takes_its_game_over(tmp_path):
         with pytest.raises(LeaseLost):
             first.add_move(gid, 11, board.moves[-1], "0" * 16)
         assert second.verify(gid).ok
+
+
+def test_a_correction_is_fenced_and_kept_as_an_event(target):
+    gid = _start(target)
+    with GameLog(target) as first, GameLog(target) as second:
+        _play_on(first, gid, random.Random(5))
+        move = first.game(gid)["moves"][0]
+        assert first.correct_move(gid, 1, move["move"], "f" * 16, "a test") is True
+        assert first.correct_move(gid, 1, move["move"], "f" * 16, "a test") is False
+        with pytest.raises(GameHeld):
+            second.correct_move(gid, 1, move["move"], move["digest"], "not the writer")
+        with pytest.raises(ValueError):
+            first.correct_move(gid, 2, move["move"], move["digest"], "no such move")
+        events = second.events(gid)
+        assert [(e["kind"], e["number"], e["data"]["digest"]) for e in events] == [
+            ("correction", 1, move["digest"])]
+        assert second.game(gid)["moves"][0]["digest"] == "f" * 16
