@@ -923,7 +923,7 @@ class BoardGameCompanion:
             summary, now = markup.split(STEP_NOW, 1)
             markup = STEP_NOW.lstrip("\n") + now + "\n" + summary
         text = Text.from_markup(markup) if isinstance(markup, str) else markup
-        head = Text("%s: help (? or Enter: back to the game)\n" % view.rules.TITLE,
+        head = Text("%s: help (Esc or Enter: back to the game)\n" % view.rules.TITLE,
                     style="bold")
         return Text.assemble(head, text)
 

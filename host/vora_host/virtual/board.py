@@ -23,7 +23,8 @@ the firmware's debouncer like a finger on the board):
                        y = 0 the south row), as the LED chain got them (brightness cap
                        and current cap applied)
       state            the game's position (vora notation), or `none` before a game
-      help             the commands
+      commands         the commands (also `debug`; `help` too without a screen)
+      help, ?          on the screen: what to do now, the step's rules, beside the board
       quit             stop the board
   Every command answers one line, `ok` or `error <why>`, after its data line if any
   (`frame`, `state`), and only once the board has seen the key released, so a script
@@ -382,6 +383,11 @@ class VirtualBoard:
         # ... and the game itself (vora_host.play.board.BoardGameCompanion): typed moves,
         # help, the turn, the legend.
         self.terminal_companion = None
+        # `?` on the screen: Vora's step help beside the board (a game the PC runs keeps
+        # its own, companion.help_shown), and the page of it shown.
+        self.help_shown = False
+        self.help_page = 0
+        self.screen_on = False  # a Screen draws this board (`help` shows, not prints)
 
     @property
     def ui(self):
@@ -663,6 +669,74 @@ _SEAT_NAMES = {"S": "South", "W": "West", "N": "North", "E": "East"}
 HELP = ("commands: KEY | press KEY [ms] | hold KEY [ms] | down KEY | up KEY | MOVE | undo | "
         "wait ms | frame | state | reset | help | quit   (keys: a1..e5, Sa..Se Na..Ne W1..W5 E1..E5, "
         "cS cW cN cE; a MOVE in notation, e.g. push crow Sc)")
+
+
+def commands_help(board):
+    """The board's commands (`commands`, or `help` without a screen), naming the keys as
+    they are named now: Vora's, or in terminal mode those of the game the PC runs."""
+    game = board.terminal_companion if board.terminal_mode() else None
+    if game is None or game.game is None:
+        return HELP
+    state = game.state
+    moves = state.legal_moves() if not state.is_over() else []
+    return ("commands: KEY | press KEY [ms] | hold KEY [ms] | down KEY | up KEY | MOVE | "
+            "undo | wait ms | frame | state | reset | help | quit   (keys: a1..g7, the whole "
+            "7x7 as %s names them; a MOVE in its notation%s)" % (
+                game.game.view.rules.TITLE, ", e.g. %s" % moves[0] if moves else ""))
+
+
+def vora_help_markup(board):
+    """`?` on Vora's board screen: what to do now (the step's rules, on the board and
+    typed) first, then the game in a few lines; rich markup."""
+    from vora_host.games import host_game
+    from vora_host.games.vora.ui import SUMMARY
+    from vora_host.play.board import STEP_NOW
+    if not board.game_on():
+        return ("[bold]Now[/bold]: no game runs (%s): the keys do nothing until the "
+                "firmware does; `reset` restarts the board." % board.machine.status())
+    ui = board.ui
+    st = ui.state
+    now = None
+    if ui.mode == vora_ui.MODE_SETUP or st is None:
+        now = ("[bold]Now (setup)[/bold]: choose the seats. Press the corner (cS cW cN cE) "
+               "of each player at the table; hold one 2 s and the board's bot plays it "
+               "(normal; held again: hard, easy, a person). c3 deals.")
+    elif ui.mode == vora_ui.MODE_MENU:
+        now = ("[bold]Now (menu)[/bold]: c2 goes back to the game, c3 takes back the last "
+               "move, c4 ends the game.")
+    elif ui.mode == vora_ui.MODE_UNDO:
+        now = ("[bold]Now (takeback)[/bold]: each corner asked agrees by pressing it; any "
+               "other key cancels the takeback.")
+    elif ui.mode == vora_ui.MODE_OVER:
+        now = ("[bold]Now (over)[/bold]: the game is over. c3 starts a new game; a corner "
+               "shows that farm.")
+    if now is not None:
+        return now + "\n" + SUMMARY
+    markup = host_game("vora").VIEW.step_help(st)
+    if STEP_NOW in markup:  # what to do now first: the rows beside the board run out
+        summary, step = markup.split(STEP_NOW, 1)
+        markup = STEP_NOW.lstrip("\n") + step + "\n" + summary
+    return markup
+
+
+def help_pages(markup, title, width, height):
+    """The help as pages of at most `height` lines of `width` columns (ANSI), each after a
+    title line; a page that is not the last says how to see the next."""
+    from rich.text import Text
+    from vora_host.link.mirror import ansi_lines
+    lines = ansi_lines(Text.from_markup(markup), width)
+    head = ansi_lines(Text("%s: help (Esc or Enter: back to the game)" % title,
+                           style="bold"), width)
+    room = max(1, height - len(head))
+    if len(lines) > room:
+        room = max(1, room - 1)  # a row for "page 1 of 3"
+    pages = [lines[i:i + room] for i in range(0, len(lines), room)] or [[]]
+    out = []
+    for n, page in enumerate(pages, 1):
+        more = [] if len(pages) == 1 else ansi_lines(Text(
+            "? again: more (%d/%d)" % (n, len(pages)), style="dim"), width)[:1]
+        out.append((head + page + more)[:max(1, height)])
+    return out
 MOVE_WORDS = ("push", "pig", "wolf", "crow", "mole", "duck", "ladybug", "water", "take",
               "pass", "extra", "steal")
 SHOW_LIMIT = 60  # characters of a typed line repeated in an answer
@@ -784,14 +858,21 @@ async def run_command(board, line, emit):
         elif verb == "reset":
             board.machine.request_reset()  # the board restarts: boot path, game or REPL
             emit("ok")
+        elif verb in ("commands", "debug") or verb in ("help", "?") and not board.screen_on:
+            emit(commands_help(board))
+            emit("ok")
         elif verb in ("help", "?"):
+            # On the screen: what to do now and the step's rules, beside the board, kept
+            # until Esc, Enter or a move (the board's commands are `commands`).
             game = board.terminal_companion if board.terminal_mode() else None
             if game is not None:
-                game.help_shown = True  # the game's rules and keys beside the board
-                emit("%s: the rules and the keys of this step are beside the board; "
-                     "%s" % (game.game.view.rules.TITLE, HELP))
+                game.help_shown = True
+                title = game.game.view.rules.TITLE
             else:
-                emit(HELP)
+                board.help_shown = True
+                title = "Vora"
+            emit("%s: what to do now is beside the board (Esc or Enter: back to the game); "
+                 "'commands' lists the board's commands" % title)
             emit("ok")
         elif verb in ("undo", "takeback"):
             # From the PC: every person at the board then agrees with their corner.
@@ -924,6 +1005,7 @@ class Screen:
         self.frames_drawn = 0
         self._refusals = board.ui.refusals if board.game_on() else 0
         self.side_mode = "full"
+        board.screen_on = True  # `help` shows the step's rules here rather than printing
 
     # geometry
     def layout_for_size(self):
@@ -951,6 +1033,34 @@ class Screen:
             return -1
         return y * 7 + x
 
+    def vora_help(self):
+        """True while `?` shows Vora's step help (not in a game the PC runs)."""
+        return self.board.help_shown and self._game() is None
+
+    def help_open(self):
+        game = self._game()
+        return game.help_shown if game is not None else self.board.help_shown
+
+    def show_help(self):
+        """`?`: the step's help beside the board; shown already, its next page."""
+        game = self._game()
+        if game is not None:
+            if game.help_shown and hasattr(game, "page_side"):
+                game.page_side()
+            game.help_shown = True
+            return
+        if self.board.help_shown:
+            self.board.help_page += 1
+        else:
+            self.board.help_shown = True
+            self.board.help_page = 0
+
+    def hide_help(self):
+        game = self._game()
+        if game is not None:
+            game.help_shown = False
+        self.board.help_shown = False
+
     def _game(self):
         """The game the PC runs on this board (terminal mode), or None for Vora."""
         game = getattr(self.companion, "game", None) if self.board.terminal_mode() else None
@@ -971,6 +1081,11 @@ class Screen:
             self._game_message(game)
         message = ("\x1b[31m" if " refused" in self.message or self.message.startswith(
             ("refused", "error")) else "", self.message)
+        if self.vora_help() and self.side_mode == "none":
+            # No room beside the board: what to do now, on the message line.
+            from rich.text import Text
+            now = Text.from_markup(vora_help_markup(b)).plain.split("\n")[0]
+            message = ("", now + " (Esc: back)")
         help_part = ("\x1b[2m", b.help_line() if game is None else game.help_line())
         lines = []
         for style, text in parts:
@@ -1010,6 +1125,7 @@ class Screen:
 
     first_message = None
     first_is_a_note = False
+    _side_drawn = False
     _events_seen = 0
     _viewer_seen = _NOBODY_YET = object()  # no draw with the game on yet
 
@@ -1096,12 +1212,21 @@ class Screen:
     def _draw_side(self, out):
         # The companion's panel (vora play's mirror) right of the board: whole when it
         # fits, else compact; the bottom lines say how wide it wants when neither fits.
-        if self.companion is None or self.side_mode == "none":
+        if self.side_mode == "none" or (self.companion is None and not self.vora_help()
+                                        and not self._side_drawn):
             return
         width = self.cols - SIDE_COL
         rows = 7 * self.cell_h
-        room = {"height": rows} if getattr(self.companion, "takes_height", False) else {}
-        lines = self.companion.side_lines(width, compact=self.side_mode == "compact", **room)
+        if self.vora_help():  # `?`: Vora's step help in the mirror's place
+            pages = help_pages(vora_help_markup(self.board), "Vora", width, rows)
+            lines = pages[self.board.help_page % len(pages)]
+        elif self.companion is None:
+            lines = []  # the help closed: its rows cleared
+        else:
+            room = {"height": rows} if getattr(self.companion, "takes_height", False) else {}
+            lines = self.companion.side_lines(width, compact=self.side_mode == "compact",
+                                              **room)
+        self._side_drawn = bool(lines)
         for i in range(rows):
             line = lines[i] if i < len(lines) else ""
             key = ("side", i)
@@ -1132,6 +1257,8 @@ class KeyboardInput:
         self._esc_timer = None
         self.mouse_key = -1
         self.mouse_at = 0.0
+        self._after_help = False  # the last key was `?`: an Enter now belongs to it
+        self._after_cr = False
 
     def feed(self, text):
         if self._esc_timer is not None:
@@ -1160,9 +1287,7 @@ class KeyboardInput:
         self.pending = ""
         if rest == "\x1b":
             self.screen.entry = ""
-            game = self.screen._game()
-            if game is not None:
-                game.help_shown = False
+            self.screen.hide_help()
         # any other incomplete sequence is dropped
 
     def _escape(self, buf, i):
@@ -1205,6 +1330,7 @@ class KeyboardInput:
         if seq.endswith("M") and b & 3 == 0:
             k = self.screen.key_at(x, y)
             if k >= 0 and self.mouse_key < 0:
+                self.screen.hide_help()  # a key pressed: back to the game
                 self.mouse_key = k
                 self.mouse_at = loop.time()
                 self.screen.cursor = k
@@ -1223,9 +1349,20 @@ class KeyboardInput:
     def _char(self, ch):
         s = self.screen
         game = s._game()
-        if game is not None and game.help_shown and not s.entry \
-                and ch in ("\r", "\n", " ", "?", "\x1b"):
-            game.help_shown = False  # back to the game, nothing pressed
+        after_help, self._after_help = self._after_help, False
+        after_cr, self._after_cr = self._after_cr, ch == "\r"
+        if ch == "\n" and after_cr:
+            self._after_help = after_help
+            return  # CR LF: one Enter
+        if ch == "?" and not s.entry:
+            # The step's help, kept until Esc, Enter or a move; `?` and Enter (a line, as
+            # elsewhere) shows it all the same: that Enter does not close it.
+            s.show_help()
+            self._after_help = True
+            return
+        if s.help_open() and not s.entry and ch in ("\r", "\n", " "):
+            if not (after_help and ch != " "):
+                s.hide_help()  # back to the game, nothing pressed
             return
         if ch in ("\x03", "\x04"):  # Ctrl-C, Ctrl-D
             self.quit(EXIT_INTERRUPTED if ch == "\x03" else EXIT_OK)
@@ -1240,8 +1377,6 @@ class KeyboardInput:
             self.submit("press " + self.board.key_names()[s.cursor])
         elif ch == "q" and not s.entry:
             self.quit(EXIT_OK)
-        elif ch == "?" and not s.entry and game is not None:
-            game.help_shown = True
         elif ch in ("\x7f", "\x08"):
             s.entry = s.entry[:-1]
         elif ch == "\x15":  # Ctrl-U
@@ -1253,9 +1388,8 @@ class KeyboardInput:
 
     def _run_typed(self, line):
         words = line.split()
-        game = self.screen._game()
-        if game is not None and line.lower() not in ("help", "?"):
-            game.help_shown = False
+        if line.lower() not in ("help", "?"):
+            self.screen.hide_help()
         # the cursor follows a key named on its own or after press/hold
         name = words[0] if len(words) == 1 else words[1] if words[0].lower() in (
             "press", "hold", "down", "up") else None
