@@ -875,6 +875,8 @@ class GameLog:
         self.close()
 
     def _transaction(self):
+        if self._conn is None:
+            raise DatabaseError("the game log %s is closed" % self.path)
         self._ensure_schema()
         return _Transaction(self._conn, self.path)
 

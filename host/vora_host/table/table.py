@@ -1,0 +1,316 @@
+"""The table: one game being played, and the one place that changes it.
+
+    table = Table("boars", state, [Human(), Human(), bot], log=live)
+    table.play("draw 3", player=0, number=0)    # Refused(reason) unless legal and current
+    table.request_takeback(asker=1)             # waits for the other humans' answers
+    table.answer_takeback(0, True)
+    table.resign(1)                             # the game stops; the log says who resigned
+
+Everything that happens is an event (`events`): a number that only grows, what it is
+("move", "takeback", "over", "resign", ...), and its words for each viewer ({viewer: text};
+None: everybody), so that each client shows what its player may see and a client that
+was away catches up from the last number it saw (`events_since`, `wait`). A move is in
+the log before play() returns (the LiveLog writes it, or keeps it in memory when the log
+cannot be written: it never stops the game).
+
+Thread-safe: the web seats post from the server's threads while the terminal or the board
+loop plays; every change runs under one lock, and `wait(seq, timeout)` wakes on a change.
+"""
+
+import threading
+
+from shared_rules.errors import IllegalMove
+
+from vora_host import games as host_games
+from vora_host.log.records import result_of
+from vora_host.words import plural
+
+__all__ = ["Human", "Refused", "Table", "TABLE_EVENTS", "takeback_span"]
+
+TABLE_EVENTS = 200  # events kept; a client further behind reads the table afresh
+
+
+class Human:
+    """A seat played by a person (at the terminal, on the board or in a browser); the
+    bots live in vora_host.bots."""
+
+    kind = "human"
+
+    def __repr__(self):
+        return "Human()"
+
+
+class Refused(ValueError):
+    """A move or a request the table does not take: `reason` says why, in the words a
+    player reads (the same words at the terminal, on the board and in a browser)."""
+
+    def __init__(self, reason):
+        self.reason = reason
+        super().__init__(reason)
+
+
+def takeback_span(history, before, humans, label):
+    """What a takeback takes back: the last turn a human played and the moves after it, as
+    (index of its first move, the human, words naming it), or None when no human has
+    moved. `history` holds (player, move as everybody may see it) and `before` the state
+    before each move; `label(player)` names a player in the words."""
+    last = next((k for k in range(len(history) - 1, -1, -1) if history[k][0] in humans),
+                None)
+    if last is None:
+        return None
+    who, turn = history[last][0], before[last].turn_count()
+    start = last
+    while start > 0 and history[start - 1][0] == who \
+            and before[start - 1].turn_count() == turn:
+        start -= 1
+    # The history holds the moves as everybody may see them (secrets stay out).
+    what = "%s's turn %d (%s)" % (label(who), turn + 1,
+                                  ", ".join(m for _, m in history[start:last + 1]))
+    after = [m for _, m in history[last + 1:]]
+    if after:
+        what += " and the %s after it (%s)" % (plural(len(after), "move"), ", ".join(after))
+    return start, who, what
+
+
+class Table:
+    """One game being played (see the module doc).
+
+    game:   the registry name; state: its state (fresh, or resumed: replay_moves)
+    agents: a Human() or a bot per player
+    log:    a vora_host.log.live.LiveLog, or None
+    record: a record dict (vora_host.log.records.new_record) the moves go into, or None
+    label:  label(player) -> how messages name a player (P0 by default)
+    """
+
+    def __init__(self, game, state, agents, log=None, record=None, label=None):
+        self.game = game
+        self.view = host_games.host_game(game).VIEW
+        self.hidden = self.view.rules.HIDDEN_INFORMATION
+        self.state = state
+        self.agents = list(agents)
+        self.humans = [p for p, a in enumerate(self.agents) if isinstance(a, Human)]
+        self.log = log
+        self.record = record
+        self.label = label or (lambda p: "P%d" % p)
+        self.moves = []
+        self.history = []  # (player, the move as everybody may see it)
+        self.before = []  # the state before each move, for takebacks
+        self.takeback = None  # {"start", "what", "asker", "waiting"}: see request_takeback
+        self.stopped = None  # why the game stopped before its end (a resignation...)
+        self.events = []  # [(seq, what, {viewer: text})], the newest TABLE_EVENTS
+        self.seq = 0
+        self.lock = threading.RLock()
+        self._changed = threading.Condition(self.lock)
+
+    # ---- reading
+
+    @property
+    def number(self):
+        """How many moves are live: the number a client gives with its move."""
+        return len(self.moves)
+
+    def to_act(self):
+        return None if self.stopped is not None else self.state.to_act()
+
+    def is_over(self):
+        return self.stopped is not None or self.state.is_over()
+
+    def events_since(self, seq, viewer=None):
+        """[(seq, what, text)] after `seq`, as `viewer` may see them (None: a spectator),
+        and whether some were lost (the client was further behind than the table keeps:
+        it reads the table afresh)."""
+        with self.lock:
+            lost = bool(self.events) and self.events[0][0] > seq + 1
+            out = []
+            for n, what, texts in self.events:
+                if n <= seq:
+                    continue
+                text = texts.get(viewer, texts.get(None)) if viewer is not None \
+                    else texts.get(None)
+                if text:
+                    out.append((n, what, text))
+            return out, lost
+
+    def wait(self, seq, timeout):
+        """Block until an event after `seq` exists, or `timeout` seconds pass: the newest
+        sequence number."""
+        with self._changed:
+            self._changed.wait_for(lambda: self.seq > seq, timeout)
+            return self.seq
+
+    # ---- events
+
+    def said(self, what, texts):
+        """An event: `texts` {viewer: the text that viewer may see; None: everybody}."""
+        with self._changed:
+            self.seq += 1
+            self.events.append((self.seq, what, texts))
+            del self.events[:-TABLE_EVENTS]
+            self._changed.notify_all()
+
+    def say(self, what, text):
+        self.said(what, {None: text})
+
+    def move_texts(self, before, player, move):
+        """The move as each player may see it (None: a spectator's view)."""
+        texts = {None: "%s %s" % (self.label(player),
+                                  self.view.move_text(before, player, move, None))}
+        for p in range(len(self.agents)):
+            texts[p] = "%s %s" % (self.label(player),
+                                  self.view.move_text(before, player, move, p))
+        return texts
+
+    # ---- playing
+
+    def check(self, move, player=None, number=None):
+        """Refused(reason) unless `move` may be played now: the game goes on, it is
+        `player`'s turn (when given), the client saw the current position (`number`,
+        when given) and the rules take the move (tried on a copy)."""
+        if self.stopped is not None:
+            raise Refused("the game has stopped (%s)" % self.stopped)
+        if self.state.is_over():
+            raise Refused("the game is over")
+        if self.takeback is not None:
+            raise Refused("a takeback waits for %s's answer" % ", ".join(
+                self.label(p) for p in self.takeback["waiting"]))
+        to_act = self.state.to_act()
+        if player is not None and player != to_act:
+            raise Refused("it is %s's turn, not %s's" % (self.label(to_act),
+                                                        self.label(player)))
+        if number is not None and number != len(self.moves):
+            raise Refused("the game has moved on since: %s made, your move was for move %d"
+                          % (plural(len(self.moves), "move"), number + 1))
+        if not isinstance(move, str) or not move.strip():
+            raise Refused("a move is text in the game's notation")
+        try:
+            self.state.clone().play(move)
+        except IllegalMove as exc:
+            raise Refused("illegal move %r: %s" % (move[:60], exc.reason))
+
+    def play(self, move, player=None, number=None):
+        """Play `move` (see check()); logged before this returns. Returns the move's texts
+        ({viewer: text})."""
+        with self._changed:
+            self.check(move, player, number)
+            player = self.state.to_act()
+            before = self.state.clone()
+            texts = self.move_texts(before, player, move)
+            self.state.play(move)
+            self.moves.append(move)
+            self.history.append((player, self.view.move_text(before, player, move, None)
+                                 if self.hidden else move))
+            self.before.append(before)
+            digest = self.state.digest()
+            if self.record is not None:
+                self.record["moves"].append(move)
+                self.record["digests"].append(digest)
+            if self.log is not None:
+                self.log.moved(len(self.moves), move, digest)
+                if self.state.is_over():
+                    self.log.ended("over", result_of(self.state))
+            self.said("move", texts)
+            if self.state.is_over():
+                self.say("over", "; ".join(self.view.result_lines(self.state)))
+            return texts
+
+    def replay_moves(self, moves):
+        """A resumed game's earlier moves (from the log), played without logging them
+        again or telling anyone; they can be taken back like any other."""
+        with self.lock:
+            for move in moves:
+                player = self.state.to_act()
+                before = self.state.clone()
+                self.state.play(move)
+                self.moves.append(move)
+                self.history.append((player, self.view.move_text(before, player, move, None)
+                                     if self.hidden else move))
+                self.before.append(before)
+                if self.record is not None:
+                    self.record["moves"].append(move)
+                    self.record["digests"].append(self.state.digest())
+
+    # ---- takebacks
+
+    def takeback_span(self):
+        """(first move index, player, words) of the last turn a human played together with
+        the moves after it, or None when no human has moved."""
+        return takeback_span(self.history, self.before, self.humans, self.label)
+
+    def request_takeback(self, asker):
+        """Ask to take back the last turn a human played (and the bots' moves after it).
+        `asker`: the human asking, or None for the PC (then every human agrees, unless
+        there is only one). Done at once when nobody else has to agree; otherwise it waits
+        for answer_takeback(). Refused when nothing can be taken back or one waits."""
+        with self._changed:
+            if self.stopped is not None:
+                raise Refused("the game has stopped (%s)" % self.stopped)
+            if self.takeback is not None:
+                raise Refused("a takeback already waits for %s" % ", ".join(
+                    self.label(p) for p in self.takeback["waiting"]))
+            if asker is not None and asker not in self.humans:
+                raise Refused("only a human takes moves back")
+            span = self.takeback_span()
+            if span is None:
+                raise Refused("nothing to take back: no human has moved yet")
+            waiting = [h for h in self.humans if h != asker]
+            if asker is None and len(self.humans) == 1:
+                waiting = []
+            self.takeback = {"start": span[0], "what": span[2], "asker": asker,
+                             "waiting": waiting}
+            if not waiting:
+                self._take_back()
+                return
+            self.say("takeback", "%s asks to take back %s: %s to agree" % (
+                "the PC" if asker is None else self.label(asker), span[2],
+                ", ".join(self.label(p) for p in waiting)))
+
+    def answer_takeback(self, player, yes):
+        """A human's answer to the waiting takeback (`player` None: the next one asked)."""
+        with self._changed:
+            tb = self.takeback
+            if tb is None:
+                raise Refused("no takeback is waiting")
+            if player is not None and player not in tb["waiting"]:
+                raise Refused("%s is not asked" % self.label(player))
+            if not yes:
+                self.takeback = None
+                self.say("takeback", "%s: nothing is taken back" % (
+                    "not agreed" if player is None
+                    else "%s does not agree" % self.label(player)))
+                return
+            if player is None:
+                player = tb["waiting"][0]
+            tb["waiting"].remove(player)
+            if tb["waiting"]:
+                self.say("takeback", "%s agrees; waiting for %s" % (
+                    self.label(player), ", ".join(self.label(p) for p in tb["waiting"])))
+            else:
+                self._take_back()
+
+    def _take_back(self):
+        tb, self.takeback = self.takeback, None
+        start = tb["start"]
+        if self.log is not None:
+            for number in range(len(self.moves), start, -1):
+                self.log.took_back(number)
+        self.state = self.before[start]
+        del self.moves[start:], self.history[start:], self.before[start:]
+        if self.record is not None:
+            del self.record["moves"][start:], self.record["digests"][start:]
+        self.say("takeback", "taken back: %s" % tb["what"])
+
+    # ---- stopping
+
+    def resign(self, player):
+        """`player` gives the game up: it stops here, logged as abandoned with who resigned
+        and the scores so far."""
+        with self._changed:
+            if self.is_over():
+                raise Refused("the game is over already")
+            if player not in self.humans:
+                raise Refused("only a human resigns")
+            self.stopped = "%s resigned" % self.label(player)
+            self.takeback = None
+            if self.log is not None:
+                self.log.ended("abandoned", result_of(self.state, self.stopped))
+            self.say("resign", "%s resigns: the game stops here" % self.label(player))
