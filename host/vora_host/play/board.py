@@ -613,6 +613,7 @@ class BoardGame:
 
 
 STEP_NOW = "\n[bold]Now ("  # where a step help turns from the game to this step
+REASON_MAX = 200  # characters of a rules module's refusal said on the board's screen
 SAID_KEPT = 24  # events kept for the PC screen
 THINK_WAIT_S = 0.005  # how long a tick waits for a bot that may answer at once
 
@@ -902,8 +903,16 @@ class BoardGameCompanion:
                            % game.waiting_for())
         if not match:
             starts = [m for m in legal if m.lower().startswith(first)]
-            return False, "%r is not a legal move now; %s" % (
-                text, "try %s" % ", ".join(starts[:4]) if starts else
+            # Why not, in the rules' words, as typed play says it (tried on a copy).
+            reason = ""
+            try:
+                state.clone().play(text)
+            except IllegalMove as exc:
+                if not exc.reason.startswith("unknown move word"):
+                    reason = ": " + (exc.reason if len(exc.reason) <= REASON_MAX
+                                     else exc.reason[:REASON_MAX - 3] + "...")
+            return False, "%r is not a legal move now%s; %s" % (
+                text, reason, "try %s" % ", ".join(starts[:4]) if starts else
                 "moves now start with %s" % ", ".join(kinds))
         game.play(match[0], now)
         return True, match[0]
