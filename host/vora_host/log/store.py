@@ -677,7 +677,8 @@ class _LeaseKeeper(threading.Thread):
 class GameLog:
     """The game log in the SQLite file `path` (created, with its folder, when missing and
     `create` is true). `timeout`: seconds to wait for a lock held by another program.
-    Use as a context manager or call close()."""
+    Use as a context manager or call close(). Any thread may use it, one at a time (the
+    caller serialises: a table's lock)."""
 
     def __init__(self, path, create=True, timeout=5.0, lease_seconds=leases.LEASE_SECONDS):
         # A postgresql:// URL puts the log in PostgreSQL (vora_host.log.postgres); `path`
@@ -764,7 +765,11 @@ class GameLog:
             raise CannotWrite("cannot create %s: %s" % (path, exc.strerror or exc), exc.strerror)
         uri = "file:%s?mode=%s" % (_uri_path(path), "rwc" if create else "rw")
         try:
-            conn = sqlite3.connect(uri, uri=True, timeout=timeout, isolation_level=None)
+            # One thread at a time, but not always the same one: a table's log is written
+            # from the thread of the web request that brought a browser's move, under the
+            # table's lock (vora_host.table).
+            conn = sqlite3.connect(uri, uri=True, timeout=timeout, isolation_level=None,
+                                   check_same_thread=False)
         except sqlite3.Error as exc:
             raise _translate(exc, path)
         self._conn = conn

@@ -1,0 +1,192 @@
+"""Browser seats (vora_host.web.seats): a player plays from a browser through the table,
+with a token that reads only that seat's view (issue 39)."""
+
+import copy
+import json
+import random
+from importlib import resources
+
+import pytest
+from starlette.applications import Starlette
+from starlette.routing import Mount
+from starlette.staticfiles import StaticFiles
+from starlette.testclient import TestClient
+
+from shared_rules import games as rules_games
+from vora_host.log.live import LiveLog
+from vora_host.log.store import GameLog
+from vora_host.table import Table
+from vora_host.web import seats as web_seats
+from vora_host.web.seats import BrowserSeat, SeatRegistry, seat_view
+
+HEADERS = {"X-Vora-Seat": "1"}
+
+
+def _page(name):
+    return (resources.files("vora_host.web") / "static" / name).read_text(encoding="utf-8")
+
+
+def _app(registry):
+    static = StaticFiles(directory=str(resources.files("vora_host.web") / "static"))
+    return Starlette(routes=web_seats.routes(registry, _page) + [Mount("/static", static)])
+
+
+def _table(game, players=2, seed=5, log=None):
+    state = rules_games.load(game).new_game(players, seed)
+    return Table(game, state, [BrowserSeat() for _ in range(players)], log=log)
+
+
+@pytest.fixture
+def two_seats():
+    registry = SeatRegistry()
+    table = _table("vorcept")
+    tokens = registry.open(table, [0, 1])
+    with TestClient(_app(registry)) as client:
+        yield client, table, tokens
+
+
+def test_a_token_reads_its_own_seat_and_nothing_else(two_seats):
+    client, table, tokens = two_seats
+    assert len(tokens[0]) >= 32 and tokens[0] != tokens[1]  # 192 bits each
+    view = client.get("/api/seat/%s" % tokens[0]).json()
+    assert view["you"] == 0 and view["your_turn"] and view["moves"]
+    assert view["api"] == web_seats.API_VERSION
+    other = client.get("/api/seat/%s" % tokens[1]).json()
+    assert other["you"] == 1 and not other["your_turn"] and other["moves"] == []
+    for wrong in ("nope", tokens[0][:-1], tokens[0] + "x", "x" * 500):
+        answer = client.get("/api/seat/%s" % wrong)
+        assert answer.status_code == 404 and "no such seat" in answer.json()["error"]
+    page = client.get("/seat/%s" % tokens[0])
+    assert page.status_code == 200 and "seat.js" in page.text
+    assert page.headers["referrer-policy"] == "no-referrer"
+    assert client.get("/seat/nope").status_code == 404
+
+
+def test_a_move_is_refused_with_the_reason_the_terminal_gives(two_seats):
+    client, table, tokens = two_seats
+    seat0 = "/api/seat/%s" % tokens[0]
+    seat1 = "/api/seat/%s" % tokens[1]
+    move = table.state.legal_moves()[0]
+    # Not from the seat's page: no header, or not JSON.
+    answer = client.post(seat0 + "/move", json={"move": move, "number": 0})
+    assert answer.status_code == 422 and "X-Vora-Seat" in answer.json()["error"]
+    answer = client.post(seat0 + "/move", content="move=%s" % move, headers=dict(
+        HEADERS, **{"Content-Type": "application/x-www-form-urlencoded"}))
+    assert answer.status_code == 422 and "JSON" in answer.json()["error"]
+    answer = client.post(seat0 + "/move", content=b"{" * 5000, headers=dict(
+        HEADERS, **{"Content-Type": "application/json"}))
+    assert answer.status_code == 422 and "longer than" in answer.json()["error"]
+    # Out of turn, stale, illegal, malformed: each with its reason, nothing changed.
+    answer = client.post(seat1 + "/move", json={"move": move, "number": 0}, headers=HEADERS)
+    assert answer.status_code == 422 and answer.json()["error"] == "it is P0's turn, not P1's"
+    answer = client.post(seat0 + "/move", json={"move": move, "number": 4}, headers=HEADERS)
+    assert answer.status_code == 422 and "moved on" in answer.json()["error"]
+    answer = client.post(seat0 + "/move", json={"move": "fly away", "number": 0},
+                         headers=HEADERS)
+    assert answer.status_code == 422 and answer.json()["error"].startswith("illegal move")
+    answer = client.post(seat0 + "/move", json={"move": move, "number": "0"}, headers=HEADERS)
+    assert answer.status_code == 422 and "number" in answer.json()["error"]
+    assert table.number == 0
+    answer = client.post(seat0 + "/move", json={"move": move, "number": 0}, headers=HEADERS)
+    assert answer.status_code == 200 and answer.json()["number"] == 1
+    assert table.moves == [move]
+
+
+def test_a_takeback_asked_in_one_browser_is_answered_in_the_other(two_seats):
+    client, table, tokens = two_seats
+    seat0 = "/api/seat/%s" % tokens[0]
+    seat1 = "/api/seat/%s" % tokens[1]
+    client.post(seat0 + "/move", json={"move": table.state.legal_moves()[0], "number": 0},
+                headers=HEADERS)
+    answer = client.post(seat0 + "/takeback", json={}, headers=HEADERS)
+    assert answer.status_code == 200 and answer.json()["takeback"]["waiting"] == [1]
+    assert client.get(seat1).json()["takeback"]["asked_you"]
+    answer = client.post(seat0 + "/answer", json={"yes": True}, headers=HEADERS)
+    assert answer.status_code == 422  # P0 asked: P1 answers
+    answer = client.post(seat1 + "/answer", json={"yes": True}, headers=HEADERS)
+    assert answer.status_code == 200 and answer.json()["number"] == 0
+    assert table.number == 0 and table.takeback is None
+
+
+def test_moves_from_browsers_are_logged_before_they_are_acknowledged(tmp_path):
+    db = tmp_path / "games.sqlite3"
+    state = rules_games.load("boars").new_game(2, 3)
+    live = LiveLog(db, "boars", 2, 3, state.options())
+    table = Table("boars", state, [BrowserSeat(), BrowserSeat()], log=live)
+    registry = SeatRegistry()
+    tokens = registry.open(table, [0, 1])
+    with TestClient(_app(registry)) as client:
+        for n in range(12):
+            player = table.state.to_act()
+            move = random.Random(n).choice(table.state.legal_moves())
+            answer = client.post("/api/seat/%s/move" % tokens[player],
+                                 json={"move": move, "number": n}, headers=HEADERS)
+            assert answer.status_code == 200
+            with GameLog(db) as log:
+                assert log.game(live.gid)["move_count"] == n + 1
+    live.finish()
+    with GameLog(db) as log:
+        assert log.verify(live.gid).ok
+
+
+def test_the_newest_browser_on_a_seat_wins_and_the_older_is_told(two_seats):
+    client, table, tokens = two_seats
+    registry_seat = None
+    seat0 = "/api/seat/%s" % tokens[0]
+    with client.stream("GET", seat0 + "/events") as first:
+        lines = first.iter_lines()
+        hello = _event(lines)
+        assert hello[0] == "hello"
+        older = hello[1]["client"]
+        assert _event(lines)[0] == "seat"
+        with client.stream("GET", seat0 + "/events") as second:
+            newer = _event(second.iter_lines())[1]["client"]
+            assert newer != older
+            answer = client.post(seat0 + "/move", json={
+                "move": table.state.legal_moves()[0], "number": 0, "client": older},
+                headers=HEADERS)
+            assert answer.status_code == 409 and "another browser" in answer.json()["error"]
+            kind, data = _event(lines)
+            while kind == "seat":  # the others' "is here" events come first
+                kind, data = _event(lines)
+            assert kind == "replaced" and "another browser" in data["error"]
+    assert registry_seat is None
+
+
+def _event(lines):
+    """(event name, data) of the next server-sent event of a stream's lines."""
+    name, data = None, None
+    for line in lines:
+        if line.startswith("event: "):
+            name = line[7:]
+        elif line.startswith("data: "):
+            data = json.loads(line[6:])
+        elif line == "" and name is not None:
+            return name, data
+    raise AssertionError("the stream ended")
+
+
+@pytest.mark.parametrize("game", ["boars", "tossing-tiger"])
+def test_a_seat_sees_nothing_of_the_others_secrets(game):
+    # Re-deal every secret the seat's player cannot know and compare every byte the seat
+    # receives (the view its page and its stream get): they must be the same.
+    module = rules_games.load(game)
+    rnd = random.Random(game)
+    compared = redealt = 0
+    for seed in range(3):
+        players = 3
+        table = _table(game, players, seed)
+        for k in range(60):
+            if table.state.is_over():
+                break
+            if k % 4 == 0:
+                for p in range(players):
+                    other = copy.copy(table)
+                    other.state = module.determinize(table.state.view(p), rnd.randrange(1 << 32))
+                    compared += 1
+                    redealt += other.state.to_json() != table.state.to_json()
+                    mine = json.dumps(seat_view(table, p))
+                    theirs = json.dumps(seat_view(other, p))
+                    assert mine == theirs, "seat %d of %s seed %d at move %d" % (p, game, seed, k)
+            table.play(rnd.choice(table.state.legal_moves()))
+    assert compared >= 30 and redealt >= compared // 2
