@@ -16,6 +16,7 @@ from vora_host.log.store import GameLog
 from vora_host.play.board import TAKEBACK_HOLD_MS, BoardGame, BoardGameCompanion
 from vora_host.play.terminal import Human
 
+from play_session import PlaySession
 from test_board_games import FakeClient, enter
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -139,39 +140,34 @@ def test_the_companion_takes_undo_y_and_n_and_leaves_other_lines_to_the_board(tm
     assert companion.state == vorcept.new_game(2, 5) and companion.game.moves == []
 
 
-def run_board(tmp_path, db, lines, *options):
-    env = dict(os.environ, COLUMNS="200", NO_COLOR="1")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "vora_host", "play", "vorcept", "--port", "sim", "--db", str(db),
-         "--save-dir", str(tmp_path / "save"), "--human", "0",
-         "--bot", "1=search:20"] + list(options),  # a quick bot: the takeback is the point
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=env, cwd=ROOT)
-    try:
-        for line, pause in lines:
-            proc.stdin.write(line + "\n")
-            proc.stdin.flush()
-            time.sleep(pause)
-        out, err = proc.communicate(timeout=30)
-    finally:
-        proc.kill()
-    assert proc.returncode == 0, err
-    return out + err
+def board_play(tmp_path, db, *options):
+    return PlaySession(
+        ["play", "vorcept", "--port", "sim", "--db", str(db), "--save-dir", str(tmp_path / "save"),
+         "--human", "0", "--bot", "1=search:20"] + list(options))  # a quick bot: the takeback is the point
 
 
 def test_vorcept_on_the_virtual_board_resumes_and_undo_reaches_the_pcs_game(tmp_path):
     db = tmp_path / "games.sqlite3"
-    out = run_board(tmp_path, db, [("", 2.0), ("press d4", 0.5), ("hold d4 900", 3.0),
-                                   ("quit", 0)], "--seed", "4")
-    assert "board move: P0 pylon d4" in out and "Saved: 'vora play vorcept' resumes it" in out
+    with board_play(tmp_path, db, "--seed", "4") as play:
+        play.until_the_pcs_game("Vorcept")
+        play.command("press d4")
+        play.expect("board preview: pylon d4")
+        play.command("hold d4 900")  # held, as the board asks, to play it
+        play.expect("board move: P0 pylon d4")
+        play.expect("board move: P1 ")  # the bot's answer, logged before the quit
+        out = play.quit()
+    assert "Saved: 'vora play vorcept' resumes it" in out
     with GameLog(db) as log:
         moves = log.game(1)["move_count"]
         assert log.game(1)["status"] == "interrupted" and moves >= 2
-    out = run_board(tmp_path, db, [("", 2.0), ("undo", 1.0), ("quit", 0)])
-    assert "Resumed your game of Vorcept from " in out
+    with board_play(tmp_path, db) as play:
+        play.expect("Resumed your game of Vorcept from ")
+        play.until_the_pcs_game("Vorcept")
+        play.command("undo")
+        play.expect("board takeback: taken back: P0's turn 1 (pylon d4)")
+        out = play.quit()
     assert "(%d moves; game 1 in the log)" % moves in out
     assert "Resumed the saved game" not in out and "seed" not in out
-    assert "board takeback: taken back: P0's turn 1 (pylon d4)" in out
     with GameLog(db) as log:
         assert [g["id"] for g in log.games()] == [1]
         info = log.game(1)
@@ -193,10 +189,16 @@ def test_lines_typed_beside_a_usb_board_reach_the_game():
         def fileno(self):
             return read
 
+    def said_hello():  # the last line typed: answered once all before it were
+        return any("typed here: undo" in line
+                   for line in companion.game.event_lines(None, count=24))
+
     async def typing():
         stop = _read_typed_lines(companion, Stdin())
         os.write(write, b"undo\ny\ny\nhello\n")  # both humans agree
-        await asyncio.sleep(0.2)
+        end = time.monotonic() + 60
+        while not said_hello() and time.monotonic() < end:
+            await asyncio.sleep(0.02)
         stop()
 
     asyncio.run(typing())
@@ -225,19 +227,17 @@ def test_the_virtual_boards_screen_names_the_pcs_resumed_game_not_its_vora_save(
         term.wait_exit()
     # ... and the PC an unfinished game of Vorcept in the log, logged by a program that
     # has been killed since (a process that is gone holds its lease).
-    from vora_host.log import store
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()
-    real_owner = store._owner
-    monkeypatch.setattr(store, "_owner", lambda: (real_owner()[0], gone.pid))
     state = vorcept.new_game(2, 6)
     with GameLog(db) as log:
+        log._me.pid = gone.pid  # the writer's process (vora_host.log.leases.Holder)
         gid = log.start_game(game="vorcept", players=2, seed=6, source="virtual board")
         for n in (1, 2):
             move = state.legal_moves()[0]
             state.play(move)
             log.add_move(gid, n, move, state.digest())
-    monkeypatch.undo()
+        log._fences.clear()  # killed: it never released its lease
     with PtyScreen([vora_cmd, "play", "vorcept", "--port", "sim", "--save-dir", save,
                     "--db", db, "--human", "0"], cols=120, rows=40, cwd=ROOT) as term:
         term.wait_for("Resumed your game of Vorcept")
