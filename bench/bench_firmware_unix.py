@@ -71,10 +71,23 @@ def run(tree, bundle, games, heap_kib, seed, hold_ms, image=None):
     return done, time.time() - t0
 
 
-def passes(done):
-    # The board survives a MemoryError (vora_fw.app): a pass is a run where none happened.
+def update_went_through(stdout):
+    """True when the soak's update line says the board switched to the new version: a
+    refused update ("refused UPD_DATA: memory allocation failed ...") leaves the game
+    playing and the run ending well, so the exit code alone does not tell."""
+    for line in stdout.splitlines():
+        words = line.split()
+        if words[:1] == ["update"] and len(words) > 2:
+            return words[2] == "switched"
+    return False
+
+
+def passes(done, alone=False):
+    # The board survives a MemoryError (vora_fw.app): a pass is a run where none happened;
+    # with a PC, the update must have gone through too (issue 40: a refused update passed).
     return done.returncode == 0 and "MemoryError" not in done.stderr and \
-        "memory_errors 0" in done.stdout.splitlines()
+        "memory_errors 0" in done.stdout.splitlines() and \
+        (alone or update_went_through(done.stdout))
 
 
 def main():
@@ -113,12 +126,12 @@ def main():
         if a.find_min:
             lo, hi = 64, 512 if a.romfs else 768  # lo fails, hi passes (checked below)
             done, _ = run(tree, bundle, a.games, hi, a.seed, a.hold_ms, image)
-            if not passes(done):
+            if not passes(done, a.alone):
                 raise SystemExit("fails even at %d KiB:\n%s" % (hi, done.stderr[-2000:]))
             while hi - lo > 4:
                 mid = (lo + hi) // 8 * 4
                 done, secs = run(tree, bundle, a.games, mid, a.seed, a.hold_ms, image)
-                ok = passes(done)
+                ok = passes(done, a.alone)
                 print("  %3d KiB: %s (%.0f s)" % (mid, "passes" if ok else "fails", secs))
                 if ok:
                     hi = mid
@@ -129,7 +142,7 @@ def main():
             return
         heap = a.heap or 192
         done, secs = run(tree, bundle, a.games, heap, a.seed, a.hold_ms, image)
-        if not passes(done):
+        if not passes(done, a.alone):
             print(done.stdout[-3000:])
             raise SystemExit("FAILED at %d KiB:\n%s" % (heap, done.stderr[-3000:]))
         block = unix_gc_block()

@@ -90,6 +90,7 @@ R.seq = 0
 R.resets = 0
 R.oom = 0  # App.memory_errors of the boards before the last power-up
 R.statuses = []
+R.refusal = None
 R.diag = None
 R.chooser = prng.seed_state(SEED + 99)
 # Key event to frame, as a histogram (no allocation while measuring): bins of 100 us.
@@ -167,8 +168,8 @@ def host_reads():
             if t == wire.UPD_STATUS:
                 st = wire.unpack_json(payload)
                 R.statuses.append(st["state"])
-                if DEBUG and st["state"] == "error":
-                    print("error", st)
+                if st["state"] == "error" and R.refusal is None:
+                    R.refusal = st  # the run says why the update did not go through (first)
             elif t == wire.LOG and (DEBUG or payload.startswith(b"refused")):
                 print("log", payload)  # a refusal is the first thing to read when a run fails
             elif t == wire.DIAG:
@@ -317,6 +318,9 @@ def update_and_doctor():
     print("update", R.statuses[0], R.statuses[-1], "resets", R.resets)
     if DEBUG:
         print("statuses", R.statuses)
+    # A refused update leaves the board playing, so the run would end well: it must not
+    # (bench/bench_firmware_unix.py counted such runs as passing, issue 40).
+    assert R.statuses[-1] == "switched", "the update did not go through: %r" % (R.refusal,)
     send(wire.DIAG_REQ)
     scan(5)
     print("diag", R.diag["fw"], R.diag["pixels"], R.diag["keys_down"])
