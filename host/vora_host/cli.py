@@ -319,8 +319,17 @@ def build_parser():
     serve.add_argument("--host", default="127.0.0.1", metavar="ADDRESS",
                        help="the address to listen on (default 127.0.0.1: this computer "
                             "only; 0.0.0.0 lets the network watch)")
-    serve.add_argument("--db", "--log", dest="db", metavar="PATH", default=None,
-                       help="the game log to show (as vora games)")
+    serve.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                       help="a name this computer is reached by (repeat for several): "
+                            "pages are served only to requests naming localhost, an IP "
+                            "address, the --host name or one of these (against DNS "
+                            "rebinding)")
+    serve.add_argument("--max-streams", type=stream_count, default=500, metavar="N",
+                       help="live-update streams (open pages) at once at most, default "
+                            "500; past that a page is told why it gets no live updates")
+    serve.add_argument("--db", "--log", dest="db", metavar="PATH|URL", default=None,
+                       help="the game log to show (as vora games): an SQLite file or a "
+                            "postgresql:// URL")
     games_cli.add_parser(sub)  # vora games: the game log (games_cli.py)
     lab_cli.add_parser(sub)  # vora lab: the balance lab (lab/cli.py)
     maker_cli.add_parsers(sub)  # vora flash, update, doctor (maker/cli.py)
@@ -620,6 +629,13 @@ def port_number(text):
     return int(text)
 
 
+def stream_count(text):
+    if not (text.isdigit() and text.isascii()) or not 1 <= int(text) <= 100000:
+        raise argparse.ArgumentTypeError("%r is not a number of streams (1 to 100000)"
+                                         % text[:40])
+    return int(text)
+
+
 def _web_server(err, who):
     """vora_host.web.serve, or None after saying what is missing."""
     try:
@@ -648,7 +664,8 @@ def cmd_serve(args, console):
     console.print("Serving the game log %s at %s (Ctrl-C stops)"
                   % (escape(str(path)), serve.address_of(sock)), soft_wrap=True)
     sys.stdout.flush()
-    return serve.serve(sock, path)
+    return serve.serve(sock, path, listen=args.host, allow=args.allow_host,
+                       max_streams=args.max_streams)
 
 
 def _start_web(port, db):

@@ -16,7 +16,20 @@ server follows every board and every `vora play` that logs to the same log, what
 log's backend. One watcher thread polls the log every POLL_SECONDS for the games being
 played (their move counts and statuses) and every FULL_POLL_SECONDS for the whole list
 (less often for a log so large that listing it takes more than a twentieth of that), and
-tells every open event stream; while no page is open it does not poll at all.
+tells every open event stream; while no page is open it does not poll at all. The watcher
+keeps one connection to the log while streams are open; every request opens its own
+(vora_host.log.store keeps the two from costing each other their file locks, issue 43).
+
+Bounds: each stream has a queue of at most STREAM_QUEUE events; a page that reads nothing
+while that many events wait is dropped (its stream ends; a page stuck in a write is cut
+after DROP_GRACE_SECONDS), and its EventSource, once it reads again, connects again and
+reads the log afresh on hello. At most `max_streams` streams are open at once (vora serve
+--max-streams): past that a stream is refused with a 503 that says why, which the pages
+show. Every event is serialised once, whatever the number of streams.
+
+Only requests naming the server by an address or one of its names are answered
+(vora_host.web.hosts: DNS rebinding). Whole numbers past JavaScript's 2**53 (the 64-bit
+seeds of Boars and Tossing Tiger) are sent as strings: a browser would round them.
 
 Bad input never reaches the log: ids and move numbers are checked first, and every
 problem is a JSON {"error": "..."} (or a small HTML page) with its HTTP status; an
@@ -34,22 +47,33 @@ from importlib import resources
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from vora_host.log.store import GameLog, GameLogError, NoLog, NoSuchGame, db_label
+from vora_host.log.store import (CannotWrite, DatabaseError, DatabaseLocked, GameLog,
+                                 GameLogError, NoLog, NoSuchGame, db_label)
 from vora_host.web import game_data
 from vora_host.web.game_data import BadRequest, Forbidden, NotFound
+from vora_host.web.hosts import HostCheck, served_names
 
-__all__ = ["create_app", "LogWatcher", "POLL_SECONDS", "FULL_POLL_SECONDS"]
+__all__ = ["create_app", "LogWatcher", "POLL_SECONDS", "FULL_POLL_SECONDS", "STREAM_QUEUE",
+           "MAX_STREAMS", "json_safe", "CUT_MESSAGE"]
 
 POLL_SECONDS = 0.02  # how often the games being played are looked at
 FULL_POLL_SECONDS = 1.0  # how often the whole list is (deletions, imports of old games)
 KEEPALIVE_SECONDS = 15.0  # a comment line on a quiet event stream, so proxies keep it
 STOP_CHECK_SECONDS = 0.25  # how often a quiet event stream looks whether the server stops
 LOCK_TIMEOUT = 2.0
+STREAM_QUEUE = 64  # events waiting for one stream at most: past that its page is dropped
+MAX_STREAMS = 500  # event streams open at once at most (vora serve --max-streams)
+DROP_GRACE_SECONDS = 2.0  # how long a dropped stream may take to end before it is cut
+MAX_SAFE_INTEGER = 2 ** 53 - 1  # JavaScript's: larger whole numbers are sent as strings
+# What uvicorn logs when a response ends unfinished: said of the streams cut on purpose
+# (vora_host.web.serve leaves those out of its output).
+CUT_MESSAGE = "ASGI callable returned without completing response."
 
 log = logging.getLogger("vora.web")
 
@@ -67,6 +91,24 @@ def _html_page(title, message, status):
     return HTMLResponse(body, status_code=status)
 
 
+def json_safe(value):
+    """`value` with every whole number past 2**53 (in magnitude) as a string of digits."""
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int):
+        return str(value) if abs(value) > MAX_SAFE_INTEGER else value
+    if isinstance(value, dict):
+        return dict((k, json_safe(v)) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    return value
+
+
+class _JSON(JSONResponse):
+    def render(self, content):
+        return super().render(json_safe(content))
+
+
 class _Log:
     """Opens the game log for one request (SQLite connections stay in their thread)."""
 
@@ -80,6 +122,26 @@ class _Log:
         except NoLog:
             return None
 
+    def read(self, fn):
+        """fn(the log, or None when there is none yet) on a connection of its own. A read
+        that fails for any reason but a lock (waited for already) is tried once more on
+        a new connection before the failure is said: a log is never called damaged on
+        one failed read."""
+        for attempt in (1, 2):
+            glog = None
+            try:
+                glog = self.open()
+                return fn(glog)
+            except (DatabaseLocked, CannotWrite):
+                raise
+            except DatabaseError as exc:
+                if attempt == 2:
+                    raise
+                log.info("reading the game log failed once, trying again: %s", exc)
+            finally:
+                if glog is not None:
+                    glog.close()
+
     def no_game(self, gid, glog):
         if glog is None:
             return "no game %d: there is no game log at %s yet" % (gid, self.label)
@@ -90,11 +152,29 @@ class _Log:
 
 # ---------------------------------------------------------------- watching the log
 
+class _Stream:
+    """One open event stream: its queue of events (bytes, at most STREAM_QUEUE), the game
+    it follows (None: every change) and, once it must end, why ("dropped": its page read
+    nothing while the queue filled; "stopped": the watcher stopped)."""
+
+    def __init__(self, loop, game):
+        self.loop = loop
+        self.game = game
+        self.queue = asyncio.Queue(STREAM_QUEUE)
+        self.ended = asyncio.Event()
+        self.why = None
+
+    def end(self, why):
+        if self.why is None:
+            self.why = why
+            self.ended.set()
+
+
 class LogWatcher:
     """A thread that polls the log and tells the subscribed event streams what changed."""
 
     def __init__(self, path, interval=POLL_SECONDS, full_interval=FULL_POLL_SECONDS,
-                 latest=None):
+                 latest=None, max_streams=MAX_STREAMS):
         self.path = path
         # latest(log, game id): the newest position of a game as a spectator sees it,
         # sent with the change to the streams that follow that game, so that a page
@@ -102,13 +182,15 @@ class LogWatcher:
         self.latest = latest
         self.interval = interval
         self.full_interval = full_interval
+        self.max_streams = max_streams
         self.version = 0
         self.trouble = None  # why the log cannot be read now, or None
-        self._subscribers = {}  # queue -> (its event loop, the game it follows or None)
+        self._streams = set()
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._wake = threading.Event()  # set when a stream subscribes
         self.polls = 0  # how many times the log was looked at
+        self.dropped = 0  # streams dropped because their page did not read
         self._thread = None
 
     def start(self):
@@ -122,16 +204,25 @@ class LogWatcher:
         if self._thread is not None:
             self._thread.join(5)
         with self._lock:
-            subscribers = list(self._subscribers.items())
-        for queue, (loop, _) in subscribers:
-            self._post(loop, queue, None)
+            streams = list(self._streams)
+        for stream in streams:
+            self._post(stream, None)
+
+    @property
+    def streams(self):
+        """How many event streams are open."""
+        with self._lock:
+            return len(self._streams)
 
     def subscribe(self, game=None):
-        queue = asyncio.Queue()
+        """A new stream (in the running event loop), or None when max_streams are open."""
+        stream = _Stream(asyncio.get_running_loop(), game)
         with self._lock:
-            self._subscribers[queue] = (asyncio.get_running_loop(), game)
+            if len(self._streams) >= self.max_streams:
+                return None
+            self._streams.add(stream)
         self._wake.set()
-        return queue
+        return stream
 
     async def looked_since(self, polls, timeout=2.0):
         """Wait (up to `timeout` seconds) until the log has been looked at after `polls`."""
@@ -139,33 +230,62 @@ class LogWatcher:
         while self.polls <= polls and time.monotonic() < end:
             await asyncio.sleep(self.interval / 2)
 
-    def unsubscribe(self, queue):
+    def unsubscribe(self, stream):
         with self._lock:
-            self._subscribers.pop(queue, None)
+            self._streams.discard(stream)
 
-    @staticmethod
-    def _post(loop, queue, message):
+    def _post(self, stream, data):
         try:
-            loop.call_soon_threadsafe(queue.put_nowait, message)
+            stream.loop.call_soon_threadsafe(self._offer, stream, data)
         except RuntimeError:
             pass  # that stream's loop is closed: it has gone
 
+    def _offer(self, stream, data):
+        # In the stream's event loop. The queue is bounded: a page that reads nothing
+        # while it fills is dropped, rather than kept in memory without end.
+        if stream.why is not None:
+            return
+        if data is None:
+            stream.end("stopped")
+            return
+        try:
+            stream.queue.put_nowait(data)
+        except asyncio.QueueFull:
+            self.drop(stream)
+
+    def drop(self, stream):
+        """End a stream whose page reads nothing (in the stream's event loop)."""
+        self.unsubscribe(stream)
+        self.dropped += 1
+        stream.end("dropped")
+        log.warning("dropped a live event stream: its page read nothing while %d events "
+                    "waited for it (it reads the log afresh when it connects again)",
+                    STREAM_QUEUE)
+
     def _tell(self, message, glog=None):
         with self._lock:
-            subscribers = list(self._subscribers.items())
-        latest = {}
-        for queue, (loop, game) in subscribers:
+            streams = list(self._streams)
+        plain = None
+        followed = {}  # game id -> the event with its newest position (or the plain one)
+        for stream in streams:
+            game = stream.game
+            if game is not None and game not in message["ids"] and "trouble" not in message:
+                continue  # a page that follows another game
             if game is not None and game in message["ids"] and glog is not None \
                     and self.latest is not None:
-                if game not in latest:
+                if game not in followed:
                     try:
-                        latest[game] = self.latest(glog, game)
+                        position = self.latest(glog, game)
                     except (GameLogError, LookupError, ValueError, PermissionError):
-                        latest[game] = None  # the page asks, and is told what is wrong
-                if latest[game] is not None:
-                    self._post(loop, queue, dict(message, position=latest[game]))
+                        position = None  # the page asks, and is told what is wrong
+                    followed[game] = None if position is None \
+                        else _event("changed", dict(message, position=position))
+                if followed[game] is not None:
+                    self._post(stream, followed[game])
                     continue
-            self._post(loop, queue, message)
+            if plain is None:
+                plain = _event("changed", message)  # serialised once for every stream
+            self._post(stream, plain)
 
     @staticmethod
     def _state(rows):
@@ -177,13 +297,17 @@ class LogWatcher:
         last_full = 0.0
         full_interval = self.full_interval
         silent = True
+        failures = 0  # looks at the log that failed in a row
         while not self._stop.is_set():
             with self._lock:
-                idle = not self._subscribers
+                idle = not self._streams
             if idle:
                 # Nobody watches: the log is left alone until a page opens a stream. What
                 # changed meanwhile is no news to that page (it reads the log after its
                 # stream says hello, which waits for this first look): nothing is told.
+                if glog is not None:
+                    glog.close()  # not kept open (and holding the file) for nobody
+                    glog = None
                 self._wake.wait()
                 self._wake.clear()
                 silent = True
@@ -215,17 +339,23 @@ class LogWatcher:
                         self._tell({"version": self.version, "ids": sorted(changed)}, glog)
                 else:
                     playing, everything, silent = {}, {}, False  # no log yet: no games
+                failures = 0
                 if self.trouble is not None:
                     self.trouble = None
                     self._tell({"version": self.version, "ids": [], "trouble": None})
             except (GameLogError, ValueError) as exc:
-                if str(exc) != self.trouble:
-                    self.trouble = str(exc)
-                    log.warning("cannot read the game log: %s", exc)
-                    self._tell({"version": self.version, "ids": [], "trouble": self.trouble})
                 if glog is not None:
                     glog.close()
                     glog = None
+                failures += 1
+                # Said once it fails again on a new connection: one failed read is not
+                # news of a damaged log.
+                if failures >= 2 and str(exc) != self.trouble:
+                    self.trouble = str(exc)
+                    log.warning("cannot read the game log: %s", exc)
+                    self._tell({"version": self.version, "ids": [], "trouble": self.trouble})
+                if failures == 1:
+                    continue  # again at once
             except Exception:  # noqa: BLE001 - a bug must not end live updates for good
                 log.exception("the log's watcher failed; it goes on")
                 self._tell({"version": self.version, "ids": [],
@@ -240,44 +370,120 @@ class LogWatcher:
             glog.close()
 
 
+class _EventStream(Response):
+    """The answer of /api/events: server-sent events from a _Stream until the page goes,
+    the server stops, or the stream is dropped (see the module doc)."""
+
+    media_type = "text/event-stream"
+
+    def __init__(self, watcher, stream, polls, closing, on_cut):
+        # As StreamingResponse does: no body, so no Content-Length.
+        self.status_code = 200
+        self.background = None
+        self.init_headers({"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        self.watcher, self.stream, self.polls = watcher, stream, polls
+        self.closing, self.on_cut = closing, on_cut
+
+    async def __call__(self, scope, receive, send):
+        pump = asyncio.ensure_future(self._pump(send))
+        ended = asyncio.ensure_future(self.stream.ended.wait())
+        gone = asyncio.ensure_future(self._gone(receive))
+        tasks = (pump, ended, gone)
+        try:
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            if not pump.done() and not gone.done():
+                # Dropped (or the server stops): the pump ends the stream as soon as its
+                # page reads; a page that still reads nothing is cut.
+                await asyncio.wait((pump, gone), timeout=DROP_GRACE_SECONDS,
+                                   return_when=asyncio.FIRST_COMPLETED)
+                if not pump.done() and not gone.done():
+                    self.on_cut()
+        finally:
+            self.watcher.unsubscribe(self.stream)
+            for task in tasks:
+                task.cancel()
+            results = await asyncio.gather(*tasks, return_exceptions=True)
+            if isinstance(results[0], Exception) and not isinstance(results[0], OSError):
+                # (OSError: its page has gone.)
+                log.error("an event stream failed", exc_info=results[0])
+
+    @staticmethod
+    async def _gone(receive):
+        while (await receive())["type"] != "http.disconnect":
+            pass
+
+    async def _pump(self, send):
+        def body(data):
+            return {"type": "http.response.body", "body": data, "more_body": True}
+        stream, watcher = self.stream, self.watcher
+        await send({"type": "http.response.start", "status": self.status_code,
+                    "headers": self.raw_headers})
+        await send(body(b"retry: 1000\n\n"))
+        # Hello once the watcher has looked at the log since this stream began: a page
+        # reads the log on hello, and every change after that is told.
+        await watcher.looked_since(self.polls)
+        await send(body(_event("hello", {"version": watcher.version,
+                                         "trouble": watcher.trouble})))
+        quiet_since = time.monotonic()
+        while stream.why is None:
+            try:
+                data = await asyncio.wait_for(stream.queue.get(), STOP_CHECK_SECONDS)
+            except asyncio.TimeoutError:
+                if self.closing():
+                    break  # the server stops: end the stream so it stops cleanly
+                if time.monotonic() - quiet_since >= KEEPALIVE_SECONDS:
+                    quiet_since = time.monotonic()
+                    await send(body(b": still here\n\n"))
+                continue
+            await send(body(data))
+        if stream.why == "dropped":
+            await send(body(_event("dropped", {
+                "reason": "this page read nothing while %d live updates waited for it; it "
+                          "reads the log again when it reconnects" % STREAM_QUEUE})))
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
 # ---------------------------------------------------------------- the application
 
-def create_app(path, watch=True):
+def create_app(path, watch=True, names=None, max_streams=MAX_STREAMS):
     """The web mirror of the game log at `path`. `watch`: run the watcher thread (the
-    event stream needs it; tests of the JSON routes may leave it off)."""
+    event stream needs it; tests of the JSON routes may leave it off). `names`: the host
+    names it answers to besides IP addresses (hosts.served_names(); default localhost).
+    `max_streams`: event streams open at once at most."""
     source = _Log(path)
     cache = game_data.ReplayCache()
 
     def latest(glog, gid):
         return cache.position(glog.game(gid), None, None)
 
-    watcher = LogWatcher(path, latest=latest)
+    watcher = LogWatcher(path, latest=latest, max_streams=max_streams)
 
-    def error(status, message):
-        return JSONResponse({"error": message, "status": status}, status_code=status)
+    def error(status, message, headers=None):
+        return _JSON({"error": message, "status": status}, status_code=status,
+                     headers=headers)
 
     def _with_game(gid, fn, replay=True):
-        glog = source.open()
-        if glog is None:
-            raise NotFound(source.no_game(gid, None))
-        try:
+        def read(glog):
+            if glog is None:
+                raise NotFound(source.no_game(gid, None))
             try:
                 info = glog.game(gid)
             except NoSuchGame:
                 raise NotFound(source.no_game(gid, glog))
             return fn(info, cache.get(info)) if replay else fn(info)
-        finally:
-            glog.close()
+        return source.read(read)
 
     async def api(fn, *args):
         try:
-            return JSONResponse(await run_in_threadpool(fn, *args))
+            return _JSON(await run_in_threadpool(fn, *args))
         except BadRequest as exc:
             return error(400, str(exc))
         except Forbidden as exc:
             return error(403, str(exc))
         except NotFound as exc:
             return error(404, str(exc))
+        except DatabaseLocked as exc:
+            return error(503, "the game log is busy: %s" % exc)
         except GameLogError as exc:
             return error(503, "the game log cannot be read: %s" % exc)
 
@@ -294,6 +500,8 @@ def create_app(path, watch=True):
             return _html_page("Not a game", str(exc), 400)
         except NotFound as exc:
             return _html_page("No such game", str(exc), 404)
+        except DatabaseLocked as exc:
+            return _html_page("The game log is busy", str(exc), 503)
         except GameLogError as exc:
             return _html_page("The game log cannot be read", str(exc), 503)
         return HTMLResponse(_static("game.html"))
@@ -302,15 +510,14 @@ def create_app(path, watch=True):
 
     def _games(limit_text):
         limit = game_data.parse_limit(limit_text)
-        glog = source.open()
-        if glog is None:
-            return {"log": source.label, "games": [], "complete": True,
-                    "note": "there is no game log at %s yet" % source.label}
-        try:
+
+        def read(glog):
+            if glog is None:
+                return {"log": source.label, "games": [], "complete": True,
+                        "note": "there is no game log at %s yet" % source.label}
             rows, complete = game_data.summaries(glog, limit)
             return {"log": source.label, "games": rows, "complete": complete}
-        finally:
-            glog.close()
+        return source.read(read)
 
     async def api_games(request):
         return await api(_games, request.query_params.get("limit"))
@@ -333,6 +540,11 @@ def create_app(path, watch=True):
             return _with_game(gid, draw, replay=False)
         return await api(run)
 
+    def cut():
+        # A dropped stream whose page still read nothing: uvicorn closes its connection
+        # and says CUT_MESSAGE, which serve.py leaves out for this many streams.
+        app.state.cut_streams += 1
+
     async def api_events(request):
         text = request.query_params.get("game")
         try:
@@ -342,36 +554,15 @@ def create_app(path, watch=True):
         if not watch:
             return error(503, "this server does not watch the log (live updates are off)")
         polls = watcher.polls
-        queue = watcher.subscribe(game)
-
-        async def stream():
-            try:
-                yield "retry: 1000\n\n"
-                # Hello once the watcher has looked at the log since this stream began: a
-                # page reads the log on hello, and every change after that is told.
-                await watcher.looked_since(polls)
-                yield _event("hello", {"version": watcher.version, "trouble": watcher.trouble})
-                quiet_since = time.monotonic()
-                while True:
-                    try:
-                        message = await asyncio.wait_for(queue.get(), STOP_CHECK_SECONDS)
-                    except asyncio.TimeoutError:
-                        if request.app.state.closing():
-                            return  # the server stops: end the stream so it stops cleanly
-                        if time.monotonic() - quiet_since >= KEEPALIVE_SECONDS:
-                            quiet_since = time.monotonic()
-                            yield ": still here\n\n"
-                        continue
-                    if message is None:
-                        return  # the watcher stopped
-                    if game is None or game in message["ids"] or "trouble" in message:
-                        yield _event("changed", message)
-            finally:
-                watcher.unsubscribe(queue)
-
-        return StreamingResponse(stream(), media_type="text/event-stream",
-                                 headers={"Cache-Control": "no-cache",
-                                          "X-Accel-Buffering": "no"})
+        stream = watcher.subscribe(game)
+        if stream is None:
+            return error(503, "live updates are off for this page: the web mirror already "
+                              "sends them to %d pages, its most (vora serve --max-streams "
+                              "%d); close a page of it, or start it with a higher "
+                              "--max-streams. The page still shows the log, read again "
+                              "when you reload it" % (max_streams, max_streams),
+                         headers={"Retry-After": "5"})
+        return _EventStream(watcher, stream, polls, request.app.state.closing, cut)
 
     # ---- errors
 
@@ -409,9 +600,13 @@ def create_app(path, watch=True):
         Route("/api/events", api_events),
         Mount("/static", StaticFiles(packages=[("vora_host.web", "static")]), name="static"),
     ]
+    names = served_names() if names is None else list(names)
     app = Starlette(routes=routes, lifespan=lifespan,
+                    middleware=[Middleware(HostCheck, names=names)],
                     exception_handlers={HTTPException: http_error, Exception: server_error})
     app.state.watcher = watcher
+    app.state.names = names
+    app.state.cut_streams = 0  # streams cut whose CUT_MESSAGE serve.py has not yet left out
     # Whether the server is stopping (serve.py sets it from uvicorn's should_exit): open
     # event streams end then, so that Ctrl-C stops the server at once and cleanly.
     app.state.closing = lambda: False
@@ -420,4 +615,6 @@ def create_app(path, watch=True):
 
 
 def _event(kind, data):
-    return "event: %s\ndata: %s\n\n" % (kind, json.dumps(data, separators=(",", ":")))
+    """A server-sent event, as bytes."""
+    text = json.dumps(json_safe(data), separators=(",", ":"))
+    return ("event: %s\ndata: %s\n\n" % (kind, text)).encode("utf-8")

@@ -105,9 +105,9 @@ def is_public(info):
 # ---------------------------------------------------------------- the list
 
 def summary(info):
-    """A game of `GameLog.games()` (or `game()`) as the list may show it: its seed, the
-    scores of a hidden game in progress and the notes of a game needing attention (they
-    may quote moves) only when the game is shown whole."""
+    """A game of `GameLog.games()` (or `game()`) as the list may show it: its seed (a
+    string of digits), the scores of a hidden game in progress and the notes of a game
+    needing attention (they may quote moves) only when the game is shown whole."""
     public = is_public(info)
     result = info["result"]
     if result and public and not result.get("over"):
@@ -119,7 +119,10 @@ def summary(info):
         "taken_back": info["taken_back"], "started_at": info["started_at"],
         "ended_at": info["ended_at"], "source": info["source"],
         "imported": info["imported_at"] is not None, "result": result,
-        "seed": None if public else info["seed"], "public": public,
+        # A string: Boars' and Tossing Tiger's seeds go to 2**64 - 1, which a browser's
+        # JSON numbers (doubles) would round (12424427912528688913 read as ...690000).
+        "seed": None if public or info["seed"] is None else str(info["seed"]),
+        "public": public,
         "attention": bool(info.get("attention")),
         "attention_notes": None if public or not info.get("attention")
         else info["attention"].split("\n"),

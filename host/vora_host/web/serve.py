@@ -6,13 +6,15 @@ then serves on that very socket (no race between the check and the use).
 """
 
 import errno
+import logging
 import socket
 import threading
 
 import uvicorn
 
 from vora_host.web import DEFAULT_PORT
-from vora_host.web.app import create_app
+from vora_host.web.app import CUT_MESSAGE, MAX_STREAMS, create_app
+from vora_host.web.hosts import served_names
 
 __all__ = ["DEFAULT_PORT", "DEFAULT_HOST", "PortBusy", "bind", "address_of", "serve",
            "start_in_thread"]
@@ -60,26 +62,45 @@ def address_of(sock):
     return "http://%s:%d/" % (host, port)
 
 
-def _server(sock, path):
-    app = create_app(path)
+class _LeaveOutCuts(logging.Filter):
+    """uvicorn says CUT_MESSAGE of every response that ends unfinished: left out for the
+    event streams the app cut on purpose (a page that read nothing; the app logs its own
+    line), kept for anything else."""
+
+    def __init__(self, app):
+        super().__init__()
+        self.app = app
+
+    def filter(self, record):
+        if self.app.state.cut_streams > 0 and record.getMessage() == CUT_MESSAGE:
+            self.app.state.cut_streams -= 1
+            return False
+        return True
+
+
+def _server(sock, path, names=None, max_streams=MAX_STREAMS):
+    app = create_app(path, names=names, max_streams=max_streams)
     config = uvicorn.Config(app, log_level="warning", access_log=False,
                             timeout_graceful_shutdown=GRACE_SECONDS, lifespan="on")
+    logging.getLogger("uvicorn.error").addFilter(_LeaveOutCuts(app))
     server = uvicorn.Server(config)
     app.state.closing = lambda: server.should_exit
     return server
 
 
-def serve(sock, path):
-    """Serve the game log at `path` on `sock` until Ctrl-C."""
-    server = _server(sock, path)
+def serve(sock, path, listen=None, allow=(), max_streams=MAX_STREAMS):
+    """Serve the game log at `path` on `sock` until Ctrl-C. `listen`: the --host it
+    listens on, a name it answers to (with localhost and every IP address); `allow`:
+    more names (--allow-host); `max_streams`: live event streams at most."""
+    server = _server(sock, path, served_names(listen, allow), max_streams)
     server.run(sockets=[sock])
     return 0
 
 
-def start_in_thread(sock, path):
+def start_in_thread(sock, path, listen=None, allow=(), max_streams=MAX_STREAMS):
     """Serve in a daemon thread (beside `vora play`); returns the uvicorn server, whose
     `should_exit = True` stops it."""
-    server = _server(sock, path)
+    server = _server(sock, path, served_names(listen, allow), max_streams)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]},
                               name="vora-web", daemon=True)
     thread.start()

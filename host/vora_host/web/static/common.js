@@ -49,19 +49,56 @@ function resultText(result) {
 // Live updates: an EventSource that says whether it is connected, and calls `onChange`
 // on every change, and on every hello (the stream is open: what the page shows is read
 // again, so that nothing changed before the stream began, or while it reconnected, is
-// missed).
+// missed; a page the server dropped for reading too slowly catches up so).
+const LIVE_RETRY_MS = 5000;  // how soon a refused stream is asked for again
+
 function follow(url, onChange) {
   const badge = document.getElementById("live-state");
-  const source = new EventSource(url);
-  source.addEventListener("hello", () => {
-    badge.textContent = "live";
-    badge.className = "badge live";
-    onChange({});
-  });
-  source.addEventListener("changed", (e) => onChange(JSON.parse(e.data)));
-  source.onerror = () => {
-    badge.textContent = "reconnecting…";
-    badge.className = "badge off";
-  };
-  return source;
+  const note = document.getElementById("live-problem");
+  let source = null;
+  function state(text, cls) {
+    badge.textContent = text;
+    badge.className = "badge " + cls;
+  }
+  function open() {
+    source = new EventSource(url);
+    source.addEventListener("hello", () => {
+      state("live", "live");
+      note.hidden = true;
+      onChange({});
+    });
+    source.addEventListener("changed", (e) => onChange(JSON.parse(e.data)));
+    source.onerror = () => {
+      if (source.readyState !== EventSource.CLOSED) {
+        state("reconnecting…", "off");  // the browser connects again by itself
+        return;
+      }
+      // Refused (an answer that is no stream, such as the 503 past --max-streams): the
+      // browser gives up, so the page asks why, says it, and tries again later.
+      source.close();
+      state("not live", "off");
+      refused().then((reason) => {
+        if (reason === null) { setTimeout(open, 1000); return; }  // it would be taken now
+        note.textContent = "Live updates are off: " + reason + " (asked again every " +
+          LIVE_RETRY_MS / 1000 + " s)";
+        note.hidden = false;
+        setTimeout(open, LIVE_RETRY_MS);
+      });
+    };
+  }
+  async function refused() {
+    const controller = new AbortController();
+    try {
+      const response = await fetch(url, {cache: "no-store", signal: controller.signal});
+      if (response.ok) {
+        controller.abort();
+        return null;
+      }
+      const data = await response.json().catch(() => null);
+      return data && data.error ? data.error : "the server answered " + response.status;
+    } catch (e) {
+      return "the server cannot be reached (" + e.message + ")";
+    }
+  }
+  open();
 }

@@ -1,0 +1,183 @@
+"""The bounds of the web mirror's live event streams (issue 43): a page that reads
+nothing is dropped once its queue is full (the others go on; it catches up from the log
+when it connects again), and past --max-streams a stream is refused with a 503 that says
+why. The memory they cost, measured: bench/bench_web_streams.py (docs/benchmarks.md)."""
+
+import json
+import random
+import socket
+import threading
+import time
+
+import httpx2
+import pytest
+
+from shared_rules import games
+from vora_host.log.live import LiveLog
+from vora_host.log.store import GameLog
+from vora_host.web import app as web_app
+from vora_host.web import serve
+
+
+def wait_for(condition, timeout=60.0, what="the condition"):
+    end = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > end:
+            raise AssertionError("%s did not come within %d s" % (what, timeout))
+        time.sleep(0.02)
+
+
+@pytest.fixture
+def db(tmp_path):
+    return tmp_path / "games.sqlite3"
+
+
+class Game:
+    """A Boars game logged as `vora play` logs it, kept going (it is long)."""
+
+    def __init__(self, db, seed=3):
+        self.state = games.start({"game": "boars", "players": 2, "seed": seed,
+                                  "options": {}})
+        self.live = LiveLog(db, "boars", 2, seed, self.state.options())
+        self.gid = self.live.gid
+        self.moves = 0
+        self.rnd = random.Random(seed)
+
+    def play(self):
+        legal = sorted(self.state.legal_moves())
+        for move in self.rnd.sample(legal, len(legal)):
+            after = self.state.clone()
+            after.play(move)
+            if not after.is_over():
+                break
+        assert not after.is_over(), "the game ended: use another seed"
+        self.state = after
+        self.moves += 1
+        self.live.moved(self.moves, move, after.digest())
+
+
+@pytest.fixture
+def running(db, request):
+    GameLog(db).close()
+    options = dict(getattr(request, "param", {}))
+    sock = serve.bind("127.0.0.1", 0)
+    if "sndbuf" in options:  # the connections it accepts take the listener's
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, options.pop("sndbuf"))
+    server = serve.start_in_thread(sock, db, **options)
+    wait_for(lambda: server.started, 20, "the server")
+    server.base = serve.address_of(sock)
+    server.port = sock.getsockname()[1]
+    server.watcher = server.config.app.state.watcher
+    yield server
+    server.should_exit = True
+    server.thread.join(20)
+    assert not server.thread.is_alive()
+
+
+def raw_stream(port, query="", rcvbuf=None):
+    """An event stream on a socket of its own, that reads only when told to."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if rcvbuf:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)  # before connect
+    s.connect(("127.0.0.1", port))
+    s.sendall(b"GET /api/events%s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" % query.encode())
+    return s
+
+
+def read_until(s, needle, timeout=30):
+    s.settimeout(timeout)
+    got = b""
+    while needle not in got:
+        chunk = s.recv(65536)
+        if not chunk:
+            raise AssertionError("the stream ended before %r: %r" % (needle, got[-300:]))
+        got += chunk
+    return got
+
+
+class Reader(threading.Thread):
+    """An event stream read as a page reads it: the numbers of the positions it gets."""
+
+    def __init__(self, base, query):
+        super().__init__(daemon=True)
+        self.url = base + "api/events" + query
+        self.hello = threading.Event()
+        self.numbers = []
+
+    def run(self):
+        with httpx2.Client(timeout=120) as c, c.stream("GET", self.url) as response:
+            kind = None
+            for line in response.iter_lines():
+                if line.startswith("event: "):
+                    kind = line[7:]
+                elif line.startswith("data: "):
+                    if kind == "hello":
+                        self.hello.set()
+                    elif kind == "changed":
+                        self.numbers.append(json.loads(line[6:])["position"]["number"])
+
+
+@pytest.mark.parametrize("running", [{"sndbuf": 8192}], indirect=True)
+def test_a_page_that_reads_nothing_is_dropped_and_catches_up_when_it_connects_again(
+        db, running, monkeypatch):
+    monkeypatch.setattr(web_app, "STREAM_QUEUE", 4)
+    game = Game(db)
+    query = "?game=%d" % game.gid
+    reader = Reader(running.base, query)
+    reader.start()
+    assert reader.hello.wait(30)
+    stalled = raw_stream(running.port, query, rcvbuf=2048)
+    try:
+        wait_for(lambda: running.watcher.streams == 2, what="both streams")
+        # Moves until the stream that reads nothing fills the socket, the server's
+        # buffer and then its queue of 4 events.
+        while running.watcher.dropped == 0:
+            assert game.moves < 1000, "never dropped"
+            game.play()
+            time.sleep(0.01)
+        wait_for(lambda: running.watcher.streams == 1, what="the stream let go")
+        # The page that reads goes on, up to the last move (moves logged within one
+        # look at the log come as one change).
+        wait_for(lambda: reader.numbers[-1:] == [game.moves], what="the last move")
+        assert reader.numbers == sorted(set(reader.numbers))
+        # The dropped page's connection is closed (after what was on its way).
+        stalled.settimeout(60)
+        got = b""
+        while True:
+            chunk = stalled.recv(65536)
+            if not chunk:
+                break
+            got += chunk
+        assert got.startswith(b"HTTP/1.1 200") and b"event: hello" in got
+    finally:
+        stalled.close()
+    # Connecting again, as a page's EventSource does: hello, then the log has it all.
+    again = raw_stream(running.port, query)
+    try:
+        read_until(again, b"event: hello")
+        data = httpx2.get(running.base + "api/games/%d" % game.gid,
+                          headers={"Host": "localhost"}).json()
+        assert data["moves"] == game.moves == len(data["moves_list"])
+    finally:
+        again.close()
+
+
+@pytest.mark.parametrize("running", [{"max_streams": 2}], indirect=True)
+def test_streams_past_the_most_are_refused_saying_why(db, running):
+    first, second = raw_stream(running.port), raw_stream(running.port, "?game=1")
+    try:
+        for s in (first, second):
+            read_until(s, b"event: hello")
+        answer = httpx2.get(running.base + "api/events", timeout=30)
+        assert answer.status_code == 503 and answer.headers["retry-after"] == "5"
+        error = answer.json()["error"]
+        assert "2 pages, its most (vora serve --max-streams 2)" in error
+        assert "close a page of it, or start it with a higher --max-streams" in error
+        first.close()  # a page closed: its place is free at once
+        wait_for(lambda: running.watcher.streams == 1, what="the place freed")
+        third = raw_stream(running.port)
+        read_until(third, b"event: hello")
+        third.close()
+    finally:
+        first.close()
+        second.close()
