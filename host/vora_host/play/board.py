@@ -947,7 +947,9 @@ class BoardGameCompanion:
             out.append((0, Text(turn, style="bold")))
         for line in self.log_lines[-1:]:
             out.append((1, Text(line, style="bold red")))
-        events = game.event_lines(game.viewer())
+        # The turn line says a bot thinking and the end: not again as events.
+        events = [line for line in game.event_lines(game.viewer())
+                  if not line.startswith(("thinking: ", "over: "))]
         if events:
             newest = events[-1]
             out.append((1, Text(newest, style="red" if newest.startswith("refused") else "")))

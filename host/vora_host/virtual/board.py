@@ -679,10 +679,12 @@ def commands_help(board):
         return HELP
     state = game.state
     moves = state.legal_moves() if not state.is_over() else []
-    return ("commands: KEY | press KEY [ms] | hold KEY [ms] | down KEY | up KEY | MOVE | "
-            "undo | wait ms | frame | state | reset | help | quit   (keys: a1..g7, the whole "
-            "7x7 as %s names them; a MOVE in its notation%s)" % (
-                game.game.view.rules.TITLE, ", e.g. %s" % moves[0] if moves else ""))
+    title = game.game.view.rules.TITLE
+    return ("%s: the rules and the keys of this step are its help (? on the board's "
+            "screen); commands: KEY | press KEY [ms] | hold KEY [ms] | down KEY | up KEY | "
+            "MOVE | undo | wait ms | frame | state | reset | help | quit   (keys: a1..g7, "
+            "the whole 7x7 as %s names them; a MOVE in its notation%s)" % (
+                title, title, ", e.g. %s" % moves[0] if moves else ""))
 
 
 def vora_help_markup(board):
@@ -1071,8 +1073,11 @@ class Screen:
         b = self.board
         width = max(20, self.cols - 1)
         game = self._game()
-        parts = [("\x1b[1m", b.status() if game is None else game.turn_line()),
-                 ("", b.detail()), ("\x1b[2m", b.link_status())]
+        # A game the PC runs says its turn atop the panel beside the board: here only
+        # when there is no panel.
+        status = b.status() if game is None else \
+            game.turn_line() if self.side_mode == "none" else ""
+        parts = [("\x1b[1m", status), ("", b.detail()), ("\x1b[2m", b.link_status())]
         if self.companion is not None and self.side_mode == "none":
             parts[2] = ("\x1b[33m", "PC mirror: widen the terminal to %d columns" % (
                 SIDE_COL + SIDE_COMPACT))
