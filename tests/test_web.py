@@ -336,6 +336,51 @@ def test_once_over_a_hidden_game_is_shown_whole(db, client):
     assert pos["scores"] is not None
 
 
+BIG_SEED = 12424427912528688913  # issue 38.7: a browser read it as 12424427912528690000
+
+
+def _no_number_past_2_53(text):
+    def whole(digits):
+        assert abs(int(digits)) <= 2 ** 53 - 1, "%s sent as a JSON number" % digits
+        return int(digits)
+    return json.loads(text, parse_int=whole)
+
+
+def test_64_bit_seeds_are_sent_as_strings_and_no_number_past_2_53(db, client, server):
+    over, _, _, _ = log_game(db, "boars", BIG_SEED, 5000, status="over", to_the_end=True)
+    tiger, _, _, _ = log_game(db, TIGER, 2 ** 64 - 1, 30, status="abandoned")
+    small, _, _, _ = log_game(db, "vora", 7, 5)
+    hidden, _, _, _ = log_game(db, "boars", BIG_SEED - 1, 5)  # live: its seed is secret
+    listed = _no_number_past_2_53(client.get("/api/games").text)["games"]
+    seeds = dict((g["id"], g["seed"]) for g in listed)
+    assert seeds == {over: str(BIG_SEED), tiger: str(2 ** 64 - 1), small: "7", hidden: None}
+    for gid, seed in seeds.items():
+        data = _no_number_past_2_53(client.get("/api/games/%d" % gid).text)
+        assert data["seed"] == seed
+        for n in (0, 1, "latest"):
+            _no_number_past_2_53(client.get("/api/games/%d/position/%s" % (gid, n)).text)
+    # The live events carry the same numbers.
+    found, ready = [], threading.Event()
+    reader = threading.Thread(target=_read_events, args=(server, "?game=%d" % hidden, found,
+                                                        ready))
+    reader.start()
+    assert ready.wait(10)
+    moves, digests, _ = play_moves("boars", BIG_SEED - 1, 6)  # the same first five
+    with GameLog(db) as log:
+        log.add_move(hidden, 6, moves[5], digests[5])
+    reader.join(10)
+    assert found and found[0][2]["position"]["number"] == 6
+
+
+def test_whole_numbers_past_2_53_become_strings_anywhere():
+    data = {"seed": 2 ** 64 - 1, "fine": 2 ** 53 - 1, "past": 2 ** 53, "low": -(2 ** 60),
+            "flag": True, "nested": [{"n": 2 ** 70}, 3, None, "text"], "f": 0.5}
+    assert web_app.json_safe(data) == {
+        "seed": str(2 ** 64 - 1), "fine": 2 ** 53 - 1, "past": str(2 ** 53),
+        "low": str(-(2 ** 60)), "flag": True, "nested": [{"n": str(2 ** 70)}, 3, None, "text"],
+        "f": 0.5}
+
+
 def test_tiger_pages_look_the_same_whatever_the_deal(tmp_path, monkeypatch):
     """Two Tossing Tiger games dealt from different seeds, whose moves a spectator saw
     the same and after each of which a spectator saw the same position: every page's

@@ -28,9 +28,11 @@ sync_api = pytest.importorskip("playwright.sync_api",
                                reason="the browser tests need the playwright package")
 
 # Without the background-networking flags Chromium keeps calling home on a closed network.
+# rebinding.test (a reserved name) resolves to this computer, as an attacker's name does
+# after DNS rebinding.
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync"]
+                 "--disable-sync", "--host-resolver-rules=MAP rebinding.test 127.0.0.1"]
 SHOWN_WITHIN = 5000  # ms: a move logged must be on the page by then (docs/web.md: ~50 ms)
 VORA = [sys.executable, "-m", "vora_host"]
 
@@ -260,3 +262,96 @@ def test_an_answer_cut_short_is_said_not_a_script_error(db, server, page, body):
         status=200, body=body, content_type="application/json"))
     page.reload()
     sync_api.expect(page.locator("#problem")).to_contain_text("could not be read")
+
+
+# ---------------------------------------------------------------- issue 43, issue 38.7
+
+def test_a_64_bit_seed_is_shown_whole(db, server, page):
+    """Boars' and Tossing Tiger's seeds go to 2**64 - 1: the page showed
+    12424427912528688913 as 12424427912528690000 (a JSON number; issue 38.7)."""
+    seed = 12424427912528688913
+    game = LiveGame(db, "boars", seed)
+    game.play(3)
+    game.live.ended("abandoned", None)  # its secrets may be seen now
+    page.goto(server + "game/%d" % game.gid)
+    shown(page, 3, 3)
+    sync_api.expect(page.locator("#facts")).to_contain_text("seed %d;" % seed)
+
+
+def test_a_page_of_another_site_cannot_read_the_mirror_through_dns_rebinding(db, server,
+                                                                           page):
+    LiveGame(db, "vorcept", 3).play(1)
+    port = server.rsplit(":", 1)[1].strip("/")
+    answer = page.goto("http://rebinding.test:%s/" % port)  # the attacker's name, here
+    assert answer.status == 421
+    assert "does not answer to the name 'rebinding.test'" in page.locator("body").inner_text()
+    # Its scripts, as that origin, read nothing either.
+    assert page.evaluate("fetch('/api/games').then((r) => r.status)") == 421
+    assert page.evaluate("fetch('/api/games/1').then((r) => r.text())").startswith(
+        "this web mirror does not answer to the name 'rebinding.test'")
+    answer = page.goto("http://localhost:%s/" % port)  # the name it serves under
+    assert answer.status == 200
+    sync_api.expect(page.locator("#live-games")).to_contain_text("Vorcept")
+
+
+def test_a_page_past_the_most_streams_says_why_and_goes_live_when_there_is_room(db, page):
+    import socket
+    LiveGame(db, "vorcept", 3).play(1)
+    proc = subprocess.Popen(VORA + ["serve", "--port", "0", "--db", str(db),
+                                    "--max-streams", "1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    holder = None
+    try:
+        address = _address(proc.stdout, r"at (http://127\.0\.0\.1:\d+/)")
+        port = int(address.rsplit(":", 1)[1].strip("/"))
+        holder = socket.create_connection(("127.0.0.1", port), timeout=30)
+        holder.sendall(b"GET /api/events HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        got = b""
+        while b"event: hello" not in got:
+            got += holder.recv(65536)
+        page.goto(address)
+        sync_api.expect(page.locator("#live-games")).to_contain_text("Vorcept")  # the log
+        problem = page.locator("#live-problem")
+        sync_api.expect(problem).to_contain_text(
+            "Live updates are off: the web mirror already sends live updates to 1 page, "
+            "its most (vora serve --max-streams 1): close one of them, or start it with a "
+            "higher --max-streams",
+            timeout=SHOWN_WITHIN * 2)
+        sync_api.expect(page.locator("#live-state")).to_have_text("not live")
+        holder.close()  # another page closed: this one goes live at its next try
+        sync_api.expect(page.locator("#live-state")).to_have_text("live", timeout=30000)
+        sync_api.expect(problem).to_be_hidden()
+    finally:
+        if holder is not None:
+            holder.close()
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_a_page_the_server_dropped_catches_up_when_it_connects_again(db, page):
+    """A page that read nothing while its queue filled is dropped (tests/test_web_streams.py
+    makes one); its EventSource connects again and the page reads the log afresh: the
+    moves logged in between are on it."""
+    from vora_host.web import serve
+    game = LiveGame(db, "vorcept", 7)
+    game.play(3)
+    sock = serve.bind("127.0.0.1", 0)
+    running = serve.start_in_thread(sock, db)
+    try:
+        page.goto(serve.address_of(sock) + "game/%d" % game.gid)
+        shown(page, 3, 3)
+        sync_api.expect(page.locator("#live-state")).to_have_text("live")
+        watcher = running.config.app.state.watcher
+        (stream,) = list(watcher._streams)
+        stream.loop.call_soon_threadsafe(watcher.drop, stream)
+        deadline = time.monotonic() + 30
+        while watcher.streams and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert watcher.streams == 0  # no event reaches this page now
+        game.play(2)
+        shown(page, 5, 5)
+        sync_api.expect(page.locator("#last-move")).to_contain_text(game.moves[-1])
+        assert watcher.dropped == 1
+    finally:
+        running.should_exit = True
+        running.thread.join(10)

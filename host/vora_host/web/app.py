@@ -556,11 +556,11 @@ def create_app(path, watch=True, names=None, max_streams=MAX_STREAMS):
         polls = watcher.polls
         stream = watcher.subscribe(game)
         if stream is None:
-            return error(503, "live updates are off for this page: the web mirror already "
-                              "sends them to %d pages, its most (vora serve --max-streams "
-                              "%d); close a page of it, or start it with a higher "
-                              "--max-streams. The page still shows the log, read again "
-                              "when you reload it" % (max_streams, max_streams),
+            return error(503, "the web mirror already sends live updates to %d page%s, its "
+                              "most (vora serve --max-streams %d): close one of them, or "
+                              "start it with a higher --max-streams; a page without them "
+                              "still shows the log as it was when read"
+                         % (max_streams, "" if max_streams == 1 else "s", max_streams),
                          headers={"Retry-After": "5"})
         return _EventStream(watcher, stream, polls, request.app.state.closing, cut)
 

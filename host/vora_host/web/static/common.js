@@ -79,9 +79,10 @@ function follow(url, onChange) {
       state("not live", "off");
       refused().then((reason) => {
         if (reason === null) { setTimeout(open, 1000); return; }  // it would be taken now
-        note.textContent = "Live updates are off: " + reason + " (asked again every " +
-          LIVE_RETRY_MS / 1000 + " s)";
+        note.textContent = "Live updates are off: " + reason + ". This page reads the " +
+          "log and asks again every " + LIVE_RETRY_MS / 1000 + " s.";
         note.hidden = false;
+        onChange({});  // the page reads the log all the same, at each try: not live
         setTimeout(open, LIVE_RETRY_MS);
       });
     };
