@@ -152,10 +152,10 @@ def main():
                                              a.games, a.seed, secs))
         print("  %-8s %10s %14s" % ("after", "free B", "largest free B"))
         for label, free, max_free, total in games:
-            if label in ("start", "update", "1", "2", "3") or label == str(a.games) or \
+            if not label.isdigit() or label in ("1", "2", "3") or label == str(a.games) or \
                     int(label) % 25 == 0:
                 print("  %-8s %10d %14d" % (label, free, max_free))
-        played = [g for g in games if g[0] not in ("start", "update")]
+        played = [g for g in games if g[0].isdigit()]
         # Of the collector's pool, the image's copy (--romfs) is not the firmware's.
         image_heap = sum(int(line.split()[1]) for line in done.stdout.splitlines()
                          if line.startswith("romfs_image_heap"))

@@ -39,7 +39,9 @@ from shared_rules import wire
 from shared_rules.session import FAILED, Session
 from vora_fw import VERSION
 from vora_fw.clock import ticks_diff
-from vora_fw.vora_ui import NO_KEY, R_NOT_NOW
+# As vora_fw.vora_ui has them: the link does not import the game (the maker mode has none).
+NO_KEY = const(255)  # vora_ui.NO_KEY: a refusal of a request from the PC, not of a key
+R_NOT_NOW = const(17)  # vora_ui.R_NOT_NOW
 
 CAPABILITIES = ("standalone", "terminal", "moves", "state", "keys", "repl", "play")
 OWED_EVENTS = const(4)  # GAME events kept while the queue is full (then a STATE says it all)

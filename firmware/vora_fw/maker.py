@@ -4,15 +4,34 @@ BoardLink hands every message of that range to `link.maker` (this service, attac
 vora_fw.start); replies go back as UPD_STATUS and DIAG. Payloads are checked by the wire
 helpers and the updater; anything refused becomes an error status, never an exception
 that would stop the game.
+
+On a board (maker_mode), an update is not taken beside the game: the game is saved after
+every move already, so at the UPD_OFFER the board leaves a request on its flash, answers
+UPD_STATUS "restart" and restarts into the maker mode (vora_fw.maker_mode), which holds
+only the link, the updater and the doctor; `vora update` says HELLO again and offers the
+bundle there. A whole heap for the update, never one cut into pieces by play
+(docs/benchmarks.md, "An update in the maker mode"). Without maker_mode (the virtual
+board) the update is taken beside the game, as before.
 """
 
 import gc
 import sys
 
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):  # type: ignore[misc]
+        return x
+
 from shared_rules import wire
 
 CAPS = ("update", "doctor")
 ON_DEMAND = ("update", "doctor")  # vora_fw modules the service imports at their first message
+# What an update needs of the heap besides its code (vora_fw.update: the manifest's
+# entries, the hashes, a chunk, the staging's state; measured in docs/benchmarks.md, "An
+# update in the maker mode"), with the manifest's bytes on top. Checked at the offer,
+# before anything is written: an update that cannot have it is refused, saying so.
+UPDATE_HEAP = const(12288)
 
 
 def intern_names(modules):
@@ -48,7 +67,8 @@ class MakerService:
     flash: then only the doctor works); identity: the MicroPython (vora_fw.boot.identity());
     version: the running firmware's; reset(): restarts the board (after the ack is out)."""
 
-    def __init__(self, link, app, pinmap, boot, identity, version, reset, statvfs=None):
+    def __init__(self, link, app, pinmap, boot, identity, version, reset, statvfs=None,
+                 maker_mode=False):
         self.link = link
         self.app = app
         self.pinmap = pinmap
@@ -62,7 +82,10 @@ class MakerService:
         # code on the heap (docs/benchmarks.md, "The firmware under a hard heap").
         self.updater = None
         self.resets = 0
-        intern_names(ON_DEMAND)
+        # An update offered while the game runs restarts the board into the maker mode.
+        self.maker_mode = maker_mode and boot is not None
+        # The updater then never loads beside the game, so its names are not interned.
+        intern_names(("doctor",) if self.maker_mode else ON_DEMAND)
 
     def caps(self):
         return CAPS if self.boot is not None else ("doctor",)
@@ -103,6 +126,9 @@ class MakerService:
             d["fw"] = self.version
             self.link.send(wire.DIAG, wire.pack_json(d))
             return
+        if self.maker_mode and self.updater is None:
+            self._to_maker_mode(type, payload)
+            return
         up = self._updater()
         if up is None:
             self._status({"state": "error", "code": "unsupported", "running": self.version,
@@ -116,7 +142,13 @@ class MakerService:
                 self._status(st)
         elif type == wire.UPD_OFFER:
             size, digest, downgrade = wire.unpack_upd_offer(payload)
-            self._status(up.offer(size, digest, downgrade))
+            short = self._heap_short(size)
+            if short is not None:
+                st = up.status()  # the staging as it was: nothing is written
+                st.update({"state": "error", "code": "memory", "error": short})
+                self._status(st)
+            else:
+                self._status(up.offer(size, digest, downgrade))
         elif type == wire.UPD_QUERY:
             wire.check_empty("UPD_QUERY", payload)
             self._status(up.query())
@@ -135,3 +167,65 @@ class MakerService:
 
     def _status(self, d):
         self.link.send(wire.UPD_STATUS, wire.pack_json(d))
+
+    def _heap_short(self, manifest_size):
+        """None when the heap can take an update with a manifest of that size now, else
+        what to do, with the figures. Said before anything is written; the game goes on."""
+        mem_free = getattr(gc, "mem_free", None)
+        if mem_free is None:
+            return None  # CPython: no fixed heap
+        gc.collect()
+        need = UPDATE_HEAP + manifest_size
+        free = mem_free()
+        if free >= need:
+            return None
+        return ("the update needs %d bytes of the board's heap, %d are free: let vora update "
+                "restart the board into its maker mode (a firmware since 0.1.0 does it), or "
+                "install with vora flash --romfs or a frozen build (docs/makers.md)"
+                % (need, free))
+
+    def _to_maker_mode(self, type, payload):
+        """While the game runs: an offer restarts the board into the maker mode, where the
+        update is taken; the other update messages are answered without the updater."""
+        st = {"state": "idle", "running": self.version, "boot": self.boot.info()}
+        if type == wire.UPD_OFFER:
+            wire.unpack_upd_offer(payload)  # checked; offered again in the maker mode
+            if self.boot.staging_slot() is None:
+                st.update({"state": "error", "code": "busy", "error":
+                           "the board has a new version waiting to boot or on trial; it "
+                           "confirms itself a few seconds after it starts, or is reverted"})
+                self._status(st)
+                return
+            from vora_fw.start import MAKER_REQUEST
+            f = self.boot.fs.open(self.boot.root + "/" + MAKER_REQUEST, "wb")
+            try:
+                f.write(b"update\n")
+            finally:
+                f.close()
+            sync = getattr(self.boot.fs, "sync", None)
+            if sync is not None:
+                sync()
+            st["state"] = "restart"
+            st["why"] = ("the board restarts into its maker mode for the update (the game is "
+                         "saved and resumes after it)")
+            self._status(st)
+            self.link.session.ack_now()  # the host must see it before the board goes
+            self.resets += 1
+            self.reset()
+            return
+        if type == wire.UPD_DATA:
+            wire.unpack_upd_data(payload)
+            return  # nothing is staged while the game runs: the host offers first
+        if type == wire.UPD_COMMIT:
+            wire.unpack_upd_commit(payload)
+            st.update({"state": "error", "code": "order",
+                       "error": "no whole verified bundle with that SHA-256 to switch to"})
+        elif type == wire.UPD_RESET:
+            wire.check_empty("UPD_RESET", payload)
+            self.link.session.ack_now()
+            self.resets += 1
+            self.reset()
+            return
+        elif type not in (wire.UPD_QUERY, wire.UPD_ABORT):
+            raise wire.UnknownType("%s is not a message the board takes" % wire.type_name(type))
+        self._status(st)

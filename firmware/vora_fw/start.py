@@ -16,13 +16,42 @@ def make_hardware(pinmap):
     return hal.Hardware(pinmap)
 
 
+MAKER_REQUEST = "maker.req"  # at the flash's root: the next start is the maker mode
+
+
+def take_maker_request(boot):
+    """True when the game asked, before its reset, for this start to be the maker mode
+    (vora_fw.maker: an update). The request is removed first, so the maker mode runs once:
+    a power cut or a crash in it starts the game again. A version on trial never starts
+    in it (it must run the game to confirm itself)."""
+    if boot is None:
+        return False
+    p = boot.root + "/" + MAKER_REQUEST
+    try:
+        boot.fs.stat(p)
+    except OSError:
+        return False
+    try:
+        boot.fs.remove(p)
+    except OSError:
+        return False  # a request that cannot be removed could start the maker mode for ever
+    sync = getattr(boot.fs, "sync", None)
+    if sync is not None:
+        sync()
+    return boot.mode != "trial"
+
+
 def run(pinmap, boot, save_dir="/save"):
     """Run the game until the PC asks for the REPL; returns "repl"."""
     import asyncio
     port = StdioPort()  # the keyboard interrupt is off while the application runs
     try:
-        app = make_app(make_hardware(pinmap), pinmap, boot, save_dir, port)
-        asyncio.run(run_app(app, boot))
+        if take_maker_request(boot):
+            from vora_fw.maker_mode import run_maker_mode  # returns for the REPL only
+            run_maker_mode(make_hardware(pinmap), pinmap, boot, port, _reset)
+        else:
+            app = make_app(make_hardware(pinmap), pinmap, boot, save_dir, port)
+            asyncio.run(run_app(app, boot))
     finally:
         port.close()  # Ctrl-C works again
     print("Vora Board %s: stopped for the REPL (the PC asked); reset to play again." % VERSION)
@@ -42,17 +71,22 @@ def make_app(hw, pinmap, boot, save_dir, port):
         from vora_fw.link import BoardLink
         link = BoardLink(port.write, port.read, board=pinmap.get("board", ""))
         attach(app, link, pinmap, boot, boot.identity, VERSION, _reset,
-               getattr(os, "statvfs", None))
+               getattr(os, "statvfs", None), maker_mode=True)
         return link
 
     app.link_on_demand(port.read, make_link)
     return app
 
 
-def attach(app, link, pinmap, boot, identity, version, reset, statvfs=None):
-    """Give the link its makers' service (update and doctor messages)."""
+def attach(app, link, pinmap, boot, identity, version, reset, statvfs=None,
+           maker_mode=False):
+    """Give the link its makers' service (update and doctor messages). maker_mode: an
+    update offered while the game runs restarts the board into the maker mode and is
+    taken there (vora_fw.maker); without it, it is taken beside the game (the virtual
+    board, whose heap has no hard limit)."""
     from vora_fw.maker import MakerService
-    link.maker = MakerService(link, app, pinmap, boot, identity, version, reset, statvfs)
+    link.maker = MakerService(link, app, pinmap, boot, identity, version, reset, statvfs,
+                              maker_mode)
     return link.maker
 
 
