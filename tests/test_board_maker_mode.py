@@ -307,3 +307,106 @@ def test_the_maker_mode_and_its_link_import_nothing_of_the_game():
         capture_output=True, text=True, check=True,
         env={"PYTHONPATH": "%s:%s/firmware" % (REPO_ROOT, REPO_ROOT)})
     assert done.stdout.strip() == "[]", done.stdout
+
+
+# ---------------------------------------------------------------- with vora update
+
+class PtyBoard:
+    """A board on the far end of a pseudo-terminal, in a thread: the game (App) or the
+    maker mode, as vora_fw.start chooses at each start, on a flash folder; reset() starts
+    it again (the serial device stays, as a USB board's comes back at the same path)."""
+
+    def __init__(self, folder):
+        import os
+        import pty
+        import threading
+        import tty
+        self.folder = folder
+        self.master, self.slave = pty.openpty()
+        tty.setraw(self.slave)
+        os.set_blocking(self.master, False)
+        self.path = os.ttyname(self.slave)
+        self.starts = []
+        self.stop = False
+        self._reset = True
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def read(self):
+        import os
+        try:
+            return os.read(self.master, 4096)
+        except (BlockingIOError, OSError):
+            return b""
+
+    def write(self, data):
+        import os
+        os.write(self.master, data)
+
+    def reset(self):
+        self._reset = True
+
+    def power_on(self):
+        from vora_fw.app import App
+        from vora_fw.clock import ticks_ms
+        from vora_fw.link import BoardLink
+        fs = fs_of(self.folder)
+        self.boot = power_on(fs, str(self.folder))
+        self.started = ticks_ms()
+        link = BoardLink(self.write, self.read, board="pty")
+        if start.take_maker_request(self.boot):
+            self.starts.append("maker mode")
+            self.app = MakerMode(SimHardware(), default_pinmap(), self.boot, link, self.reset,
+                                 self.boot.version, fs.statvfs, self.started)
+            return
+        self.starts.append("game %s %s" % (self.boot.version, self.boot.mode))
+        self.app = App(SimHardware(), default_pinmap(), Store(str(self.folder / "save")),
+                       link=link, seed_fn=lambda: 3, now=self.started)
+        start.attach(self.app, link, default_pinmap(), self.boot, IDENTITY, self.boot.version,
+                     self.reset, fs.statvfs, maker_mode=True)
+
+    def run(self):
+        import time
+        from vora_fw.clock import ticks_diff, ticks_ms
+        while not self.stop:
+            if self._reset:
+                self._reset = False
+                self.power_on()
+            now = ticks_ms()
+            self.app.step(now)
+            if self.boot.mode == boot.MODE_TRIAL and ticks_diff(now, self.started) > 300:
+                self.boot.confirm()
+            time.sleep(0.005)
+
+    def close(self):
+        import os
+        self.stop = True
+        self.thread.join(10)
+        os.close(self.master)
+        os.close(self.slave)
+
+
+def test_vora_update_follows_the_board_into_its_maker_mode_and_back(tmp_path):
+    from rich.console import Console
+    from vora_fw.vora_ui import VoraUI
+    from vora_host.maker.update import Updater
+    flash = install(tmp_path / "flash", full_bundle("0.1.0"), save=None)
+    ui = VoraUI(Store(str(flash / "save")), lambda: 5)  # a game in progress, saved
+    ui.new_game("SN", 5)
+    for _ in range(6):
+        ui.play(ui.legal[len(ui.legal) // 2], 0)
+    moves, digest = list(ui.moves), ui.state.digest()
+    board = PtyBoard(flash)
+    try:
+        import io
+        said = io.StringIO()
+        result = Updater(board.path, console=Console(file=said, width=100), progress=False,
+                         wait_s=30, confirm_wait_s=30).run(small_bundle("0.2.0"))
+    finally:
+        board.close()
+    assert result["to"] == "0.2.0" and result["boot"]["state"] == "confirmed"
+    assert board.starts[:3] == ["game 0.1.0 confirmed", "maker mode", "game 0.2.0 trial"]
+    assert "restarts into its maker mode" in said.getvalue()
+    assert "link lost" not in said.getvalue()
+    # The game the board was playing goes on in the new version, where it was.
+    assert list(board.app.ui.moves) == moves and board.app.ui.state.digest() == digest

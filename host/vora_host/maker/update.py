@@ -9,7 +9,9 @@ The steps (docs/makers.md; the messages are in docs/protocol.md, "Updating the f
    the board before anything is sent (kind, .mpy version, no downgrade without
    --allow-downgrade).
 3. UPD_OFFER: the board answers where it stands with that bundle: from the start, or
-   further on when an earlier transfer was cut (resume).
+   further on when an earlier transfer was cut (resume). A board running its game answers
+   "restart": it restarts into its maker mode (the link, the updater and the doctor only;
+   the game is saved and resumes after), where it is greeted and offered the bundle again.
 4. UPD_DATA chunks from there, as fast as the session's window lets them, with a progress
    bar; a lost device or a board that stops acknowledging is waited for (--wait) and the
    transfer resumes where the board says.
@@ -28,11 +30,12 @@ from rich.console import Console
 
 from shared_rules import wire
 from vora_host.maker import bundle as bundles
-from vora_host.maker.link import Connection, LinkError, LinkLost
+from vora_host.maker.link import Connection, LinkError, LinkLost, LinkOpenError
 
 RESUME_WAIT_S = 60.0  # how long a lost board is waited for, by default
 CONFIRM_WAIT_S = 30.0
 HASH_RETRIES = 2
+MAKER_RESTARTS = 2  # a board that answers "restart" again after this is not going there
 
 
 class UpdateFailed(Exception):
@@ -88,16 +91,19 @@ class Updater:
         try:
             self.conn.reopen(timeout)
             self.board = self.conn.hello(timeout)
+        except LinkOpenError as exc:
+            raise UpdateFailed(str(exc))
         except LinkError as exc:
             raise UpdateFailed("no Vora Board firmware answers at %s (%s). A board with stock "
                                "MicroPython gets its first install with vora flash." % (
                                    self.device, exc))
         return self.board
 
-    def _reconnect(self, why):
+    def _reconnect(self, why, quiet=False):
         self.reconnects += 1
-        self.console.print("[yellow]link lost (%s): waiting up to %.0f s for the board...[/]"
-                           % (why, self.wait_s))
+        if not quiet:
+            self.console.print("[yellow]link lost (%s): waiting up to %.0f s for the "
+                               "board...[/]" % (why, self.wait_s))
         end = time.monotonic() + self.wait_s
         while True:
             try:
@@ -144,11 +150,19 @@ class Updater:
         self.console.print("Updating the board at %s from %s to %s (%s)." % (
             self.device, old, bundle.version, bundle.describe()))
         hash_errors = 0
+        restarts = 0
         first = True
         st = None
         while True:
             try:
                 st = self._offer()
+                if st["state"] == "restart" and restarts < MAKER_RESTARTS:
+                    restarts += 1
+                    self.console.print("The board saved its game and restarts into its maker "
+                                       "mode for the update.")
+                    self.conn.close()
+                    self._reconnect("the board restarts into its maker mode", quiet=True)
+                    continue
                 if not first:
                     self.resumed.append((st.get("file"), st.get("offset")))
                 first = False
@@ -169,6 +183,10 @@ class Updater:
                     raise UpdateFailed(_refusal(st))
                 if st["state"] == "receiving":
                     continue  # the board is elsewhere than we thought: offer again, resume
+                if st["state"] == "restart":
+                    raise UpdateFailed("the board restarted into its maker mode %d times and "
+                                       "still runs its game; reset it and run vora update "
+                                       "again" % restarts)
                 raise UpdateFailed("the board's update is in an unexpected state %r" % st["state"])
             except LinkLost as exc:
                 self._reconnect(exc)
