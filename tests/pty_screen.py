@@ -18,6 +18,8 @@ import time
 
 import pyte
 
+WAIT = 60.0  # seconds for what a program should show soon: generous, under load
+
 
 class PtyScreen:
     def __init__(self, argv, cols=80, rows=24, env=None, cwd=None):
@@ -68,20 +70,29 @@ class PtyScreen:
     def text(self):
         return "\n".join(self.lines())
 
-    def wait_for(self, needle, timeout=15.0):
+    def wait_for(self, needle, timeout=WAIT):
+        return self.wait_until(lambda: needle in self.text(), "%r appeared" % needle, timeout)
+
+    def wait_until(self, check, what="the screen changed", timeout=WAIT):
+        """Read the program's output until check() is true (the screen shows what the test
+        waits for): the screen's text. A generous deadline, never a fixed wait: the suite
+        runs on loaded machines too."""
         end = time.monotonic() + timeout
-        while needle not in self.text():
+        while not check():
             if time.monotonic() > end:
-                raise AssertionError("%r never appeared on the screen:\n%s" % (needle, self.text()))
-            if not self.pump(0.1) and needle not in self.text():
-                raise AssertionError("the program ended without %r:\n%s" % (needle, self.text()))
+                raise AssertionError("never: %s, in %.0f s:\n%s" % (what, timeout, self.text()))
+            if not self.pump(0.1) and not check():
+                raise AssertionError("the program ended and never: %s:\n%s" % (what,
+                                                                              self.text()))
         return self.text()
 
     def send(self, data, settle=0.3):
+        """Type `data`, then read what comes for `settle` seconds: only a pace between
+        keystrokes; wait_for() or wait_until() waits for what they do."""
         os.write(self.fd, data.encode() if isinstance(data, str) else data)
         self.pump(settle)
 
-    def wait_exit(self, timeout=10.0):
+    def wait_exit(self, timeout=WAIT):
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             self.pump(0.05)

@@ -174,28 +174,25 @@ def test_vora_play_vorcept_runs_on_the_virtual_board_and_logs_the_game(tmp_path)
     # The whole path a user takes: `vora play vorcept` with no board on USB starts the
     # virtual board, drives it in terminal mode, plays the bot, logs every move.
     import os
-    import subprocess
-    import sys
-    import time
+
+    from play_session import PlaySession
     db = tmp_path / "games.sqlite3"
-    env = dict(os.environ, COLUMNS="120", NO_COLOR="1")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "vora_host", "play", "vorcept", "--port", "sim", "--db", str(db),
+    play = PlaySession(
+        ["play", "vorcept", "--port", "sim", "--db", str(db),
          "--save-dir", str(tmp_path / "save"), "--fresh", "--human", "0", "--seed", "4",
          "--bot", "1=search:20"],  # a quick bot: this is about the path, not its strength
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=env)
+        env=dict(os.environ, COLUMNS="120", NO_COLOR="1"))
     try:
         # In terminal mode the virtual board names its keys as the game does (a1..g7).
-        for line, pause in (("", 2.0), ("press d4", 0.5), ("hold d4 900", 3.0), ("quit", 0)):
-            proc.stdin.write(line + "\n")
-            proc.stdin.flush()
-            time.sleep(pause)
-        out, err = proc.communicate(timeout=30)
+        play.until_the_pcs_game("Vorcept")
+        play.command("press d4")
+        play.command("hold d4 900")  # held, as the board asks, to play it
+        play.expect("board move: P0 pylon d4")
+        play.expect("board move: P1 lava")  # the bot's answer, logged before the quit
+        out = play.quit()
     finally:
-        proc.kill()
-    assert proc.returncode == 0, err
-    assert "board move: P0 pylon d4" in out and "board move: P1 lava" in out
+        play.kill()
+    assert play.proc.returncode == 0, out
     assert "Logged as game 1" in out
     log = GameLog(db)
     record, _ = log.record(1)
@@ -218,12 +215,16 @@ def test_the_virtual_board_names_its_keys_as_the_game_does(tmp_path):
             "--db", str(tmp_path / "games.sqlite3"), "--seed", "2", "--fresh", "--human", "0"]
     with PtyScreen(args, cols=150, rows=42, cwd=str(Path(__file__).resolve().parents[1])) as term:
         term.wait_for("to rotate the carousel")
-        term.pump(1.0)
 
         def key(x, y, line):
             row = sim.TOP - 1 + (6 - y) * 3 + line
             col = sim.LEFT - 1 + x * (sim.CELL_W + 1)
             return term.screen.display[row][col:col + sim.CELL_W].strip()
+
+        # A key drawn before the PC took over is drawn again: wait for the last of them.
+        term.wait_until(lambda: all(key(x, y, 0).strip("[]") == "abcdefg"[x] + str(y + 1)
+                                    for x in range(7) for y in range(7)),
+                        "every key named as the game names it")
         assert key(2, 0, 0) == "c1" and key(2, 0, 1) == "rot 2"
         # Every key carries the game's name, none Vora's (a key drawn before the PC took
         # over is drawn again).
