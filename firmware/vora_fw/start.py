@@ -17,6 +17,21 @@ def make_hardware(pinmap):
 
 
 MAKER_REQUEST = "maker.req"  # at the flash's root: the next start is the maker mode
+# While the firmware loads, the collector runs after every this many bytes allocated.
+LOAD_COLLECT_BYTES = 1024
+
+
+def collect_often(on=True):
+    """Loading a module from a .mpy file leaves garbage beside each function it keeps; left
+    for one late collection, that garbage lies between the code for good, and the heap
+    starts in pieces (32-bit, 200 KiB, with a PC: 56 KB free but no block over 3.3 KB). Run
+    often while loading, the collector gives it back while it is still at the end of what
+    is in use: the same start left a free block of 54 KB (docs/benchmarks.md,
+    "Fragmentation at start"). Off again for play (on=False), whose time it would cost."""
+    import gc
+    threshold = getattr(gc, "threshold", None)
+    if threshold is not None:
+        threshold(LOAD_COLLECT_BYTES if on else -1)
 
 
 def take_maker_request(boot):
@@ -43,6 +58,7 @@ def take_maker_request(boot):
 
 def run(pinmap, boot, save_dir="/save"):
     """Run the game until the PC asks for the REPL; returns "repl"."""
+    collect_often()
     import asyncio
     port = StdioPort()  # the keyboard interrupt is off while the application runs
     try:
@@ -51,6 +67,7 @@ def run(pinmap, boot, save_dir="/save"):
             run_maker_mode(make_hardware(pinmap), pinmap, boot, port, _reset)
         else:
             app = make_app(make_hardware(pinmap), pinmap, boot, save_dir, port)
+            collect_often(False)
             asyncio.run(run_app(app, boot))
     finally:
         port.close()  # Ctrl-C works again
@@ -68,10 +85,14 @@ def make_app(hw, pinmap, boot, save_dir, port):
     app = App(hw, pinmap, Store(save_dir), id_fn=_random_id)
 
     def make_link():
-        from vora_fw.link import BoardLink
-        link = BoardLink(port.write, port.read, board=pinmap.get("board", ""))
-        attach(app, link, pinmap, boot, boot.identity, VERSION, _reset,
-               getattr(os, "statvfs", None), maker_mode=True)
+        collect_often()
+        try:
+            from vora_fw.link import BoardLink
+            link = BoardLink(port.write, port.read, board=pinmap.get("board", ""))
+            attach(app, link, pinmap, boot, boot.identity, VERSION, _reset,
+                   getattr(os, "statvfs", None), maker_mode=True)
+        finally:
+            collect_often(False)
         return link
 
     app.link_on_demand(port.read, make_link)

@@ -42,13 +42,15 @@ try:
 except ImportError:  # CPython
     micropython = None
 
-from shared_rules import prng
-from vora_fw import VERSION, layout
 try:
     from vora_fw import boot
 except ImportError:  # the firmware in ROMFS (board_romfs): as on a board, the boot path
     import vora_boot as boot  # is /vora_boot.mpy on the filesystem, not in the image
-from vora_fw.hal_sim import SimHardware, default_pinmap
+from vora_fw import start  # what the boot path runs: it loads the firmware collecting often
+start.collect_often()
+from shared_rules import prng  # noqa: E402
+from vora_fw import VERSION, layout  # noqa: E402
+from vora_fw.hal_sim import SimHardware, default_pinmap  # noqa: E402
 
 ALONE = sys.argv[3] == "-"
 if not ALONE:
@@ -90,6 +92,7 @@ R.resets = 0
 R.oom = 0  # App.memory_errors of the boards before the last power-up
 R.statuses = []
 R.refusal = None
+R.reader = None
 R.diag = None
 R.chooser = prng.seed_state(SEED + 99)
 # Key event to frame, as a histogram (no allocation while measuring): bins of 100 us.
@@ -138,7 +141,9 @@ def power_on():
             print("confirm", R.boot.confirm(), R.boot.mode)
         return
     R.link = BoardLink(R.out.append, board="soak")
-    R.reader = wire.FrameReader()
+    if R.reader is None:
+        R.reader = wire.FrameReader()  # the PC's: made once, it outlives the board's resets
+    R.reader.reset()
     R.last_in = 0
     if take_maker_request(R.boot):  # the game asked for the maker mode before its reset
         from vora_fw.maker_mode import MakerMode  # and nothing of the game
@@ -251,14 +256,15 @@ def takeback():
 
 
 def power_cut():
-    ui = R.app.ui
-    n, digest = len(ui.moves), ui.state.digest()
+    """The power goes and comes back: the board resumes its save. Called from main() only,
+    between two calls of play_to_end(): this port's collector scans the C stack and every
+    live frame's whole value stack conservatively, and a stale slot of a frame that had
+    the old application in hand (play_to_end's) kept it alive, a second game on the heap
+    that a board never has."""
+    n, digest = R.cut
     R.oom += R.app.memory_errors
-    # A power cut leaves nothing of the old board on the heap: no name here may keep its
-    # application alive while the new one is made. Its modules stay loaded (unlike
-    # reset()): this port's collector scans the C stack conservatively, and a stale word
-    # there kept the old application, so a reloaded game was a second copy of its code.
-    R.app = R.link = ui = None
+    R.app = R.link = None
+    scrub_stack()
     gc.collect()
     power_on()
     ui = R.app.ui
@@ -266,19 +272,20 @@ def power_cut():
     print("resumed", n, digest)
 
 
-def play_to_end(game, takeback_at=-1, cut_at=-1):
+def play_to_end(game, takeback_at=-1, cut_at=-1, resumed=False):
+    """Play game to its end; returns False when it stopped for a power cut at move cut_at
+    (R.cut: the moves and digest then), for main() to cut the power and call it again."""
     ui = R.app.ui
-    print("start", game, ui.state.seats, ui.board_bots, ui.state.digest())
+    if not resumed:
+        print("start", game, ui.state.seats, ui.board_bots, ui.state.digest())
     while ui.mode != 3:  # MODE_OVER
         if len(ui.moves) >= takeback_at >= 0 and ui.auto_move is None and \
                 ui.state.seats[ui.state.active] not in ui.board_bots:
             takeback_at = -1
             takeback()
         elif len(ui.moves) >= cut_at >= 0:
-            cut_at = -1
-            ui = None  # the board before the cut must not outlive it (power_cut)
-            power_cut()
-            ui = R.app.ui
+            R.cut = (len(ui.moves), ui.state.digest())
+            return False
         elif ui.state.seats[ui.state.active] in ui.board_bots or ui.auto_move is not None:
             scan(5)
         else:
@@ -286,6 +293,7 @@ def play_to_end(game, takeback_at=-1, cut_at=-1):
     print("over", game, len(ui.moves), ui.state.digest())
     press("c3")  # a new setup
     mem(game)
+    return True
 
 
 def read_bundle():
@@ -316,11 +324,21 @@ UNLOADED = ("vora_fw.app", "vora_fw.vora_ui", "vora_fw.store", "vora_fw.movelog"
             "vora_fw.update", "shared_rules.vora", "shared_rules.vora_position", "board_player")
 
 
+def scrub_stack(depth=60):
+    """Overwrite the C stack below here: this port's collector scans it conservatively,
+    and a stale word left there by the old board's calls kept its application alive after
+    a power cut (a second game on the heap, which a board never has)."""
+    if depth:
+        a = b = c = d = 0  # noqa: F841
+        scrub_stack(depth - 1)
+
+
 def reset():
     """What a reset leaves of the board: nothing on the heap. The driver's names let the
     board go, and its modules leave sys.modules, as a real reset clears them."""
     R.oom += getattr(R.app, "memory_errors", 0)
     R.app = R.link = None
+    scrub_stack()
     import vora_fw
     import shared_rules
     for name in UNLOADED:
@@ -330,7 +348,10 @@ def reset():
         if package is not None and module in package.__dict__:
             delattr(package, module)
     gc.collect()
+    start.collect_often()  # as vora_fw.start.run at every start
     power_on()
+    if hasattr(R.app, "ui"):
+        start.collect_often(False)  # the game plays without; the maker mode keeps it
 
 
 def update_and_doctor():
@@ -384,6 +405,7 @@ def main():
         read_bundle()
         gc.collect()
     power_on()
+    start.collect_often(False)  # the game plays without (vora_fw.start.run)
     mem("start")
     set_up("SWNE", "")
     play_to_end(1)
@@ -391,7 +413,9 @@ def main():
         update_and_doctor()
         mem("update")
     set_up("SWNE", "WE")
-    play_to_end(2, takeback_at=9, cut_at=15)
+    if not play_to_end(2, takeback_at=9, cut_at=15):
+        power_cut()
+        play_to_end(2, resumed=True)
     for game in range(3, GAMES + 1):
         players = 2 + game % 3
         seats = ("SN", "SWN", "SWNE")[players - 2]
