@@ -116,6 +116,6 @@ def test_a_signed_release_for_esp32_boards(tmp_path):
     read = bundles.read_bundle(bundle_file)
     assert read.signer == public and read.manifest["arch"] == "xtensawin"
     text = (folder / "INSTALL.txt").read_text()
-    assert "--allow-unsigned" not in text and "vora flash PORT --pinmap esp32-s3" in text
+    assert "--allow-unsigned" not in text and "vora flash --port PORT --pinmap esp32-s3" in text
     shipped = json.loads((ROOT / "hardware" / "pinmap-esp32-s3.json").read_text())
     assert json.loads((folder / "board" / "pinmap.json").read_text()) == shipped

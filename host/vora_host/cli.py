@@ -540,7 +540,7 @@ def cmd_play_board(args, console, parser):
         device = None
         if args.port not in ports.VIRTUAL:
             try:
-                device = ports.choose_port(args.port)
+                device = ports.choose_port(args.port, must_exist=True)
             except ports.NoBoard as exc:
                 if args.port:
                     console.print("[red]%s[/red]" % escape(str(exc)))
@@ -613,11 +613,12 @@ def cmd_play_board(args, console, parser):
             _close_log(log, announce)
 
 
-def _board_device(args, console):
-    """The board's serial device from --port or USB, or None after saying why not."""
+def _board_device(args, console, must_exist=True):
+    """The board's serial device from --port or USB, or None after saying why not
+    (must_exist: also for a named device that is not there)."""
     from vora_host.link import ports
     try:
-        return ports.choose_port(args.port)
+        return ports.choose_port(args.port, must_exist=must_exist)
     except ports.NoBoard as exc:
         console.print("[red]%s[/red]" % escape(str(exc)))
         return None
@@ -688,7 +689,9 @@ def _start_web(port, db):
 
 def cmd_mirror(args, console):
     from vora_host.link.mirror import run_mirror
-    device = _board_device(args, console)
+    # A mirror may start before its board: a missing device is waited for, and its
+    # waiting line says the system's error and the devices found.
+    device = _board_device(args, console, must_exist=False)
     if device is None:
         return 1
     log = _open_log(console, args.db)

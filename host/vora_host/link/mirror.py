@@ -12,6 +12,7 @@ prints one plain line per event, for logs and scripts.
 
 import asyncio
 import io
+import os
 import sys
 
 import serial
@@ -19,6 +20,7 @@ from rich.console import Console, Group
 from rich.text import Text
 
 from vora_host.games.vora import view as render
+from vora_host.link import ports
 from vora_host.link.client import BoardClient, ticks_ms
 from vora_host.link.ports import virtual_device_path
 from vora_host.words import plural
@@ -66,6 +68,7 @@ class Follower:
 
     def __init__(self, path, log=None, source=None, on_event=None):
         self.path = path
+        self.opened = 0  # how many times the device was opened
         self.port = None
         self.status = "opening %s" % path
         self.on_event = on_event or (lambda what, text: None)
@@ -111,6 +114,10 @@ class Follower:
                 if self.path == virtual_device_path():
                     status = "waiting for the virtual board at %s: start it with `vora sim`" % (
                         self.path)
+                elif not self.opened and not os.path.exists(self.path):
+                    # Never seen: the name may be wrong (say so, and what there is).
+                    status = "waiting for the board at %s (%s): is the name right? %s" % (
+                        self.path, ports.system_error(exc), ports.seen_text())
                 else:
                     status = "waiting for the board at %s (%s)" % (
                         self.path, getattr(exc, "strerror", None) or exc)
@@ -120,6 +127,7 @@ class Follower:
                 await asyncio.sleep(REOPEN_S)
                 continue
             self.status = "open"
+            self.opened += 1
             self.client.hello(ticks_ms())
             fd = self.port.fileno()
             loop.add_reader(fd, self._readable)

@@ -10,6 +10,7 @@ pointed at its current pseudo-terminal while it runs. `--port sim` means that pa
 mirror started before the virtual board, or left running while it restarts, finds it there.
 """
 
+import errno
 import os
 import tempfile
 
@@ -66,13 +67,59 @@ def find_boards(ports=None):
     return found
 
 
-def choose_port(name=None, ports=None):
+def seen_text(ports=None):
+    """The serial devices found, for a message: "serial devices found: /dev/ttyACM0
+    (MicroPython on a Raspberry Pi Pico (RP2040)), /dev/ttyS0", the virtual board's name
+    when it runs, or that none was found and what to do."""
+    ports = list(ports if ports is not None else list_ports.comports())
+    found = []
+    for p in sorted(ports, key=lambda p: p.device):
+        what = identify(p)
+        found.append("%s (%s)" % (p.device, what) if what else p.device)
+    sim = virtual_device_path()
+    if os.path.exists(sim):
+        found.append("%s (the virtual board, running)" % sim)
+    if not found:
+        return ("no serial devices found: plug the board in (with a data cable), or run the "
+                "virtual board (`vora sim`) and give --port sim")
+    return "serial devices found: %s" % ", ".join(found)
+
+
+def system_error(exc):
+    """An OSError's (or pyserial's SerialException's) words: "No such file or directory"
+    rather than "could not open port X: [Errno 2] No such file or directory: 'X'"."""
+    code = getattr(exc, "errno", None)
+    if isinstance(code, int) and code > 0:
+        return os.strerror(code)
+    return getattr(exc, "strerror", None) or str(exc)
+
+
+def missing_text(device, error, ports=None):
+    """Why `device` cannot be opened, in the system's words, and what there is instead."""
+    if device == virtual_device_path():
+        return ("no virtual board runs at %s (%s): start it with `vora sim`"
+                % (device, error))
+    return "cannot open %s: %s. Is the name right? %s" % (device, error, seen_text(ports))
+
+
+def choose_port(name=None, ports=None, must_exist=False):
     """The device to open: `name` when given (a path, or "sim" for the virtual board's
     stable path), else the one recognised board. NoBoard says why there is none or too
-    many."""
+    many; with must_exist, also for a named device that is not there (the system's error
+    and the devices found: a misspelled name is not a board to reflash)."""
     if name in VIRTUAL:
-        return virtual_device_path()
+        name = virtual_device_path()
+        if must_exist and not os.path.exists(name):
+            raise NoBoard(missing_text(name, os.strerror(errno.ENOENT)))
+        return name
     if name:
+        if must_exist and "://" not in name:
+            ports = list(ports if ports is not None else list_ports.comports())
+            if name not in [p.device for p in ports]:
+                try:
+                    os.stat(name)
+                except OSError as exc:
+                    raise NoBoard(missing_text(name, exc.strerror or str(exc), ports))
         return name
     ports = list(ports if ports is not None else list_ports.comports())
     boards = find_boards(ports)

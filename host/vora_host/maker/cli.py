@@ -1,6 +1,7 @@
 """The makers' commands of `vora`: flash, update, doctor, keygen, release (registered by
 vora_host.cli)."""
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -23,8 +24,7 @@ def add_parsers(sub):
                     "take it (another kind, an old MicroPython, a full filesystem) is left as it "
                     "was. Also the way back from safe mode (hold a corner key at power-up). "
                     "The saved game is kept. docs/makers.md is the guide.")
-    flash.add_argument("port", nargs="?", default=None, metavar="PORT",
-                       help="the board's serial device (default: the board found on USB)")
+    add_port_arguments(flash)
     flash.add_argument("--pinmap", type=Path, default=None, metavar="FILE",
                        help="the board's pin map: a file, or one shipped with vora by name "
                             "(rp2-pico, the default, or esp32-s3; hardware/pinmap-*.json)")
@@ -43,8 +43,7 @@ def add_parsers(sub):
                     "it, or goes back to the previous version at its next start. The saved game "
                     "is kept. Without --from, the firmware this vora carries is compiled for the "
                     "board. docs/makers.md is the guide.")
-    update.add_argument("port", nargs="?", default=None, metavar="PORT",
-                        help="the board's serial device (default: the board found on USB)")
+    add_port_arguments(update)
     update.add_argument("--from", dest="source", type=Path, default=None, metavar="FILE",
                         help="send this bundle file (written with --bundle) instead of building one")
     update.add_argument("--bundle", type=Path, default=None, metavar="FILE",
@@ -100,8 +99,7 @@ def add_parsers(sub):
                     "colour (with the brightness cap and the estimated current), and every key "
                     "pressed once (missing, stuck and ghosting keys are listed). Results as a "
                     "table, and as JSON with --json.")
-    doctor.add_argument("port", nargs="?", default=None, metavar="PORT",
-                        help="the board's serial device (default: the board found on USB)")
+    add_port_arguments(doctor)
     doctor.add_argument("--json", dest="json_file", default=None, metavar="FILE",
                         help="also write the results as JSON to FILE ('-': standard output, "
                              "instead of the table)")
@@ -113,12 +111,35 @@ def add_parsers(sub):
                         help="time for pressing every key (default 60; Enter ends it early)")
 
 
+def add_port_arguments(parser):
+    """--port DEVICE, as in vora play, mirror and repl; the device alone (vora flash
+    /dev/ttyACM0) is kept as a shorter spelling of the same."""
+    parser.add_argument("--port", default=None, metavar="DEVICE",
+                        help="the board's serial device (/dev/ttyACM0, COM3, 'sim' for the "
+                             "virtual board; default: the board found on USB); also "
+                             "accepted alone, without --port")
+    parser.add_argument("port_alone", nargs="?", default=None, metavar="DEVICE",
+                        help=argparse.SUPPRESS)
+
+
+def port_of(args):
+    """The device of --port or of the positional alias; ValueError when both name two."""
+    alone = getattr(args, "port_alone", None)
+    if alone is not None and args.port is not None and alone != args.port:
+        raise ValueError("the board's device is given twice (%s and --port %s): give it "
+                         "once, with --port" % (alone, args.port))
+    return args.port if args.port is not None else alone
+
+
 def _device(args, console):
     from vora_host.link import ports
     try:
-        return ports.choose_port(args.port)
+        return ports.choose_port(port_of(args), must_exist=True)
+    except ValueError as exc:
+        console.print("[red]vora %s: %s[/red]" % (args.command, escape(str(exc))))
+        return None
     except ports.NoBoard as exc:
-        console.print("[red]%s[/red]" % escape(str(exc)))
+        console.print("[red]vora %s: %s[/red]" % (args.command, escape(str(exc))))
         return None
 
 
@@ -160,11 +181,11 @@ def _write_bundle(args, console):
         return 1
     if b.signer is not None:
         from vora_host.maker import signing
-        how = ("vora update --from %s PORT (signed with key %s: people who install it trust "
+        how = ("vora update --from %s --port DEVICE (signed with key %s: people who install it trust "
                "%s.pub, with --trust)" % (escape(str(args.bundle)),
                                           signing.fingerprint(b.signer), escape(str(args.sign))))
     else:
-        how = "vora update --from %s --allow-unsigned PORT (not signed: see --sign)" % escape(
+        how = "vora update --from %s --allow-unsigned --port DEVICE (not signed: see --sign)" % escape(
             str(args.bundle))
     console.print("Wrote %s: %s. Install it on each board with: %s"
                   % (escape(str(args.bundle)), b.describe(), how))

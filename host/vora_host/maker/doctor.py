@@ -26,7 +26,7 @@ from rich.table import Table
 
 from shared_rules import wire
 from vora_fw import layout
-from vora_host.maker.link import Connection, LinkError
+from vora_host.maker.link import Connection, LinkError, LinkOpenError
 
 COLOURS = (("red", (255, 0, 0)), ("green", (0, 255, 0)), ("blue", (0, 0, 255)),
            ("white", (255, 255, 255)))
@@ -97,6 +97,8 @@ class Doctor:
         try:
             self.conn.open()
             board = self.conn.hello(5.0)
+        except LinkOpenError as exc:
+            raise DoctorFailed(str(exc))
         except LinkError as exc:
             raise DoctorFailed("no Vora Board firmware answers at %s (%s). A board with stock "
                                "MicroPython: vora flash installs the firmware." % (self.device, exc))

@@ -24,6 +24,11 @@ class LinkLost(LinkError):
     """The device went away or the board stopped acknowledging."""
 
 
+class LinkOpenError(LinkError):
+    """The device cannot be opened (missing, no permission): the system's words and the
+    devices there are; nothing about the board, which was never reached."""
+
+
 class Connection:
     def __init__(self, device, client_factory=BoardClient):
         self.device = device
@@ -44,8 +49,8 @@ class Connection:
                                              write_timeout=2)
         except (serial.SerialException, OSError) as exc:
             self.ser = None
-            raise LinkError("cannot open %s: %s" % (self.device,
-                                                    getattr(exc, "strerror", None) or exc))
+            from vora_host.link import ports
+            raise LinkOpenError(ports.missing_text(self.device, ports.system_error(exc)))
         self.client = self._factory(self._write)
         self.client.on_message = self._message
         self.messages.clear()

@@ -73,9 +73,9 @@ Only on a board without Vora firmware as files: modules left in /fw would come b
 /rom. vora flash --romfs checks all of that, and falls back to files without ROMFS.
 
 With vora installed (pipx install vora-board), the same in one step:
-    vora flash PORT{pinmap}
+    vora flash --port PORT{pinmap}
         (first install, on stock MicroPython; --romfs: in its ROMFS partition)
-    vora update --from {name}.vbundle{unsigned} PORT
+    vora update --port PORT --from {name}.vbundle{unsigned}
         (a board that runs Vora firmware)
 """.format(pinmap="" if bundle.board == "rp2" else " --pinmap " + PINMAPS[bundle.board][len("pinmap-"):-len(".json")],
            unsigned="" if bundle.signer is not None else " --allow-unsigned",
