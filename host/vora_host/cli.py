@@ -504,7 +504,7 @@ def cmd_play_board(args, console, parser):
     """A game on the board: Vora refereed by the board and mirrored here; any other game
     run here with the board as screen and keypad (terminal mode). The board found on USB,
     or the virtual board."""
-    from vora_host.link import ports
+    from vora_host.link import portlock, ports
     from vora_host.virtual import board as sim
     from vora_host.link.mirror import VirtualCompanion, run_mirror
     from vora_host.play.board import BoardGameCompanion, run_board_game
@@ -536,6 +536,7 @@ def cmd_play_board(args, console, parser):
         log = _open_log(console, args.db)
         if log is None:
             return 1
+    held = None
     try:
         device = None
         if args.port not in ports.VIRTUAL:
@@ -548,6 +549,12 @@ def cmd_play_board(args, console, parser):
                 # stderr: the first line on stdout is the virtual board's serial device
                 Console(stderr=True).print("No board on USB: starting the virtual board.",
                                            style="dim")
+        if device is not None:
+            try:  # the port is this game's alone until it ends (two programs on one
+                held = portlock.acquire(device)  # port take each other's bytes)
+            except portlock.PortBusy as exc:
+                console.print("[red]vora play: %s[/red]" % escape(str(exc)), soft_wrap=True)
+                return 1
         plain = not (sys.stdout.isatty() and sys.stdin.isatty())
         if host is not None:
             problem = None if device is None else _cannot_open(device)
@@ -609,6 +616,7 @@ def cmd_play_board(args, console, parser):
                        headless=plain, companion=companion,
                        on_fresh=None if log is None else partial(_abandon_saved_game, log))
     finally:
+        portlock.release(held)
         if log is not None:
             _close_log(log, announce)
 
@@ -688,19 +696,28 @@ def _start_web(port, db):
 
 
 def cmd_mirror(args, console):
+    from vora_host.link import portlock
     from vora_host.link.mirror import run_mirror
     # A mirror may start before its board: a missing device is waited for, and its
     # waiting line says the system's error and the devices found.
     device = _board_device(args, console, must_exist=False)
     if device is None:
         return 1
-    log = _open_log(console, args.db)
-    if log is None:
+    try:  # the port is this mirror's alone: refused at once when another program has it
+        held = portlock.acquire(device)
+    except portlock.PortBusy as exc:
+        console.print("[red]vora mirror: %s[/red]" % escape(str(exc)), soft_wrap=True)
         return 1
     try:
-        return run_mirror(device, log, plain=True if args.plain else None)
+        log = _open_log(console, args.db)
+        if log is None:
+            return 1
+        try:
+            return run_mirror(device, log, plain=True if args.plain else None)
+        finally:
+            _close_log(log)
     finally:
-        _close_log(log)
+        portlock.release(held)
 
 
 def cmd_repl(args, console):

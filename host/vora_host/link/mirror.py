@@ -17,10 +17,11 @@ import sys
 
 import serial
 from rich.console import Console, Group
+from rich.markup import escape as rich_escape
 from rich.text import Text
 
 from vora_host.games.vora import view as render
-from vora_host.link import ports
+from vora_host.link import portlock, ports
 from vora_host.link.client import BoardClient, ticks_ms
 from vora_host.link.ports import virtual_device_path
 from vora_host.words import plural
@@ -30,11 +31,13 @@ POLL_S = 0.01
 
 
 class SerialPort:
-    """A serial device for the event loop: non-blocking reads, whole-frame writes."""
+    """A serial device for the event loop: non-blocking reads, whole-frame writes. Opened
+    for this program alone (portlock.PortBusy when another holds it)."""
 
     def __init__(self, path):
         self.path = path
-        self.ser = serial.Serial(path, baudrate=115200, timeout=0, write_timeout=2)
+        self.ser, self._hold = portlock.open_serial(path, baudrate=115200, timeout=0,
+                                                    write_timeout=2)
         self.broken = None
 
     def fileno(self):
@@ -57,17 +60,19 @@ class SerialPort:
             self.broken = exc
 
     def close(self):
-        try:
-            self.ser.close()
-        except (serial.SerialException, OSError):
-            pass
+        portlock.close_serial(self.ser, self._hold)
+        self._hold = None
 
 
 class Follower:
-    """Keeps a BoardClient connected to a device path, reopening it after an unplug."""
+    """Keeps a BoardClient connected to a device path, reopening it after an unplug.
+    refuse_busy: a device another program holds before this one ever had it ends run()
+    with portlock.PortBusy (vora mirror: the second program is refused); otherwise, and
+    once it had the device, it waits, its status naming the holder."""
 
-    def __init__(self, path, log=None, source=None, on_event=None):
+    def __init__(self, path, log=None, source=None, on_event=None, refuse_busy=False):
         self.path = path
+        self.refuse_busy = refuse_busy
         self.opened = 0  # how many times the device was opened
         self.port = None
         self.status = "opening %s" % path
@@ -110,6 +115,15 @@ class Follower:
         while True:
             try:
                 self.port = SerialPort(self.path)
+            except portlock.PortBusy as exc:
+                if self.refuse_busy and not self.opened:
+                    raise
+                status = "waiting: %s" % exc
+                if status != self.status:
+                    self.on_event("link", status)
+                self.status = status
+                await asyncio.sleep(REOPEN_S)
+                continue
             except (serial.SerialException, OSError) as exc:
                 if self.path == virtual_device_path():
                     status = "waiting for the virtual board at %s: start it with `vora sim`" % (
@@ -233,6 +247,8 @@ async def _mirror_main(follower, live, emit=None, play=None, stdin=None):
     status = None
     try:
         while True:
+            if tasks[0].done():
+                tasks[0].result()  # the follower stopped: its error (PortBusy) goes up
             if live is not None:
                 live.update(mirror_renderable(follower, live.console.width, play=play))
             elif emit is not None and follower.status != status:
@@ -280,7 +296,7 @@ def run_mirror(path, log, out=None, plain=None, play=None, stdin=None):
     out = out or sys.stdout
     plain = (not out.isatty()) if plain is None else plain
     emit = plain_printer(out) if plain else None
-    follower = Follower(path, log=log, on_event=emit)
+    follower = Follower(path, log=log, on_event=emit, refuse_busy=True)
     board_play = None
     if play is not None:
         from vora_host.play.board_play import BoardPlay
@@ -298,6 +314,10 @@ def run_mirror(path, log, out=None, plain=None, play=None, stdin=None):
                 asyncio.run(_mirror_main(follower, live, None, board_play, stdin))
     except KeyboardInterrupt:
         return 130
+    except portlock.PortBusy as exc:
+        Console(stderr=True, highlight=False).print(
+            "[red]%s[/red]" % rich_escape(str(exc)), soft_wrap=True)
+        return 1
     return 0
 
 
@@ -351,6 +371,8 @@ def send_repl(path, timeout=5.0):
     import time
     try:
         port = SerialPort(path)
+    except portlock.PortBusy as exc:
+        return False, str(exc)
     except (serial.SerialException, OSError) as exc:
         return False, "cannot open %s: %s" % (path, getattr(exc, "strerror", None) or exc)
     try:

@@ -163,12 +163,20 @@ def run(args, console):
     device = _device(args, err)
     if device is None:
         return 1
-    if args.command == "flash":
-        return _flash(args, device, err)
-    if args.command == "update":
-        return _update(args, device, err, bundle)
-    from vora_host.maker import doctor
-    return doctor.main(args, device, console, err)
+    from vora_host.link import portlock
+    try:
+        # The port is this command's from start to end: flash and update open it more
+        # than once (and mpremote in between), and no other program may slip in.
+        with portlock.hold(device):
+            if args.command == "flash":
+                return _flash(args, device, err)
+            if args.command == "update":
+                return _update(args, device, err, bundle)
+            from vora_host.maker import doctor
+            return doctor.main(args, device, console, err)
+    except portlock.PortBusy as exc:
+        err.print("[red]vora %s: %s[/red]" % (args.command, escape(str(exc))))
+        return 1
 
 
 def _write_bundle(args, console):

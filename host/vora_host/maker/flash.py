@@ -237,9 +237,14 @@ class Flasher:
     def _raw_repl(self):
         from mpremote.transport import TransportError
         from mpremote.transport_serial import SerialTransport
+        from vora_host.link import portlock
+        # mpremote opens the device exclusively itself; this program's hold on the port
+        # (taken by the command, portlock.hold) keeps other vora programs out meanwhile.
         try:
             t = SerialTransport(self.device, baudrate=115200)
         except TransportError as exc:
+            if portlock.is_local(self.device) and portlock.holders(self.device):
+                raise portlock.busy(self.device)
             raise FlashFailed("cannot open %s: %s" % (self.device, exc))
         self.transport = t
         try:

@@ -3,6 +3,8 @@ the link client (vora_host.link.client.BoardClient) on it, and the waiting loops
 
 The messages the client leaves to others (UPD_STATUS, DIAG) are queued here. A device that
 goes away (an unplug, a reset) raises LinkLost; reopen() opens it again once it is back.
+The device is this program's alone while open (vora_host.link.portlock): one that another
+program holds raises portlock.PortBusy, which names it, at once and without retrying.
 """
 
 import collections
@@ -11,6 +13,7 @@ import time
 import serial
 
 from shared_rules import wire
+from vora_host.link import portlock
 from vora_host.link.client import BoardClient, ticks_ms
 
 POLL_S = 0.002
@@ -33,6 +36,7 @@ class Connection:
     def __init__(self, device, client_factory=BoardClient):
         self.device = device
         self.ser = None
+        self._hold = None
         self.client = None
         self.messages = collections.deque(maxlen=256)  # (type, payload)
         self._factory = client_factory
@@ -43,10 +47,10 @@ class Connection:
 
     def open(self):
         try:
-            # serial_for_url: a device path, or a URL such as rfc2217://localhost:4000
-            # (Wokwi's simulated Pico, hardware/README.md)
-            self.ser = serial.serial_for_url(self.device, baudrate=115200, timeout=0,
-                                             write_timeout=2)
+            # a device path, or a URL such as rfc2217://localhost:4000 (Wokwi's simulated
+            # Pico, hardware/README.md); PortBusy (another program has it) goes up as is
+            self.ser, self._hold = portlock.open_serial(self.device, baudrate=115200,
+                                                        timeout=0, write_timeout=2)
         except (serial.SerialException, OSError) as exc:
             self.ser = None
             from vora_host.link import ports
@@ -57,14 +61,13 @@ class Connection:
 
     def close(self):
         if self.ser is not None:
-            try:
-                self.ser.close()
-            except (serial.SerialException, OSError):
-                pass
+            portlock.close_serial(self.ser, self._hold)
             self.ser = None
+            self._hold = None
 
     def reopen(self, timeout):
-        """Open the device again, waiting up to `timeout` s for it to come back."""
+        """Open the device again, waiting up to `timeout` s for it to come back (not for
+        another program to let go of it: PortBusy at once)."""
         self.close()
         end = time.monotonic() + timeout
         while True:
