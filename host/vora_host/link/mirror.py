@@ -241,16 +241,22 @@ async def _mirror_main(follower, live, emit=None, play=None, stdin=None):
     tasks = [asyncio.create_task(follower.run())]
     if play is not None:
         tasks.append(asyncio.create_task(_play_loop(play, emit)))
+    stop = asyncio.Event()  # `q` typed
+    keys = None
     if stdin is not None:
-        _read_commands(follower, stdin, play.say if play is not None else (
-            lambda text: emit("play", text) if emit is not None else None))
+        keys = _read_commands(follower, stdin, play.say if play is not None else (
+            lambda text: emit("play", text) if emit is not None else None), stop.set)
     status = None
     try:
-        while True:
+        while not stop.is_set():
             if tasks[0].done():
                 tasks[0].result()  # the follower stopped: its error (PortBusy) goes up
             if live is not None:
-                live.update(mirror_renderable(follower, live.console.width, play=play))
+                shown = mirror_renderable(follower, live.console.width, play=play)
+                if keys is not None:
+                    shown = Group(shown, keys.footer(
+                        "undo and Enter asks for a takeback | q quits"))
+                live.update(shown)
             elif emit is not None and follower.status != status:
                 # Plain output says what the follower is waiting for, not only events.
                 status = follower.status
@@ -258,41 +264,167 @@ async def _mirror_main(follower, live, emit=None, play=None, stdin=None):
                     emit("link", status)
             await asyncio.sleep(0.1)
     finally:
+        if keys is not None:
+            keys.stop()
         for task in tasks:
             task.cancel()
 
 
-def _read_commands(follower, stdin, say):
-    # Lines typed under the mirror: `undo` asks the people at the board for a takeback.
-    loop = asyncio.get_running_loop()
-    fd = stdin.fileno()
-
-    def readable():
-        line = stdin.readline()
-        if not line:
-            loop.remove_reader(fd)
-            return
-        word = line.strip().lower()
+def _read_commands(follower, stdin, say, quit=None):
+    # Lines typed under the mirror: `undo` asks the people at the board for a takeback;
+    # `q` quits. Returns the TypedKeys reading them.
+    def line(word):
+        word = word.strip().lower()
         if word in ("undo", "takeback"):
             ok = follower.client.ask_takeback()
             text = ("takeback asked: every person at the board agrees with their corner"
                     if ok else "no takeback: the board is not connected or cannot do it")
         elif word:
-            text = "type undo (and Enter) to ask for a takeback; Ctrl-C stops"
+            text = "type undo (and Enter) to ask for a takeback; q quits"
         else:
             return
+        keys.said = text
         say(text)
 
-    try:
-        loop.add_reader(fd, readable)
-    except (OSError, ValueError):
-        pass
+    keys = TypedKeys(stdin, line, quit or (lambda: None))
+    keys.start()
+    return keys
+
+
+QUIT_WORDS = ("q", "quit", "exit")
+ENTRY_MAX = 60  # characters of a line typed beside a board
+
+
+class TypedKeys:
+    """What is typed on the terminal beside a board on a port (`vora play --port`, `vora
+    mirror`): `on_line(text)` gets each line, `on_quit()` is called for `q` (or quit,
+    exit) and Enter. At a terminal the keys are read one at a time, unechoed (the screen
+    draws the line being typed: footer()), so that `q` on an empty line quits at once, as
+    on the virtual board's screen; elsewhere (a pipe, a file) whole lines are read."""
+
+    def __init__(self, stdin, on_line, on_quit):
+        self.stdin = stdin
+        self.on_line = on_line
+        self.on_quit = on_quit
+        self.entry = ""
+        self.said = ""  # the last answer to a line, for the footer
+        self._fd = None
+        self._saved = None
+        self._loop = None
+        self._pending = b""
+        self._esc = False
+
+    def start(self):
+        import os
+        try:
+            fd = self.stdin.fileno()
+            self._loop = asyncio.get_running_loop()
+        except (AttributeError, ValueError, OSError, RuntimeError):
+            return self
+        if os.isatty(fd) and sys.stdout.isatty():  # a person at the screen it draws
+            import termios
+            import tty
+            try:
+                self._saved = termios.tcgetattr(fd)
+                tty.setcbreak(fd)  # keys one at a time, no echo; Ctrl-C still interrupts
+            except termios.error:
+                self._saved = None
+        try:
+            self._loop.add_reader(fd, self._readable)
+        except (ValueError, OSError, NotImplementedError):
+            self._restore(fd)
+            return self
+        self._fd = fd
+        return self
+
+    def stop(self):
+        fd, self._fd = self._fd, None
+        if fd is None:
+            return
+        try:
+            self._loop.remove_reader(fd)
+        except (ValueError, OSError, RuntimeError):
+            pass
+        self._restore(fd)
+
+    __call__ = stop  # a stop function, as _read_typed_lines returns
+
+    def _restore(self, fd):
+        if self._saved is not None:
+            import termios
+            try:
+                termios.tcsetattr(fd, termios.TCSADRAIN, self._saved)
+            except termios.error:
+                pass
+            self._saved = None
+
+    def _readable(self):
+        import os
+        try:
+            data = os.read(self._fd, 4096)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            data = b""
+        if not data:  # end of input: nothing more to read (the board goes on)
+            self.stop()
+            return
+        if self._saved is None:
+            self._lines(data)
+        else:
+            for ch in data.decode("utf-8", "replace"):
+                self._key(ch)
+
+    def _lines(self, data):
+        self._pending += data
+        while b"\n" in self._pending:
+            raw, self._pending = self._pending.split(b"\n", 1)
+            self._submit(raw.decode("utf-8", "replace"))
+
+    def _key(self, ch):
+        if self._esc:  # an escape sequence (an arrow key): skipped up to its last byte
+            if ch.isalpha() or ch == "~":
+                self._esc = False
+            return
+        if ch == "\x1b":
+            self._esc = True
+        elif ch in ("\r", "\n"):
+            line, self.entry = self.entry, ""
+            self._submit(line)
+        elif ch == "q" and not self.entry:
+            self.on_quit()
+        elif ch in ("\x7f", "\x08"):
+            self.entry = self.entry[:-1]
+        elif ch == "\x15":  # Ctrl-U
+            self.entry = ""
+        elif ch.isprintable() and len(self.entry) < ENTRY_MAX:
+            self.entry += ch
+
+    def _submit(self, line):
+        text = line.strip()
+        if text.lower() in QUIT_WORDS:
+            self.on_quit()
+        elif text:
+            self.on_line(text)
+
+    def footer(self, hint):
+        """The line being typed (when keys are read one at a time) and `hint`, for the
+        screen."""
+        out = Text()
+        if self._saved is not None:
+            out.append("> " + self.entry)
+            out.append(" ", style="reverse")
+            out.append("\n")
+        if self.said:
+            out.append(self.said + "\n", style="yellow")
+        out.append(hint, style="dim")
+        return out
 
 
 def run_mirror(path, log, out=None, plain=None, play=None, stdin=None):
-    """Follow the board at `path` until Ctrl-C. Returns the exit status. `play`: vora
-    play's options for BoardPlay (bots, position, seed); then lines typed on `stdin`
-    (default sys.stdin at a terminal) may ask for a takeback (`undo`)."""
+    """Follow the board at `path` until `q` or Ctrl-C. Returns the exit status. `play`:
+    vora play's options for BoardPlay (bots, position, seed). Lines typed on `stdin`
+    (default sys.stdin at a terminal) may ask for a takeback (`undo`); `q` quits."""
     out = out or sys.stdout
     plain = (not out.isatty()) if plain is None else plain
     emit = plain_printer(out) if plain else None
@@ -301,8 +433,8 @@ def run_mirror(path, log, out=None, plain=None, play=None, stdin=None):
     if play is not None:
         from vora_host.play.board_play import BoardPlay
         board_play = BoardPlay(follower.client, **play)
-        if stdin is None and sys.stdin.isatty():
-            stdin = sys.stdin
+    if stdin is None:
+        stdin = sys.stdin  # undo, and q to quit (q and Enter from a pipe)
     try:
         if plain:
             asyncio.run(_mirror_main(follower, None, emit, board_play, stdin))

@@ -999,22 +999,25 @@ def fit_rows(parts, priorities, height=None):
 
 
 def run_board_game(path, companion, plain=False):
-    """A host-run game on the board at serial device `path` until it ends or Ctrl-C;
-    the game drawn live on this terminal (or one line per event). Exit status."""
+    """A host-run game on the board at serial device `path` until it ends, `q` or
+    Ctrl-C; the game drawn live on this terminal (or one line per event). Exit status."""
     import asyncio
     import sys
 
-    from rich.console import Console
+    from rich.console import Console, Group
 
     async def main(live):
         tasks = companion.start(path=path)
-        typed = _read_typed_lines(companion)
+        quit_asked = asyncio.Event()
+        typed = _read_typed_lines(companion, on_quit=quit_asked.set)
         try:
-            while not companion.state.is_over():
+            while not companion.state.is_over() and not quit_asked.is_set():
                 if live is not None:
-                    live.update(companion.renderable(live.console.width))
+                    live.update(Group(companion.renderable(live.console.width), typed.footer(
+                        "type undo (a takeback), y or n and Enter | q quits")))
                 await asyncio.sleep(0.1)
-            await asyncio.sleep(0.5)  # the last frame reaches the board
+            if not quit_asked.is_set():
+                await asyncio.sleep(0.5)  # the last frame reaches the board
         finally:
             typed()
             for task in tasks:
@@ -1035,40 +1038,20 @@ def run_board_game(path, companion, plain=False):
     return 0
 
 
-def _read_typed_lines(companion, stdin=None):
+def _read_typed_lines(companion, stdin=None, on_quit=None):
     """Lines typed on this terminal beside a USB board go to the game ('undo', y, n),
-    as on the virtual board's line. Returns a function that stops reading."""
-    import asyncio
+    as on the virtual board's line; `q` calls on_quit (at a terminal at once, else `q`
+    and Enter). Returns the reader (vora_host.link.mirror.TypedKeys): calling it stops
+    reading, its footer() draws the line being typed."""
     import sys
-    stdin = stdin or sys.stdin
-    try:
-        fd = stdin.fileno()
-        loop = asyncio.get_running_loop()
-    except (AttributeError, ValueError, OSError, RuntimeError):
-        return lambda: None
-    pending = [b""]
 
-    def readable():
-        import os
-        try:
-            data = os.read(fd, 4096)
-        except OSError:
-            data = b""
-        if not data:
-            loop.remove_reader(fd)
-            return
-        pending[0] += data
-        while b"\n" in pending[0]:
-            line, pending[0] = pending[0].split(b"\n", 1)
-            text = line.decode("utf-8", "replace").strip()
-            answer = companion.command(text) if text else None
-            if text and answer is None:
-                companion.note("refused", "typed here: undo (a takeback), then y or n")
-            elif answer and answer[0].startswith("error "):
-                companion.note("refused", answer[0][len("error "):])
+    from vora_host.link.mirror import TypedKeys
 
-    try:
-        loop.add_reader(fd, readable)
-    except (ValueError, OSError, NotImplementedError):
-        return lambda: None
-    return lambda: loop.remove_reader(fd)
+    def line(text):
+        answer = companion.command(text)
+        if answer is None:
+            companion.note("refused", "typed here: undo (a takeback), then y or n; q quits")
+        elif answer and answer[0].startswith("error "):
+            companion.note("refused", answer[0][len("error "):])
+
+    return TypedKeys(stdin or sys.stdin, line, on_quit or (lambda: None)).start()
