@@ -495,9 +495,14 @@ def _board_play_options(args, parser):
         except (BadPosition, ValueError) as exc:
             parser.error("--position: %s" % exc)
         position = state.start
-    if not seats and position is None:
+    # The seats are noted beside the log, so that a game the board resumes gets its PC
+    # bots back (BoardPlay); --bot given chooses them anew.
+    from vora_host.log.store import resolve_db_path
+    notes = None if args.no_log else resolve_db_path(args.db)
+    if not seats and position is None and notes is None:
         return None
-    return {"bots": seats, "position": position, "seed": seed}
+    return {"bots": seats, "position": position, "seed": seed, "notes": notes,
+            "chosen": bool(args.bot)}
 
 
 def cmd_play_board(args, console, parser):

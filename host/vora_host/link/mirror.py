@@ -473,7 +473,7 @@ class VirtualCompanion:
         if self.play_options is not None:
             from vora_host.play.board_play import BoardPlay
             self.play = BoardPlay(self.follower.client, **self.play_options)
-            board.host_bot_names = self.play.names()
+            board.host_bot_names = self.play.names  # asked each time: a resume seats bots
             tasks.append(asyncio.create_task(_play_loop(
                 self.play, plain_printer(self.out) if self.plain else None)))
         return tasks

@@ -13,7 +13,11 @@ that announced the "play" capability (docs/protocol.md, "Play messages"):
   it like keys, shows it, plays it and reports it as any move (so it is logged the same
   way);
 - a position (`--position`) is sent once the board answers; the board refuses it while a
-  game is in progress, and the refusal is said in words.
+  game is in progress, and the refusal is said in words;
+- who plays each seat is noted beside the game log (play/saved.py's seat notes, under the
+  log's id of the board's game): a game the board resumes gets the PC's bots it had when it
+  was left, and the screen says so; `--bot` given then seats those instead, and what
+  changed is said (`--bot N=person` gives a bot's seat back to a person).
 """
 
 import collections
@@ -23,6 +27,7 @@ from vora_host.games.vora import view
 from vora_host.play.board import THINK_WAIT_S, BotThinking
 
 R_BUSY = 18  # the board's refusal of a position while a game is in progress (vora_ui)
+PERSON = "person"  # `--bot N=person`: the seat is a person's (a bot's, when last played)
 
 __all__ = ["BoardPlay", "check_kind", "find_seat", "parse_bot_seats", "seat_table", "seats_text"]
 
@@ -116,7 +121,10 @@ def parse_bot_seats(values, game="vora", seats=None, players=None):
                                  "or a player number 0 to 3" % who)
             if not kind:
                 raise ValueError("%r: give a bot after the '=', e.g. %s=random" % (part, who))
-            check_kind(kind, game)
+            if kind in (PERSON, "human") and table is None:
+                kind = PERSON  # on a board: the seat goes back to a person
+            else:
+                check_kind(kind, game)
             if key in out and out[key] != kind:
                 raise ValueError("%r: that seat already has a bot, %s; give each seat one"
                                  % (part, out[key]))
@@ -124,10 +132,24 @@ def parse_bot_seats(values, game="vora", seats=None, players=None):
     return out
 
 
+class _Seat:
+    # What saved.note_seats notes of a seat: a bot's kind, or a person ("human").
+    def __init__(self, kind):
+        self.kind = kind
+
+
 class BoardPlay:
-    def __init__(self, client, bots=None, position=None, seed=0):
+    """`notes`: the game log's path, for the seat notes (None: none kept); `chosen`: the
+    seats were given (--bot), else a resumed game keeps those it had."""
+
+    def __init__(self, client, bots=None, position=None, seed=0, notes=None, chosen=None):
         self.client = client
-        self.bots = dict(bots or {})  # seat letter or player number -> kind
+        bots = dict(bots or {})
+        self.chosen = bool(bots) if chosen is None else chosen
+        # seat letter or player number -> kind; a seat given back to a person has none
+        self.bots = dict((k, v) for k, v in bots.items() if v != PERSON)
+        self.notes = notes
+        self._noted_for = None  # the log's game whose seats were noted (or taken) last
         self.position = position
         self.seed = seed
         self.messages = collections.deque(maxlen=6)  # what to tell the user, newest last
@@ -190,11 +212,52 @@ class BoardPlay:
                 kind, (self.client.seed or 0) * 10 + "SWNE".index(seat), "vora")
         return self._agents[(seat, kind)]
 
+    def kinds(self):
+        """What plays each player of the followed game: a PC bot's kind, else "human"
+        (a person, or the board's own bot: the board keeps those itself)."""
+        st = self.client.state
+        names = self.names()
+        return [names.get(seat, "human") for seat in st.seats]
+
+    def _seats_of_game(self):
+        # Once per game the log holds: the seats it was left with come back (unless
+        # --bot chose), what changed is said, and the seats now are noted.
+        c = self.client
+        if self.notes is None or c.state is None or c.log_id is None \
+                or c.log_id == self._noted_for:
+            return
+        from vora_host.play import saved
+        self._noted_for = c.log_id
+        st = c.state
+        before = saved.seats_noted(self.notes, c.log_id, len(st.seats))
+        now = self.kinds()
+        if before is not None and before != now:
+            if not self.chosen:
+                # The board resumed it: the PC's bots sit where they sat.
+                self.bots = dict((p, kind) for p, kind in enumerate(before)
+                                 if kind != "human")
+                self._agents.clear()
+                bots = [p for p, kind in enumerate(before) if kind != "human"]
+                if bots:
+                    self.say("%s again, as when this game was left (--bot %s=person gives "
+                             "it to a person)" % ("; ".join(_seat_words(st, p, before[p])
+                                                            for p in bots),
+                                                  st.seats[bots[0]]))
+                else:
+                    self.say("every seat a person's again, as when this game was left")
+                now = before
+            else:
+                self.say("Since this game was left: %s" % "; ".join(
+                    "%s -> %s" % (_seat_words(st, p, was), _kind_words(now[p]))
+                    for p, was in enumerate(before) if was != now[p]))
+        saved.note_seats(self.notes, c.log_id, [_Seat(kind) for kind in now])
+
     def poll(self):
         c = self.client
         self._refusals()
         if not c.connected:
             return
+        self._seats_of_game()
         if not c.plays():
             if (self.bots or self.position) and not self._missing_said:
                 self._missing_said = True
@@ -249,6 +312,17 @@ class BoardPlay:
                 # the board's saved game: the virtual board can start without it
                 text += "; or start the virtual board with --fresh (it forgets its saved game)"
             self.say(text)
+
+
+def _kind_words(kind):
+    return "a person" if kind == "human" else "%s on the PC" % kind
+
+
+def _seat_words(state, player, kind):
+    """'North hard on the PC', 'South a person'."""
+    from vora_host.games.vora.view import SEAT_NAMES
+    seat = state.seats[player]
+    return "%s %s" % (SEAT_NAMES.get(seat, seat), _kind_words(kind))
 
 
 def _key_name(k):

@@ -542,10 +542,12 @@ class VirtualBoard:
         if seat in ui.board_bots:
             return "the board's bot, %s" % vora_ui.bot_level_name(ui.bot_level(seat))
         if seat in ui.host_bots:
-            return (self.host_bot_names or {}).get(seat, "bot") + " on the PC"
+            names = self.host_bot_names
+            return ((names() if callable(names) else names) or {}).get(seat, "bot") + \
+                " on the PC"
         return ""
 
-    host_bot_names = None  # seat -> bot kind, set by vora play's companion
+    host_bot_names = None  # seat -> bot kind (or a function giving it), from vora play
 
     def detail(self):
         """A second line: the preview, the farm on view (and from whose seat it is laid
@@ -1084,6 +1086,8 @@ class Screen:
         entry = "> " + self.entry + "\x1b[7m \x1b[0m"
         if game is not None:
             self._game_message(game)
+        else:
+            self._play_message()
         message = ("\x1b[31m" if " refused" in self.message or self.message.startswith(
             ("refused", "error")) else "", self.message)
         if self.vora_help() and self.side_mode == "none":
@@ -1131,6 +1135,21 @@ class Screen:
     first_message = None
     first_is_a_note = False
     _side_drawn = False
+    _play_said = 0
+
+    def _play_message(self):
+        # What vora play says of the board's game (the seats a resume gives back, a
+        # refusal in words) on the message line: the mirror beside an 80-column board is
+        # too narrow for it. A resume note said first stays with it.
+        play = getattr(self.companion, "play", None)
+        said = getattr(play, "said", 0)
+        if said == self._play_said or not play.messages:
+            return
+        self._play_said = said
+        text = play.messages[-1]
+        if self.first_is_a_note and self.message == self.first_message:
+            text = "%s. %s%s" % (self.message.rstrip("."), text[:1].upper(), text[1:])
+        self.message = text
     _events_seen = 0
     _viewer_seen = _NOBODY_YET = object()  # no draw with the game on yet
 
