@@ -660,14 +660,14 @@ def test_killing_the_lab_outright_takes_its_workers_with_it(tmp_path):
         below = _descendants(proc.pid)
         assert len(below) >= 3, below  # two workers and the resource tracker
         proc.kill()
-        proc.wait(timeout=10)
-        deadline = time.time() + 5
+        proc.wait(timeout=60)
+        deadline = time.time() + 60  # they go at once; a loaded machine may take its time
         while time.time() < deadline:
             left = [pid for pid in below if _alive(pid)]
             if not left:
                 break
             time.sleep(0.1)
-        assert left == [], "still running after 5 s: %s" % left
+        assert left == [], "still running after 60 s: %s" % left
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -114,7 +114,7 @@ def test_vora_play_mirrors_and_logs_a_whole_game_of_the_virtual_board(tmp_path):
             move = collecting_move(player.ui.state, rnd)
             player.play(move)
             played.append(move)
-        board.mirror_until("mirror over", timeout=30)
+        board.mirror_until("mirror over")
         assert board.cmd("state") == [player.ui.state.position()] or player.ui.state.is_over()
         board.proc.stdin.write("quit\n")
         board.proc.stdin.flush()

@@ -23,7 +23,7 @@ from vora_host.play import saved
 from vora_host.play.board import KeyPad, key_name
 from vora_host.virtual import board as sim
 
-from pty_screen import PtyScreen
+from pty_screen import WAIT, PtyScreen
 
 ROOT = Path(__file__).resolve().parents[1]
 GAMES = ("vorcept", "gaia-vora", "tossing-tiger", "boars")
@@ -84,14 +84,9 @@ class Board:
     def seen(self):
         return self.panel() + " || " + flat(self.term.text())
 
-    def wait(self, needle, timeout=15.0, where=None):
+    def wait(self, needle, timeout=WAIT, where=None):
         where = where or self.seen
-        end = time.monotonic() + timeout
-        while needle not in where():
-            assert time.monotonic() < end, "%r never appeared:\n%s" % (needle,
-                                                                         self.term.text())
-            assert self.term.pump(0.1) or needle in where(), \
-                "the program ended without %r:\n%s" % (needle, self.term.text())
+        self.term.wait_until(lambda: needle in where(), "%r appeared" % needle, timeout)
         return self.seen()
 
     def type(self, line):
@@ -108,7 +103,7 @@ class Board:
 
     def my_turn(self):
         """Wait until the newcomer (P0) is to act and the screen says so; the position."""
-        end = time.monotonic() + 20
+        end = time.monotonic() + WAIT
         while True:
             state = self.state()
             if state.to_act() == 0 and self.bottom().startswith(flat(self.turn(state))):
@@ -134,13 +129,23 @@ class Board:
         player's corner, or (a game without corners) its last key held."""
         mapping = self.host.BOARD
         path = mapping.key_path(state, move)
+        # The keys to type, worked out on the board's own key entry (KeyPad): a key naming
+        # several moves is pressed again for the next, until `move` is the preview. Typed
+        # all, then the preview waited for: never a look at the screen before a key is in.
+        pad = KeyPad(mapping)
+        keys = []
         for k in path:
+            pad.press(state, k, 0)
+            pad.release(state, k, 30)
+            keys.append(k)
+        while pad.preview != move:
+            assert len(keys) < len(path) + 6, "%s is never previewed" % move
+            pad.press(state, path[-1], 0)
+            pad.release(state, path[-1], 30)
+            keys.append(path[-1])
+        for k in keys:
             self.type(key_name(k))
-        for _ in range(6):  # a key naming several moves: pressed again for the next
-            if "preview: %s" % move in self.panel():
-                break
-            self.type(key_name(path[-1]))
-        self.wait("preview: %s" % move, where=self.panel)
+        self.wait("preview: %s (" % move, where=self.panel)
         corners = mapping.confirm_keys(state, 0)
         if corners:
             self.type(key_name(corners[0]))
@@ -172,10 +177,7 @@ class Board:
         self.wait("Now (", where=self.panel)
         self.check_turn_and_prompt(state)
         self.term.send("?", 0.5)
-        end = time.monotonic() + 5
-        while "back to the game" in self.panel() and time.monotonic() < end:
-            self.term.pump(0.1)
-        assert "back to the game" not in self.panel()
+        self.term.wait_until(lambda: "back to the game" not in self.panel(), "help closed")
         self.check_turn_and_prompt(state)
 
     def undo(self, turn, move):
@@ -271,13 +273,13 @@ class Typed:
         lines = [line for line in self.term.lines() if line.strip()]
         return bool(lines) and lines[-1] == "P0>"
 
-    def wait(self, needle, timeout=15.0):
+    def wait(self, needle, timeout=WAIT):
         return self.term.wait_for(needle, timeout)
 
     def my_turn(self, *needles):
         """Wait until P0 is asked for a move (and `needles` are on the screen); check that
         the turn line and the prompt are visible; the position."""
-        end = time.monotonic() + 20
+        end = time.monotonic() + WAIT
         while True:
             text = flat(self.term.text())
             if self.asked() and all(flat(n) in text for n in needles):

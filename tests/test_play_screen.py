@@ -54,16 +54,22 @@ def wait_for_game(term):
 
 
 def test_at_80x24_nothing_is_cut_and_the_legend_letters_mirror_and_help_are_there(tmp_path):
+    state = vora.new_game(2, seed=SEED)
+    helptext = view.seat_help("S", vora.PHASE_ACTION) + \
+        " | or type a move (push crow Sc) | q quits"
     with play(tmp_path, 80, 24) as term:
         wait_for_game(term)
-        term.pump(1.0)
+        term.wait_until(lambda: ">P0 South -2" in term.text()
+                        and flat(helptext) in flat(term.text())
+                        and all(cell_text(term, name) == vora.LETTERS[state.grid[c]]
+                                for c, name in enumerate(vora.CELL_NAMES)),
+                        "the board, the mirror and the help drawn")
         lines = term.lines()
         text = "\n".join(lines)
         # The legend names the nine cube types with their letters.
         for t, name in enumerate(vora.TYPES):
             assert "%s %s" % (vora.LETTERS[t], name) in lines[1], lines[1]
         # Every meadow key shows its cube's letter, as the rules dealt it.
-        state = vora.new_game(2, seed=SEED)
         for c, name in enumerate(vora.CELL_NAMES):
             assert cell_text(term, name) == vora.LETTERS[state.grid[c]], name
         assert cell_text(term, "cS") == "South" and cell_text(term, "Sc") == "^"
@@ -71,8 +77,6 @@ def test_at_80x24_nothing_is_cut_and_the_legend_letters_mirror_and_help_are_ther
         assert "PC mirror" in text and ">P0 South -2" in text and "P1 North -1" in text
         assert "farm: count, letter" in text
         # The help of the seat to act, whole (folded, not cut), and the last lines fit.
-        helptext = view.seat_help("S", vora.PHASE_ACTION) + \
-            " | or type a move (push crow Sc) | q quits"
         assert flat(helptext) in flat(text)
         assert all(len(line) <= 80 for line in lines)
         term.send("q", 0.5)
@@ -80,13 +84,16 @@ def test_at_80x24_nothing_is_cut_and_the_legend_letters_mirror_and_help_are_ther
 
 
 def test_at_120x40_the_whole_mirror_sits_beside_the_board(tmp_path):
+    state = vora.new_game(2, seed=SEED)
     with play(tmp_path, 120, 40) as term:
         wait_for_game(term)
-        term.pump(1.0)
+        term.wait_until(lambda: "score -2" in term.text() and view.FARM_NOTE in term.text()
+                        and cell_text(term, "c3")
+                        == vora.LETTERS[state.grid[vora.cell_index("c3")]],
+                        "the board and the whole mirror drawn")
         text = term.text()
         assert "Vora mirror" in text and "score -2" in text
         assert view.FARM_NOTE in text and "[x]" not in text
-        state = vora.new_game(2, seed=SEED)
         assert cell_text(term, "c3") == vora.LETTERS[state.grid[vora.cell_index("c3")]]
         term.send("q", 0.5)
 
@@ -95,8 +102,13 @@ def test_a_refused_key_says_why_and_a_farm_says_from_whose_seat_it_is_laid_out(t
     with play(tmp_path, 80, 24) as term:
         wait_for_game(term)
         term.send("Sa\r", 1.0)  # an edge before a cube is picked
-        assert "Sa refused: pick a cube from your farm first" in flat(term.text())
+        term.wait_until(lambda: "Sa refused: pick a cube from your farm first"
+                        in flat(term.text()), "Sa refused")
         term.send("cN\r", 1.0)  # North's corner: North's farm, as North reads it
+        term.wait_until(lambda: "North's farm on the meadow" in flat(term.text())
+                        and sorted(x for x in (cell_text(term, n) for n in vora.CELL_NAMES)
+                                   if x != ".") == ["S"],
+                        "North's farm shown")
         note = flat(term.text())
         assert "North's farm on the meadow, laid out for North's seat (upside down " \
                "from here): 1S" in note
@@ -113,8 +125,8 @@ def test_a_typed_move_plays_and_a_bot_answers_on_the_virtual_board(tmp_path):
         wait_for_game(term)
         assert "North (greedy on the PC)" not in term.text()
         term.send(move.upper().replace("PUSH", "push") + "\r", 0.5)  # any capitals
-        term.wait_for("P0 " + move, timeout=15)
-        term.wait_for("P1 ", timeout=15)  # the PC's bot played North
+        term.wait_for("P0 " + move)
+        term.wait_for("P1 ")  # the PC's bot played North
         assert "N bot" in term.text() and "greedy (PC)" in term.text()
         term.send("q", 0.5)
 
@@ -217,14 +229,24 @@ def test_typed_play_shortens_a_huge_bad_input_when_it_repeats_it():
 
 def test_mirror_plain_says_it_is_waiting_for_the_port(tmp_path):
     missing = tmp_path / "ttyVORA"
+    import threading
     proc = subprocess.Popen([VORA, "mirror", "--plain", "--port", str(missing), "--db",
                              str(tmp_path / "g.sqlite3")], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, cwd=str(ROOT))
+    said = []
+    reader = threading.Thread(target=lambda: said.extend(proc.stdout), daemon=True)
+    reader.start()
     try:
-        time.sleep(3)
+        end = time.monotonic() + 60
+        while not any("waiting for the board" in line for line in said) \
+                and proc.poll() is None and time.monotonic() < end:
+            time.sleep(0.05)
     finally:
         proc.terminate()
-    out, err = proc.communicate(timeout=10)
+    proc.wait(timeout=60)
+    reader.join(60)
+    err = proc.stderr.read()
+    out = "".join(said)
     assert "waiting for the board at %s" % missing in out, (out, err)
 
 

@@ -166,7 +166,7 @@ def test_play_on_the_board_names_a_hidden_games_seed_only_once_it_is_over(tmp_pa
         proc.stdin.write("quit\n")
         proc.stdin.flush()
         after = read_until(lines, r"^Seed \d+")
-        proc.wait(timeout=30)
+        proc.wait(timeout=60)
     finally:
         proc.kill()
     assert "on the board, seed kept secret until the game is over" in before
@@ -176,20 +176,17 @@ def test_play_on_the_board_names_a_hidden_games_seed_only_once_it_is_over(tmp_pa
 
 
 def test_an_unfinished_hidden_game_on_the_board_keeps_its_seed_secret(tmp_path):
+    from play_session import PlaySession
     db = tmp_path / "games.sqlite3"
-    proc, lines = board_game(tmp_path, "--db", str(db), "--human", "0")
-    try:
-        before = read_until(lines, r"on the board")
-        time.sleep(1.0)
-        proc.stdin.write("quit\n")
-        proc.stdin.flush()
-        after = read_until(lines, r"seed stays secret")
-        proc.wait(timeout=30)
-    finally:
-        proc.kill()
+    with PlaySession(["play", "tossing-tiger", "--port", "sim", "--save-dir",
+                      str(tmp_path / "save"), "--fresh", "--db", str(db), "--human", "0"]) \
+            as play:
+        play.until_the_pcs_game(tossing_tiger.TITLE)  # the game runs on the board
+        out = play.quit()  # everything it said, on stdout and stderr
+    assert "seed stays secret" in out
     with GameLog(db) as log:
         seed = log.game(1)["seed"]
-    assert str(seed) not in before + after
+    assert str(seed) not in out
 
 
 # ---------------------------------------------------------------- the chance
