@@ -1,7 +1,10 @@
-"""The bounds of the web mirror's live event streams (issue 43): a page that reads
-nothing is dropped once its queue is full (the others go on; it catches up from the log
-when it connects again), and past --max-streams a stream is refused with a 503 that says
-why. The memory they cost, measured: bench/bench_web_streams.py (docs/benchmarks.md)."""
+"""The bounds of the web mirror's live event streams (issue 43): a stream's queue is
+bounded (a full one is merged into one change that loses no game id); a page that reads
+nothing is dropped (the others go on; it catches up from the log when it connects
+again); past --max-streams a stream is refused with a 503 that says why. The memory they
+cost, measured: bench/bench_web_streams.py (docs/benchmarks.md)."""
+
+import asyncio
 
 import json
 import random
@@ -117,10 +120,40 @@ class Reader(threading.Thread):
                         self.numbers.append(json.loads(line[6:])["position"]["number"])
 
 
+def test_a_full_queue_becomes_one_change_that_loses_no_game():
+    async def run():
+        watcher = web_app.LogWatcher("unused", max_streams=3)
+        follower, everything = watcher.subscribe(7), watcher.subscribe()
+        positions = {}
+        for k in range(1, 2 * web_app.STREAM_QUEUE + 1):
+            message = {"version": k, "ids": [k % 5 + 1, 7]}
+            if k == 30:
+                message["trouble"] = "the log cannot be read: locked"
+            elif k == 31:
+                message["trouble"] = None
+            positions[k] = {"number": k}
+            told = dict(message, position=positions[k])
+            watcher._offer(follower, (told, web_app._event("changed", told)))
+            watcher._offer(everything, (message, web_app._event("changed", message)))
+        for stream in (follower, everything):
+            queue = [stream.queue.get_nowait() for _ in range(stream.queue.qsize())]
+            assert len(queue) <= web_app.STREAM_QUEUE
+            told = [json.loads(data.split(b"data: ")[1]) for _, data in queue]
+            assert [m for m, _ in queue] == told  # each event is its message
+            assert sorted(set(i for m in told for i in m["ids"])) == [1, 2, 3, 4, 5, 7]
+            assert [m["version"] for m in told] == sorted(m["version"] for m in told)
+            assert told[-1]["version"] == 2 * web_app.STREAM_QUEUE
+            assert {"trouble": None}.items() <= told[0].items()  # the newest trouble said
+            if stream is follower:
+                assert told[-1]["position"] == {"number": 2 * web_app.STREAM_QUEUE}
+        assert watcher.merged > 0 and watcher.dropped == 0
+    asyncio.run(run())
+
+
 @pytest.mark.parametrize("running", [{"sndbuf": 8192}], indirect=True)
 def test_a_page_that_reads_nothing_is_dropped_and_catches_up_when_it_connects_again(
         db, running, monkeypatch):
-    monkeypatch.setattr(web_app, "STREAM_QUEUE", 4)
+    monkeypatch.setattr(web_app, "WRITE_STALL_SECONDS", 1.0)
     game = Game(db)
     query = "?game=%d" % game.gid
     reader = Reader(running.base, query)
@@ -129,8 +162,8 @@ def test_a_page_that_reads_nothing_is_dropped_and_catches_up_when_it_connects_ag
     stalled = raw_stream(running.port, query, rcvbuf=2048)
     try:
         wait_for(lambda: running.watcher.streams == 2, what="both streams")
-        # Moves until the stream that reads nothing fills the socket, the server's
-        # buffer and then its queue of 4 events.
+        # Moves until the stream that reads nothing fills the sockets' buffers and the
+        # server's, and a write then waits a second.
         while running.watcher.dropped == 0:
             assert game.moves < 1000, "never dropped"
             game.play()

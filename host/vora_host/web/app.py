@@ -20,9 +20,11 @@ tells every open event stream; while no page is open it does not poll at all. Th
 keeps one connection to the log while streams are open; every request opens its own
 (vora_host.log.store keeps the two from costing each other their file locks, issue 43).
 
-Bounds: each stream has a queue of at most STREAM_QUEUE events; a page that reads nothing
-while that many events wait is dropped (its stream ends; a page stuck in a write is cut
-after DROP_GRACE_SECONDS), and its EventSource, once it reads again, connects again and
+Bounds: each stream has a queue of at most STREAM_QUEUE events; when it is full (a page
+that reads slowly, or a server behind) what waits is merged into one change (every id it
+names, the newest version, position and trouble), so a slow page gets fewer events and
+loses nothing. A page that reads nothing (one write waits WRITE_STALL_SECONDS) is dropped:
+its connection is closed, and its EventSource, once it reads again, connects again and
 reads the log afresh on hello. At most `max_streams` streams are open at once (vora serve
 --max-streams): past that a stream is refused with a 503 that says why, which the pages
 show. Every event is serialised once, whatever the number of streams.
@@ -60,16 +62,17 @@ from vora_host.web.game_data import BadRequest, Forbidden, NotFound
 from vora_host.web.hosts import HostCheck, served_names
 
 __all__ = ["create_app", "LogWatcher", "POLL_SECONDS", "FULL_POLL_SECONDS", "STREAM_QUEUE",
-           "MAX_STREAMS", "json_safe", "CUT_MESSAGE"]
+           "WRITE_STALL_SECONDS", "MAX_STREAMS", "json_safe", "CUT_MESSAGE"]
 
 POLL_SECONDS = 0.02  # how often the games being played are looked at
 FULL_POLL_SECONDS = 1.0  # how often the whole list is (deletions, imports of old games)
 KEEPALIVE_SECONDS = 15.0  # a comment line on a quiet event stream, so proxies keep it
 STOP_CHECK_SECONDS = 0.25  # how often a quiet event stream looks whether the server stops
 LOCK_TIMEOUT = 2.0
-STREAM_QUEUE = 64  # events waiting for one stream at most: past that its page is dropped
+STREAM_QUEUE = 64  # events waiting for one stream at most: past that they are merged
+WRITE_STALL_SECONDS = 10.0  # a page whose connection takes no byte this long is dropped
 MAX_STREAMS = 500  # event streams open at once at most (vora serve --max-streams)
-DROP_GRACE_SECONDS = 2.0  # how long a dropped stream may take to end before it is cut
+DROP_GRACE_SECONDS = 2.0  # how long a stream dropped from outside may take to end
 MAX_SAFE_INTEGER = 2 ** 53 - 1  # JavaScript's: larger whole numbers are sent as strings
 # What uvicorn logs when a response ends unfinished: said of the streams cut on purpose
 # (vora_host.web.serve leaves those out of its output).
@@ -152,10 +155,14 @@ class _Log:
 
 # ---------------------------------------------------------------- watching the log
 
+class _Stalled(Exception):
+    """A stream's page took nothing for WRITE_STALL_SECONDS: it is dropped."""
+
+
 class _Stream:
-    """One open event stream: its queue of events (bytes, at most STREAM_QUEUE), the game
-    it follows (None: every change) and, once it must end, why ("dropped": its page read
-    nothing while the queue filled; "stopped": the watcher stopped)."""
+    """One open event stream: its queue of events ((message, its bytes), at most
+    STREAM_QUEUE), the game it follows (None: every change) and, once it must end, why
+    ("dropped": its page read nothing; "stopped": the watcher stopped)."""
 
     def __init__(self, loop, game):
         self.loop = loop
@@ -191,6 +198,7 @@ class LogWatcher:
         self._wake = threading.Event()  # set when a stream subscribes
         self.polls = 0  # how many times the log was looked at
         self.dropped = 0  # streams dropped because their page did not read
+        self.merged = 0  # times a full queue was merged into one change
         self._thread = None
 
     def start(self):
@@ -240,27 +248,44 @@ class LogWatcher:
         except RuntimeError:
             pass  # that stream's loop is closed: it has gone
 
-    def _offer(self, stream, data):
-        # In the stream's event loop. The queue is bounded: a page that reads nothing
-        # while it fills is dropped, rather than kept in memory without end.
+    def _offer(self, stream, item):
+        # In the stream's event loop; item: (message, its event as bytes), or None.
         if stream.why is not None:
             return
-        if data is None:
+        if item is None:
             stream.end("stopped")
             return
         try:
-            stream.queue.put_nowait(data)
+            stream.queue.put_nowait(item)
         except asyncio.QueueFull:
-            self.drop(stream)
+            self._merge(stream, item)
+
+    def _merge(self, stream, item):
+        """A full queue becomes one change: every game id its changes named, the newest
+        version and trouble, and the newest position if the newest change brought one
+        (only the newest may be called the newest position). Pages read everything
+        again on any change; an API client learns every id."""
+        messages = []
+        while not stream.queue.empty():
+            messages.append(stream.queue.get_nowait()[0])
+        messages.append(item[0])
+        merged = {"version": messages[-1]["version"],
+                  "ids": sorted(set(i for m in messages for i in m["ids"]))}
+        troubles = [m["trouble"] for m in messages if "trouble" in m]
+        if troubles:
+            merged["trouble"] = troubles[-1]
+        if "position" in messages[-1]:
+            merged["position"] = messages[-1]["position"]
+        stream.queue.put_nowait((merged, _event("changed", merged)))
+        self.merged += 1
 
     def drop(self, stream):
         """End a stream whose page reads nothing (in the stream's event loop)."""
         self.unsubscribe(stream)
         self.dropped += 1
         stream.end("dropped")
-        log.warning("dropped a live event stream: its page read nothing while %d events "
-                    "waited for it (it reads the log afresh when it connects again)",
-                    STREAM_QUEUE)
+        log.warning("dropped a live event stream: its page took nothing for %g s (it reads "
+                    "the log afresh when it connects again)", WRITE_STALL_SECONDS)
 
     def _tell(self, message, glog=None):
         with self._lock:
@@ -278,13 +303,16 @@ class LogWatcher:
                         position = self.latest(glog, game)
                     except (GameLogError, LookupError, ValueError, PermissionError):
                         position = None  # the page asks, and is told what is wrong
-                    followed[game] = None if position is None \
-                        else _event("changed", dict(message, position=position))
+                    if position is None:
+                        followed[game] = None
+                    else:
+                        told = dict(message, position=position)
+                        followed[game] = (told, _event("changed", told))
                 if followed[game] is not None:
                     self._post(stream, followed[game])
                     continue
             if plain is None:
-                plain = _event("changed", message)  # serialised once for every stream
+                plain = (message, _event("changed", message))  # serialised once for all
             self._post(stream, plain)
 
     @staticmethod
@@ -392,18 +420,21 @@ class _EventStream(Response):
         try:
             await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
             if not pump.done() and not gone.done():
-                # Dropped (or the server stops): the pump ends the stream as soon as its
-                # page reads; a page that still reads nothing is cut.
+                # Ended from outside (dropped, or the server stops): the pump ends the
+                # stream as soon as its page takes what waits; else it is cut.
                 await asyncio.wait((pump, gone), timeout=DROP_GRACE_SECONDS,
                                    return_when=asyncio.FIRST_COMPLETED)
-                if not pump.done() and not gone.done():
-                    self.on_cut()
+            stalled = pump.done() and not pump.cancelled() \
+                and isinstance(pump.exception(), _Stalled)
+            if not gone.done() and (stalled or not pump.done()):
+                self.on_cut()  # the response ends unfinished: uvicorn closes the connection
         finally:
             self.watcher.unsubscribe(self.stream)
             for task in tasks:
                 task.cancel()
             results = await asyncio.gather(*tasks, return_exceptions=True)
-            if isinstance(results[0], Exception) and not isinstance(results[0], OSError):
+            if isinstance(results[0], Exception) \
+                    and not isinstance(results[0], (OSError, _Stalled)):
                 # (OSError: its page has gone.)
                 log.error("an event stream failed", exc_info=results[0])
 
@@ -413,34 +444,45 @@ class _EventStream(Response):
             pass
 
     async def _pump(self, send):
-        def body(data):
-            return {"type": "http.response.body", "body": data, "more_body": True}
         stream, watcher = self.stream, self.watcher
+
+        async def write(data, more=True):
+            # A page whose connection takes nothing (its buffers full) for
+            # WRITE_STALL_SECONDS reads nothing: dropped, not waited for (and not for
+            # more than a second while the server stops).
+            stall = min(WRITE_STALL_SECONDS, DROP_GRACE_SECONDS) if self.closing() \
+                else WRITE_STALL_SECONDS
+            try:
+                await asyncio.wait_for(send({"type": "http.response.body", "body": data,
+                                             "more_body": more}), stall)
+            except asyncio.TimeoutError:
+                watcher.drop(stream)
+                raise _Stalled()
+
         await send({"type": "http.response.start", "status": self.status_code,
                     "headers": self.raw_headers})
-        await send(body(b"retry: 1000\n\n"))
+        await write(b"retry: 1000\n\n")
         # Hello once the watcher has looked at the log since this stream began: a page
         # reads the log on hello, and every change after that is told.
         await watcher.looked_since(self.polls)
-        await send(body(_event("hello", {"version": watcher.version,
-                                         "trouble": watcher.trouble})))
+        await write(_event("hello", {"version": watcher.version, "trouble": watcher.trouble}))
         quiet_since = time.monotonic()
         while stream.why is None:
             try:
-                data = await asyncio.wait_for(stream.queue.get(), STOP_CHECK_SECONDS)
+                _, data = await asyncio.wait_for(stream.queue.get(), STOP_CHECK_SECONDS)
             except asyncio.TimeoutError:
                 if self.closing():
                     break  # the server stops: end the stream so it stops cleanly
                 if time.monotonic() - quiet_since >= KEEPALIVE_SECONDS:
                     quiet_since = time.monotonic()
-                    await send(body(b": still here\n\n"))
+                    await write(b": still here\n\n")
                 continue
-            await send(body(data))
+            await write(data)
         if stream.why == "dropped":
-            await send(body(_event("dropped", {
-                "reason": "this page read nothing while %d live updates waited for it; it "
-                          "reads the log again when it reconnects" % STREAM_QUEUE})))
-        await send({"type": "http.response.body", "body": b"", "more_body": False})
+            await write(_event("dropped", {
+                "reason": "this page took no live update for a while; it reads the log "
+                          "again when it connects again"}))
+        await write(b"", more=False)
 
 
 # ---------------------------------------------------------------- the application

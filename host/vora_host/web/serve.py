@@ -21,6 +21,8 @@ __all__ = ["DEFAULT_PORT", "DEFAULT_HOST", "PortBusy", "bind", "address_of", "se
 
 DEFAULT_HOST = "127.0.0.1"
 GRACE_SECONDS = 1  # open event streams are cut this long after Ctrl-C
+SEND_BUFFER = 256 * 1024  # bytes: each connection's socket send buffer (Linux doubles it)
+GIVE_UP_SECONDS = 30  # a connection whose peer takes nothing this long is closed
 
 
 class PortBusy(OSError):
@@ -38,6 +40,17 @@ def bind(host, port):
     sock = socket.socket(family, kind, proto)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        # Every connection it accepts takes this send buffer (not grown by the kernel up
+        # to 4 MB): a page that reads nothing holds at most this much of the kernel's
+        # memory, and its stream soon waits, and is dropped (app.WRITE_STALL_SECONDS).
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
+        # And a peer that takes nothing of what was sent for this long (a page dropped
+        # for reading nothing, a computer gone) is given up by the kernel, so that its
+        # connection and buffers are freed (Linux: zero-window probes count too).
+        if hasattr(socket, "TCP_USER_TIMEOUT") and family in (socket.AF_INET,
+                                                                socket.AF_INET6):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT,
+                            int(GIVE_UP_SECONDS * 1000))
         sock.bind(where)
         sock.listen(128)
     except OSError as exc:
