@@ -279,6 +279,46 @@ def test_a_log_that_is_not_one_is_said_so_and_the_server_goes_on(tmp_path):
     assert path.read_bytes().startswith(b"not a database")  # left as it was
 
 
+def test_a_read_that_fails_once_is_tried_again_before_the_log_is_said_unreadable(
+        db, client, monkeypatch):
+    gid, _, _, _ = log_game(db, "vorcept", 3, 2)
+    real_games, real_game = GameLog.games, GameLog.game
+    failures = []
+
+    def failing(real, times):
+        def read(self, *args, **kwargs):
+            if len(failures) < times:
+                failures.append(1)
+                raise gamelog.DatabaseError("%s cannot be used as a game log: database disk "
+                                            "image is malformed (a corrupt or damaged file?)"
+                                            % db)
+            return real(self, *args, **kwargs)
+        return read
+
+    monkeypatch.setattr(GameLog, "games", failing(real_games, 1))
+    monkeypatch.setattr(GameLog, "game", failing(real_game, 1))
+    assert client.get("/api/games").status_code == 200  # the second try
+    failures.clear()
+    assert client.get("/api/games/%d" % gid).status_code == 200
+    failures.clear()
+    monkeypatch.setattr(GameLog, "game", failing(real_game, 4))
+    answer = client.get("/api/games/%d" % gid)  # failing on a new connection too: said
+    assert answer.status_code == 503 and "malformed" in answer.json()["error"]
+    assert len(failures) == 2
+
+
+def test_a_log_locked_past_the_wait_is_said_busy_not_damaged(db, client, monkeypatch):
+    log_game(db, "vorcept", 3, 2)
+
+    def locked(self, *args, **kwargs):
+        raise gamelog.DatabaseLocked("%s is locked by another program (database is locked); "
+                                     "try again when it has finished" % db)
+    monkeypatch.setattr(GameLog, "games", locked)
+    answer = client.get("/api/games")
+    assert answer.status_code == 503
+    assert answer.json()["error"].startswith("the game log is busy: %s is locked" % db)
+
+
 def test_an_unexpected_failure_is_a_500_that_names_it(db, monkeypatch):
     log_game(db, "vorcept", 3, 2)
 
@@ -364,11 +404,11 @@ def test_64_bit_seeds_are_sent_as_strings_and_no_number_past_2_53(db, client, se
     reader = threading.Thread(target=_read_events, args=(server, "?game=%d" % hidden, found,
                                                         ready))
     reader.start()
-    assert ready.wait(10)
+    assert ready.wait(60)
     moves, digests, _ = play_moves("boars", BIG_SEED - 1, 6)  # the same first five
     with GameLog(db) as log:
         log.add_move(hidden, 6, moves[5], digests[5])
-    reader.join(10)
+    reader.join(60)
     assert found and found[0][2]["position"]["number"] == 6
 
 
@@ -457,14 +497,34 @@ def server(db, request):
     sock = serve.bind("127.0.0.1", 0)
     running = serve.start_in_thread(sock, db)
     base = serve.address_of(sock)
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 60
     while not running.started and time.monotonic() < deadline:
         time.sleep(0.02)
     assert running.started, "the server did not start"
     yield base
     running.should_exit = True
-    running.thread.join(10)
+    running.thread.join(60)
     assert not running.thread.is_alive()
+
+
+def _count_looks(monkeypatch):
+    """A list that grows by one each time the log's watcher reads the games' states."""
+    looks = []
+    real_state = web_app.LogWatcher._state
+
+    def counted(rows):
+        looks.append(1)
+        return real_state(rows)
+
+    monkeypatch.setattr(web_app.LogWatcher, "_state", staticmethod(counted))
+    return looks
+
+
+def _wait_until(check, what, timeout=60):
+    end = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < end, "never: %s" % what
+        time.sleep(0.02)
 
 
 def _read_events(base, query, found, ready, count=1):
@@ -485,21 +545,22 @@ def _read_events(base, query, found, ready, count=1):
 
 
 @pytest.mark.parametrize("name", ["vorcept", TIGER])
-def test_a_move_logged_reaches_the_event_stream_at_once(db, server, name):
+def test_a_move_logged_reaches_the_event_stream_at_once(db, server, name, monkeypatch):
     gid, moves, digests, state = log_game(db, name, SECRET_SEED, 4)
+    looks = _count_looks(monkeypatch)
     found, ready = [], threading.Event()
     reader = threading.Thread(target=_read_events, args=(server, "?game=%d" % gid, found,
                                                         ready))
     reader.start()
-    assert ready.wait(10)
-    time.sleep(0.2)  # the watcher has seen the game as it is
+    assert ready.wait(60)
+    _wait_until(lambda: len(looks) >= 2, "the watcher's first look")  # the game as it is
     move = sorted(state.legal_moves())[0]
     before = state.clone()
     state.play(move)
     with GameLog(db) as log:
         sent = time.monotonic()
         log.add_move(gid, 5, move, state.digest())
-    reader.join(10)
+    reader.join(60)
     assert found, "no event came"
     at, kind, data = found[0]
     assert kind == "changed" and data["ids"] == [gid]
@@ -634,9 +695,9 @@ def test_ctrl_c_stops_the_server_cleanly_with_pages_open(db):
                    for query, event in zip(("", "?game=1"), ready)]
         for reader in readers:
             reader.start()
-        assert all(event.wait(10) for event in ready)
+        assert all(event.wait(60) for event in ready)
         proc.send_signal(signal.SIGINT)
-        assert proc.wait(5) == 130  # Ctrl-C, as every vora command says it
+        assert proc.wait(60) == 130  # Ctrl-C, as every vora command says it
         rest = proc.stdout.read()
         assert "Traceback" not in rest and "ERROR" not in rest, rest
     finally:
@@ -651,10 +712,10 @@ def test_a_log_made_after_the_server_started_is_followed(db, server):
     found, ready = [], threading.Event()
     reader = threading.Thread(target=_read_events, args=(server, "", found, ready))
     reader.start()
-    assert ready.wait(10)
+    assert ready.wait(60)
     assert httpx2.get(server + "api/games").json()["games"] == []
     gid, _, _, _ = log_game(db, "gaia-vora", 2, 3)
-    reader.join(10)
+    reader.join(60)
     assert found and found[0][2]["ids"] == [gid]
     assert [g["id"] for g in httpx2.get(server + "api/games").json()["games"]] == [gid]
 
@@ -683,18 +744,56 @@ def test_the_watcher_survives_a_failure_and_goes_on(db, server, monkeypatch):
     reader = threading.Thread(target=_read_events, args=(server, "?game=%d" % gid, found,
                                                         ready, 2))
     reader.start()
-    assert ready.wait(10)
-    deadline = time.monotonic() + 10
-    while not found and time.monotonic() < deadline:
-        time.sleep(0.05)
+    assert ready.wait(60)
+    _wait_until(lambda: found, "the failure said")
     assert found and "watcher failed" in found[0][2]["trouble"]
-    time.sleep(1.5)  # it looks at the log again
+    _wait_until(lambda: len(calls) >= 4, "a look at the log after the failure")
     move = sorted(state.legal_moves())[0]
     state.play(move)
     with GameLog(db) as log:
         log.add_move(gid, 3, move, state.digest())
-    reader.join(10)
+    reader.join(60)
     assert len(found) == 2 and found[1][2]["position"]["number"] == 3
+
+
+def test_the_watcher_tells_a_trouble_only_when_it_lasts(db, server, monkeypatch):
+    """One failed look at the log is tried again at once on a new connection and not told
+    to the pages (a log is not called damaged on one failed read); a failure that lasts
+    is."""
+    gid, moves, digests, state = log_game(db, "vorcept", 3, 2)
+    real = GameLog.games
+    failing, failed = [0], []
+
+    def games(self, *args, **kwargs):
+        if threading.current_thread().name == "vora-web-watcher" and failing[0] > 0:
+            failing[0] -= 1
+            failed.append(1)
+            raise gamelog.DatabaseError("%s cannot be used as a game log: database disk "
+                                        "image is malformed (a corrupt or damaged file?)" % db)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(GameLog, "games", games)
+    found, ready = [], threading.Event()
+    reader = threading.Thread(target=_read_events, args=(server, "", found, ready, 2))
+    reader.start()
+    assert ready.wait(60)
+    failing[0] = 1
+    deadline = time.monotonic() + 60
+    while not failed and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert failed
+    move = sorted(state.legal_moves())[0]
+    state.play(move)
+    with GameLog(db) as log:
+        log.add_move(gid, 3, move, state.digest())  # told, and nothing else before it
+    deadline = time.monotonic() + 60
+    while not found and time.monotonic() < deadline:
+        time.sleep(0.02)
+    failing[0] = 10 ** 6  # it lasts
+    reader.join(60)
+    assert len(found) == 2
+    assert found[0][2]["ids"] == [gid] and "trouble" not in found[0][2]
+    assert "database disk image is malformed" in found[1][2]["trouble"]
 
 
 def test_a_game_without_a_host_package_is_still_shown(db, client, monkeypatch):

@@ -66,7 +66,7 @@ def test_the_mirror_answers_right_while_other_processes_play_into_its_log(tmp_pa
     result = soak(tmp_path, SOAK_SECONDS)
     print(result.summary())
     assert not result.writer_failures, result.writer_failures[:3]
-    assert result.games_played >= 3 and result.events > 0 and result.answers > 100, \
+    assert result.games_played >= 3 and result.events > 0 and result.answers > 20, \
         result.summary()
     assert result.wrong == [], "%s; for example %s" % (result.summary(), result.wrong[:5])
     assert result.integrity == "ok"
