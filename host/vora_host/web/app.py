@@ -487,11 +487,12 @@ class _EventStream(Response):
 
 # ---------------------------------------------------------------- the application
 
-def create_app(path, watch=True, names=None, max_streams=MAX_STREAMS):
+def create_app(path, watch=True, names=None, max_streams=MAX_STREAMS, seats=None):
     """The web mirror of the game log at `path`. `watch`: run the watcher thread (the
     event stream needs it; tests of the JSON routes may leave it off). `names`: the host
     names it answers to besides IP addresses (hosts.served_names(); default localhost).
-    `max_streams`: event streams open at once at most."""
+    `max_streams`: event streams open at once at most. `seats`: the browser seats of the
+    tables played beside it (vora_host.web.seats.SeatRegistry), or None."""
     source = _Log(path)
     cache = game_data.ReplayCache()
 
@@ -642,6 +643,9 @@ def create_app(path, watch=True, names=None, max_streams=MAX_STREAMS):
         Route("/api/events", api_events),
         Mount("/static", StaticFiles(packages=[("vora_host.web", "static")]), name="static"),
     ]
+    if seats is not None:
+        from vora_host.web import seats as web_seats
+        routes[:0] = web_seats.routes(seats, _static)
     names = served_names() if names is None else list(names)
     app = Starlette(routes=routes, lifespan=lifespan,
                     middleware=[Middleware(HostCheck, names=names)],

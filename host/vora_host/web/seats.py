@@ -177,6 +177,12 @@ def seat_view(table, player, registry=None):
         }
 
 
+def _closing(request):
+    # The server stops (vora_host.web.serve sets app.state.closing): streams end at once.
+    closing = getattr(request.app.state, "closing", None)
+    return bool(closing()) if callable(closing) else False
+
+
 def _error(status, message):
     return JSONResponse({"error": message}, status_code=status,
                         headers={"Cache-Control": "no-store"})
@@ -285,7 +291,7 @@ def routes(registry, page):
             try:
                 yield "event: hello\ndata: %s\n\n" % json.dumps({"client": client,
                                                                   "api": API_VERSION})
-                while not registry.closing.is_set():
+                while not registry.closing.is_set() and not _closing(request):
                     if seat.client != client:
                         yield "event: replaced\ndata: %s\n\n" % json.dumps({
                             "error": "this seat was opened in another browser: reload this "

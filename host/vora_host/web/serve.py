@@ -91,8 +91,8 @@ class _LeaveOutCuts(logging.Filter):
         return True
 
 
-def _server(sock, path, names=None, max_streams=MAX_STREAMS):
-    app = create_app(path, names=names, max_streams=max_streams)
+def _server(sock, path, names=None, max_streams=MAX_STREAMS, seats=None):
+    app = create_app(path, names=names, max_streams=max_streams, seats=seats)
     config = uvicorn.Config(app, log_level="warning", access_log=False,
                             timeout_graceful_shutdown=GRACE_SECONDS, lifespan="on")
     logging.getLogger("uvicorn.error").addFilter(_LeaveOutCuts(app))
@@ -110,10 +110,11 @@ def serve(sock, path, listen=None, allow=(), max_streams=MAX_STREAMS):
     return 0
 
 
-def start_in_thread(sock, path, listen=None, allow=(), max_streams=MAX_STREAMS):
+def start_in_thread(sock, path, listen=None, allow=(), max_streams=MAX_STREAMS, seats=None):
     """Serve in a daemon thread (beside `vora play`); returns the uvicorn server, whose
-    `should_exit = True` stops it."""
-    server = _server(sock, path, served_names(listen, allow), max_streams)
+    `should_exit = True` stops it. `seats`: the browser seats of the game played beside
+    it (vora_host.web.seats.SeatRegistry)."""
+    server = _server(sock, path, served_names(listen, allow), max_streams, seats)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]},
                               name="vora-web", daemon=True)
     thread.start()
