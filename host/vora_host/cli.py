@@ -341,6 +341,8 @@ def main(argv=None):
     parser = build_parser()
     args = parser.parse_args(argv)
     console = Console(highlight=False)
+    if args.command in ("play", "mirror"):
+        _hang_up_like_ctrl_c()
     try:
         if args.command == "play" and args.serve is not None:
             if args.no_log:
@@ -382,6 +384,30 @@ def main(argv=None):
     except BrokenPipeError:
         # Output piped into something like `head` that stopped reading: not an error of ours.
         return 1
+
+
+def _hang_up_like_ctrl_c():
+    """The terminal closing (SIGHUP) stops vora play and vora mirror as Ctrl-C does: the
+    game is saved as interrupted (a demo abandoned) and the log closed, rather than the
+    process killed with its game left "playing" (which the next session would resume, a
+    demo included). What is printed after it goes nowhere: the terminal is gone, and a
+    write to it would fail before the game is written."""
+    import os
+    import signal
+    if not hasattr(signal, "SIGHUP") or signal.getsignal(signal.SIGHUP) == signal.SIG_IGN:
+        return  # (nohup: kept running)
+
+    def hung_up(signum, frame):
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)  # once: the way out is under way
+        try:
+            null = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(null, fd)
+        except OSError:
+            pass
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGHUP, hung_up)
 
 
 # ---------------------------------------------------------------- vora play (board), mirror, repl
@@ -1074,7 +1100,8 @@ def cmd_play(args, console, parser):
         except GameHeld as exc:
             return _refuse_held(console, exc)
         _say_taken_over(console, live)
-        saved.note_seats(resolve_db_path(args.db), live.gid, agents)
+        # A demo is noted as one: never resumed, even when its process was killed.
+        saved.note_seats(resolve_db_path(args.db), live.gid, agents, demo=args.bots_only)
     game = TerminalGame(state, agents, console, delay=delay, record=record,
                         quiet=args.quiet and args.bots_only, game=args.game, log=live)
     if resumed is not None:

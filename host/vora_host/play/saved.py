@@ -13,7 +13,10 @@ vora_host.log.store):
     the game ends by the rules           -> over
     quit, Ctrl-C, end of input, the
       window or the board closed         -> interrupted   (resumed later)
-    a demo (--bots-only) that stops      -> abandoned
+    a demo (--bots-only) that stops,
+      or whose terminal closes           -> abandoned     (a demo is never resumed: its
+                                                            seat note says demo, for when
+                                                            it was killed outright)
     the program killed                   -> stays playing, until the next session finds
                                             its process gone: interrupted (the log's
                                             close_stale); resumed later too
@@ -67,10 +70,12 @@ def _pc_run(info):
 
 def saved_game(log, game, held=None):
     """The newest unfinished game of `game` the PC ran (a summary as log.games() gives),
-    or None. Games another program plays now are passed over; `held`, a list, gets each
-    of them newer than the one returned, as (summary, holder)."""
+    or None; never a demo. Games another program plays now are passed over; `held`, a
+    list, gets each of them newer than the one returned, as (summary, holder)."""
+    notes = _read_notes(log.url or log.path)
     for info in sorted((info for status in UNFINISHED for info in log.games(status=status)
-                        if info["game"] == game and _pc_run(info)),
+                        if info["game"] == game and _pc_run(info)
+                        and not _is_demo(notes, info["id"])),
                        key=lambda info: -info["id"]):
         holder = log.played_elsewhere(info["id"])
         if holder is None:
@@ -99,6 +104,9 @@ def resumable(log, game_id, take_over=False):
     if info["status"] not in UNFINISHED:
         raise ResumeError("game %d is %s: it cannot be continued ('vora games show %d' "
                           "shows it)" % (game_id, info["status"], game_id))
+    if _is_demo(_read_notes(log.url or log.path), game_id):
+        raise ResumeError("game %d was a demo (--bots-only): nobody's game to continue "
+                          "('vora games show %d' shows it)" % (game_id, game_id))
     elsewhere = log.played_elsewhere(game_id)
     if elsewhere is not None and not take_over:
         raise ResumeError(held_message(game_id, elsewhere, "'vora play --resume %d "
@@ -190,13 +198,20 @@ def _read_notes(db_path):
     return notes if isinstance(notes, dict) else {}
 
 
-def note_seats(db_path, game_id, agents):
-    """Note who sits where in game `game_id` (a human, or the bot's kind); a note that
-    cannot be written is no trouble (a resume then takes the defaults)."""
+def _is_demo(notes, game_id):
+    note = notes.get(str(game_id))
+    return isinstance(note, dict) and note.get("demo") is True
+
+
+def note_seats(db_path, game_id, agents, demo=False):
+    """Note who sits where in game `game_id` (a human, or the bot's kind), and whether it
+    is a demo (--bots-only: never resumed); a note that cannot be written is no trouble
+    (a resume then takes the defaults)."""
     if not isinstance(game_id, int) or game_id < 1:
         return
     notes = _read_notes(db_path)
-    notes[str(game_id)] = [getattr(a, "kind", "human") for a in agents]
+    kinds = [getattr(a, "kind", "human") for a in agents]
+    notes[str(game_id)] = {"seats": kinds, "demo": True} if demo else kinds
     newest = sorted(notes, key=lambda k: int(k) if k.isdigit() else 0)[-MAX_NOTES:]
     path = _seats_path(db_path)
     try:
@@ -212,6 +227,8 @@ def seats_noted(db_path, game_id, players):
     """The kinds noted for game `game_id` ('human' or a bot's kind string), one per
     player, or None when there is no usable note."""
     kinds = _read_notes(db_path).get(str(game_id))
+    if isinstance(kinds, dict):  # a demo's
+        kinds = kinds.get("seats")
     if not isinstance(kinds, list) or len(kinds) != players \
             or not all(isinstance(k, str) and 0 < len(k) <= 80 for k in kinds):
         return None

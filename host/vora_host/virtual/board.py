@@ -1594,10 +1594,23 @@ async def _main(board, script_lines, draw, keyboard, stdin, stdout, stderr, comp
         if not done.done():
             done.set_result(status)
 
-    for sig, status in ((signal.SIGINT, EXIT_INTERRUPTED), (signal.SIGTERM, EXIT_OK),
-                        (signal.SIGHUP, EXIT_OK)):
+    def hung_up():
+        # The terminal closed: as Ctrl-C (vora play saves its game), what is printed from
+        # now on going nowhere (a write to the gone terminal would fail first).
         try:
-            loop.add_signal_handler(sig, finish, status)
+            null = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(null, fd)
+        except OSError:
+            pass
+        finish(EXIT_INTERRUPTED)
+
+    handlers = [(signal.SIGINT, finish, EXIT_INTERRUPTED), (signal.SIGTERM, finish, EXIT_OK)]
+    if signal.getsignal(signal.SIGHUP) != signal.SIG_IGN:  # nohup: kept running
+        handlers.append((signal.SIGHUP, hung_up))
+    for sig, handler, *status in handlers:
+        try:
+            loop.add_signal_handler(sig, handler, *status)
         except (ValueError, RuntimeError, NotImplementedError):
             pass
 
@@ -1697,7 +1710,11 @@ async def _main(board, script_lines, draw, keyboard, stdin, stdout, stderr, comp
 
     async def redraw():
         while True:
-            screen.draw()
+            try:
+                screen.draw()
+            except OSError:  # EIO: the terminal closed, its SIGHUP may not be handled yet
+                hung_up()
+                return
             await asyncio.sleep(REDRAW_S)
 
     def on_resize():
