@@ -34,6 +34,7 @@ from vora_host.virtual import repl as repl_mod
 
 APP = "app"
 REPL = "repl"
+REPL_EARLY_LIMIT = 4096  # bytes kept for the REPL while the application stops (a USB buffer)
 
 
 class SimMachine:
@@ -57,6 +58,10 @@ class SimMachine:
         self._reset_asked = False
         self._repl_start = None  # the REPL waits for the event loop
         self._dev_flash = None
+        # Bytes that came while the application was stopping for the REPL: a board's USB
+        # buffer keeps them for its REPL (mpremote's first Ctrl-C and Ctrl-A, sent the
+        # moment `vora repl` returns), they are not the link's.
+        self._for_repl = bytearray()
 
     # ---- power-up
 
@@ -64,6 +69,11 @@ class SimMachine:
         """Reset: what the board does from power-up until the game or the REPL runs."""
         self.boots += 1
         self._stop_repl()
+        self._for_repl.clear()
+        # Looked at again at every reset: Node or MicroPython's npm package installed
+        # while the board runs (as its refusal says) is found at the next reset.
+        self.repl_refusal = repl_mod.unavailable()
+        self.identity = flash_mod.identity(repl_mod.micropython_version())
         self.boot = None
         if self.flash is None:
             self._start_app(None, VERSION)
@@ -153,6 +163,10 @@ class SimMachine:
                                           self._repl_reset, loop=self.loop,
                                           romfs_path=romfs_path)
         self.repl.start("friendly")
+        if self._for_repl:
+            early = bytes(self._for_repl)
+            self._for_repl.clear()
+            self.repl.feed(early)
 
     def _stop_repl(self):
         if self.repl is not None:
@@ -179,7 +193,12 @@ class SimMachine:
     def receive(self, data):
         """Bytes from the serial port: to the firmware's link, or to the REPL."""
         if self.state == APP:
-            self.board.link.receive(data, ticks_ms())
+            link = self.board.link
+            if link.repl_requested:  # stopping for the REPL: these are the REPL's
+                if len(self._for_repl) + len(data) <= REPL_EARLY_LIMIT:
+                    self._for_repl += data
+                return
+            link.receive(data, ticks_ms())
         elif self.repl is not None:
             self.repl.feed(data)
 

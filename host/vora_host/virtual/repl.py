@@ -81,13 +81,20 @@ def micropython_version():
         return "1.27.0"
 
 
+_node_versions = {}  # node's path -> its (major, minor): asked once (at every reset else)
+
+
 def _node_version(node):
+    if node in _node_versions:
+        return _node_versions[node]
     try:
         v = subprocess.run([node, "--version"], capture_output=True, text=True,
                            timeout=10).stdout.strip().lstrip("v")
-        return tuple(int(x) for x in v.split(".")[:2])
+        got = tuple(int(x) for x in v.split(".")[:2])
     except (OSError, ValueError, subprocess.SubprocessError):
         return (0, 0)
+    _node_versions[node] = got
+    return got
 
 
 def unavailable():
@@ -299,7 +306,10 @@ class ReplEmulator:
         if self.proc is None:
             return
         k = data.find(b"\x03")
-        if k >= 0 and self.sent and time.monotonic() - self.sent[0] > INTERRUPT_AFTER_S:
+        # Only code that runs can need stopping: while the sandbox is still starting (it
+        # has not answered its start yet), Ctrl-C is input for its REPL like any byte.
+        if k >= 0 and self.sent and self.ready_at is not None \
+                and time.monotonic() - self.sent[0] > INTERRUPT_AFTER_S:
             self._interrupt(data[k + 1:])
             return
         self.sent.append(time.monotonic())
