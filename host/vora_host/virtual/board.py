@@ -1075,11 +1075,8 @@ class Screen:
         b = self.board
         width = max(20, self.cols - 1)
         game = self._game()
-        # A game the PC runs says its turn atop the panel beside the board: here only
-        # when there is no panel.
-        status = b.status() if game is None else \
-            game.turn_line() if self.side_mode == "none" else ""
-        parts = [("\x1b[1m", status), ("", b.detail()), ("\x1b[2m", b.link_status())]
+        parts = [("\x1b[1m", b.status() if game is None else game.turn_line()),
+                 ("", b.detail()), ("\x1b[2m", b.link_status())]
         if self.companion is not None and self.side_mode == "none":
             parts[2] = ("\x1b[33m", "PC mirror: widen the terminal to %d columns" % (
                 SIDE_COL + SIDE_COMPACT))
