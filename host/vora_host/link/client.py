@@ -34,7 +34,7 @@ from shared_rules.session import Session, ticks_diff
 
 from vora_host import __version__
 from vora_host.bots.levels import LEVEL_NAMES
-from vora_host.log.store import GameLogError
+from vora_host.log.store import GameLogError, NotWritten
 
 HELLO_INTERVAL_MS = 500
 HELLO_ATTEMPTS = 10
@@ -209,6 +209,11 @@ class BoardClient:
         self.history = collections.deque(maxlen=8)  # (player, move) for the mirror
         self.keys = collections.deque(maxlen=8)
         self.problems = []  # the latest PROBLEMS_KEPT problems, in words (escaped)
+        self.recent = collections.deque(maxlen=8)  # (kind, text) of the latest problems
+        # The game log cannot take moves now (a database server down, a full disk): they
+        # are kept in memory by the log and written in order once it works. Not a problem
+        # of the game: {"first", "last": move numbers kept, "reason"} while it lasts.
+        self.log_waiting = None
         self.problem_count = 0  # every problem ever, kept or not
         self.problem_kinds = {}  # kind -> how many
         self.last_heard = None
@@ -561,8 +566,12 @@ class BoardClient:
         if self.log is not None and self.log_id is not None:
             try:
                 self.log.add_move(self.log_id, n, move, digest or mine)
+            except NotWritten as exc:  # kept by the log, written once it works again
+                self._log_kept(n, exc)
             except (GameLogError, ValueError) as exc:  # a conflict with what was logged: say it, go on
                 self._problem("log", "the log refused move %d: %s" % (n, exc))
+            else:
+                self._log_written()
         if self.in_step and self.state.is_over():
             self._end("over")
         self._resync(self.session.now)
@@ -603,6 +612,8 @@ class BoardClient:
             for number in range(len(self.moves), n, -1):
                 try:
                     self.log.take_back(self.log_id, number)
+                except NotWritten as exc:
+                    self._log_kept(None, exc)
                 except GameLogError as exc:
                     self._problem("log", "the log refused the takeback of move %d: %s" % (
                         number, exc))
@@ -771,11 +782,48 @@ class BoardClient:
             except (GameLogError, ValueError) as exc:
                 self._problem("log", "the log cannot close game %s: %s" % (self.log_id, exc))
 
+    def _log_kept(self, n, exc):
+        """The log kept move n (or a takeback: n None) in memory: it cannot be written now."""
+        first = self.log_waiting is None
+        if first:
+            self.log_waiting = {"first": n, "last": n, "reason": printable(
+                getattr(exc, "reason", None) or "it cannot be written now", 200)}
+        elif n is not None:
+            if self.log_waiting["first"] is None:
+                self.log_waiting["first"] = n
+            self.log_waiting["last"] = n
+        if first:
+            self.on_change("log")
+
+    def _log_written(self):
+        """A write went through: once nothing waits in the log's memory, the note goes."""
+        if self.log_waiting is not None and not getattr(self.log, "pending", 0):
+            self.log_waiting = None
+            self.on_change("log")
+
+    def log_note(self):
+        """While the game log cannot take moves: what happens to them, in words (None
+        otherwise). Not a mismatch: the game goes on and nothing is lost."""
+        w = self.log_waiting
+        if w is None:
+            return None
+        reason = w["reason"]
+        head = ("the game log is unreachable (%s)" % reason if "reach" in reason
+                else "the game log cannot be written (%s)" % reason)
+        if w["first"] is None:
+            kept = "the takeback is"
+        elif w["first"] == w["last"]:
+            kept = "move %d is" % w["first"]
+        else:
+            kept = "moves %d to %d are" % (w["first"], w["last"])
+        return "%s: %s kept here and written to it as soon as it works again" % (head, kept)
+
     def _problem(self, kind, text):
         """Keep a problem for the user: the text escaped, the latest PROBLEMS_KEPT of them,
         and a count per kind of all of them."""
         self.problem_count += 1
         self.problem_kinds[kind] = self.problem_kinds.get(kind, 0) + 1
+        self.recent.append((kind, printable(text)))
         self.problems.append(printable(text))
         if len(self.problems) > PROBLEMS_KEPT:
             del self.problems[:len(self.problems) - PROBLEMS_KEPT]

@@ -107,6 +107,8 @@ class Follower:
             for text in c.problems[-new:] if 0 < new <= len(c.problems) else c.problems[-1:]:
                 self.on_event("problem", text)
             self.problems_seen = c.problem_count
+        elif what == "log":
+            self.on_event("log", c.log_note() or "the game log has every move again")
         if what == "game":
             self.reported = len(c.moves)
 
@@ -195,8 +197,11 @@ def mirror_renderable(follower, width=100, meadow=True, compact=False, play=None
         if c.state.is_over():
             for line in render.result_lines(c.state):
                 parts.append(Text(line, style="bold"))
-    for p in c.problems[-3:]:
-        parts.append(Text("mismatch: " + p, style="bold red"))
+    note = c.log_note()
+    if note is not None:
+        parts.append(Text(note, style="yellow"))
+    for kind, p in list(c.recent)[-3:]:
+        parts.append(Text("%s: %s" % (problem_label(kind), p), style="bold red"))
     if play is not None:
         for m in list(play.messages)[-2:]:
             parts.append(Text(m, style="yellow"))
@@ -217,9 +222,23 @@ def _compact_mirror(follower, width, who):
         return out
     out.append("\n")
     out.append_text(render.compact_status(c.state, who, list(c.history), width=width))
-    for p in c.problems[-1:]:
-        out.append("\nmismatch: " + p[:width * 2], style="bold red")
+    # Whole, wrapped to the column by the console that draws it (never cut mid-word).
+    note = c.log_note()
+    if note is not None:
+        out.append("\n" + note, style="yellow")
+    for kind, p in list(c.recent)[-1:]:
+        out.append("\n%s: %s" % (problem_label(kind), p), style="bold red")
     return out
+
+
+# What each kind of problem the client keeps is, on the mirror's screen: only a board and
+# a host that disagree on the game is a mismatch.
+PROBLEM_LABELS = {"mismatch": "mismatch", "lost": "mismatch", "resync": "resync",
+                  "log": "game log", "board log": "board", "board save": "board"}
+
+
+def problem_label(kind):
+    return PROBLEM_LABELS.get(kind, "problem")
 
 
 def ansi_lines(renderable, width):

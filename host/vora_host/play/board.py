@@ -715,6 +715,17 @@ class BoardGameCompanion:
         else:
             self._event(what, text)
 
+    def log_in_trouble(self):
+        """True while the game log cannot take this game's moves (they wait in memory) or
+        cannot be used at all; False once everything is written."""
+        live = self.log
+        if live is None:
+            return False
+        if live.broken is not None or live.lost is not None or live.failing is not None:
+            return True
+        log = live.log
+        return log is not None and (log.trouble is not None or bool(log.pending))
+
     def log_said(self, text):
         """For LiveLog's `say`: the log started failing or works again."""
         self.log_lines.append("game log: " + text)
@@ -945,8 +956,9 @@ class BoardGameCompanion:
         turn = self.turn_line()
         if turn:
             out.append((0, Text(turn, style="bold")))
-        for line in self.log_lines[-1:]:
-            out.append((1, Text(line, style="bold red")))
+        if self.log_in_trouble():  # once written again, its last words are an event
+            for line in self.log_lines[-1:]:
+                out.append((1, Text(line, style="bold red")))
         # The turn line says a bot thinking and the end: not again as events.
         events = [line for line in game.event_lines(game.viewer())
                   if not line.startswith(("thinking: ", "over: "))]
