@@ -108,3 +108,27 @@ def test_voras_board_prompt_shows_the_steps_rules_not_debug_commands(tmp_path):
         assert "frame" in text and "reset" in text
         term.send("q", 0)
         assert term.wait_exit() == 0
+
+
+def test_escape_closes_the_help_even_with_a_key_right_after_it():
+    # Escape and the next key in one read (a quick typist, a slow machine): still Escape.
+    from vora_host.virtual.board import KeyboardInput
+
+    class Screen:
+        entry = ""
+        cursor = 24
+        hidden = 0
+
+        def hide_help(self):
+            self.hidden += 1
+
+        def help_open(self):
+            return self.hidden == 0
+
+        def _game(self):
+            return None
+
+    screen = Screen()
+    keys = KeyboardInput(screen, board=None, submit=lambda line: None, quit=lambda s: None)
+    keys.feed("\x1bx")
+    assert screen.hidden == 1 and screen.entry == "x"

@@ -1318,6 +1318,7 @@ class KeyboardInput:
         second = buf[i + 1]
         if second not in "[O":
             self.screen.entry = ""  # Escape followed by something else: Escape, then it
+            self.screen.hide_help()
             return i + 1
         j = i + 2
         while j < len(buf) and not "\x40" <= buf[j] <= "\x7e":  # up to the final byte
