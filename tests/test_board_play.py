@@ -659,7 +659,7 @@ def test_a_pcs_bot_thinking_10_s_never_stops_the_link_and_its_move_comes_after()
         def choose(self, state):
             from vora_host.games.vora.bots import GreedyBot
             self.asked += 1
-            self.release.wait(10.0)
+            self.release.wait(60.0)  # a poll that waited for it would take a minute
             return GreedyBot(0).choose(state)
 
     log = TakebackLog()
@@ -687,14 +687,15 @@ def test_a_pcs_bot_thinking_10_s_never_stops_the_link_and_its_move_comes_after()
             refusals += 1
         assert r.client.connected, "the board dropped the PC while its bot thought"
         assert len(ui.moves) == moves  # nothing is played for the bot before it answers
-    assert held.asked == 1 and slowest < 0.2, slowest
+    # A poll is far quicker; the bound leaves room for a loaded machine, not for the bot.
+    assert held.asked == 1 and slowest < 10, slowest
     play.poll()
     # The board answered every key meanwhile, and the PC said why in words.
     assert refusals >= 10 and play.said >= refusals - 1, (refusals, play.said)
     held.release.set()
     # A loaded machine may take a while to schedule the bot's thread: wait by the clock,
     # not by a count of polls.
-    deadline = time.monotonic() + 20.0
+    deadline = time.monotonic() + 60.0
     while len(ui.moves) <= moves and time.monotonic() < deadline:
         play.poll()
         r.run(20)

@@ -248,7 +248,7 @@ def test_the_installed_vora_serves_its_pages(installed):
                 assert words in answer.read().decode("utf-8"), page
     finally:
         proc.terminate()
-        proc.wait(10)
+        proc.wait(60)
 
 
 def test_rules_of_every_game(installed):

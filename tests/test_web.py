@@ -528,7 +528,7 @@ def _wait_until(check, what, timeout=60):
 
 
 def _read_events(base, query, found, ready, count=1):
-    with httpx2.Client(timeout=10) as c:
+    with httpx2.Client(timeout=60) as c:
         with c.stream("GET", base + "api/events" + query) as response:
             assert response.headers["content-type"].startswith("text/event-stream")
             kind = None

@@ -33,7 +33,9 @@ sync_api = pytest.importorskip("playwright.sync_api",
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--host-resolver-rules=MAP rebinding.test 127.0.0.1"]
-SHOWN_WITHIN = 5000  # ms: a move logged must be on the page by then (docs/web.md: ~50 ms)
+# ms: a move logged must be on the page by then. A deadline, not the figure (docs/web.md:
+# ~50 ms): Chromium on a loaded machine may take seconds.
+SHOWN_WITHIN = 30000
 VORA = [sys.executable, "-m", "vora_host"]
 
 
@@ -57,7 +59,7 @@ def page(browser):
     assert not errors, "the page's JavaScript failed: %s" % errors
 
 
-def _address(stream, pattern, timeout=20):
+def _address(stream, pattern, timeout=60):
     end = time.monotonic() + timeout
     seen = ""
     while time.monotonic() < end:
@@ -84,7 +86,7 @@ def server(db):
         yield _address(proc.stdout, r"at (http://127\.0\.0\.1:\d+/)")
     finally:
         proc.terminate()
-        assert proc.wait(10) is not None
+        assert proc.wait(60) is not None
 
 
 class GameOver(Exception):
@@ -228,7 +230,7 @@ def test_a_game_on_the_virtual_board_is_watched_live_with_play_serve(tmp_path, p
                                arg=first, timeout=SHOWN_WITHIN * 3)
     finally:
         proc.terminate()
-        proc.wait(10)
+        proc.wait(60)
 
 
 def test_text_from_the_log_is_shown_as_text(db, server, page):
@@ -325,7 +327,7 @@ def test_a_page_past_the_most_streams_says_why_and_goes_live_when_there_is_room(
         if holder is not None:
             holder.close()
         proc.terminate()
-        proc.wait(10)
+        proc.wait(60)
 
 
 def test_a_page_the_server_dropped_catches_up_when_it_connects_again(db, page):
@@ -354,4 +356,4 @@ def test_a_page_the_server_dropped_catches_up_when_it_connects_again(db, page):
         assert watcher.dropped == 1
     finally:
         running.should_exit = True
-        running.thread.join(10)
+        running.thread.join(60)
