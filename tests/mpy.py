@@ -210,7 +210,7 @@ def unix_gc_block() -> int:
     """Bytes in a GC block of the Unix port run here: 4 words, 32 on a 64-bit build, 16 on
     a 32-bit one (and on an RP2040)."""
     done = subprocess.run([unix_micropython(), "-c", "import sys; print(sys.maxsize > 1 << 32)"],
-                          capture_output=True, text=True, check=True, timeout=30)
+                          capture_output=True, text=True, check=True, timeout=60)
     return 32 if done.stdout.strip() == "True" else 16
 
 
@@ -279,7 +279,7 @@ def gc_pool(heapsize: int) -> int:
     the heap is the collector's own tables)."""
     done = subprocess.run([unix_micropython(), "-X", "heapsize=%d" % heapsize, "-c",
                            "import gc; print(gc.mem_alloc() + gc.mem_free())"],
-                          capture_output=True, text=True, check=True, timeout=30)
+                          capture_output=True, text=True, check=True, timeout=60)
     return int(done.stdout)
 
 

@@ -39,7 +39,7 @@ def flat(text):
 
 @pytest.mark.parametrize("name", GAMES)
 def test_the_how_to_play_has_the_goal_the_set_up_and_a_turn(name):
-    out = subprocess.run([VORA, "rules", name], capture_output=True, text=True, timeout=30,
+    out = subprocess.run([VORA, "rules", name], capture_output=True, text=True, timeout=60,
                          cwd=str(ROOT), env=dict(os.environ, COLUMNS="80"))
     assert out.returncode == 0, out.stderr
     title = rules_games.load(name).TITLE

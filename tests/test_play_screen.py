@@ -185,7 +185,7 @@ def test_headless_refusals_say_why_moves_may_be_typed_and_undo_asks(tmp_path):
 
 def test_dev_alone_lists_its_commands_without_a_stray_line():
     done = subprocess.run(["bash", str(ROOT / "dev")], capture_output=True, text=True,
-                          timeout=30)
+                          timeout=60)
     assert done.returncode == 0
     assert "set -euo pipefail" not in done.stdout
     assert "./dev vora" in done.stdout and "./dev play" in done.stdout

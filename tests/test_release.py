@@ -244,7 +244,7 @@ def test_the_installed_vora_serves_its_pages(installed):
         assert found, (line, proc.stderr.read() if proc.poll() is not None else "")
         for page, words in (("", "list.js"), ("static/game.js", "time travel"),
                             ("api/games", '"games"')):
-            with urllib.request.urlopen(found.group(1) + page, timeout=20) as answer:
+            with urllib.request.urlopen(found.group(1) + page, timeout=60) as answer:
                 assert words in answer.read().decode("utf-8"), page
     finally:
         proc.terminate()
@@ -313,7 +313,7 @@ def test_the_repl_is_optional_and_its_hint_installs_it_then_vora_flash_works(ins
         assert said["firmware"] == versions.FIRMWARE and said["versions_ok"] is True, said
     finally:
         sim.kill()
-        sim.communicate(timeout=30)
+        sim.communicate(timeout=60)
 
 
 def test_update_bundle_and_release_are_the_checkouts_firmware(installed):
