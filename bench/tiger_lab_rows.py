@@ -21,7 +21,7 @@ def rows(label, folder):
         t = v["turns"]
         edges, counts = v["turns_histogram"]
         one = counts[0] / float(sum(counts)) if counts and edges[:2] == [1, 2] else 0.0
-        name = label if v["label"] == "as given" else "%s %s" % (label, v["label"])
+        name = label if len(report["variants"]) == 1 else "%s %s" % (label, v["label"])
         out.append("| %s | %d | %s | %d | %s | %.1f | %g | %g | %d | %.0f%% |" % (
             name, spec["players"], ",".join(sorted(set(spec["bots"]))), t["n"], ends,
             t["mean"], t["median"], t["p95"], t["max"], 100 * one))

@@ -140,6 +140,39 @@ def seed_effect_line(v):
                "-" if corr is None else "%.2f" % corr))
 
 
+def verdict_lines(report):
+    """What the run found, in a few sentences (the top of the HTML page): each variant's
+    first-player edge and seed effect, and which compared differences are significant."""
+    lines = []
+    variants = [v for v in report["variants"] if v["games"]]
+    for v in variants:
+        head = "%s: " % v["label"] if len(variants) > 1 else ""
+        lines.append(head + edge_line(v))
+        seed = seed_effect_line(v)
+        if seed:
+            lines.append(head + seed)
+    for c in report["comparisons"]:
+        found = [r for r in c["rows"] if r["significant"]]
+        if not found:
+            lines.append("%s against %s: no difference is significant at 5%% (paired tests)"
+                         % (c["variant"], c["base"]))
+            continue
+        said = []
+        for r in found:
+            if r["kind"] == "rate":
+                said.append("%s %s to %s (%s, p=%s)" % (r["metric"], pct(r["base"]),
+                                                         pct(r["value"]),
+                                                         signed(100 * r["diff"], " pts"),
+                                                         p_text(r["p"])))
+            else:
+                said.append("%s %s to %s (%s, p=%s)" % (r["metric"], num(r["base"]),
+                                                         num(r["value"]), signed(r["diff"]),
+                                                         p_text(r["p"])))
+        lines.append("%s against %s, significant at 5%%: %s" % (c["variant"], c["base"],
+                                                                 "; ".join(said)))
+    return lines
+
+
 def compare_rows(report):
     """Rows of the side-by-side table: metric, each variant's value (the first one's is
     the base of every comparison), then each other variant's difference from it."""
@@ -330,6 +363,9 @@ def write_html(report, out, images):
              % html.escape(report["spec"]["game"])]
     parts.append("<h1>%s lab report</h1>" % html.escape(report["spec"]["game"]))
     parts.append("<p>" + "<br>".join(html.escape(line) for line in header_lines(report)) + "</p>")
+    # The verdict first, then the plots and the tables it comes from.
+    parts.append("<h2>Verdict</h2><ul class='verdict'>%s</ul>" % "".join(
+        "<li>%s</li>" % html.escape(line) for line in verdict_lines(report)))
     variants = report["variants"]
     if report["comparisons"]:
         parts.append(_html_table(
@@ -345,16 +381,12 @@ def write_html(report, out, images):
         parts.append("<h2>%s</h2>" % html.escape(v["label"]))
         parts.append(_html_table("Win rate by seat, %s" % plural(v["games"], "game"),
                                  ["seat", "bot", "wins", "rate", "95% interval"], seat_rows(v)))
-        parts.append("<p>%s</p>" % html.escape(edge_line(v)))
         parts.append(_html_table("Game length and scores", ["per game"] + list(LENGTH_COLUMNS),
                                  length_rows(v)))
         parts.append(_html_table("How games end", ["end", "games", "rate", "95% interval"],
                                  end_rows(v)))
         parts.append(_html_table("Move kinds", ["kind", "per game", "games using it",
                                                 "by the winner"], kind_rows(v)))
-        line = seed_effect_line(v)
-        if line:
-            parts.append("<p>%s</p>" % html.escape(line))
         parts.append("<p>Options in full: <code>%s</code></p>" % html.escape(
             json.dumps(report["options_in_full"][variants.index(v)], sort_keys=True)))
     run = report["run"]

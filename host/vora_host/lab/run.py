@@ -69,10 +69,13 @@ def run_lab(spec, out, runner, console, err, resume=False, plots=True):
     started = time.perf_counter()
     complete = True
     progress = _progress(err)
+    # The games asked for and the seed effect's replays are counted apart: a run of 40
+    # games with 40 replays reads 40 games, not 80 (the bar fills with both).
+    count = GameCount(spec, results)
     try:
         with progress:
             task = progress.add_task("%s, %s" % (spec.game, runner.name), total=total,
-                                     completed=before, rate="-")
+                                     completed=before, rate="-", done=count.text())
 
             def on_result(result):
                 if result.get("fingerprint") != fp:
@@ -82,10 +85,11 @@ def run_lab(spec, out, runner, console, err, resume=False, plots=True):
                         % (result.get("fingerprint"), fp))
                 games_file.add(result["games"])
                 for s in result["games"]:
-                    results.add(s)
+                    if results.add(s) is not False:
+                        count.add(s)
                 elapsed = time.perf_counter() - started
                 rate = (results.count - before) / elapsed if elapsed > 0 else 0.0
-                progress.update(task, completed=results.count,
+                progress.update(task, completed=results.count, done=count.text(),
                                 rate=("%.1f" if rate < 10 else "%.0f") % rate)
 
             complete = runner.run(spec.to_dict(), chunks, on_result,
@@ -180,10 +184,34 @@ def spec_command(spec):
     return " ".join(shlex.quote(p) for p in parts)
 
 
+class GameCount:
+    """The progress bar's words: the games asked for and the seed effect's replays, each
+    played of planned ("23/40 games, 5/40 seed-effect replays")."""
+
+    def __init__(self, spec, results):
+        variants = len(spec.variants())
+        self.games_total = spec.games * variants
+        self.replays_total = (spec.seed_effect or 0) * variants
+        self.replays = sum(len(s.present()) for s in results.replicas)
+        self.games = results.count - self.replays
+
+    def add(self, s):
+        if s["r"] == 0:
+            self.games += 1
+        else:
+            self.replays += 1
+
+    def text(self):
+        said = "%d/%d games" % (self.games, self.games_total)
+        if self.replays_total:
+            said += ", %d/%d seed-effect replays" % (self.replays, self.replays_total)
+        return said
+
+
 def _progress(err):
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, \
-        TimeElapsedColumn, TimeRemainingColumn
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TextColumn("games  {task.fields[rate]} games/s"), TimeElapsedColumn(),
-                    TextColumn("left"), TimeRemainingColumn(), console=err,
-                    disable=not err.is_terminal, transient=False)
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, \
+        TimeRemainingColumn
+    return Progress(TextColumn("{task.description}"), BarColumn(),
+                    TextColumn("{task.fields[done]}  {task.fields[rate]} games/s"),
+                    TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
+                    console=err, disable=not err.is_terminal, transient=False)

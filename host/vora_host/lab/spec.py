@@ -87,7 +87,7 @@ class LabSpec:
     def variants(self):
         """[(label, players, options)] in order: one without --compare, else one per value."""
         if self.compare is None:
-            return [("as given", self.players, dict(self.options))]
+            return [(self.plain_label(), self.players, dict(self.options))]
         name, values = self.compare
         out = []
         for value in values:
@@ -102,6 +102,17 @@ class LabSpec:
 
     def seat_bots(self, players):
         return self.bots * players if len(self.bots) == 1 else list(self.bots)
+
+    def plain_label(self):
+        """What the games of a run without --compare are, for its plots' legends and its
+        report: "2 players, house options", "3 players, options goal=20"."""
+        from vora_host.words import plural
+        who = plural(self.players, "player") if isinstance(self.players, int) \
+            else "the game's players"
+        if not self.options:
+            return "%s, house options" % who
+        return "%s, options %s" % (who, ", ".join(
+            "%s=%s" % (k, value_label(v)) for k, v in sorted(self.options.items())))
 
     # ---- checks
 
