@@ -10,6 +10,7 @@ with --find-min the smallest heap (in KiB) under which the whole run still passe
     .venv/bin/python bench/bench_firmware_unix.py [--games 200] [--heap 256] [--find-min]
                                                   [--romfs] [--alone] [--small-bundle]
                                                   [--seed 1] [--hold-ms 60]
+                                                  [--part all|keys|bot|update]
 
 The update is the whole firmware (as `vora update` sends it); --small-bundle sends the five
 modules the tests' updates carry (the figures before 2026-11-26 22:00 UTC). With --alone
@@ -60,9 +61,9 @@ def per_game(stdout, block_bytes):
     return out
 
 
-def run(tree, bundle, games, heap_kib, seed, hold_ms, image=None):
+def run(tree, bundle, games, heap_kib, seed, hold_ms, image=None, part="all"):
     t0 = time.time()
-    args, heap = [seed, games, bundle or "-", hold_ms], heap_kib * 1024
+    args, heap = [seed, games, bundle or "-", hold_ms, part], heap_kib * 1024
     if image is not None:  # the code in ROMFS: the image's copy on top of the firmware's heap
         args, heap = [image, "board_soak"] + args, romfs_heapsize(heap, tree, image)
     # A game takes 3 to 10 s on a busy machine: the 200-game soak needs more than 15 min.
@@ -82,12 +83,12 @@ def update_went_through(stdout):
     return False
 
 
-def passes(done, alone=False):
+def passes(done, alone=False, update=True):
     # The board survives a MemoryError (vora_fw.app): a pass is a run where none happened;
     # with a PC, the update must have gone through too (issue 40: a refused update passed).
     return done.returncode == 0 and "MemoryError" not in done.stderr and \
         "memory_errors 0" in done.stdout.splitlines() and \
-        (alone or update_went_through(done.stdout))
+        (alone or not update or update_went_through(done.stdout))
 
 
 def main():
@@ -107,9 +108,15 @@ def main():
     parser.add_argument("--small-bundle", action="store_true",
                         help="update with a bundle of the few modules the tests' updates "
                              "carry, not the whole firmware (the figures before 2026-11-26 22:00 UTC)")
+    parser.add_argument("--part", choices=("all", "keys", "bot", "update"), default="all",
+                        help="one part of the run alone: keys (a 4-player game by keys), bot "
+                             "(the board's bot, a takeback, a power cut and resume), update "
+                             "(a 2-player game, the doctor and the update in its middle)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--hold-ms", type=int, default=60)
     a = parser.parse_args()
+    if a.alone and a.part == "update":
+        parser.error("--part update needs a PC (not --alone): the update comes over the link")
     if a.driver_in_rom and not a.romfs:
         parser.error("--driver-in-rom needs --romfs (the driver goes into the ROMFS image)")
     with tempfile.TemporaryDirectory() as tmp:
@@ -123,15 +130,17 @@ def main():
         bundle = None if a.alone else write_bundle(Path(tmp) / "bundle", not a.small_bundle)
         if a.alone:
             where += ", no PC"
+        if a.part != "all":
+            where += ", part %s only" % a.part
         if a.find_min:
             lo, hi = 64, 512 if a.romfs else 768  # lo fails, hi passes (checked below)
-            done, _ = run(tree, bundle, a.games, hi, a.seed, a.hold_ms, image)
-            if not passes(done, a.alone):
+            done, _ = run(tree, bundle, a.games, hi, a.seed, a.hold_ms, image, a.part)
+            if not passes(done, a.alone, a.part in ("all", "update")):
                 raise SystemExit("fails even at %d KiB:\n%s" % (hi, done.stderr[-2000:]))
             while hi - lo > 4:
                 mid = (lo + hi) // 8 * 4
-                done, secs = run(tree, bundle, a.games, mid, a.seed, a.hold_ms, image)
-                ok = passes(done, a.alone)
+                done, secs = run(tree, bundle, a.games, mid, a.seed, a.hold_ms, image, a.part)
+                ok = passes(done, a.alone, a.part in ("all", "update"))
                 print("  %3d KiB: %s (%.0f s)" % (mid, "passes" if ok else "fails", secs))
                 if ok:
                     hi = mid
@@ -141,8 +150,8 @@ def main():
                   % (where, hi, lo, a.games, a.seed))
             return
         heap = a.heap or 192
-        done, secs = run(tree, bundle, a.games, heap, a.seed, a.hold_ms, image)
-        if not passes(done, a.alone):
+        done, secs = run(tree, bundle, a.games, heap, a.seed, a.hold_ms, image, a.part)
+        if not passes(done, a.alone, a.part in ("all", "update")):
             print(done.stdout[-3000:])
             raise SystemExit("FAILED at %d KiB:\n%s" % (heap, done.stderr[-3000:]))
         block = unix_gc_block()

@@ -37,3 +37,5 @@ a("hello")
 app.ui.new_game("SWNE", 5)
 a("new game 4p")
 micropython.mem_info()
+import sys
+print(sorted(k for k in sys.modules))

@@ -35,7 +35,7 @@ def soak_on_cpython(tmp_path, bundle):
     work = tmp_path / "work"
     work.mkdir()
     done = subprocess.run(
-        [sys.executable, str(SOAK), "1", "2", str(bundle), "25"], cwd=work,
+        [sys.executable, str(SOAK), "1", "3", str(bundle), "25"], cwd=work,
         capture_output=True, text=True, timeout=300,
         env={"PYTHONPATH": "%s:%s/firmware:%s/tests" % ((REPO_ROOT,) * 3)})
     return SimpleNamespace(returncode=done.returncode, stdout=done.stdout, stderr=done.stderr)

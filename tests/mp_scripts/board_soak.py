@@ -2,15 +2,16 @@
 heap (tests/mpy.py run_unix_micropython; also runs on CPython, for the same digests):
 
 1. a 4-player game of Vora played by keys to the end;
-2. the doctor's DIAG; a firmware update: offered while the game runs, the board restarts
-   into its maker mode (vora_fw.maker_mode: no game in memory), where the bundle is
-   offered again, received chunk by chunk and committed; the reset starts the new version
-   on trial, which the boot path confirms;
-3. a game with two seats played by the board's own bot, a takeback by keys (asked in the
+2. a game with two seats played by the board's own bot, a takeback by keys (asked in the
    menu, agreed by the other person's corner), a power cut in the middle of the game and
    the game resumed from its save, played to the end;
-4. then a soak: more games, one after the other, without a reset (2 to 4 players, some
-   with a bot seat).
+3. then a soak: more games, one after the other, without a reset (2 to 4 players, some
+   with a bot seat);
+4. in the last game, at move UPDATE_AT: the doctor's DIAG; a firmware update: offered while
+   the game runs, the board restarts into its maker mode (vora_fw.maker_mode: no game in
+   memory), where the bundle is offered again, received chunk by chunk and committed; the
+   reset starts the new version on trial, which the boot path confirms, and the game goes
+   on from its save to the end.
 
 Everything goes through App.step() every 5 ms of simulated time, as on the board, with the
 link connected to a scripted host that acknowledges every frame. Nothing here collects
@@ -25,7 +26,7 @@ handed to the pixel driver), its median and 99th percentile (to 0.1 ms: the slow
 the machine's scheduler as much as the firmware) and "done <games>".
 
 Usage (module on the path): board_soak SEED GAMES BUNDLE_DIR [HOLD_MS]
-GAMES counts every game (at least 2: the first two are the ones above).
+GAMES counts every game (at least 2, and 3 with a PC: the first two are the ones above).
 BUNDLE_DIR "-": the board alone, as with no PC at the USB port: no update and no doctor
 (they need the PC), and the link is never made (vora_fw.start makes it at the PC's first
 byte), so its modules are never loaded.
@@ -70,8 +71,19 @@ except AttributeError:  # CPython
 
 SEED = int(sys.argv[1])
 GAMES = int(sys.argv[2])
+# The update comes in the last game, at this move: MicroPython keeps every name it interns
+# until a reset, so the maker mode's names, in a pool of 10 KB on a 32-bit build, stayed
+# on this driver's heap through every game after it, where a board's reset clears them.
+UPDATE_AT = 10
+BOT_WAIT_MS = 60000  # simulated time a bot's move may take at most (it takes about 1 s)
+assert GAMES >= 3 or sys.argv[3] == "-" or PART != "all", \
+    "with a PC, 3 games at least (the update is in the last)"
 BUNDLE = sys.argv[3]
-DEBUG = len(sys.argv) > 5
+# One part alone (the smallest heap of each, docs/benchmarks.md): "keys" game 1, "bot"
+# game 2, "update" a 2-player game with the doctor and the update at move UPDATE_AT;
+# "all" (the default) every part and the soak's games.
+PART = sys.argv[5] if len(sys.argv) > 5 and sys.argv[5] != "debug" else "all"
+DEBUG = "debug" in sys.argv[5:]
 HOLD_MS = int(sys.argv[4]) if len(sys.argv) > 4 else 60
 FLASH = "flash"
 SAVES = "save"
@@ -97,7 +109,7 @@ R.diag = None
 R.chooser = prng.seed_state(SEED + 99)
 # Key event to frame, as a histogram (no allocation while measuring): bins of 100 us.
 LATENCY_BIN_US = 100
-R.latency = array("I", [0] * 500)
+R.latency = array("I", bytes(4 * 200))  # to 20 ms; the last bin holds the slower ones
 
 
 def percentile(q):
@@ -290,7 +302,15 @@ def play_to_end(game, takeback_at=-1, cut_at=-1, resumed=False):
             R.cut = (len(ui.moves), ui.state.digest())
             return False
         elif ui.state.seats[ui.state.active] in ui.board_bots or ui.auto_move is not None:
-            scan(5)
+            waited = R.now
+            played = len(ui.moves)
+            while len(ui.moves) == played and ui.mode != 3 and R.now - waited < BOT_WAIT_MS:
+                scan(5)
+            # A bot that cannot move (the heap too full for its search, the board blinking
+            # red and trying again every 5 s) would keep the run going for ever.
+            assert len(ui.moves) != played or ui.mode == 3, \
+                "the board's bot made no move in %d s (MemoryErrors the board caught: %d)" % (
+                    BOT_WAIT_MS // 1000, R.app.memory_errors)
         else:
             person_move()
     print("over", game, len(ui.moves), ui.state.digest())
@@ -299,16 +319,19 @@ def play_to_end(game, takeback_at=-1, cut_at=-1, resumed=False):
     return True
 
 
-def read_bundle():
-    """The PC's side of the update, read before the board starts: this driver shares the
-    board's heap, and the manifest read whole (3 KB) after a game was the run's first
-    MemoryError at low heaps, the PC's and not the board's."""
+def read_bundle(names=False):
+    """The PC's side of the update: the manifest's size and SHA-256, read before the board
+    starts (this driver shares the board's heap, and the manifest read whole, 3 KB, after
+    a game was the run's first MemoryError at low heaps, the PC's and not the board's);
+    with names, its files' names too, read when the board is in its maker mode (a list
+    of names kept all game long would be the PC's too)."""
     with open(BUNDLE + "/manifest.json", "rb") as f:
         manifest = f.read()
     import hashlib
-    import json
-    R.bundle = (len(manifest), hashlib.sha256(manifest).digest(),
-                [e[0] for e in json.loads(manifest)["files"]])
+    R.bundle = (len(manifest), hashlib.sha256(manifest).digest())
+    if names:
+        import json
+        return [e[0] for e in json.loads(manifest)["files"]]
 
 
 def names_interned(label):
@@ -358,7 +381,8 @@ def reset():
 
 
 def update_and_doctor():
-    size, bundle_id, names = R.bundle
+    """The doctor, then the update offered while the game runs."""
+    size, bundle_id = R.bundle
     send(wire.DIAG_REQ)
     scan(5)
     print("diag", R.diag["fw"], R.diag["pixels"], R.diag["keys_down"])
@@ -367,9 +391,13 @@ def update_and_doctor():
     scan(5)
     # The game is saved: the board restarts into its maker mode; the PC offers again.
     assert R.statuses[-1] == "restart" and R.resets == 1, (R.statuses, R.refusal)
-    reset()
+
+
+def update_in_maker_mode():
+    size, bundle_id = R.bundle
     print("maker_mode", type(R.app).__name__, "vora_fw.vora_ui" in sys.modules)
     mem("maker_mode")
+    names = read_bundle(True)
     send(wire.UPD_OFFER, wire.pack_upd_offer(size, bundle_id))
     scan(5)
     for k in range(len(names) + 1):
@@ -392,8 +420,26 @@ def update_and_doctor():
     # A refused update leaves the board playing, so the run would end well: it must not
     # (bench/bench_firmware_unix.py counted such runs as passing, issue 40).
     assert status == "switched", "the update did not go through: %r" % (R.refusal,)
+
+
+def update_mid_game(game):
+    """The doctor and the update where the game stopped (play_to_end's R.cut), then the
+    game on to its end. The resets are called from here, a frame that never had the
+    board in hand (a stale slot would keep the old board alive: power_cut())."""
+    update_and_doctor()
+    reset()  # into the maker mode
+    update_in_maker_mode()
     reset()  # the reset the update asked for: the new version on trial confirms itself
     names_interned("after_update")
+    check_resumed()
+    mem("update")
+    play_to_end(game, resumed=True)
+
+
+def check_resumed():
+    ui = R.app.ui
+    assert (len(ui.moves), ui.state.digest()) == R.cut, "the game after the update differs"
+    print("resumed", R.cut[0], R.cut[1])
 
 
 def main():
@@ -410,20 +456,26 @@ def main():
     power_on()
     start.collect_often(False)  # the game plays without (vora_fw.start.run)
     mem("start")
-    set_up("SWNE", "")
-    play_to_end(1)
-    if not ALONE:
-        update_and_doctor()
-        mem("update")
-    set_up("SWNE", "WE")
-    if not play_to_end(2, takeback_at=9, cut_at=15):
-        power_cut()
-        play_to_end(2, resumed=True)
-    for game in range(3, GAMES + 1):
+    if PART in ("all", "keys"):
+        set_up("SWNE", "")
+        play_to_end(1)
+    if PART in ("all", "bot"):
+        set_up("SWNE", "WE")
+        if not play_to_end(2, takeback_at=9, cut_at=15):
+            power_cut()
+            play_to_end(2, resumed=True)
+    if PART == "update":
+        set_up("SN", "")
+        if not play_to_end(3, cut_at=UPDATE_AT):
+            update_mid_game(3)
+    for game in range(3, GAMES + 1 if PART == "all" else 3):
         players = 2 + game % 3
         seats = ("SN", "SWN", "SWNE")[players - 2]
         set_up(seats, "N" if game % 5 == 0 else "")
-        play_to_end(game)
+        if game < GAMES or ALONE or play_to_end(game, cut_at=UPDATE_AT):
+            play_to_end(game)
+        else:
+            update_mid_game(game)  # in the middle of the last game
     loaded = [m for m in ("vora_fw.link", "shared_rules.wire", "shared_rules.session",
                           "vora_fw.maker") if m in sys.modules]
     print("link_modules", ",".join(loaded) or "-")
