@@ -88,7 +88,7 @@ OPTIONS = (
     ("chain_lines", DEFAULT_CHAIN_LINES, CHAIN_LINES_CHOICES,
      "lines made by a fall: collected at once, or offered like the push's own lines"),
     ("position", None, "str",
-     "start from this position (docs/vora-notation.md) instead of a deal: teaching, puzzles"),
+     "start from this position instead of a deal: teaching, puzzles"),
 )
 
 PHASE_ACTION = const(0)

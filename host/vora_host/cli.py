@@ -1263,22 +1263,34 @@ def _rules_appendix(game, module, host, console):
     for column in ("option", "values", "what it changes"):
         table.add_column(column)
     for name, default, kind, text in module.OPTIONS:
-        values = "|".join(kind) if isinstance(kind, tuple) else kind
+        values = option_values_text(kind)
         if default is not None:
             text += " (default %s)" % (default,)
         table.add_row(name, escape(values), escape(text))
     print_table(console, table)
     _rules_bots(game, console)
     console.print()
-    console.print("[bold]More[/bold]: the full move notation is docs/%s, the house rules "
-                  "and their reasons docs/rules-decisions.md, in the project's sources."
-                  % escape(host.NOTATION))
+    # What an installed vora has: this text and the help inside a game. The notation in
+    # full and the house rules' reasons are documents of the project's source, which a
+    # wheel does not install: said so, and shown where they are in a checkout.
+    console.print("[bold]More[/bold]: the moves as you type them are under \"Typed moves\" "
+                  "above; in a game, ? (or help) shows the rules and keys of the step you "
+                  "are in. The notation in full (positions too) and the reasons for the "
+                  "house rules are in the project's source, not installed with vora: "
+                  "docs/%s and docs/rules-decisions.md." % escape(host.NOTATION))
     from vora_host import resources
     root = resources.checkout()  # run from a checkout: the notation's file is here
     if root is not None and (root / "docs" / host.NOTATION).exists():
         console.print("Here: %s" % escape(str(root / "docs" / host.NOTATION)))
-    console.print("The engine's reference: python -m pydoc %s.  In a game, ? shows the "
-                  "rules and keys of the step you are in." % module.__name__)
+
+
+def option_values_text(kind):
+    """What a player types for an option of this kind (-o NAME=VALUE), in words."""
+    if isinstance(kind, tuple):
+        return "|".join(kind)
+    return {"int": "a whole number", "bool": "yes or no",
+            "dict": 'a JSON object: {"name": number, ...}',
+            "str": "text, or @FILE for a file's text"}.get(kind, kind)
 
 
 def _rules_bots(game, console):
