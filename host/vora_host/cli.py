@@ -419,8 +419,8 @@ def _open_log(console, db):
         log = GameLog(path)
     except GameLogError as exc:
         console.print("[red]Cannot open the game log: %s[/red]" % escape(str(exc)))
-        console.print("%s, choose another log with --db PATH, or play without the log with "
-                      "--no-log." % ("Start the database server or check the URL"
+        console.print("%s, choose another log with --db PATH (or a postgresql:// URL), or "
+                      "play without the log with --no-log." % ("Start the database server or check the URL"
                                      if is_db_url(path) else "Free some space or fix the file"))
         return None
     try:  # games left "playing" by a program that was killed: interrupted

@@ -4,7 +4,7 @@ A bundle is the firmware's modules compiled by mpy-cross for the board's MicroPy
 .mpy version, and -march for its native architecture), and a manifest that names them:
 
     {"format": "vora-bundle", "format_version": 2, "firmware": "0.1.0",
-     "protocol": [1, 1], "board": "rp2", "mpy": [6, 3], "arch": "armv6m",
+     "protocol": [2, 1], "board": "rp2", "mpy": [6, 3], "arch": "armv6m",
      "files": [["vora_fw/app.mpy", 4721, "<sha256 hex>"], ...],
      "bundle": "<the bundle hash: vora_fw.update.seal() of every field above>"}
 
