@@ -709,8 +709,9 @@ class VorceptState:
         g = self.grid
         if args[0] == "done":
             if not self._lava_done_ok(self._lava_cells()):
-                raise IllegalMove(move, "%d lava blocks are down; at least %d are placed"
-                                  % (g.count(LAVA), self.lava_min))
+                down = g.count(LAVA)
+                raise IllegalMove(move, "%d lava %s down; at least %d are placed" % (
+                    down, "block is" if down == 1 else "blocks are", self.lava_min))
             self._end_lava()
             return
         c = self._arg_cell(move, args[0])

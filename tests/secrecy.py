@@ -6,7 +6,8 @@ play, for each viewer (every player and a spectator, None), the secrets the view
 know are dealt again (`rules.determinize(state.view(viewer), seed)`), and everything the
 host shows that viewer is drawn from both states and compared:
 
-- the terminal view (`VIEW.render`) at 80 and 120 columns, in colour (styles count too);
+- the terminal view (`VIEW.render`) at 26, 80 and 120 columns, in colour (styles count
+  too), and its summary (`VIEW.summary`: the scores and the viewer's own secrets);
 - the prompt, the step help (`VIEW.step_help`, where the view has it) and the seat labels;
 - what the viewer learns of each move the player to act could make next (`move_text`,
   for the moves legal in both deals);
@@ -55,6 +56,10 @@ def seen_by(name, state, viewer):
     for width in (80, 120):
         seen["render%d" % width] = _printed(
             view.render(state, viewer, {}, [(0, "x")], width=width), width)
+    # Beside an 80x24 board the picture is drawn narrow; the summary (scores and the
+    # viewer's own secrets) above the typed prompt and in that panel.
+    seen["render26"] = _printed(view.render(state, viewer, {}, [(0, "x")], width=26), 26)
+    seen["summary"] = _printed(view.summary(state, viewer), 80)
     if not state.is_over():
         seen["prompt"] = view.prompt(state)
         step_help = getattr(view, "step_help", None)
@@ -70,6 +75,7 @@ def seen_by(name, state, viewer):
         labels = getattr(board, "key_labels", None)
         if labels is not None and viewer is not None and state.to_act() == viewer:
             seen["labels"] = labels(state, ())
+            seen["key_texts"] = board.key_texts(state, ())
         if viewer is None or viewer == state.to_act():
             seen.update(_beside_the_board(name, state, viewer))
     return seen

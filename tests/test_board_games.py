@@ -214,7 +214,7 @@ def test_the_virtual_board_names_its_keys_as_the_game_does(tmp_path):
     args = [vora, "play", "gaia-vora", "--port", "sim", "--save-dir", str(tmp_path / "save"),
             "--db", str(tmp_path / "games.sqlite3"), "--seed", "2", "--fresh", "--human", "0"]
     with PtyScreen(args, cols=150, rows=42, cwd=str(Path(__file__).resolve().parents[1])) as term:
-        term.wait_for("to rotate the carousel")
+        term.wait_for("to rotate the planet")
 
         def key(x, y, line):
             row = sim.TOP - 1 + (6 - y) * 3 + line
@@ -233,7 +233,7 @@ def test_the_virtual_board_names_its_keys_as_the_game_does(tmp_path):
                 assert key(x, y, 0).strip("[]") == "abcdefg"[x] + str(y + 1)
         assert key(2, 6, 1) == "sun" and key(3, 3, 1) == "water"
         assert "WATER" in term.text() and "P0 yellow" in term.text()
-        assert "P0 yellow (you) to rotate the carousel" in term.text()  # the turn, below the board
+        assert "P0 yellow (you) to rotate the planet" in term.text()  # the turn, below the board
         assert "the PC drives the pixels" in term.text() and "Setup:" not in term.text()
         term.send("c1\r", 1.0)  # rotate 2: previewed, then the corner plays it
         term.wait_for("rotate 2 (press your corner")

@@ -23,8 +23,8 @@ class TerminalView:
     """The defaults every game's terminal view builds on."""
 
     #: How to enter moves, in rich markup, shown by `?` in the terminal game.
-    help_text = ("Type a move's [bold]number[/bold] from the list, or the move in the "
-                 "game's notation.")
+    help_text = ("Type a move's [bold]#number[/bold] from the list (#5), or the move in "
+                 "the game's notation.")
 
     #: The notation on one screen, for `vora rules GAME` (defaults to the help text).
     notation_summary = None
@@ -58,6 +58,19 @@ class TerminalView:
     def prompt(self, state):
         """What the player to act is asked to do, after 'P1 to ...' ('move')."""
         return "move"
+
+    def summary(self, state, viewer=None, who=None):
+        """The scores and what `viewer` may see of their own hidden things (a hand, a bag,
+        dice being made), in a few short lines that fold well in a narrow panel, as rich
+        Text. The typed prompt prints it above the turn line and the screen beside the
+        board draws it before the game's picture, so that both stay in sight at 80x24
+        however tall the picture or the list of moves. A game whose scores or standing
+        depend on secrets draws it from `seen(state, viewer)` alone; this default, each
+        player's score, suits a game without them."""
+        who = who or {}
+        return Text("Scores: " + ", ".join(
+            "%s %s" % (self.seat_label(state, p, who.get(p)), score)
+            for p, score in enumerate(state.scores())))
 
     def step_help(self, state):
         """Help for the step the game is in, as rich markup: a short summary of the game's

@@ -83,6 +83,11 @@ class BoarsBoard(WordKeys):
             return "on P%s" % word
         if kind in ("buy", "diet") and len(before) == 2:
             return "pay " + word
+        if kind == "diet" and len(before) == 1:
+            # What the diet costs and how far it goes, where the diet is chosen.
+            from vora_host.games.boars.ui import diet_text
+            said = diet_text(state.view(None), state.to_act(), word)  # cards are public
+            return "%s (%s)" % (word, said) if said else word
         return word
 
     def key_marks(self, state, viewer, pressed=()):

@@ -5,7 +5,6 @@ the tickets on offer. Another player's bag is shown only by its size."""
 from functools import lru_cache
 
 from rich.console import Group
-from rich.table import Table
 from rich.text import Text
 
 from vora_host.games.base import TerminalView, word_keys_help
@@ -19,7 +18,7 @@ CUBE_STYLE = {"r": "bold #ffffff on #d55e00", "b": "bold #ffffff on #0072b2",
 SPACE_CHAR = {"start": "S", "finish": "F", "food": "f", "predator": "!", "station": "T"}
 
 HELP_TEXT = """\
-[bold]Entering a move[/bold]: its [bold]number[/bold] from the list, or the move in notation:
+[bold]Entering a move[/bold]: its [bold]#number[/bold] from the list (#5), or the move in notation:
   draw <n>                     draw n cubes from your bag (you choose how many)
   buy <card> <cubes>           buy a displayed card, paying with cubes drawn (buy mono-rr gy)
   ticket cab|ferry|metro|squirrel   exactly 3 red / 4 yellow / 5 blue / 6 green drawn
@@ -71,6 +70,16 @@ def _cards(text):
     return dict((c["id"], c) for c in boars.cards_list(text))
 
 
+def cubes_short(counts):
+    """'r3 b1 y5' (each count in its colour), for the few lines of a summary."""
+    t = Text()
+    for letter, n in zip("rbygk", counts):
+        if n:
+            t.append(" " if t else "")
+            t.append("%s%d" % (letter, n), style=CUBE_STYLE[letter])
+    return t if t else Text("-", style="dim")
+
+
 def cubes_text(counts):
     t = Text()
     for letter, n in zip("rbygk", counts):
@@ -78,6 +87,27 @@ def cubes_text(counts):
             t.append(" %s%d " % (letter, n), style=CUBE_STYLE[letter])
             t.append(" ")
     return t if t else Text("-", style="dim")
+
+
+def diet_text(v, player, diet):
+    """What a diet of `player` costs and gives, from a view `v`: 'pay y: move 1' for their
+    Boar card's top or bottom diet, a Diet card's own words for a card ('' if unknown)."""
+    cards = _cards(v["cards"])
+    if diet in ("top", "bottom"):
+        boar = cards.get(v["boars"][player])
+        if boar is None:
+            return ""
+        key = "" if diet == "top" else "2"
+        return "pay %s: move %d" % (boar["pay" + key], boar["move" + key])
+    card = cards.get(diet)
+    return card["text"] if card else ""
+
+
+def boar_text(v, player):
+    """A player's Boar card with its two diets: 'bristle (top: pay y: move 1; bottom: pay
+    rr: move 3)'."""
+    return "%s (top: %s; bottom: %s)" % (v["boars"][player], diet_text(v, player, "top"),
+                                         diet_text(v, player, "bottom"))
 
 
 class BoarsView(TerminalView):
@@ -110,13 +140,43 @@ class BoarsView(TerminalView):
                 "discard": "discard a card", "space": "choose what the space gives"}.get(
                     decision, decision)
 
+    def summary(self, state, viewer=None, who=None):
+        # Each boar's space (the standing), the viewer's bag (their secret), the cubes of
+        # the turn, and the Boar card of the viewer (the player to act when the screen is
+        # everybody's) with its diets: what they cost and how far they go.
+        v = self.seen(state, viewer)
+        who = who or {}
+        t = Text("Spaces (Finish %d): " % (len(_track(v["track"])) - 1))
+        t.append(", ".join("%s %d" % (self.seat_label(state, p, who.get(p)), pos)
+                           for p, pos in enumerate(v["positions"])))
+        if viewer is not None and v.get("bag") is not None:
+            t.append("\nYour bag: ")
+            t.append_text(cubes_short(v["bag"]))
+        if any(v["drawn"]) or any(v["front"]):
+            t.append("\nDrawn: ")
+            t.append_text(cubes_short(v["drawn"]))
+            t.append("; in front: ")
+            t.append_text(cubes_short(v["front"]))
+            if v["sick"]:
+                t.append("  sick!", style="bold red")
+        mine = viewer if viewer is not None else v["to_act"]
+        if mine is not None:
+            t.append("\n%s Boar: %s" % ("Your" if viewer is not None else "P%d's" % mine,
+                                         boar_text(v, mine)))
+        return t
+
     def render(self, state, viewer=None, who=None, history=(), width=None, palette=None):
         v = self.seen(state, viewer)
         who = who or {}
         kinds = _track(v["track"])
         cards = _cards(v["cards"])
-        track = Text()
-        per_row = 48 if (width or 80) >= 60 else 24
+        # The legend first: beside an 80x24 board the track's rows take the panel.
+        track = Text("S start, F finish, f food, ! predator, T station; digits: the boars\n",
+                     style="dim")
+        # Rows of 48 spaces, 24 or 20 in a narrow panel (the number before them and a
+        # space take 3 columns).
+        width = width or 80
+        per_row = 48 if width >= 51 else 24 if width >= 27 else 20
         for start in range(0, len(kinds), per_row):
             line = Text("%2d " % start, style="dim")
             here = Text("   ")
@@ -128,20 +188,28 @@ class BoarsView(TerminalView):
             track.append_text(line)
             track.append("\n")
             track.append_text(here)
-            track.append("\n")
-        track.append("S start, F finish, f food, ! predator, T station; digits: the boars",
-                     style="dim")
-        table = Table(show_edge=False, box=None, padding=(0, 1))
-        for col in ("player", "space", "boar", "cards", "bag"):
-            table.add_column(col, no_wrap=False)
+            if start + per_row < len(kinds):
+                track.append("\n")
+        # A player a few lines: space and bag, then their cards, the Boar card with its two
+        # diets; the cards of the viewer (the player to act when the screen is everybody's)
+        # with what they do, the others' by name (the display says what those do).
+        mine = viewer if viewer is not None else v["to_act"]
+        players = Text()
         for p, pos in enumerate(v["positions"]):
-            hand = ", ".join(v["hands"][p]) or "-"
-            bag = Text(plural(v["bag_sizes"][p], "cube"))
+            players.append("\n" if p else "")
+            players.append(self.seat_label(state, p, who.get(p)),
+                           style="bold reverse" if p == v["to_act"] else "bold")
+            players.append("  space %d  bag " % pos)
             if p == viewer and v.get("bag") is not None:
-                bag = cubes_text(v["bag"])
-            table.add_row(Text(self.seat_label(state, p, who.get(p)),
-                               style="bold reverse" if p == v["to_act"] else "bold"),
-                          str(pos), v["boars"][p], hand, bag)
+                players.append_text(cubes_text(v["bag"]))
+            else:
+                players.append(plural(v["bag_sizes"][p], "cube"))
+            players.append("\n  Boar " + boar_text(v, p))
+            hand = [c for c in v["hands"][p] if c != v["boars"][p]]
+            if hand:
+                players.append("\n  cards: " + ", ".join(
+                    "%s (%s)" % (c, cards[c]["text"]) if p == mine and c in cards else c
+                    for c in hand))
         status = Text()
         status.append("Turn %d   decision: %s" % (v["turn"] + (v["decision"] != "over"),
                                                    v["decision"]), style="bold")
@@ -162,7 +230,7 @@ class BoarsView(TerminalView):
             status.append("\nLast moves", style="underline")
             for player, move in list(history)[-4:]:
                 status.append("\n  P%d %s" % (player, move))
-        return Group(track, table, status)
+        return Group(track, players, status)
 
     def end_reason(self, state):
         return {"finish": "a boar reached the Finish",

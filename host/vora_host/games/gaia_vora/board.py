@@ -18,6 +18,7 @@ over position d; `meteor sand h` is Meteor, sand, the slot over h; `rotate 2` is
 """
 
 from vora_host.games.base import BoardMapping, key_of
+from vora_host.words import plural
 
 __all__ = ["GaiaBoard", "SLOT_KEYS"]
 
@@ -49,6 +50,13 @@ def _scale(rgb, level):
 
 
 class GaiaBoard(BoardMapping):
+
+    def word_text(self, state, before, word):
+        """A choice in words for the PC screen: a rotation says its steps ('rotate  #1 2
+        steps', the 2 a count of steps, not a move's number)."""
+        if before == ["rotate"] and word.isdigit():
+            return plural(int(word), "step")
+        return word
 
     def _location_key(self, state, location):
         if location == "water":

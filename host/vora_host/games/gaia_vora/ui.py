@@ -19,15 +19,15 @@ GRID = (("nw", "n", "ne"), ("w", None, "e"), ("sw", "s", "se"))
 GRID_WIDTH = 50  # columns the 3x3 picture of the planet needs (three of 16, and gaps)
 
 HELP_TEXT = """\
-[bold]Entering a move[/bold]: its [bold]number[/bold] from the list, or the move in notation:
-  rotate 1|2|3                          turn the carousel clockwise (1 and 3 cost a Star)
+[bold]Entering a move[/bold]: its [bold]#number[/bold] from the list (#5), or the move in notation:
+  rotate 1|2|3                          turn the planet clockwise (1 and 3 cost a Star)
   sun <species> <location>              place one of your Life-Forms (the Sun)
   rainbow <colour> <species> <location> place a Life-Form of any colour (the Rainbow)
   storm <species> <location>            move a Life-Form out from under the Storm
   meteor grass|snow                     drop a Grass or Snow Tile under the Meteor
   meteor sand|stone <position>          drop a Sand or Stone Tile with its riders
 Species: carnivore herbivore plant. Locations: the positions a..h (printed on the
-carousel, they turn with it) and water. Colours: yellow green white orange."""
+planet, they turn with it) and water. Colours: yellow green white orange."""
 
 
 # The help of `?`: the game in a few lines, then the step the game is in (step_help).
@@ -86,9 +86,32 @@ class GaiaView(TerminalView):
 
     def prompt(self, state):
         phase = state.board()["phase"]
-        return {"rotate": "rotate the carousel", "sky": "choose a Sky Object",
+        return {"rotate": "rotate the planet", "sky": "choose a Sky Object",
                 "sun": "go on with the Sun", "rainbow": "go on with the Rainbow",
                 "storm": "go on with the Storm"}.get(phase, phase)
+
+    def summary(self, state, viewer=None, who=None):
+        # The scores, the Stars, and the pool and fossils of the viewer (the player to act
+        # when the screen is everybody's): nothing is hidden, and the picture with every
+        # colour's is too tall for a panel beside an 80x24 board.
+        b = state.board()
+        who = who or {}
+        t = Text("Scores: " + ", ".join(
+            "%s %d" % (self.seat_label(state, p, who.get(p)), b["scores"][c])
+            for p, c in enumerate(b["colours"])))
+        if b["bots"]:
+            t.append("; bots " + ", ".join("%s %d" % (c, b["scores"][c]) for c in b["bots"]))
+        t.append("\nStars: " + ", ".join("%s %d" % (c, n)
+                                         for c, n in zip(b["colours"], b["stars"])))
+        mine = viewer if viewer is not None else b["to_act"]
+        if mine is not None:
+            colour = b["colours"][mine]
+            pool = b["pools"][colour]
+            t.append("\n%s pool: C%d H%d P%d; fossils %d" % (
+                "Your" if viewer is not None else colour.capitalize() + "'s",
+                pool["carnivore"], pool["herbivore"], pool["plant"],
+                sum(sum(v.values()) for v in b["fossils"][colour].values())))
+        return t
 
     def _life(self, life):
         t = Text()

@@ -6,12 +6,13 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from vora_host.games.base import TerminalView, word_keys_help
+from vora_host.games.base import TerminalView, word_keys_help, word_order
+from vora_host.words import plural
 
 __all__ = ["TigerView"]
 
 HELP_TEXT = """\
-[bold]Entering a move[/bold]: its [bold]number[/bold] from the list, or the move in notation:
+[bold]Entering a move[/bold]: its [bold]#number[/bold] from the list (#5), or the move in notation:
   fight <player> <n>     wage war on a player with n dice (piles) each
   add <card> / next      put a card of your hand in the die you make / close that die
   reroll, look, swap, destroy, draw, copy ...   a card's action, or pass
@@ -49,12 +50,34 @@ STEP_HELP = {
 NARROW = 44  # columns under which a war is written a battle a line, not as a table
 
 
+def _cards_text(cards):
+    """'crane x2, tiger' for a list of cards (or a {card: count} hand)."""
+    counts = cards if isinstance(cards, dict) else {}
+    if not isinstance(cards, dict):
+        for c in cards:
+            counts[c] = counts.get(c, 0) + 1
+    return ", ".join("%s x%d" % (c, n) if n > 1 else c
+                     for c, n in sorted(counts.items(), key=lambda cn: word_order(cn[0])))
+
+
 def _side(side):
-    if side["face"]:
-        return Text(side["face"], style="bold")
-    if side["cards"]:
-        return Text("%d face down" % side["cards"], style="dim")
-    return Text("-", style="dim")
+    """A side of a battle as the viewer may see it (a side of state.view's war): the card
+    it revealed, which stays named once the battle is fought (`shown`: it was seen by all,
+    even after the winner grabbed it), then the rest of the die, its cards where the viewer
+    knows them (their own, or one a Monkey looked at), else how many lie face down."""
+    t = Text()
+    card = side["face"] or side["shown"]
+    if card:
+        t.append(card, style="bold")
+    pile = side["pile"]
+    if isinstance(pile, list) and pile:
+        t.append((" (rest: %s)" if card else "%s") % _cards_text(pile))
+    elif not isinstance(pile, list) and pile:
+        t.append((" (rest: %d face down)" if card else "%d face down") % pile, style="dim")
+    return t if t else Text("-", style="dim")
+
+
+WON_BY = {1: "attacker", 2: "defender", 3: "both", 0: "nobody"}
 
 
 class TigerView(TerminalView):
@@ -85,23 +108,69 @@ class TigerView(TerminalView):
         decision = state.view(state.to_act())["info"]["decision"] or {}
         return decision.get("hint") or decision.get("kind") or "move"
 
-    def render(self, state, viewer=None, who=None, history=(), width=None, palette=None):
+    def summary(self, state, viewer=None, who=None):
+        # The cards each player owns (the score, counted from what everybody may see),
+        # then the viewer's own: their hand, and their dice, those made and the one being
+        # made with the cards still to place (their hand is in them meanwhile).
         v = self.seen(state, viewer)
         info = v["info"]
         who = who or {}
+        owned = list(info["hand_sizes"])
+        war = v["war"]
+        if war is not None:
+            for bt in war["b"]:
+                for side in bt["s"]:
+                    if 0 <= side["own"] < len(owned):
+                        pile = side["pile"]
+                        owned[side["own"]] += (len(pile) if isinstance(pile, list) else pile) \
+                            + bool(side["face"])
+            b = war["build"]
+            if b is not None:
+                owned[b["p"]] += sum(len(x) if isinstance(x, list) else x
+                                     for x in (b["pool"], b["cur"]))
+        t = Text("Cards: " + ", ".join("%s %d" % (self.seat_label(state, p, who.get(p)), n)
+                                       for p, n in enumerate(owned)))
+        if viewer is None:
+            return t
+        t.append("\nYour hand: %s" % (_cards_text(info["hand"]) or "-"))
+        if war is None:
+            return t
+        dice = []
+        for k, bt in enumerate(war["b"], 1):
+            side = bt["s"][0] if bt["s"][0]["own"] == viewer else \
+                bt["s"][1] if bt["s"][1]["own"] == viewer else None
+            if side is not None and isinstance(side["pile"], list) \
+                    and (side["pile"] or side["face"]):
+                dice.append("%d: %s" % (k, _cards_text(side["pile"] + [side["face"]] if
+                                                       side["face"] else side["pile"])))
+        b = war["build"]
+        making = b is not None and b["p"] == viewer
+        if dice or making:
+            t.append("\nYour dice: %s" % ("; ".join(dice) or "none made yet"))
+        if making:
+            t.append("\nThe die you make: %s" % (_cards_text(b["cur"]) or "empty"))
+            t.append("\nStill to place: %s" % (_cards_text(b["pool"]) or "-"))
+        return t
+
+    def render(self, state, viewer=None, who=None, history=(), width=None, palette=None):
+        v = self.seen(state, viewer)
+        info = v["info"]
         t = Text()
         t.append("Turn %d   " % (v["turn"] + (0 if state.is_over() else 1)), style="bold")
-        t.append("hands: " + ", ".join("P%d %d" % (p, n) for p, n in enumerate(info["hand_sizes"])))
-        if viewer is not None:
-            hand = info["hand"]
-            t.append("\nYour hand (P%d): " % viewer, style="bold")
-            t.append(", ".join("%s x%d" % (c, n) if n > 1 else c for c, n in sorted(hand.items()))
-                     or "-")
-        war = info.get("war")
+        t.append("in hand: " + ", ".join("P%d %d" % (p, n)
+                                         for p, n in enumerate(info["hand_sizes"])))
+        t.append("\n")
+        t.append_text(self.summary(state, viewer, who))
         parts = [t]
+        # The war under way, or the last one fought: its revealed cards stay named once
+        # grabbed, so that who won each battle, and with what, can be followed.
+        war = v["war"] or v.get("last")
         if war:
-            head = Text("\nWar: P%s attacks P%s with %s dice" % (
-                war["attacker"], war["defender"], war["dice"]), style="bold")
+            attacker, defender = war["sides"]
+            head = Text("\n%s: P%s %s P%s with %s" % (
+                "War" if v["war"] else "Last war", attacker,
+                "attacks" if v["war"] else "attacked", defender,
+                plural(war["n"], "die", "dice")), style="bold")
             if war.get("dawn"):
                 head.append("   Dawn: %s %s" % (war["dawn"], war.get("rule", "")))
             parts.append(head)
@@ -113,13 +182,12 @@ class TigerView(TerminalView):
             # Beside an 80-column board the panel is too narrow for four columns (cut
             # to "b…  at…"): one line a battle there, in words.
             lines = Text()
-            for n, b in enumerate(info["battles"], 1):
-                won = {"a": "attacker", "d": "defender", "both": "both", "none": "nobody",
-                       None: ""}.get(b["winner"], str(b["winner"]))
-                table.add_row(str(n), _side(b["a"]), _side(b["d"]), won)
+            for n, bt in enumerate(war["b"], 1):
+                won = WON_BY.get(bt["res"], "") if bt["done"] == 2 else ""
+                a, d = _side(bt["s"][0]), _side(bt["s"][1])
+                table.add_row(str(n), a, d, won)
                 lines.append("\n" if n > 1 else "")
-                lines.append_text(Text.assemble("%d: " % n, _side(b["a"]), " vs ",
-                                                _side(b["d"])))
+                lines.append_text(Text.assemble("%d: " % n, a, " vs ", d))
                 if won:
                     lines.append(", won by %s" % won)
             parts.append(table if width is None or width >= NARROW else lines)

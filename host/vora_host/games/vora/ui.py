@@ -6,6 +6,7 @@ the scores with their tie-break numbers, and the end of a game in words.
 """
 
 from rich.table import Table
+from rich.text import Text
 
 from shared_rules import vora
 
@@ -15,7 +16,7 @@ from vora_host.games.vora import view
 __all__ = ["VoraView"]
 
 HELP_TEXT = """\
-[bold]Entering a move[/bold]: its [bold]number[/bold] from the list, or the move in notation:
+[bold]Entering a move[/bold]: its [bold]#number[/bold] from the list (#5), or the move in notation:
   push <cube> <edge>     push a cube of your farm in at an edge (push crow Sc)
   pig <edge>             a pig of your farm pushes the line two spaces
   wolf <edge>            a wolf of your farm eats the first animal of that line
@@ -113,6 +114,13 @@ class VoraView(TerminalView):
         return "%s\n[bold]Now (%s)[/bold]: %s\n  [bold]On the board[/bold]: %s\n  " \
                "[bold]Typed[/bold]: %s" % (SUMMARY, phase, what, keys % {"c": corner}, typed)
 
+    def summary(self, state, viewer=None, who=None):
+        # Vora's scores as its farms write them (+3, -2); farms are open, nothing hidden.
+        who = who or {}
+        return Text("Scores: " + ", ".join(
+            "%s %+d" % (view.seat_label(state, p, who.get(p)), score)
+            for p, score in enumerate(state.scores())))
+
     def prompt(self, state):
         phase = view.phase_name(state)
         return _PROMPTS.get(phase, phase)
@@ -125,7 +133,7 @@ class VoraView(TerminalView):
         numbers = [n for n, _ in items]
         if len(items) == 20 and {last for _, last in items} == set(vora.EDGE_NAMES) \
                 and numbers == list(range(numbers[0], numbers[0] + 20)):
-            return "%d-%d any edge, in the order E1..E5 Na..Ne Sa..Se W1..W5" % (
+            return "#%d-#%d any edge, in the order E1..E5 Na..Ne Sa..Se W1..W5" % (
                 numbers[0], numbers[-1])
         return None
 

@@ -5,6 +5,7 @@ from rich.table import Table
 from rich.text import Text
 
 from vora_host.games.base import TerminalView
+from vora_host.words import plural
 
 __all__ = ["VorceptView"]
 
@@ -21,7 +22,7 @@ LEGEND = ("H/h Host (1 step)  A/a Drone-1 (1-2)  B/b Drone-2 (1-3)  C/c Drone-3 
           "capitals Blue, small letters Red;  # lava  @ Pylon  . empty")
 
 HELP_TEXT = """\
-[bold]Entering a move[/bold]: its [bold]number[/bold] from the list, or the move in notation:
+[bold]Entering a move[/bold]: its [bold]#number[/bold] from the list (#5), or the move in notation:
   pylon <cell>            Blue places the Pylon                 (pylon d4)
   lava <cell>             place a lava block, not beside the Pylon (lava b2)
   lava done               stop placing lava (from the 6th block)
@@ -94,6 +95,19 @@ class VorceptView(TerminalView):
             return "act (action %d of 2)" % state.action_number()
         return _PROMPTS.get(phase, phase)
 
+    def summary(self, state, viewer=None, who=None):
+        # Vorcept scores only its winner: the standing is in the pieces left, and what
+        # can still be summoned (nothing is hidden).
+        who = who or {}
+        t = Text("Pieces left: " + ", ".join(
+            "%s %d" % (self.seat_label(state, p, who.get(p)), state.pieces_left(p))
+            for p in (0, 1)))
+        reserves = [state.reserve(p) for p in (0, 1)]
+        t.append("\nTo summon (Drone-1/2/3): " + ", ".join(
+            "%s %d/%d/%d" % (self.rules.PLAYER_NAMES[p], r["drone1"], r["drone2"],
+                             r["drone3"]) for p, r in enumerate(reserves)))
+        return t
+
     def render(self, state, viewer=None, who=None, history=(), width=None, palette=None):
         seen = self.rules.determinize(self.seen(state, viewer), 0)  # nothing is hidden
         return Group(self._board(seen), Text(""), self._status(seen, who or {}, history))
@@ -132,8 +146,9 @@ class VorceptView(TerminalView):
             t.append("\n")
             t.append(self.seat_label(state, p, who.get(p)),
                      style="bold reverse" if p == to_act else "bold")
-            t.append("  reserve: %d Drone-1, %d Drone-2, %d Drone-3; %d pieces left"
-                     % (r["drone1"], r["drone2"], r["drone3"], state.pieces_left(p)))
+            t.append("  reserve: %d Drone-1, %d Drone-2, %d Drone-3; %s left"
+                     % (r["drone1"], r["drone2"], r["drone3"],
+                        plural(state.pieces_left(p), "piece")))
         if self._corner_pylon(state):
             t.append("\n" + CORNER_PYLON, style="yellow")
         gone = state.last_removed()
