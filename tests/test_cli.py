@@ -225,7 +225,8 @@ def test_resolve_entry():
 def test_a_typed_number_picks_the_move_shown_with_it_in_natural_order():
     """Issue 22: Boars' draws were numbered as the engine sorts them, as text ("1 1  2 10
     3 11"), so typing 3 drew 11 cubes. The list reads in natural order; since a draw of 0
-    cubes is legal (#24) it starts there: 1 draws 0, 4 draws 3."""
+    cubes is legal (#24) it starts there: #1 draws 0, #4 draws 3 (issue 38: numbered with
+    '#', and a bare 4 is the count, 4 cubes)."""
     from shared_rules import games
     state = games.start({"game": "boars", "players": 2, "seed": 1, "options": {},
                          "moves": []})
@@ -233,12 +234,12 @@ def test_a_typed_number_picks_the_move_shown_with_it_in_natural_order():
     console = Console(record=True, width=200)
     record = {"moves": [], "digests": []}
     game = TerminalGame(state, [Human(), RandomBot(1)], console, record=record, game="boars",
-                        read=_scripted(["4", "q", "y"]), echo=False)
+                        read=_scripted(["#4", "q", "y"]), echo=False)
     game.run()
     assert record["moves"][0] == "draw 3"
     text = console.export_text()
-    assert re.search(r"draw +1 0 cubes +2 1 cube +3 2 cubes +4 3 cubes .* 10 9 cubes +11 10 "
-                     r"cubes +12 11 cubes", text), text
+    assert re.search(r"draw +#1 0 cubes +#2 1 cube +#3 2 cubes +#4 3 cubes .* #10 9 cubes "
+                     r"+#11 10 cubes +#12 11 cubes", text), text
     # ... and the prompt names the draws' own range, so choice 3 is not read as 3 cubes.
     assert "draw cubes: 'draw N', N from 0 to" in text, text
 
@@ -254,7 +255,7 @@ def test_typed_choices_are_said_in_words_not_bare_numbers():
                         read=_scripted(["q", "y"]), echo=False)
     game.run()
     text = console.export_text()
-    assert re.search(r"fight 1 \(vs P1\) +1 1 die +2 2 dice +3 3 dice", text), text
+    assert re.search(r"fight 1 \(vs P1\) +#1 1 die +#2 2 dice +#3 3 dice", text), text
 
 
 def test_a_pc_run_game_on_a_port_that_does_not_open_says_why_and_logs_nothing(tmp_path):

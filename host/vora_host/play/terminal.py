@@ -50,9 +50,9 @@ def wipe_screen(console):
 
 
 COMMANDS_HELP = """\
-[bold]Commands[/bold]   moves: list every legal move, numbered   board: redraw the board
-           undo: take back the last human turn (every human must agree)
-           ?, help: this text   q: quit (asks to confirm)"""
+[bold]Commands[/bold]   #5: the move numbered 5   moves: every legal move, numbered
+           board: redraw the board   ?, help: this text   q: quit (asks first)
+           undo: take back the last human turn (every human must agree)"""
 
 
 class Human:
@@ -123,12 +123,12 @@ def moves_summary(moves, width=80, compact=None, words=None):
         for n, last in items:
             if last and words:
                 last = words(before, last)
-            item = "  %d%s" % (n, " " + last if last else "")
+            item = "  %s%s" % (number(n), " " + last if last else "")
             if column + len(item) > width and column > indent:
                 out.append("\n" + " " * indent)
                 column = indent
             out.append("  ")
-            out.append(str(n), style="cyan")
+            out.append(number(n), style="cyan")
             if last:
                 out.append(" " + last)
             column += len(item)
@@ -138,7 +138,7 @@ def moves_summary(moves, width=80, compact=None, words=None):
 def moves_table(moves, width=80):
     """Every legal move with its number, in as many columns as `width` allows, numbers
     running down each column (the `moves` command)."""
-    cell = max((len(m) for m in moves), default=0) + 6  # "123 " + move + gap
+    cell = max((len(m) for m in moves), default=0) + 7  # "#123 " + move + gap
     ncols = max(1, min(len(moves), width // cell)) if moves else 1
     nrows = -(-len(moves) // ncols) if moves else 0
     table = Table.grid(padding=(0, 2))
@@ -148,23 +148,53 @@ def moves_table(moves, width=80):
         cells = []
         for col in range(ncols):
             n = col * nrows + row
-            cells.append(Text.assemble((str(n + 1).rjust(3), "cyan"), " " + moves[n])
+            cells.append(Text.assemble((number(n + 1).rjust(4), "cyan"), " " + moves[n])
                          if n < len(moves) else "")
         table.add_row(*cells)
     return table
 
 
+def number(n):
+    """How the lists number the moves: '#5'. A bare 5 beside "draw" or "rotate" was read
+    as a count ("draw 5") when it picked the fifth move ("draw 4")."""
+    return "#%d" % n
+
+
+def _by_number(n, moves):
+    if 1 <= n <= len(moves):
+        return moves[n - 1], None
+    return None, "there is no move number %d (the moves are numbered #1 to #%d)" % (
+        n, len(moves))
+
+
 def resolve_entry(entry, moves):
-    """Turn what a human typed into a move text: a number picks from `moves`; a text is
-    tidied (spaces collapsed) and matched without regard to capitals when exactly one
-    legal move matches ("push crow sc" is "push crow Sc"; "e1" as a cell and "E1" as an
-    edge never compete in one move). Returns (move, None) or (None, error)."""
+    """Turn what a human typed into a move text. `#5` picks the move numbered 5 in the
+    list; a bare 5 does too unless a move has a number among its words: then it is the
+    count itself when the moves are one family ("5" is "draw 5", "2" is "rotate 2"), and
+    otherwise refused as ambiguous. A text is tidied (spaces collapsed) and matched
+    without regard to capitals when exactly one legal move matches ("push crow sc" is
+    "push crow Sc"; "e1" as a cell and "E1" as an edge never compete in one move).
+    Returns (move, None) or (None, error)."""
     text = " ".join(entry.split())
+    if text.startswith("#") and text[1:].strip().isdigit():
+        return _by_number(int(text[1:]), moves)
     if text.isdigit():
         n = int(text)
-        if 1 <= n <= len(moves):
-            return moves[n - 1], None
-        return None, "there is no move number %d (the moves are numbered 1 to %d)" % (n, len(moves))
+        if not any(w.isdigit() for m in moves for w in m.split(" ")[1:]):
+            return _by_number(n, moves)
+        families = set(m.rpartition(" ")[0] for m in moves)
+        if len(families) == 1:
+            family = families.pop()
+            counted = "%s %s" % (family, text)
+            if counted in moves:
+                return counted, None
+            counts = sorted((m.rpartition(" ")[2] for m in moves), key=word_order)
+            legal = "only %s %s" % (family, counts[0]) if len(counts) == 1 else \
+                "%s %s to %s %s" % (family, counts[0], family, counts[-1])
+            return None, ("no move is %r now (%s); #%d picks the move numbered %d"
+                          % (counted, legal, n, n))
+        return None, ("%s alone could be a count or the list's number: type #%s for the "
+                      "move numbered %s, or the whole move" % (text, text, text))
     if text in moves:
         return text, None
     matches = [m for m in moves if m.lower() == text.lower()]
@@ -228,7 +258,7 @@ class TerminalGame:
         self.quiet = quiet
         self.read = read or input
         self.echo = (not sys.stdin.isatty()) if echo is None else echo
-        self.note = ""  # said just above the first prompt (a resume), below the board
+        self.note = ""  # said just above the next prompt's turn line (a resume, a takeback)
         self.history = []  # (player, move) of every live move
         self.before = []  # the state before each live move, for undo
         self.log = log
@@ -384,10 +414,6 @@ class TerminalGame:
         state = self.state
         self.show()
         moves = in_shown_order(state.legal_moves())  # what a number picks is what is shown
-        if self.note:
-            # Above the board a tall position would scroll it out of an 80x24 terminal.
-            self.console.print(self.note)
-            self.note = ""
         self._print_prompt_header(player, moves)
         while True:
             entry = self._input("P%d> " % player)
@@ -403,7 +429,7 @@ class TerminalGame:
                 # back to the game: its prompt line again.
                 self.console.print(self.view.step_help(state))
                 self.console.print(COMMANDS_HELP)
-                self._print_prompt_header(player, moves)
+                self._print_prompt_header(player)  # not the moves: they would scroll it away
                 continue
             if word in ("moves", "m", "list"):
                 self.console.print(moves_table(moves, self.console.width))
@@ -482,13 +508,23 @@ class TerminalGame:
         if self.record is not None:
             del self.record["moves"][start:], self.record["digests"][start:]
         self._shown = None
-        self.console.print("[bold]Taken back[/bold]: %s." % escape(what))
+        self.note = "[bold]Taken back[/bold]: %s." % escape(what)  # by the next prompt
         return True
 
-    def _print_prompt_header(self, player, moves):
+    def _print_prompt_header(self, player, moves=None):
+        # The moves first, then the scores and the player's own secrets, then whose turn
+        # and what to do, just above the prompt: a long list of moves (Vora's 150, a
+        # Sun's 40) scrolls the board out of an 80x24 terminal, never these.
+        if moves is not None:
+            self.console.print(moves_summary(moves, self.console.width,
+                                             self.view.compact_family, self._choice_words()))
+        self.console.print(self.view.summary(self.state, self.viewer, self.who))
+        if self.note:
+            # A resume or a takeback, said next to the prompt: above the board or the
+            # moves, a tall position would scroll it out of an 80x24 terminal.
+            self.console.print(self.note)
+            self.note = ""
         self._print_turn(player)
-        self.console.print(moves_summary(moves, self.console.width, self.view.compact_family,
-                                         self._choice_words()))
 
     def _print_turn(self, player, hint="? for help"):
         state = self.state
