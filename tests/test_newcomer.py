@@ -9,6 +9,7 @@ resumes it. The same in typed mode. At every screen looked at, the turn line ("P
 One launch per game and size: the 80x24 one starts the game, the 120x40 one resumes it."""
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -172,11 +173,11 @@ class Board:
 
     def help_and_back(self, state):
         self.term.send("?", 0.5)
-        self.wait("help (? or Enter: back to the game)")
+        self.wait("help (Esc or Enter: back to the game)")
         # The step's own help is what shows first, even beside an 80x24 board.
         self.wait("Now (", where=self.panel)
         self.check_turn_and_prompt(state)
-        self.term.send("?", 0.5)
+        self.term.send("\x1b", 0.5)  # Escape (an Enter just after ? is the ?'s own)
         self.term.wait_until(lambda: "back to the game" not in self.panel(), "help closed")
         self.check_turn_and_prompt(state)
 
@@ -253,9 +254,9 @@ def test_a_newcomer_plays_undoes_quits_and_resumes_on_the_virtual_board(tmp_path
 class Typed:
     """`vora play GAME --typed` at an 80x24 terminal, as a newcomer types it."""
 
-    def __init__(self, tmp_path, name, *extra):
+    def __init__(self, tmp_path, name, *extra, db="typed.sqlite3"):
         self.name = name
-        self.db = tmp_path / "typed.sqlite3"
+        self.db = tmp_path / db
         self.host = host_games.host_game(name)
         args = [VORA, "play", name, "--typed", "--db", str(self.db), "--human", "0",
                 "--bot", "1=random", "--delay", "0", *extra]
@@ -308,7 +309,7 @@ def test_a_newcomer_plays_undoes_quits_and_resumes_typed(tmp_path, name):
         typed.type("?")
         typed.my_turn("Now (", "Commands")
         first = in_shown_order(start.legal_moves())[0]
-        typed.type("1")  # a move by its number
+        typed.type("#1")  # a move by its number in the list
         after = typed.my_turn()
         assert typed.moves()[0] == first
         # Three tries that are not moves, each refused with its reason; the turn stays.
@@ -318,12 +319,12 @@ def test_a_newcomer_plays_undoes_quits_and_resumes_typed(tmp_path, name):
         typed.type(words[0] + " zz9")  # a move's word, then nonsense: the engine's reason
         typed.my_turn("illegal move '%s zz9': " % words[0])
         count = len(after.legal_moves())
-        typed.type("%d" % (count + 1))
-        typed.my_turn("there is no move number %d (the moves are numbered 1 to %d)"
+        typed.type("#%d" % (count + 1))
+        typed.my_turn("there is no move number %d (the moves are numbered #1 to #%d)"
                       % (count + 1, count))
         typed.type("undo")
         assert typed.my_turn("Taken back: ") == start
-        typed.type("1")
+        typed.type("#1")
         typed.my_turn()
         assert typed.moves()[0] == first
         typed.type("q")
@@ -416,3 +417,195 @@ def test_the_planet_beside_an_80x24_board_is_read_in_words_not_cut_cells():
         if slot["sky"]:
             assert "%s %s" % (slot["slot"], slot["sky"].upper()) in text, text
     assert "WATER" in text
+
+
+# ---------------------------------------------------------------- issue 38: all of it at 80x24
+# At every step, typed and beside the virtual board, an 80x24 screen shows whose turn,
+# what to do, the scores and the player's own hidden things (tests/test_screen_essentials.py
+# says which facts, from the rules' own view); beside the board, what the panel cuts is a
+# Tab away, and the help is paged, never cut.
+
+SEEDS_38 = {"vora": 5, "vorcept": 5, "gaia-vora": 5, "tossing-tiger": 4, "boars": 6}
+
+
+def _choose(name, state, rnd):
+    """P0's move in these tests: at random, but making the moments looked at likely (a
+    war of two dice in Tossing Tiger, draws that feed a diet in Boars)."""
+    legal = [m for m in state.legal_moves() if m != "concede"] or state.legal_moves()
+    if name == "tossing-tiger":
+        legal = [m for m in legal if not m.startswith("fight ") or m.endswith(" 2")] or legal
+    if name == "boars":
+        legal = [m for m in legal if not m.startswith("draw ")
+                 or 4 <= int(m.split()[1]) <= 9] or legal
+    return rnd.choice(legal)
+
+
+def _typed_to_mid_game(typed, name, turns, check=None):
+    """Play P0's moves typed (`_choose`), `turns` of them or until the game ends; at each
+    prompt `check(state, screen)` first. Returns the kinds of moment checked."""
+    import random
+    from test_screen_essentials import missing
+    rnd = random.Random(SEEDS_38[name])
+    seen = set()
+    for _ in range(turns):
+        end = time.monotonic() + 30
+        while not typed.asked() and "Game over" not in typed.term.text():
+            assert time.monotonic() < end, typed.term.text()
+            typed.term.pump(0.1)
+        if not typed.asked():
+            break  # the game ended
+        state = typed.my_turn()
+        screen = typed.term.text()
+        assert len(typed.term.lines()) == 24
+        gone = missing(name, state, screen, who={0: "you", 1: "random"})
+        assert not gone, (gone, screen)
+        if check is not None:
+            seen |= check(state, screen)
+        typed.type(_choose(name, state, rnd))
+    return seen
+
+
+def _list_rows(name, state):
+    # How many rows the typed list of moves takes at 80 columns.
+    from vora_host.play.terminal import in_shown_order, moves_summary
+    host = host_games.host_game(name)
+    words = getattr(getattr(host, "BOARD", None), "word_text", None)
+    listed = moves_summary(in_shown_order(state.legal_moves()), 80, host.VIEW.compact_family,
+                           words and (lambda before, word: words(state, before, word)))
+    return len(listed.plain.splitlines())
+
+
+def _moments(name, state, screen):
+    """The moments issue 38 names, checked where they are: Tossing Tiger while P0 makes
+    dice (facts() asks for the cards to place), after a battle (its revealed cards);
+    Boars at the diet choice (each diet's cost and distance); a long list of moves."""
+    seen = set()
+    text = flat(screen)
+    if _list_rows(name, state) >= 14:  # a list of moves taller than half the screen
+        seen.add("long list")
+    if name == "tossing-tiger":
+        war = state.view(0)["war"]
+        if war is not None and war["build"] is not None and war["build"]["p"] == 0:
+            seen.add("making dice")
+        if war is not None:
+            for n, bt in enumerate(war["b"], 1):
+                if bt["done"] == 2:
+                    a, d = (side["shown"] for side in bt["s"])
+                    assert re.search(r"\b%d\s+%s\b.*\b%s\b" % (n, a, d), text), screen
+                    seen.add("after a battle")
+    if name == "boars":
+        diets = [m.split()[1] for m in state.legal_moves() if m.startswith("diet ")]
+        for diet in diets:
+            if diet in ("top", "bottom"):
+                assert re.search(r"#\d+ %s \(pay \w+: move \d\)" % diet, text), screen
+                seen.add("diet choice")
+    return seen
+
+
+@pytest.mark.parametrize("name", ("vora",) + GAMES)
+def test_typed_at_80x24_every_prompt_shows_the_turn_the_scores_and_your_secrets(tmp_path,
+                                                                                  name):
+    typed = Typed(tmp_path, name, "--fresh", "--seed", str(SEEDS_38[name]))
+    try:
+        seen = _typed_to_mid_game(typed, name, 14, lambda s, screen: _moments(name, s, screen))
+    finally:
+        typed.term.close()
+    wanted = {"tossing-tiger": {"making dice", "after a battle"},
+              "boars": {"diet choice"}, "gaia-vora": {"long list"}}.get(name, set())
+    assert wanted <= seen, seen
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_resumed_mid_game_beside_an_80x24_board_all_is_on_the_panel_or_a_tab_away(tmp_path,
+                                                                                     name):
+    from test_screen_essentials import missing, printed
+    typed = Typed(tmp_path, name, "--fresh", "--seed", str(SEEDS_38[name]),
+                  db="games.sqlite3")  # the log the board resumes from
+    try:
+        _typed_to_mid_game(typed, name, 10)
+        typed.my_turn()
+        typed.type("q")
+        typed.wait("Quit this game? [y/N]")
+        typed.type("y")
+        assert typed.term.wait_exit() == 0
+    finally:
+        typed.term.close()
+    board = Board(tmp_path, name, 80, 24)
+    try:
+        board.wait("Resumed your game of", where=board.bottom)
+        state = board.state()
+        view = board.host.VIEW
+        turn = flat("%s to %s" % (view.seat_label(state, 0, "you"), view.prompt(state)))
+        board.wait(turn, where=board.panel)
+        # Tab turns the pages; the first has the scores and the player's secrets, and
+        # every line of the game's picture is on one of them.
+        width = 80 - sim.SIDE_COL
+        panel_rows = lambda: [line[sim.SIDE_COL - 1:].rstrip()  # noqa: E731
+                              for line in board.term.lines()[sim.TOP - 1:board.below]]
+        pages = _turn_pages(board, panel_rows)
+        first = flat(" ".join(pages[0]))
+        assert not missing(name, state, first), (missing(name, state, first), pages[0])
+        assert len(pages) > 1 and "Tab: more (1/%d)" % len(pages) in first
+        for page in pages:
+            assert flat(" ".join(page)).startswith(turn), page
+        shown = set(line for page in pages for line in page)
+        picture = [line.rstrip() for line in printed(view.render(
+            state, 0, None, [], width=width), width).splitlines()]
+        unseen = [line for line in picture if line and line not in shown
+                  and not line.lstrip().startswith("P")]  # the last moves: their history
+        assert unseen == [], (unseen, pages)
+        # `?`: the help, paged under the turn; each page says which it is.
+        board.term.send("?", 0.5)
+        board.wait("help (Esc or Enter: back to the game)", where=board.panel)
+        helped = _turn_pages(board, panel_rows)
+        for n, page in enumerate(helped, 1):
+            text = flat(" ".join(page))
+            assert text.startswith(turn), page
+            assert text.endswith("? or Tab: %s (%d/%d)" % (
+                "more" if n < len(helped) else "page 1", n, len(helped))), page
+        # Under the lines every page shares (the turn), the pages read as one text: the
+        # whole help, every sentence of it.
+        head = 0
+        while all(len(page) > head and page[head] == helped[0][head] for page in helped):
+            head += 1
+        said = flat(" ".join(line for page in helped for line in page[head:]
+                             if not line.strip().startswith("? or Tab: ")))
+        for line in _plain(view.step_help(state)).splitlines():
+            for sentence in re.split(r"(?<=\.) ", flat(line)):
+                assert sentence in said, (sentence, helped)
+        board.term.send("\x1b", 0.5)
+        board.quit()
+    finally:
+        board.term.close()
+
+
+def _page_mark(rows):
+    # (this page, of how many) from a page's last row: "Tab: more (2/4)".
+    text = [row for row in rows if row.strip()]
+    found = re.search(r"\((\d+)/(\d+)\)$", text[-1]) if text else None
+    return (int(found.group(1)), int(found.group(2))) if found else (1, 1)
+
+
+def _turn_pages(board, rows):
+    """Every page of the panel, pressing Tab until each has shown (the panel starts again
+    at its first page when something new is said: then it goes on from there)."""
+    pages = {}
+    end = time.monotonic() + 60
+    while True:
+        shown = rows()
+        k, n = _page_mark(shown)
+        if any(_page_mark(page)[1] != n for page in pages.values()):
+            pages = {}
+        pages[k] = shown
+        if len(pages) == n:
+            return [pages[k] for k in range(1, n + 1)]
+        board.term.send("\t", 0.1)
+        turned = time.monotonic() + 3
+        while _page_mark(rows()) == (k, n) and time.monotonic() < turned:
+            board.term.pump(0.1)
+        assert time.monotonic() < end, (pages, board.term.text())
+
+
+def _plain(markup):
+    from rich.text import Text
+    return Text.from_markup(markup).plain

@@ -31,6 +31,7 @@ from shared_rules import wire
 from shared_rules.errors import IllegalMove
 
 from vora_host.games.base import KEYS, OFF, SEATS_BY_COUNT
+from vora_host.words import plural
 
 __all__ = ["KeyPad", "compose_frame", "BoardGame", "key_name"]
 
@@ -186,8 +187,8 @@ class KeyPad:
             self._say_preview(state, len(self._cycle_of(paths)) > 1)
             return "preview", self.preview
         self.preview = None
-        self.message = "%d moves start this way: go on, or press %s again to cancel" % (
-            len(matching), key_name(pressed[0]))
+        self.message = "%s this way: go on, or press %s again to cancel" % (
+            plural(len(matching), "move starts", "moves start"), key_name(pressed[0]))
         return "partial", None
 
     def _say_preview(self, state, more):
@@ -681,13 +682,17 @@ class BoardGameCompanion:
 
     def command(self, text):
         """A line typed at the PC (the virtual board's line, or stdin beside a USB board):
-        'undo' asks for a takeback of this game, y or n answers one. The answer lines,
-        or None when the line is not for this game (the board goes on with it)."""
+        'undo' asks for a takeback of this game, y or n answers one, 'more' pages the
+        panel beside the board (as Tab). The answer lines, or None when the line is not
+        for this game (the board goes on with it)."""
         from vora_host.link.client import ticks_ms
         game = self.game
         word = text.strip().lower()
         if game is None or not word:
             return None
+        if word == "more":  # as Tab: the next page of the panel beside the board
+            self.page_side()
+            return ["ok"]
         if word in ("undo", "takeback"):
             if game.takeback is not None:
                 return ["error a takeback already waits: y or n"]
@@ -950,33 +955,42 @@ class BoardGameCompanion:
     def sections(self, width):
         """The screen's parts as (priority, renderable), in the order drawn; the lower the
         priority number, the longer a part stays when rows run short."""
+        return [(priority, part) for _, priority, part in self._parts(width)]
+
+    def _parts(self, width):
+        # (name, priority, renderable): the turn and what to do, the last event, what the
+        # keys choose, the scores and the viewer's secrets (the summary, which the
+        # picture holds too but would lose first to a short panel), then the game's
+        # picture or the help, the older events, the link.
         from rich.text import Text
         game = self.game
         out = []
         turn = self.turn_line()
         if turn:
-            out.append((0, Text(turn, style="bold")))
+            out.append(("turn", 0, Text(turn, style="bold")))
         if self.log_in_trouble():  # once written again, its last words are an event
             for line in self.log_lines[-1:]:
-                out.append((1, Text(line, style="bold red")))
+                out.append(("log", 1, Text(line, style="bold red")))
         # The turn line says a bot thinking and the end: not again as events.
         events = [line for line in game.event_lines(game.viewer())
                   if not line.startswith(("thinking: ", "over: "))]
         if events:
             newest = events[-1]
-            out.append((1, Text(newest, style="red" if newest.startswith("refused") else "")))
+            out.append(("event", 1, Text(newest, style="red" if newest.startswith("refused")
+                                         else "")))
         choices = self.key_choices()
         if choices:
-            out.append((2, Text("keys: " + choices, style="cyan")))
+            out.append(("keys", 2, Text("keys: " + choices, style="cyan")))
         if self.help_shown:
-            out.append((0, self.help_renderable()))
+            out.append(("help", 0, self.help_renderable()))
         else:
-            out.append((3, game.view.render(self.state, game.viewer(), None, game.history,
-                                            width=width)))
+            out.append(("summary", 1, game.view.summary(self.state, game.viewer())))
+            out.append(("picture", 3, game.view.render(self.state, game.viewer(), None,
+                                                       game.history, width=width)))
         if len(events) > 1:
-            out.append((4, Text("\n".join(events[-5:-1]), style="dim")))
+            out.append(("events", 4, Text("\n".join(events[-5:-1]), style="dim")))
         if self.follower is not None:
-            out.append((5, Text(self.follower.client.status_line(), style="dim")))
+            out.append(("link", 5, Text(self.follower.client.status_line(), style="dim")))
         return out
 
     def renderable(self, width):
@@ -984,30 +998,33 @@ class BoardGameCompanion:
         return Group(*(part for _, part in self.sections(width)))
 
     takes_height = True  # the virtual board's screen gives side_lines its rows
+    side_page = 0  # the page of the panel shown (Tab turns it; see vora_host.play.panel)
+    _page_of = None  # the position and view the page was turned in
+
+    def page_side(self):
+        """The next page of the panel beside the board (Tab), back to the first after
+        the last."""
+        self.side_page += 1
 
     def side_lines(self, width, compact=False, height=None):
-        """The screen beside the virtual board, at most `height` rows: the parts that
-        matter least are cut first (the older events, then the bottom of the game's
-        picture), so the turn, the prompt and the last refusal always show."""
+        """The screen beside the virtual board, at most `height` rows. When all does not
+        fit, the first page keeps the turn and what to do, the last event, the scores
+        and the viewer's secrets and the keys, cutting the rest (the bottom of the
+        picture, the older events); its last row says Tab turns to the next pages, which
+        hold all of it. A help is paged at the ends of its sentences."""
         if self.game is None:
             return []
         from vora_host.link.mirror import ansi_lines
-        sections = self.sections(width)
-        parts = [ansi_lines(part, width) for _, part in sections]
-        return fit_rows(parts, [pr for pr, _ in sections], height)
-
-def fit_rows(parts, priorities, height=None):
-    """The lines of `parts` (lists of lines, in the order drawn) in at most `height`
-    rows: the parts of lowest priority number get their rows first; a part that does not
-    fit whole keeps its first lines."""
-    if height is None:
-        return [line for lines in parts for line in lines]
-    room = max(0, height)
-    kept = [0] * len(parts)
-    for i in sorted(range(len(parts)), key=lambda i: priorities[i]):
-        kept[i] = min(len(parts[i]), room)
-        room -= kept[i]
-    return [line for i, lines in enumerate(parts) for line in lines[:kept[i]]]
+        from vora_host.play.panel import book
+        named = [(name, priority, ansi_lines(part, width))
+                 for name, priority, part in self._parts(width)]
+        # A new position, view or message (a key pressed) starts again at the first page.
+        key = (self.state.digest(), self.help_shown, self.events_said)
+        if key != self._page_of:
+            self._page_of = key
+            self.side_page = 0
+        pages = book(named, height)
+        return pages[self.side_page % len(pages)]
 
 
 def run_board_game(path, companion, plain=False):

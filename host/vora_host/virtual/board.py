@@ -1399,6 +1399,8 @@ class KeyboardInput:
             self.submit("press " + self.board.key_names()[s.cursor])
         elif ch == "q" and not s.entry:
             self.quit(EXIT_OK)
+        elif ch == "\t" and game is not None:
+            game.page_side()  # the panel beside the board: its next page (play/panel.py)
         elif ch in ("\x7f", "\x08"):
             s.entry = s.entry[:-1]
         elif ch == "\x15":  # Ctrl-U
