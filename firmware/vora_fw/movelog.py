@@ -8,8 +8,8 @@ fall to 8 KB of 350 KB free after one long game). One bytearray of the whole gam
 has the opposite trouble: it grows by reallocation, each time needing one free block
 bigger than itself, and in a 192 KiB heap (a 32-bit build, code in ROMFS) game 32 of a soak
 could not find 3,673 bytes in one piece with 66 KB free (docs/benchmarks.md). So the moves
-are kept in pieces of up to PIECE moves, each a bytearray of their text and an array of
-where each ends, made at their full size (about 1 KB) and kept for the next games.
+are kept in pieces of PIECE moves, each a bytearray of their text and an array of where
+each ends: no buffer grows past one piece (about 1 KB), however long the game.
 
 Each buffer holds its moves as the JSON a save writes (`"m1","m2"`), so that the save is
 written from the buffers themselves (json_pieces) rather than from a string per move made
@@ -29,28 +29,13 @@ except ImportError:  # CPython
     def const(x):  # type: ignore[misc]
         return x
 
-PIECE = const(64)  # moves per buffer at most
-PIECE_BYTES = const(1024)  # bytes per buffer: 64 moves of up to 13 characters, quoted
+PIECE = const(64)  # moves per buffer: a move is at most about 16 bytes of text
 
 
 class MoveLog:
     def __init__(self, moves=()):
-        # Each buffer is made at its full size when the game first needs it and kept for
-        # the board's later games (clear()): play makes no buffer grow, and after the first
-        # long game it makes none at all. Growing a bytearray move by move moved it to a
-        # new block at most of its growths, each leaving a hole in the fixed heap
-        # (docs/benchmarks.md, "Fragmentation in play").
-        self.texts = []  # bytearray(PIECE_BYTES) each; the first `used` hold the moves
-        self.ends = []  # array('H') of PIECE each: where each move of a buffer ends in it
-        self.counts = []  # moves in each buffer in use
-        self.used = 0
-        self.n = 0
-        for move in moves:
-            self.append(move)
-
-    def clear(self, moves=()):
-        """Empty (then hold `moves`), keeping the buffers for the moves to come."""
-        self.used = 0
+        self.texts = []  # one bytearray per PIECE moves, the last one filling
+        self.ends = []  # for each, where each of its moves ends in it
         self.n = 0
         for move in moves:
             self.append(move)
@@ -59,56 +44,32 @@ class MoveLog:
         data = move.encode()
         if b'"' in data or b"\\" in data or any(b < 32 for b in data):
             raise ValueError("a move JSON would need to escape: %r" % move)
-        p = self.used - 1
-        pos = 0
-        if p >= 0 and self.counts[p]:
-            pos = self.ends[p][self.counts[p] - 1]
-        if p < 0 or self.counts[p] == PIECE or pos + len(data) + 3 > PIECE_BYTES:
-            if len(data) + 2 > PIECE_BYTES:
-                raise ValueError("a move of %d bytes is longer than a buffer" % len(data))
-            p = self.used
-            if p == len(self.texts):
-                self.texts.append(bytearray(PIECE_BYTES))
-                self.ends.append(array("H", bytes(2 * PIECE)))
-                self.counts.append(0)
-            self.counts[p] = 0
-            self.used = p + 1
-            pos = 0
-        text = self.texts[p]
-        if pos:
-            text[pos] = 44  # ,
-            pos += 1
-        text[pos] = 34  # "
-        pos += 1
-        for b in data:
-            text[pos] = b
-            pos += 1
-        text[pos] = 34
-        pos += 1
-        c = self.counts[p]
-        self.ends[p][c] = pos  # just after the move's closing quote
-        self.counts[p] = c + 1
+        if self.n % PIECE == 0:
+            self.texts.append(bytearray())
+            self.ends.append(array("H"))
+        text = self.texts[-1]
+        if text:
+            text.extend(b',"')
+        else:
+            text.extend(b'"')
+        text.extend(data)
+        text.extend(b'"')
+        self.ends[-1].append(len(text))  # just after the move's closing quote
         self.n += 1
 
     def json_pieces(self):
-        """The buffers' moves (views of the buffers, not copies), each its moves as JSON
-        strings joined by commas: joined by commas, the items of the game's list of moves
-        in JSON."""
-        return [memoryview(self.texts[p])[:self.ends[p][self.counts[p] - 1]]
-                for p in range(self.used)]
+        """The buffers themselves (not copies), each its moves as JSON strings joined by
+        commas: joined by commas, the items of the game's list of moves in JSON."""
+        return self.texts
 
     def __len__(self):
         return self.n
 
     def _get(self, i):
-        p = 0
-        counts = self.counts
-        while i >= counts[p]:
-            i -= counts[p]
-            p += 1
-        ends = self.ends[p]
-        start = ends[i - 1] + 2 if i else 1  # past the comma and the opening quote
-        return str(memoryview(self.texts[p])[start:ends[i] - 1], "utf-8")
+        piece, j = divmod(i, PIECE)
+        ends = self.ends[piece]
+        start = ends[j - 1] + 2 if j else 1  # past the comma and the opening quote
+        return str(memoryview(self.texts[piece])[start:ends[j] - 1], "utf-8")
 
     def _index(self, i, n):
         if i is None:
@@ -136,16 +97,12 @@ class MoveLog:
             raise TypeError("a move log only deletes its end: del log[n:]")
         keep = 0 if i.start is None else self._index(i.start, n)
         if keep < n:
-            # The buffers stay, for the moves played next.
-            left, p = keep, 0
-            while p < self.used and left > self.counts[p]:
-                left -= self.counts[p]
-                p += 1
+            pieces, left = (keep + PIECE - 1) // PIECE, keep % PIECE
+            del self.texts[pieces:]
+            del self.ends[pieces:]
             if left:
-                self.counts[p] = left
-                self.used = p + 1
-            else:
-                self.used = p
+                self.texts[-1] = self.texts[-1][:self.ends[-1][left - 1]]
+                self.ends[-1] = self.ends[-1][:left]
             self.n = keep
 
     def __iter__(self):

@@ -278,7 +278,7 @@ class VoraUI:
                     self.error += " (kept as %s)" % where
             return
         self._enter_game(state)
-        self.moves.clear(moves)  # the buffers of the game before, for this one
+        self.moves = MoveLog(moves)
         self.game_id = game_id
         self.seed = seed
         self.start = start
@@ -321,7 +321,7 @@ class VoraUI:
             if seat not in state.seats:
                 self._set_bot(seat, -1)
         self._enter_game(state)
-        self.moves.clear()
+        self.moves = MoveLog()
         self.seed = seed
         self.start = start
         self.game_id = self.id_fn() & 0xFFFFFFFF
