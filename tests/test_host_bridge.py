@@ -117,7 +117,7 @@ def test_the_mirror_shows_the_meadow_turn_farms_scores_and_last_moves():
     c.game_id, c.seed = 7, 3
     c.state = vora.from_position("PWMDL/DLPWM/WMDLP/LPWMD/MDLPW SN 0 CP/D G30")
     c.history.append((0, "push crow Sc"))
-    c.problems.append("move 2: the board's digest 00, replayed here 11")
+    c._problem("mismatch", "move 2: the board's digest 00, replayed here 11")
     console = Console(width=110, record=True, color_system=None)
     console.print(mirror_renderable(follower, 110))
     text = console.export_text()
