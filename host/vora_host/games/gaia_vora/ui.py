@@ -113,14 +113,17 @@ class GaiaView(TerminalView):
                 sum(sum(v.values()) for v in b["fossils"][colour].values())))
         return t
 
-    def _life(self, life):
-        t = Text()
+    def _life(self, life, narrow=False):
+        # " C  .  P ", or " C.P" a line a location beside an 80-column board (26 columns:
+        # "ne METEOR b: sa (2)" and the wide form wrapped).
+        t = Text(" " if narrow else "")
         for species in ("carnivore", "herbivore", "plant"):
             colour = life.get(species)
+            pad = "%s" if narrow else " %s "
             if colour:
-                t.append(" %s " % SPECIES_LETTER[species], style=COLOUR_STYLE[colour])
+                t.append(pad % SPECIES_LETTER[species], style=COLOUR_STYLE[colour])
             else:
-                t.append(" . ", style="dim")
+                t.append(pad % ".", style="dim")
         return t
 
     def render(self, state, viewer=None, who=None, history=(), width=None, palette=None):
@@ -156,8 +159,8 @@ class GaiaView(TerminalView):
             for k, name in enumerate(n for row in GRID for n in row):
                 grid.append("\n" if k else "")
                 if name is None:
-                    grid.append("WATER ", style="bold #56b4e9")
-                    grid.append_text(self._life(b["water"]))
+                    grid.append("WATER", style="bold #56b4e9")
+                    grid.append_text(self._life(b["water"], narrow=True))
                     continue
                 s = slots[name]
                 grid.append(("%s %s" % (name, (s["sky"] or "").upper())).rstrip(), style="bold")
@@ -168,7 +171,7 @@ class GaiaView(TerminalView):
                 grid.append_text(Text(" ").join(
                     Text(tile[:2], style=TILE_STYLE[tile]) for tile in s["stack"]))
                 grid.append(" (%d)" % s["altitude"], style="dim")
-                grid.append_text(self._life(s["life"]))
+                grid.append_text(self._life(s["life"], narrow=True))
         legend = Text("C carnivore  H herbivore  P plant, on their colour; (n) points a "
                       "Life-Form scores there", style="dim")
         return Group(grid, legend, Text(""), self._status(b, state, who or {}, history))
