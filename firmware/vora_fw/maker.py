@@ -34,33 +34,6 @@ ON_DEMAND = ("update", "doctor")  # vora_fw modules the service imports at their
 UPDATE_HEAP = const(12288)
 
 
-def intern_names(modules):
-    """Import the vora_fw `modules` and let them go, so that their names are interned now.
-
-    MicroPython interns every name a module brings, for good, in a pool that grows by
-    doubling: the next pool is one block of a few kilobytes (9 KB at some 1,300 names on a
-    32-bit port). Made when the link is (at power-up, or between games, mostly), that
-    block is found; made at the first update message, after a game has cut the heap into
-    pieces, it was not, and every message of the update was refused
-    (docs/benchmarks.md, "The update's names"). The modules' code itself goes back to the
-    heap: only their names stay. Best effort: a heap too full just now leaves the import
-    to the first message, as before."""
-    if sys.implementation.name != "micropython":
-        return  # CPython has no such pool; and a second copy of a module would confuse
-    import vora_fw
-    for name in modules:
-        if "vora_fw." + name in sys.modules:
-            continue  # its names are in, and whoever imported it may be using it
-        try:
-            __import__("vora_fw." + name)
-        except MemoryError:
-            pass
-        sys.modules.pop("vora_fw." + name, None)
-        if name in vora_fw.__dict__:
-            delattr(vora_fw, name)
-    gc.collect()
-
-
 class MakerService:
     """link: the BoardLink; app: the running App; pinmap: the board's pin map; boot: the
     vora_fw.boot.Boot the loader made (None when the board was not installed with vora
@@ -85,6 +58,7 @@ class MakerService:
         # An update offered while the game runs restarts the board into the maker mode.
         self.maker_mode = maker_mode and boot is not None
         # The updater then never loads beside the game, so its names are not interned.
+        from vora_fw.start import intern_names
         intern_names(("doctor",) if self.maker_mode else ON_DEMAND)
 
     def caps(self):

@@ -17,6 +17,7 @@ def make_hardware(pinmap):
 
 
 MAKER_REQUEST = "maker.req"  # at the flash's root: the next start is the maker mode
+ON_DEMAND = ("bot",)  # the game's modules loaded at their first use: their names at the start
 # While the firmware loads, the collector runs after every this many bytes allocated.
 LOAD_COLLECT_BYTES = 1024
 
@@ -32,6 +33,35 @@ def collect_often(on=True):
     threshold = getattr(gc, "threshold", None)
     if threshold is not None:
         threshold(LOAD_COLLECT_BYTES if on else -1)
+
+
+def intern_names(modules):
+    """Import the vora_fw `modules` and let them go, so that their names are interned now.
+
+    MicroPython interns every name a module brings, for good, in a pool that grows by
+    doubling: six pools hold 1,260 names, and the seventh is one block of 1,280 entries,
+    about 9 KB on a 32-bit port. Made at the start (or when the link is made), that block
+    is found; made when a module loaded on demand first came in, after a game had cut the
+    heap into pieces, it was not: every message of an update was refused, the board's bot
+    never moved ("memory allocation failed, allocating 1280 bytes": docs/benchmarks.md,
+    "The update's names", "Memory on a stock Pico"). The modules' code itself goes back to
+    the heap: only their names stay. Best effort: a heap too full just now leaves the
+    import to the first use, as before."""
+    if sys.implementation.name != "micropython":
+        return  # CPython has no such pool; and a second copy of a module would confuse
+    import gc
+    import vora_fw
+    for name in modules:
+        if "vora_fw." + name in sys.modules:
+            continue  # its names are in, and whoever imported it may be using it
+        try:
+            __import__("vora_fw." + name)
+        except MemoryError:
+            pass
+        sys.modules.pop("vora_fw." + name, None)
+        if name in vora_fw.__dict__:
+            delattr(vora_fw, name)
+    gc.collect()
 
 
 def take_maker_request(boot):
@@ -83,6 +113,7 @@ def make_app(hw, pinmap, boot, save_dir, port):
     from vora_fw.app import App
     from vora_fw.store import Store
     app = App(hw, pinmap, Store(save_dir), id_fn=_random_id)
+    intern_names(ON_DEMAND)
 
     def make_link():
         collect_often()

@@ -147,6 +147,7 @@ def power_on():
         from vora_fw.store import Store
         R.app = App(R.hw, default_pinmap(), Store(SAVES),
                     seed_fn=lambda: prng.seed_state(SEED + R.now) & 0xFFFFFF)
+        start.intern_names(start.ON_DEMAND)  # as vora_fw.start.make_app
         R.app.link_on_demand(lambda: b"", None)
         if R.boot.mode == boot.MODE_TRIAL:
             scan(50)
@@ -166,6 +167,7 @@ def power_on():
         from vora_fw.store import Store
         R.app = App(R.hw, default_pinmap(), Store(SAVES), R.link,
                     seed_fn=lambda: prng.seed_state(SEED + R.now) & 0xFFFFFF)
+        start.intern_names(start.ON_DEMAND)  # as vora_fw.start.make_app
         attach(R.app, R.link, default_pinmap(), R.boot, IDENTITY, VERSION, _reset,
                getattr(os, "statvfs", None), maker_mode=True)
     R.seq = R.last_in = 0  # a new session: HELLO has sequence number 0
