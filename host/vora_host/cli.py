@@ -41,7 +41,9 @@ from vora_host.log.records import RecordError, load_record, new_record, replay, 
     write_record
 from vora_host.play import saved
 from vora_host.web import DEFAULT_PORT as DEFAULT_WEB_PORT
-from vora_host.play.terminal import EOF, INTERRUPTED, OVER, QUIT, Human, TerminalGame
+from vora_host.play.terminal import (EOF, INTERRUPTED, OVER, QUIT, RESIGNED, Human,
+                                     TerminalGame)
+from vora_host.table import Table as GameTable
 
 __all__ = ["main", "build_parser"]
 
@@ -171,6 +173,15 @@ def build_parser():
                       metavar="PORT", help="also start the web mirror (vora serve) on PORT "
                                            "(default %d) of 127.0.0.1, beside this screen"
                                            % WEB_PORT)
+    play.add_argument("--web", metavar="LIST", default=None,
+                      help="seats played in a browser (a phone at the table, a computer "
+                           "elsewhere), as for --human: '1', '1,2', 'all'. Each gets a "
+                           "link of its own, printed with its QR code; the web mirror "
+                           "serves them (on --serve's port, default %d)" % WEB_PORT)
+    play.add_argument("--host", metavar="ADDRESS", default=None,
+                      help="with --web or --serve: the address the web server listens on "
+                           "(default 127.0.0.1, this computer only; 0.0.0.0 lets the phones "
+                           "on your network reach the seats' links)")
     play.add_argument("--no-log", action="store_true",
                       help="keep this game out of the game log (a typed game or a demo)")
     play.add_argument("--players", type=int, default=None,
@@ -344,10 +355,18 @@ def main(argv=None):
     if args.command in ("play", "mirror"):
         _hang_up_like_ctrl_c()
     try:
-        if args.command == "play" and args.serve is not None:
+        if args.command == "play" and args.host is not None and args.serve is None \
+                and args.web is None:
+            args.subparser.error("--host is where the web server listens: give --web or "
+                                 "--serve too")
+        if args.command == "play" and args.web is not None and args.bots_only:
+            args.subparser.error("--web gives seats to people in browsers; --bots-only has "
+                                 "none")
+        if args.command == "play" and args.serve is not None and args.web is None:
+            # (With --web, the server starts once the game's table is set, with its seats.)
             if args.no_log:
                 args.subparser.error("--serve shows the game log: leave out --no-log")
-            if _start_web(args.serve, args.db) is None:
+            if _start_web(args.serve, args.db, args.host) is None:
                 return 1
         if args.command == "play":
             if args.take_over and args.resume is None:
@@ -708,7 +727,7 @@ def cmd_serve(args, console):
                        max_streams=args.max_streams)
 
 
-def _start_web(port, db):
+def _start_web(port, db, host=None):
     """vora play --serve: the web mirror in a thread; None (said why) if it cannot start.
     Its address goes to stderr: the virtual board's first stdout line is its device."""
     from vora_host.log.store import resolve_db_path
@@ -717,11 +736,11 @@ def _start_web(port, db):
     if serve is None:
         return None
     try:
-        sock = serve.bind("127.0.0.1", port)
+        sock = serve.bind(host or "127.0.0.1", port)
     except serve.PortBusy as exc:
         err.print("[red]vora play --serve: %s[/red]" % escape(str(exc)), soft_wrap=True)
         return None
-    server = serve.start_in_thread(sock, resolve_db_path(db))
+    server = serve.start_in_thread(sock, resolve_db_path(db), listen=host)
     err.print("Web mirror at %s" % serve.address_of(sock), style="dim", soft_wrap=True)
     return server
 
@@ -800,6 +819,13 @@ def _make_agents(args, players, seats, bot_seeds, parser):
     # Which seats are human, and a bot for every other seat, seeded from `bot_seeds` (one
     # per player, see _bot_seeds). `seats`: each player's seat names (seat_names).
     from vora_host.play.board_play import check_kind, parse_bot_seats, seat_text
+    from vora_host.web.seats import BrowserSeat
+    web = set()
+    if getattr(args, "web", None) is not None:
+        try:
+            web = parse_seat_list(args.web, players, seats)
+        except ValueError as exc:
+            parser.error("--web: %s" % exc)
     if args.bots_only:
         if args.human not in (None, "", "none"):
             parser.error("--bots-only and --human contradict each other")
@@ -809,6 +835,13 @@ def _make_agents(args, players, seats, bot_seeds, parser):
             humans = parse_seat_list("0" if args.human is None else args.human, players, seats)
         except ValueError as exc:
             parser.error("--human: %s" % exc)
+        named = args.human is not None and args.human.strip().lower() not in ("", "all",
+                                                                              "none")
+        if named and humans & web:
+            parser.error("--human and --web both name seat %s: a seat is played here or in "
+                         "a browser" % " and ".join(seat_text(p, seats[p])
+                                                    for p in sorted(humans & web)))
+        humans -= web
     # Each comma part is SEAT=KIND or a kind alone (which may hold settings: search:50:c=1).
     parts = [k.strip() for v in (args.bot or []) for k in v.split(",") if k.strip()]
     at_seat = [k for k in parts if "=" in k and ":" not in k.partition("=")[0]]
@@ -839,11 +872,17 @@ def _make_agents(args, players, seats, bot_seeds, parser):
     if both:
         parser.error("--human and --bot both name seat %s: a seat is a human's or a bot's"
                      % " and ".join(seat_text(p, seats[p]) for p in both))
+    both = sorted(web & set(at_seats))
+    if both:
+        parser.error("--web and --bot both name seat %s: a seat is a person's or a bot's"
+                     % " and ".join(seat_text(p, seats[p]) for p in both))
     humans -= set(at_seats)
     agents = []
     n_bots = 0
     for p in range(players):
-        if p in humans:
+        if p in web:
+            agents.append(BrowserSeat())
+        elif p in humans:
             agents.append(Human())
         elif p in at_seats:
             agents.append(bots.make_bot(at_seats[p], bot_seeds[p], args.game))
@@ -1031,7 +1070,7 @@ def _resumed_game(args, resumed, parser):
                      if module.HIDDEN_INFORMATION else
                      [info["seed"] * 10 + p for p in range(players)])
     kinds = saved.seats_noted(resolve_db_path(args.db), info["id"], players)
-    chosen = args.bot or args.bots_only or (
+    chosen = args.bot or args.bots_only or getattr(args, "web", None) is not None or (
         args.human is not None and not getattr(args, "human_by_default", False))
     if kinds is not None and not chosen:  # the seats as they were
         agents = []
@@ -1102,19 +1141,34 @@ def cmd_play(args, console, parser):
         _say_taken_over(console, live)
         # A demo is noted as one: never resumed, even when its process was killed.
         saved.note_seats(resolve_db_path(args.db), live.gid, agents, demo=args.bots_only)
-    game = TerminalGame(state, agents, console, delay=delay, record=record,
-                        quiet=args.quiet and args.bots_only, game=args.game, log=live)
+    table = GameTable(args.game, state, agents, log=live, record=record,
+                      label=lambda p: view.seat_label(table.state, p))
+    game = TerminalGame(state, agents, console, delay=delay, quiet=args.quiet and args.bots_only,
+                        game=args.game, table=table)
     if resumed is not None:
         game.replay_moves(resumed[2])
         # Again just above the first prompt: at 24 rows the board scrolls the first out.
         game.note = saved.resumed_text(resumed[0])
     console.print("  " + "; ".join(view.seat_label(
-        state, p, "you" if game.who[p] == "you" else bots.player_title(args.game, agents[p].kind))
-        for p in range(players)))
-    if any(isinstance(a, Human) for a in agents):
+        state, p, game.who[p] if game.who[p] in ("you", "browser")
+        else bots.player_title(args.game, agents[p].kind)) for p in range(players)))
+    web = None
+    if args.web is not None:
+        web = _open_web_seats(args, console, table, live)
+        if web is None:
+            if live is not None:
+                live.ended("abandoned", result_of(state, "the web seats could not start"))
+                live.finish()
+            return 1
+    if game.here:
         console.print("  Type a move's number or notation; [bold]?[/bold] for help, "
                       "[bold]q[/bold] to quit.")
-    outcome = game.run()
+    try:
+        outcome = game.run()
+    finally:
+        if web is not None:
+            web[1].closing.set()
+            web[0].should_exit = True
     try:
         game.print_end()
     except KeyboardInterrupt:
@@ -1123,21 +1177,45 @@ def cmd_play(args, console, parser):
     status = 1 if _save_record(args.record, record, console) is False else 0
     if live is not None:
         final = game.state
-        live.ended(saved.end_status(final, demo=args.bots_only),
-                   result_of(final, None if final.is_over() else game.stopped))
+        if table.stopped is None:  # a resignation was logged by the table
+            live.ended(saved.end_status(final, demo=args.bots_only),
+                       result_of(final, None if final.is_over() else game.stopped))
         message, logged = live.finish(args.record if status == 0 else None)
         # soft_wrap: a path is never cut in two, so that it can be copied
         console.print(escape(message), style=None if logged else "bold red", soft_wrap=True)
         if not logged:
             status = 1
-        elif not final.is_over() and not args.bots_only:
+        elif not final.is_over() and not args.bots_only and table.stopped is None:
             console.print("Saved: 'vora play %s --typed' resumes it ('--fresh' starts anew)."
                           % args.game)
     _print_seed_at_end(console, module, game.state, seed)
     if outcome == INTERRUPTED:
         return 130
-    assert outcome in (OVER, QUIT, EOF), outcome
+    assert outcome in (OVER, QUIT, EOF, RESIGNED), outcome
     return status
+
+
+def _open_web_seats(args, console, table, live):
+    """vora play --web: the web server with the browser seats of `table`, their links
+    printed (and their QR codes at a terminal): (server, registry), or None after saying
+    why not."""
+    from vora_host.log.store import resolve_db_path
+    from vora_host.play import seating
+    from vora_host.web.seats import BrowserSeat
+    err = Console(stderr=True, highlight=False)
+    if _web_server(err, "vora play --web") is None:
+        return None
+    from vora_host.web import serve
+    players = [p for p, a in enumerate(table.agents) if isinstance(a, BrowserSeat)]
+    try:
+        server, registry, links = seating.open_seats(
+            table, players, args.host, WEB_PORT if args.serve is None else args.serve,
+            resolve_db_path(args.db))
+    except serve.PortBusy as exc:
+        err.print("[red]vora play --web: %s[/red]" % escape(str(exc)), soft_wrap=True)
+        return None
+    seating.print_links(console, table, links, args.host, qr=console.is_terminal)
+    return server, registry
 
 
 def _save_record(path, record, console):

@@ -10,6 +10,11 @@ scrollback are wiped at the end of each human's turn (their secrets leave with t
 move is announced as everybody may see it, and the next human is named and asked to press
 Enter when only they look; each human sees the game as `state.view(player)` shows it to
 them. With one human, the screen is theirs.
+
+The game itself is held by a table (vora_host.table): the terminal is one of its clients.
+Humans at the keyboard and bots play through it; a seat played in a browser (`vora play
+--web`, vora_host.web.seats) plays through it too, while the terminal waits and shows
+what the table says (the browser's move, a takeback it asks for, a resignation).
 """
 
 import sys
@@ -27,13 +32,18 @@ from vora_host import games as host_games
 from vora_host.bots import level_of, short_kind
 from vora_host.games.base import word_order
 from vora_host.log.records import result_of
+from vora_host.table import Human, Refused
+from vora_host.table import Table as GameTable
+from vora_host.table import takeback_span
 from vora_host.words import plural
 
 __all__ = ["Human", "TerminalGame", "group_moves", "in_shown_order", "resolve_entry",
-           "COMMANDS_HELP"]
+           "takeback_span", "COMMANDS_HELP", "OVER", "QUIT", "INTERRUPTED", "EOF", "RESIGNED"]
 
 # How a game stopped, as the game loop reports it.
 OVER, QUIT, INTERRUPTED, EOF = "over", "quit", "interrupted", "end of input"
+RESIGNED = "resigned"  # a player in a browser gave the game up
+WAIT_S = 0.5  # how often the terminal looks at the table while a browser seat plays
 # What _ask_human returns when the last human turn was taken back instead of a move.
 UNDONE = object()
 
@@ -53,15 +63,6 @@ COMMANDS_HELP = """\
 [bold]Commands[/bold]   #5: the move numbered 5   moves: every legal move, numbered
            board: redraw the board   ?, help: this text   q: quit (asks first)
            undo: take back the last human turn (every human must agree)"""
-
-
-class Human:
-    """A seat played from the keyboard (the bots live in vora_host.bots)."""
-
-    kind = "human"
-
-    def __repr__(self):
-        return "Human()"
 
 
 def in_shown_order(moves):
@@ -205,29 +206,6 @@ def resolve_entry(entry, moves):
     return text, None
 
 
-def takeback_span(history, before, humans, label):
-    """What a takeback takes back: the last turn a human played and the moves after it, as
-    (index of its first move, the human, words naming it), or None when no human has
-    moved. `history` holds (player, move as everybody may see it) and `before` the state
-    before each move; `label(player)` names a player in the words."""
-    last = next((k for k in range(len(history) - 1, -1, -1) if history[k][0] in humans),
-                None)
-    if last is None:
-        return None
-    who, turn = history[last][0], before[last].turn_count()
-    start = last
-    while start > 0 and history[start - 1][0] == who \
-            and before[start - 1].turn_count() == turn:
-        start -= 1
-    # The history holds the moves as everybody may see them (secrets stay out).
-    what = "%s's turn %d (%s)" % (label(who), turn + 1,
-                                  ", ".join(m for _, m in history[start:last + 1]))
-    after = [m for _, m in history[last + 1:]]
-    if after:
-        what += " and the %s after it (%s)" % (plural(len(after), "move"), ", ".join(after))
-    return start, who, what
-
-
 class TerminalGame:
     """One game in the terminal.
 
@@ -243,64 +221,87 @@ class TerminalGame:
     echo:    print what was read (when stdin is not a terminal it is not echoed)
     log:     told every move and takeback: `moved(number, move, digest)` and
              `took_back(number)` (vora_host.log.live.LiveLog), or None
+    table:   the table to play at (vora_host.table.Table), when the caller made it (to
+             give some of its seats to browsers); else one is made of the above
     """
 
     def __init__(self, state, agents, console, delay=0.0, record=None, quiet=False,
-                 read=None, echo=None, game="vora", log=None):
-        self.state = state
+                 read=None, echo=None, game="vora", log=None, table=None):
         self.game_name = game
         self.view = host_games.host_game(game).VIEW
         self.hidden = self.view.rules.HIDDEN_INFORMATION
         self.agents = list(agents)
+        self.table = table if table is not None else GameTable(
+            game, state, self.agents, log=log, record=record,
+            label=lambda p: self.view.seat_label(self.table.state, p))
         self.console = console
         self.delay = delay
-        self.record = record
         self.quiet = quiet
         self.read = read or input
         self.echo = (not sys.stdin.isatty()) if echo is None else echo
         self.note = ""  # said just above the next prompt's turn line (a resume, a takeback)
-        self.history = []  # (player, move) of every live move
-        self.before = []  # the state before each live move, for undo
-        self.log = log
         self.palette = self.view.palette_for(console)
-        humans = [p for p, a in enumerate(self.agents) if isinstance(a, Human)]
+        # The humans at this keyboard (a browser's are elsewhere: they see their own page).
+        self.here = [p for p, a in enumerate(self.agents)
+                     if isinstance(a, Human) and not getattr(a, "browser", False)]
         # A level's bot goes by its level ("hard"), another by its short kind: its
         # concrete kind, long for the seat rows at 80 columns, is in the record.
-        self.who = {p: ("you" if isinstance(a, Human) and len(humans) == 1
-                        else level_of(game, a.kind) or short_kind(game, a.kind))
-                    for p, a in enumerate(self.agents)}
+        self.who = dict((p, self._who(p, a)) for p, a in enumerate(self.agents))
         # Whose eyes the screen is for: the one human's; with several humans, nobody's
         # (public information) except during each human's own turn.
-        self.viewer = humans[0] if len(humans) == 1 else None
+        self.viewer = self.here[0] if len(self.here) == 1 else None
         self._last_human = None
         self._shown = None  # digest of the position last drawn, to avoid drawing it twice
+        self._seen = 0  # the table's moves this screen has shown
+        self._seq = 0  # the table's events this screen has read
         self.stopped = None
+
+    def _who(self, player, agent):
+        if not isinstance(agent, Human):
+            return level_of(self.game_name, agent.kind) or short_kind(self.game_name,
+                                                                     agent.kind)
+        if player not in self.here:
+            return "browser"
+        return "you" if len(self.here) == 1 else short_kind(self.game_name, agent.kind)
+
+    # The game as the table holds it.
+    state = property(lambda self: self.table.state)
+    history = property(lambda self: self.table.history)
+    before = property(lambda self: self.table.before)
+    record = property(lambda self: self.table.record,
+                      lambda self, record: setattr(self.table, "record", record))
+    log = property(lambda self: self.table.log)
 
     def replay_moves(self, moves):
         """Play a resumed game's earlier moves (from the log) without telling the log or
         the screen: they can be taken back like any other."""
-        for move in moves:
-            player = self.state.to_act()
-            before = self.state.clone()
-            self.state.play(move)
-            self.history.append((player, self.view.move_text(before, player, move, None)
-                                 if self.hidden else move))
-            self.before.append(before)
-            if self.record is not None:
-                self.record["moves"].append(move)
-                self.record["digests"].append(self.state.digest())
+        self.table.replay_moves(moves)
+        self._seen = self.table.number
+        self._seq = self.table.seq
 
     def _humans(self):
-        return sum(isinstance(a, Human) for a in self.agents)
+        return len(self.here)
 
     # ---- the loop
 
     def run(self):
-        """Play until the game is over or stops; returns OVER, QUIT, INTERRUPTED or EOF."""
+        """Play until the game is over or stops; returns OVER, QUIT, INTERRUPTED, EOF or
+        RESIGNED."""
+        table = self.table
         try:
-            while not self.state.is_over():
-                player = self.state.to_act()
+            while not table.is_over():
+                self._catch_up()
+                if table.is_over():
+                    break
+                if table.takeback is not None:
+                    if not self._await_takeback():
+                        return self.stopped
+                    continue
+                player = table.to_act()
                 agent = self.agents[player]
+                if isinstance(agent, Human) and player not in self.here:
+                    self._await_browser(player)
+                    continue
                 if isinstance(agent, Human):
                     self._hand_over(player)
                     move = self._ask_human(player)
@@ -311,10 +312,14 @@ class TerminalGame:
                 else:
                     if self.delay:
                         time.sleep(self.delay)
-                    move = agent.choose(self.state)
-                self._play(player, move)
-            self.stopped = OVER
-            return OVER
+                    move = agent.choose(self.state.clone())
+                try:
+                    self._play(player, move)
+                except Refused as exc:  # the table changed meanwhile (a browser's request)
+                    self.console.print("[yellow]%s[/yellow]" % escape(exc.reason))
+            self._catch_up()
+            self.stopped = RESIGNED if table.stopped is not None else OVER
+            return self.stopped
         except KeyboardInterrupt:
             self.console.print("\n[yellow]Interrupted: the game stops here.[/yellow]")
             self.stopped = INTERRUPTED
@@ -322,7 +327,7 @@ class TerminalGame:
         finally:
             if self.record is not None:
                 self.record["result"] = result_of(self.state, None if self.state.is_over()
-                                                  else self.stopped)
+                                                  else self.table.stopped or self.stopped)
 
     def _shares_secrets(self):
         return self.hidden and self._humans() > 1
@@ -360,39 +365,87 @@ class TerminalGame:
         return False
 
     def _play(self, player, move):
-        before = self.state.clone()
-        turn = self.state.turn_count()
-        self.state.play(move)  # a bot's or a checked human move: legal by construction
-        # The history is shown to everybody: secret cards stay out of it.
-        self.history.append((player, self.view.move_text(before, player, move, None)
-                             if self.hidden else move))
-        self.before.append(before)
-        digest = self.state.digest()
-        if self.record is not None:
-            self.record["moves"].append(move)
-            self.record["digests"].append(digest)
-        if self.log is not None:
-            self.log.moved(len(self.history), move, digest)
-        if isinstance(self.agents[player], Human):
+        # A bot's or a checked human move: the table plays it (and logs it), or refuses
+        # it when a browser changed the game meanwhile.
+        self.table.play(move, player, self._seen)
+        if player in self.here:
             self._end_human_turn(player)
-        # After a wipe the screen is everybody's: the move as the others may see it.
-        shown = self.view.move_text(before, player, move, self.viewer)
-        if not self.quiet:
-            self._print_move(before, player, shown)
-            # Draw the board at the end of each turn that hands over to a bot, so the
-            # table can follow; a human's turn draws it before asking anyway.
-            nxt = self.state.to_act()
-            if self.state.turn_count() != turn and nxt is not None \
-                    and not isinstance(self.agents[nxt], Human):
-                self.show()
+        self._catch_up()
 
-    def _print_move(self, before, player, shown):
+    def _catch_up(self):
+        """Show what the table did since this screen last looked: each move (as this
+        screen's viewer may see it), then what else was said (a browser's takeback, a
+        resignation, a seat that came or left)."""
+        table = self.table
+        with table.lock:
+            if self._seen > table.number:  # taken back (at a browser's request)
+                self._seen = table.number
+                self._shown = None
+            fresh = [(table.history[k][0], table.before[k], table.moves[k],
+                      table.before[k + 1] if k + 1 < table.number else table.state)
+                     for k in range(self._seen, table.number)]
+            self._seen = table.number
+            events, _ = table.events_since(self._seq, self.viewer)
+            self._seq = table.seq
+        for player, before, move, after in fresh:
+            # After a wipe the screen is everybody's: the move as the others may see it.
+            shown = self.view.move_text(before, player, move, self.viewer)
+            if not self.quiet:
+                self._print_move(before, player, shown, after)
+                # Draw the board at the end of each turn that hands over to a bot, so the
+                # table can follow; a human's turn draws it before asking anyway.
+                nxt = after.to_act()
+                if after.turn_count() != before.turn_count() and nxt is not None \
+                        and nxt not in self.here and after is table.state:
+                    self.show()
+        for _, what, text in events:
+            if what in ("takeback", "resign", "seat") and not self.quiet:
+                self.console.print("[yellow]%s[/yellow]" % escape(text))
+
+    def _await_browser(self, player):
+        """A seat played in a browser is to act: wait for the table to change (its move,
+        a takeback, the game stopped). Ctrl-C stops the game as ever."""
+        label = self.view.seat_label(self.state, player, self.who.get(player))
+        self.console.print("[dim]Waiting for %s to play in the browser...[/dim]" % escape(label))
+        seq = self.table.seq
+        while self.table.wait(seq, WAIT_S) == seq:
+            pass
+
+    def _await_takeback(self):
+        """A takeback waits: the humans at this keyboard answer it here; a browser's answer
+        comes through the table. False when input ends."""
+        table = self.table
+        self._catch_up()
+        while table.takeback is not None:
+            here = [p for p in table.takeback["waiting"] if p in self.here]
+            if not here:
+                seq = table.seq
+                table.wait(seq, WAIT_S)
+                self._catch_up()
+                continue
+            other = here[0]
+            answer = self._input("%s, take back %s? [y/N] "
+                                 % (self.view.seat_label(self.state, other),
+                                    table.takeback["what"]))
+            if answer is None:
+                self.stopped = EOF
+                return False
+            try:
+                table.answer_takeback(other, answer.strip().lower() in ("y", "yes"))
+            except Refused:
+                pass  # answered or withdrawn meanwhile
+            self._catch_up()
+        self._shown = None
+        return True
+
+    def _print_move(self, before, player, shown, after=None):
         line = Text()
         line.append("Turn %d  " % (before.turn_count() + 1), style="dim")
         line.append(self.view.seat_label(before, player, self.who.get(player)), style="bold")
         line.append(": ")
         line.append(shown, style="bold green")
-        changes = self.view.describe(before, self.state, self.viewer)
+        changes = self.view.describe(before, self.state if after is None else after,
+                                     self.viewer)
         if changes:
             line.append("   " + changes, style="dim")
         self.console.print(line)
@@ -481,32 +534,47 @@ class TerminalGame:
 
     def _undo(self, player):
         """Take back the last turn a human played (and the bots' moves after it) when every
-        human agrees: the one who asks, then each other human in turn. True when done."""
-        humans = [p for p, a in enumerate(self.agents) if isinstance(a, Human)]
-        span = takeback_span(self.history, self.before, humans,
-                             lambda p: self.view.seat_label(self.state, p))
-        if span is None:
-            self.console.print("[yellow]Nothing to take back: no human has moved yet.[/yellow]")
-            return False
-        start, who, what = span
-        if self._shares_secrets() and len(humans) > 1:
+        human agrees: the one who asks, then each other human in turn (a browser's in its
+        page). True when done."""
+        table = self.table
+        number = table.number
+        span = table.takeback_span()
+        what = span[2] if span is not None else ""
+        if self._shares_secrets() and len(self.here) > 1:
             self._wipe()  # the asker's secrets leave the screen before the others look
-        for other in humans:
-            if other == player:
-                continue
-            answer = self._input("%s, take back %s? [y/N] "
-                                 % (self.view.seat_label(self.state, other), what))
-            if answer is None or answer.strip().lower() not in ("y", "yes"):
-                self.console.print("[yellow]%s does not agree: nothing is taken back.[/yellow]"
-                                   % self.view.seat_label(self.state, other))
-                return False
-        for number in range(len(self.history), start, -1):
-            if self.log is not None:
-                self.log.took_back(number)
-        self.state = self.before[start]
-        del self.history[start:], self.before[start:]
-        if self.record is not None:
-            del self.record["moves"][start:], self.record["digests"][start:]
+        try:
+            table.request_takeback(player)
+        except Refused as exc:
+            self.console.print("[yellow]%s.[/yellow]" % escape(exc.reason[0].upper() +
+                                                               exc.reason[1:]))
+            return False
+        self._seq = table.seq  # the request is said here by the questions below
+        if table.takeback is not None:
+            if any(p not in self.here for p in table.takeback["waiting"]):
+                self.console.print("[dim]Asked in the browser too; waiting for the answers."
+                                   "[/dim]")
+            while table.takeback is not None:
+                here = [p for p in table.takeback["waiting"] if p in self.here]
+                if not here:
+                    seq = table.seq
+                    table.wait(seq, WAIT_S)
+                    continue
+                other = here[0]
+                answer = self._input("%s, take back %s? [y/N] "
+                                     % (self.view.seat_label(self.state, other), what))
+                yes = answer is not None and answer.strip().lower() in ("y", "yes")
+                try:
+                    table.answer_takeback(other, yes)
+                except Refused:
+                    continue
+                if not yes:
+                    self.console.print("[yellow]%s does not agree: nothing is taken back."
+                                       "[/yellow]" % self.view.seat_label(self.state, other))
+            self._seq = table.seq
+        if table.number >= number:
+            return False
+        self._seen = table.number
+        self._seq = table.seq
         self._shown = None
         self.note = "[bold]Taken back[/bold]: %s." % escape(what)  # by the next prompt
         return True
