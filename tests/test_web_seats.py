@@ -190,3 +190,40 @@ def test_a_seat_sees_nothing_of_the_others_secrets(game):
                     assert mine == theirs, "seat %d of %s seed %d at move %d" % (p, game, seed, k)
             table.play(rnd.choice(table.state.legal_moves()))
     assert compared >= 30 and redealt >= compared // 2
+
+
+def test_a_board_human_and_a_browser_play_one_game_at_the_board_s_table(tmp_path):
+    # The LED board is a client of the same table: its human plays by keys, the browser
+    # seat through the table (as its page does); the board says the browser's move and
+    # refuses keys while the browser plays.
+    from test_board_games import FakeClient
+    from test_board_takeback import play_keys
+    from vora_host.play.board import BoardGame
+    from vora_host.table import Human
+    db = tmp_path / "games.sqlite3"
+    state = rules_games.load("vorcept").new_game(2, 8)
+    live = LiveLog(db, "vorcept", 2, 8, state.options(), source="virtual board")
+    events = []
+    game = BoardGame("vorcept", state, [Human(), BrowserSeat()], FakeClient(), log=live,
+                     bot_delay_ms=0, on_event=lambda what, text: events.append((what, text)))
+    registry = SeatRegistry()
+    tokens = registry.open(game.table, [1])
+    with TestClient(_app(registry)) as client:
+        game.tick(0)
+        play_keys(game, game.state.legal_moves()[0], 100)
+        assert game.table.number == 1
+        view = client.get("/api/seat/%s" % tokens[1]).json()
+        assert view["your_turn"] and view["number"] == 1
+        k = game.mapping.key_path(game.state, game.state.legal_moves()[0])[0]
+        game.key(k, True, 1000)
+        assert events[-1] == ("refused", "wait: P1 plays in a browser")
+        move = view["moves"][0]["move"]
+        answer = client.post("/api/seat/%s/move" % tokens[1],
+                             json={"move": move, "number": 1}, headers=HEADERS)
+        assert answer.status_code == 200
+        game.tick(1200)
+        assert ("move", "P1 %s" % move) in events and game.state.to_act() == 0
+    live.finish()
+    with GameLog(db) as log:
+        info = log.games()[0]
+        assert info["move_count"] == 2 and log.verify(info["id"]).ok

@@ -31,6 +31,7 @@ from shared_rules import wire
 from shared_rules.errors import IllegalMove
 
 from vora_host.games.base import KEYS, OFF, SEATS_BY_COUNT
+from vora_host.table import Refused
 from vora_host.words import plural
 
 __all__ = ["KeyPad", "compose_frame", "BoardGame", "key_name"]
@@ -259,29 +260,34 @@ class BoardGame:
     on_event(what, text): "move", "refused", "preview", "cancel", "over", "log", "thinking"
              for the PC screen, as everybody at it may see them (`said` keeps each
              player's own version: `event_lines(viewer)`)
+    table:   the table to play at (vora_host.table.Table), when the caller made it (to
+             give some of its seats to browsers); else one is made of the above
+
+    The game is the table's: the board is one of its clients. A seat played in a browser
+    plays through the table too; the board shows its moves as they come.
     """
 
     def __init__(self, game, state, agents, client, log=None, bot_delay_ms=700,
-                 on_event=None, seed=0):
+                 on_event=None, seed=0, table=None):
         from vora_host import games as host_games
-        from vora_host.play.terminal import Human
+        from vora_host.table import Human, Table
         host = host_games.host_game(game)
         self.game = game
         self.seed = seed
         self.mapping = host.BOARD
         self.view = host.VIEW
-        self.state = state
         self.agents = list(agents)
-        self.humans = [p for p, a in enumerate(self.agents) if isinstance(a, Human)]
+        self.table = table if table is not None else Table(
+            game, state, self.agents, log=log, label=lambda p: "P%d" % p)
+        # The humans at the board (a browser's play elsewhere, on their own page).
+        self.humans = [p for p, a in enumerate(self.agents)
+                       if isinstance(a, Human) and not getattr(a, "browser", False)]
         self.client = client
         self.pad = KeyPad(self.mapping)
-        self.log = log
         self.bot_delay_ms = bot_delay_ms
         self.on_event = on_event or (lambda what, text: None)
-        self.moves = []
-        self.history = []
-        self.before = []  # the state before each move, for takebacks
-        self.takeback = None  # the takeback waiting for agreement: see request_takeback
+        self._seen = 0  # the table's moves the board has caught up with
+        self._seq = 0  # the table's events the board has said
         self._corner_down = None  # (corner, when) a human's corner went down, nothing chosen
         self.turn_started = None
         self.revealed = None  # the human whose secrets the board shows now
@@ -289,6 +295,38 @@ class BoardGame:
         self._mode_set = False
         self.thinking = None  # a bot's search under way (BotThinking), while it runs
         self.said = []  # [(what, {viewer: text, None: everybody's})]: events, newest last
+
+    # The game as the table holds it.
+    state = property(lambda self: self.table.state)
+    moves = property(lambda self: self.table.moves)
+    history = property(lambda self: self.table.history)
+    before = property(lambda self: self.table.before)
+    takeback = property(lambda self: self.table.takeback)
+    log = property(lambda self: self.table.log)
+
+    def _browser(self, player):
+        return player is not None and getattr(self.agents[player], "browser", False)
+
+    def _catch_up(self, now):
+        """Take in what the table did since the board last looked (a move, a takeback,
+        from here or from a browser): its events said, the key pad and the hand-over
+        reset after a move."""
+        table = self.table
+        with table.lock:
+            events = table.raw_events_since(self._seq)
+            self._seq = table.seq
+            changed = table.number != self._seen
+            self._seen = table.number
+        if changed:
+            self.pad.reset()
+            if self.revealed is not None and self.state.to_act() != self.revealed:
+                self.revealed = None
+            self.turn_started = now
+        for _, what, texts in events:
+            if what == "takeback" and texts.get(None, "").startswith("taken back"):
+                self.revealed = None
+                self._sent = None
+            self._said(what, texts)
 
     # ---- whose eyes
 
@@ -311,13 +349,6 @@ class BoardGame:
         return None
 
     # ---- what the PC screen says
-
-    def _move_texts(self, before, player, move):
-        # The move as each human at the board may see it (None: a spectator's view).
-        texts = {None: "P%d %s" % (player, self.view.move_text(before, player, move, None))}
-        for p in self.humans:
-            texts[p] = "P%d %s" % (player, self.view.move_text(before, player, move, p))
-        return texts
 
     def _said(self, what, texts):
         """An event, `texts` {viewer: the text that viewer may see; None: everybody}.
@@ -358,35 +389,13 @@ class BoardGame:
         out = [line if n == 1 else "%s (x%d)" % (line, n) for line, n in zip(out, repeats)]
         return out[-count:]
 
-    # ---- the log
-
-    def _log_move(self, move):
-        if self.log is None:
-            return
-        self.log.moved(len(self.moves), move, self.state.digest())
-        if self.state.is_over():
-            from vora_host.log.records import result_of
-            self.log.ended("over", result_of(self.state))
-
     # ---- playing
 
     def play(self, move, now):
-        player = self.state.to_act()
-        before = self.state.clone()
-        texts = self._move_texts(before, player, move)
-        self.state.play(move)
-        self.moves.append(move)
-        self.history.append((player, self.view.move_text(before, player, move, None)
-                             if self.view.rules.HIDDEN_INFORMATION else move))
-        self.before.append(before)
-        self.pad.reset()
-        if self.revealed == player and self.state.to_act() != player:
-            self.revealed = None
-        self.turn_started = now
-        self._log_move(move)
-        self._said("move", texts)
-        if self.state.is_over():
-            self._say("over", "; ".join(self.view.result_lines(self.state)))
+        """Play `move` at the table (logged there), and say it. Refused (a ValueError)
+        when the table does not take it (a browser's takeback waits, the game stopped)."""
+        self.table.play(move)
+        self._catch_up(now)
 
     def key(self, k, pressed, now):
         """A KEY event from the board."""
@@ -398,11 +407,19 @@ class BoardGame:
             if self.state.to_act() in self.humans and self.waiting_for() is None:
                 what, move = self.pad.release(self.state, k, now)
                 if what == "play":
-                    self.play(move, now)
+                    try:
+                        self.play(move, now)
+                    except Refused as exc:
+                        self.pad._refuse(k, now, exc.reason)
+                        self._pad_said("refused")
                 elif what == "preview":
                     self._pad_said("preview")
             return
         player = self.state.to_act()
+        if self._browser(player):
+            self.pad._refuse(k, now, "wait: P%d plays in a browser" % player)
+            self._pad_said("refused")
+            return
         if player not in self.humans:
             self.pad._refuse(k, now, "wait: %s is thinking" % self.bot_name(player))
             self._pad_said("refused")
@@ -424,7 +441,7 @@ class BoardGame:
         if what == "play":
             try:
                 self.play(move, now)
-            except IllegalMove as exc:  # the pad only offers legal moves; say so if not
+            except Refused as exc:  # the pad only offers legal moves; the table may refuse
                 self.pad._refuse(k, now, exc.reason)
                 self._pad_said("refused")
         elif what == "refused":
@@ -454,7 +471,10 @@ class BoardGame:
         self.thinking = None
         if think.error is not None:
             raise think.error
-        self.play(think.move, now)
+        try:
+            self.play(think.move, now)
+        except Refused:
+            pass  # the table changed under it (a browser's takeback): it thinks again
 
     def _position_key(self):
         return (len(self.moves), self.state.digest())
@@ -476,8 +496,9 @@ class BoardGame:
             self._sent = None
         if self.turn_started is None:
             self.turn_started = now
-        player = self.state.to_act()
-        if player is not None and player not in self.humans and self.takeback is None \
+        self._catch_up(now)
+        player = self.table.to_act()
+        if player is not None and player not in self.table.humans and self.takeback is None \
                 and now - self.turn_started >= self.bot_delay_ms:
             self._bot_turn(player, now)
         frame = compose_frame(self.mapping, self.state, self.viewer(), self.pad, now,
@@ -504,20 +525,9 @@ class BoardGame:
     def replay_moves(self, moves):
         """Play a resumed game's earlier moves (from the log) without logging them again;
         they can be taken back like any other."""
-        for move in moves:
-            player = self.state.to_act()
-            before = self.state.clone()
-            self.state.play(move)
-            self.moves.append(move)
-            self.history.append((player, self.view.move_text(before, player, move, None)
-                                 if self.view.rules.HIDDEN_INFORMATION else move))
-            self.before.append(before)
-
-    def _takeback_span(self):
-        """(first move index, player, words) of the last turn a human played together with
-        the moves after it, or None when no human has moved."""
-        from vora_host.play.terminal import takeback_span
-        return takeback_span(self.history, self.before, self.humans, lambda p: "P%d" % p)
+        self.table.replay_moves(moves)
+        self._seen = self.table.number
+        self._seq = self.table.seq
 
     def corner_seats(self):
         """{corner key: player} when each human has a corner of their own; {} when the
@@ -534,59 +544,25 @@ class BoardGame:
         """Ask to take back the last turn a human played (and the bots' moves after it).
         `asker`: the player asking at the board, or None for the PC (then every human
         agrees, unless there is only one). Done at once when nobody else has to agree;
-        otherwise it waits for answer_takeback(). True when asked or done."""
-        span = self._takeback_span()
-        if span is None:
-            self._say("refused", "nothing to take back: no human has moved yet")
-            return False
-        waiting = [h for h in self.humans if h != asker]
-        if asker is None and len(self.humans) == 1:
-            waiting = []
-        self.takeback = {"start": span[0], "what": span[2], "waiting": waiting}
-        if not waiting:
-            self._take_back(now)
-            return True
+        otherwise it waits for answer_takeback() (a browser's answer comes through the
+        table). True when asked or done."""
         how = "their corner on the board, or y on the PC" if self.corner_seats() else \
             "y on the PC"
-        self._say("takeback", "%s asks to take back %s: %s agree%s (%s); n or any "
-                      "other key refuses" % ("the PC" if asker is None else "P%d" % asker,
-                                             span[2], ", ".join("P%d" % p for p in waiting),
-                                             "s" if len(waiting) == 1 else "", how))
+        try:
+            self.table.request_takeback(asker, how=how, refuse="n or any other key refuses")
+        except Refused as exc:
+            self._say("refused", exc.reason)
+            return False
+        self._catch_up(now)
         return True
 
     def answer_takeback(self, player, yes, now):
         """A human's answer to the waiting takeback (`player` None: the next one asked)."""
-        tb = self.takeback
-        if tb is None:
+        try:
+            self.table.answer_takeback(player, yes)
+        except Refused:
             return
-        if not yes:
-            self.takeback = None
-            self._say("takeback", "%s: nothing is taken back" % (
-                "not agreed" if player is None else "P%d does not agree" % player))
-            return
-        if player is None:
-            player = tb["waiting"][0]
-        if player in tb["waiting"]:
-            tb["waiting"].remove(player)
-        if tb["waiting"]:
-            self._say("takeback", "P%d agrees; waiting for %s" % (
-                player, ", ".join("P%d" % p for p in tb["waiting"])))
-        else:
-            self._take_back(now)
-
-    def _take_back(self, now):
-        tb, self.takeback = self.takeback, None
-        start = tb["start"]
-        if self.log is not None:
-            for number in range(len(self.moves), start, -1):
-                self.log.took_back(number)
-        self.state = self.before[start]
-        del self.moves[start:], self.history[start:], self.before[start:]
-        self.pad.reset()
-        self.revealed = None
-        self.turn_started = now
-        self._sent = None
-        self._say("takeback", "taken back: %s" % tb["what"])
+        self._catch_up(now)
 
     def _takeback_key(self, k, pressed, now):
         """The board's takeback gestures (games where each human has a corner): a human's

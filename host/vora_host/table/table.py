@@ -131,6 +131,12 @@ class Table:
                     out.append((n, what, text))
             return out, lost
 
+    def raw_events_since(self, seq):
+        """[(seq, what, {viewer: text})] after `seq`: for a client that shows several
+        viewers' texts (the board's screen picks the one its viewer may see)."""
+        with self.lock:
+            return [e for e in self.events if e[0] > seq]
+
     def wait(self, seq, timeout):
         """Block until an event after `seq` exists, or `timeout` seconds pass: the newest
         sequence number."""
@@ -236,11 +242,12 @@ class Table:
         the moves after it, or None when no human has moved."""
         return takeback_span(self.history, self.before, self.humans, self.label)
 
-    def request_takeback(self, asker):
+    def request_takeback(self, asker, how=None, refuse=None):
         """Ask to take back the last turn a human played (and the bots' moves after it).
         `asker`: the human asking, or None for the PC (then every human agrees, unless
         there is only one). Done at once when nobody else has to agree; otherwise it waits
-        for answer_takeback(). Refused when nothing can be taken back or one waits."""
+        for answer_takeback(). Refused when nothing can be taken back or one waits. `how`:
+        how the others agree, and `refuse` how they refuse, in the asking client's words."""
         with self._changed:
             if self.stopped is not None:
                 raise Refused("the game has stopped (%s)" % self.stopped)
@@ -260,9 +267,10 @@ class Table:
             if not waiting:
                 self._take_back()
                 return
-            self.say("takeback", "%s asks to take back %s: %s to agree" % (
+            self.say("takeback", "%s asks to take back %s: %s agree%s%s%s" % (
                 "the PC" if asker is None else self.label(asker), span[2],
-                ", ".join(self.label(p) for p in waiting)))
+                ", ".join(self.label(p) for p in waiting), "s" if len(waiting) == 1 else "",
+                " (%s)" % how if how else "", "; %s" % refuse if refuse else ""))
 
     def answer_takeback(self, player, yes):
         """A human's answer to the waiting takeback (`player` None: the next one asked)."""
