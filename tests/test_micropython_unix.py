@@ -39,10 +39,10 @@ HEAP_CAP = 328 * 1024
 # before issue 40), and a quarter: it stands for 185 KiB on a 32-bit port.
 ALONE_HEAP_CAP = 256 * 1024
 # The same with the code in ROMFS, as `vora flash --romfs` installs it: smallest passing
-# heap 280 KiB (bench/bench_firmware_unix.py --games 3 --romfs --find-min; 296 before issue
-# 25's lighter part), and a quarter: at a fifth (336 KiB) the largest free block after a
-# game fell to 8,032 bytes once the bot's levels were in, under MAX_FREE_BOUND.
-ROMFS_HEAP_CAP = 352 * 1024
+# heap 196 KiB (bench/bench_firmware_unix.py --games 3 --romfs --find-min --small-bundle;
+# 280 before issue 40), and 30 % (at a quarter, 248 KiB, the largest free block after a
+# game fell to 7,552 bytes, under MAX_FREE_BOUND): it stands for 186 KiB on a 32-bit port.
+ROMFS_HEAP_CAP = 256 * 1024
 # The largest free block after a game: twice the 4 KB reserve the board frees when memory
 # runs out (vora_fw.app), so that a MemoryError is not one allocation away.
 MAX_FREE_BOUND = 8 * 1024
@@ -220,7 +220,7 @@ def test_the_firmware_run_from_romfs_plays_the_same_in_a_smaller_heap(romfs_boar
     # As `vora flash --romfs` installs it: the modules in an image from vora's own builder,
     # mounted at /rom; vora_boot and the drivers on the filesystem. The image's copy in the
     # heap (this port has no flash) is added to the heap, not a block more: the firmware
-    # gets ROMFS_HEAP_CAP, 88 KiB less than the same run from .mpy files is given.
+    # gets ROMFS_HEAP_CAP, 72 KiB less than the same run from .mpy files is given.
     tree, image = romfs_board
     heap = romfs_heapsize(ROMFS_HEAP_CAP, tree, image)
     done = run_unix_micropython("board_romfs", tree, [image, "board_soak", "1", str(GAMES),
