@@ -198,38 +198,6 @@ def test_the_other_update_messages_in_the_game_need_no_updater(flash):
     assert svc.updater is None and link.resets == 0
 
 
-def test_an_update_the_heap_cannot_take_is_refused_with_the_figures_and_the_game_goes_on(
-        flash, monkeypatch):
-    # Under MicroPython gc.mem_free() says what the heap has; too little for the update
-    # (UPDATE_HEAP and the manifest), the offer is refused before anything is written.
-    import vora_fw.maker as maker
-    monkeypatch.setattr(maker.gc, "mem_free", lambda: 9000, raising=False)
-    before = snapshot(flash)
-    rig = Rig(seed=3)
-    b = power_on(fs_of(flash), str(flash))
-    statuses = []
-    start.attach(rig.app, rig.link, default_pinmap(), b, IDENTITY, b.version, lambda: None)
-    rig.client.on_message = lambda t, p: statuses.append(wire.unpack_json(p))
-    rig.client.hello(rig.now)
-    rig.run(100)
-    rig.deal()
-    new = small_bundle("0.2.0")
-    rig.client.send(wire.UPD_OFFER, wire.pack_upd_offer(len(new.manifest_bytes), new.id))
-    for _ in range(200):
-        rig.run(5)
-        if statuses:
-            break
-    st = statuses[-1]
-    need = maker.UPDATE_HEAP + len(new.manifest_bytes)
-    assert st["state"] == "error" and st["code"] == "memory", st
-    assert ("needs %d bytes" % need) in st["error"] and "9000 are free" in st["error"]
-    assert "maker mode" in st["error"] and "--romfs" in st["error"]
-    assert snapshot(flash) == before  # nothing written
-    moves = len(rig.app.ui.moves)
-    rig.play(rig.app.ui.legal[0])
-    assert len(rig.app.ui.moves) == moves + 1
-
-
 # ---------------------------------------------------------------- the mode itself
 
 def maker_mode_rig(folder):
@@ -278,6 +246,29 @@ def test_the_maker_mode_takes_a_whole_update_over_the_link_and_shows_its_progres
     c.send(wire.UPD_RESET, b"")
     assert until(rig, lambda: rig.resets)
     assert power_on(fs_of(flash), str(flash)).mode == boot.MODE_TRIAL
+
+
+def test_an_update_the_maker_mode_cannot_hold_is_refused_with_the_figures_then_the_game(
+        flash, monkeypatch):
+    # Under MicroPython gc.mem_free() says what the heap has; too little for the update
+    # (UPDATE_HEAP and the manifest), the offer is refused before anything is written,
+    # saying the figures and what to do, and the board goes back to its game.
+    import vora_fw.maker_mode as maker_mode
+    monkeypatch.setattr(maker_mode.gc, "mem_free", lambda: 9000, raising=False)
+    before = snapshot(flash)
+    rig = maker_mode_rig(flash)
+    new = small_bundle("0.2.0")
+    rig.client.send(wire.UPD_OFFER, wire.pack_upd_offer(len(new.manifest_bytes), new.id))
+    assert until(rig, lambda: rig.got)
+    st = rig.got[-1][1]
+    need = maker_mode.UPDATE_HEAP + len(new.manifest_bytes)
+    assert st["state"] == "error" and st["code"] == "memory", st
+    assert ("needs %d bytes" % need) in st["error"] and "9000 free" in st["error"]
+    assert "--romfs" in st["error"] and "frozen" in st["error"]
+    assert snapshot(flash) == before  # nothing written
+    assert until(rig, lambda: rig.resets) and rig.resets == [1]  # back to the game
+    from vora_host.maker.update import _refusal
+    assert "the board refused the update (memory)" in _refusal(st)
 
 
 def test_the_maker_mode_goes_back_to_the_game_when_the_pc_goes_quiet_or_a_key_is_pressed(

@@ -18,20 +18,14 @@ import gc
 import sys
 
 try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):  # type: ignore[misc]
-        return x
+    from typing import Any  # noqa: F401  (type comments only)
+except ImportError:
+    pass
 
 from shared_rules import wire
 
 CAPS = ("update", "doctor")
 ON_DEMAND = ("update", "doctor")  # vora_fw modules the service imports at their first message
-# What an update needs of the heap besides its code (vora_fw.update: the manifest's
-# entries, the hashes, a chunk, the staging's state; measured in docs/benchmarks.md, "An
-# update in the maker mode"), with the manifest's bytes on top. Checked at the offer,
-# before anything is written: an update that cannot have it is refused, saying so.
-UPDATE_HEAP = const(12288)
 
 
 class MakerService:
@@ -57,6 +51,10 @@ class MakerService:
         self.resets = 0
         # An update offered while the game runs restarts the board into the maker mode.
         self.maker_mode = maker_mode and boot is not None
+        # heap_short(manifest size): None, or why the heap cannot take that update now
+        # (vora_fw.maker_mode sets it: only there does the board take updates).
+        self.heap_short = None  # type: Any
+        self.refused_memory = False
         # The updater then never loads beside the game, so its names are not interned.
         from vora_fw.start import intern_names
         intern_names(("doctor",) if self.maker_mode else ON_DEMAND)
@@ -116,11 +114,12 @@ class MakerService:
                 self._status(st)
         elif type == wire.UPD_OFFER:
             size, digest, downgrade = wire.unpack_upd_offer(payload)
-            short = self._heap_short(size)
+            short = self.heap_short(size) if self.heap_short is not None else None
             if short is not None:
                 st = up.status()  # the staging as it was: nothing is written
                 st.update({"state": "error", "code": "memory", "error": short})
                 self._status(st)
+                self.refused_memory = True
             else:
                 self._status(up.offer(size, digest, downgrade))
         elif type == wire.UPD_QUERY:
@@ -142,22 +141,6 @@ class MakerService:
     def _status(self, d):
         self.link.send(wire.UPD_STATUS, wire.pack_json(d))
 
-    def _heap_short(self, manifest_size):
-        """None when the heap can take an update with a manifest of that size now, else
-        what to do, with the figures. Said before anything is written; the game goes on."""
-        mem_free = getattr(gc, "mem_free", None)
-        if mem_free is None:
-            return None  # CPython: no fixed heap
-        gc.collect()
-        need = UPDATE_HEAP + manifest_size
-        free = mem_free()
-        if free >= need:
-            return None
-        return ("the update needs %d bytes of the board's heap, %d are free: let vora update "
-                "restart the board into its maker mode (a firmware since 0.1.0 does it), or "
-                "install with vora flash --romfs or a frozen build (docs/makers.md)"
-                % (need, free))
-
     def _to_maker_mode(self, type, payload):
         """While the game runs: an offer restarts the board into the maker mode, where the
         update is taken; the other update messages are answered without the updater."""
@@ -165,9 +148,8 @@ class MakerService:
         if type == wire.UPD_OFFER:
             wire.unpack_upd_offer(payload)  # checked; offered again in the maker mode
             if self.boot.staging_slot() is None:
-                st.update({"state": "error", "code": "busy", "error":
-                           "the board has a new version waiting to boot or on trial; it "
-                           "confirms itself a few seconds after it starts, or is reverted"})
+                st.update({"state": "error", "code": "busy",
+                           "error": "a new version waits to boot or is on trial"})
                 self._status(st)
                 return
             from vora_fw.start import MAKER_REQUEST
@@ -180,8 +162,7 @@ class MakerService:
             if sync is not None:
                 sync()
             st["state"] = "restart"
-            st["why"] = ("the board restarts into its maker mode for the update (the game is "
-                         "saved and resumes after it)")
+            st["why"] = "maker mode"
             self._status(st)
             self.link.session.ack_now()  # the host must see it before the board goes
             self.resets += 1

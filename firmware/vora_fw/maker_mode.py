@@ -30,6 +30,27 @@ from vora_fw.keyscan import KeyScanner
 from vora_fw.pixels import PixelOutput
 
 IDLE_MS = const(60000)  # no frame from the PC this long: back to the game
+# What an update needs of the heap besides its code (vora_fw.update: the manifest's
+# entries, the hashes, a chunk, the staging's state), with the manifest's bytes on top.
+# Checked at the offer, before anything is written: an update that cannot have it is
+# refused, saying so, and the board goes back to its game.
+UPDATE_HEAP = const(12288)
+
+
+def heap_short(manifest_size):
+    """None when the heap can take an update with a manifest of that size now, else what
+    to do, with the figures."""
+    mem_free = getattr(gc, "mem_free", None)
+    if mem_free is None:
+        return None  # CPython: no fixed heap
+    gc.collect()
+    need = UPDATE_HEAP + manifest_size
+    free = mem_free()
+    if free >= need:
+        return None
+    return ("the update needs %d bytes of the board's heap and its maker mode has %d free: "
+            "install the firmware with vora flash --romfs or a frozen build, which keep the "
+            "code out of the heap (docs/makers.md)" % (need, free))
 _TERMINAL = const(1)  # shared_rules.wire.MODE_TERMINAL
 _DIM = const(12)
 _LIT = const(64)
@@ -48,6 +69,7 @@ class MakerMode:
                                                version, reset, statvfs)
         # The updater before anything else, while the heap is in one piece.
         self.maker.updater = self.maker._make_updater()
+        self.maker.heap_short = heap_short
         self.hw = hw
         self.scanner = KeyScanner(pinmap.get("debounce_ms", 20))
         self.output = PixelOutput(pinmap, hw.pixels)
@@ -71,6 +93,8 @@ class MakerMode:
             elif pressed:
                 self.leave()  # a person at the board: back to the game
         link.poll(now)
+        if self.maker.refused_memory:
+            self.leave()  # no update fits here: back to the game (the PC was told why)
         n = link.session.frames_received
         if n != self.frames_seen:
             self.frames_seen = n
