@@ -56,7 +56,7 @@ class MakerService:
         self.heap_short = None  # type: Any
         self.refused_memory = False
         # The updater then never loads beside the game, so its names are not interned.
-        from vora_fw.start import intern_names
+        from vora_fw import intern_names
         intern_names(("doctor",) if self.maker_mode else ON_DEMAND)
 
     def caps(self):
