@@ -561,6 +561,10 @@ def cmd_play_board(args, console, parser):
     host = None
     play = None
     if args.game == "vora":
+        if args.web is not None:
+            parser.error("--web: Vora on the board is the board's own game, refereed by "
+                         "the board; play Vora with browser seats typed ('vora play --typed "
+                         "--web 1'), or another game on the board")
         play = _board_play_options(args, parser)
     else:
         # Vora is the board's own; the others are run here, every seat a human at the
@@ -636,22 +640,34 @@ def cmd_play_board(args, console, parser):
                 saved.note_seats(resolve_db_path(args.db), companion.log.gid, agents)
             if resumed is not None:
                 console.print("%s %s" % (companion.resumed, "; ".join(
-                    host.VIEW.seat_label(state, p, bots.player_title(args.game, a.kind))
+                    host.VIEW.seat_label(state, p, _seat_title(args.game, a))
                     for p, a in enumerate(agents))))
             else:
                 console.print("[bold]%s[/bold] on the board, %s; %s" % (
                     module.TITLE, _seed_at_start(module, seed),
-                    "; ".join(host.VIEW.seat_label(state, p, bots.player_title(args.game, a.kind))
+                    "; ".join(host.VIEW.seat_label(state, p, _seat_title(args.game, a))
                               for p, a in enumerate(agents))))
-            if device is not None:
-                status = run_board_game(device, companion, plain)
-            else:
-                # --fresh was this game's (its saved game abandoned): the board's own saved
-                # Vora game stays. A secret seed is not the virtual board's to know (it
-                # seeds the board's own games).
-                status = sim.run(save_dir=args.save_dir, fresh=False,
-                                 seed=None if module.HIDDEN_INFORMATION else args.seed,
-                                 headless=plain, companion=companion)
+            web = None
+            if args.web is not None:
+                companion.table = GameTable(args.game, state, agents, log=companion.log,
+                                            label=lambda p: "P%d" % p)
+                web = _open_web_seats(args, Console(stderr=True, highlight=False),
+                                      companion.table)
+                if web is None:
+                    return 1
+            try:
+                if device is not None:
+                    status = run_board_game(device, companion, plain)
+                else:
+                    # --fresh was this game's (its saved game abandoned): the board's own
+                    # saved Vora game stays. A secret seed is not the virtual board's to
+                    # know (it seeds the board's own games).
+                    status = sim.run(save_dir=args.save_dir, fresh=False,
+                                     seed=None if module.HIDDEN_INFORMATION else args.seed,
+                                     headless=plain, companion=companion)
+            finally:
+                if web is not None:
+                    _close_web_seats(web, companion.table)
             message, logged = companion.finish()
             console.print(escape(message), style=None if logged else "bold red", soft_wrap=True)
             _print_seed_at_end(console, module, companion.state, seed)
@@ -959,6 +975,14 @@ def _shaping(args):
     return given + (["-o"] if args.option else [])
 
 
+def _seat_title(game, agent):
+    """How the list of seats at the start names a seat's player: 'browser' for a seat
+    played in a browser, else the bot's level and kind, or 'human'."""
+    if getattr(agent, "browser", False):
+        return "browser"
+    return bots.player_title(game, agent.kind)
+
+
 def _refuse_held(console, exc):
     """Another vora plays the game just resumed (it won the race since it was looked at)."""
     console.print("[red]vora play: %s[/red]" % escape(str(exc)), soft_wrap=True)
@@ -1154,7 +1178,7 @@ def cmd_play(args, console, parser):
         else bots.player_title(args.game, agents[p].kind)) for p in range(players)))
     web = None
     if args.web is not None:
-        web = _open_web_seats(args, console, table, live)
+        web = _open_web_seats(args, console, table)
         if web is None:
             if live is not None:
                 live.ended("abandoned", result_of(state, "the web seats could not start"))
@@ -1167,8 +1191,7 @@ def cmd_play(args, console, parser):
         outcome = game.run()
     finally:
         if web is not None:
-            web[1].closing.set()
-            web[0].should_exit = True
+            _close_web_seats(web, table)
     try:
         game.print_end()
     except KeyboardInterrupt:
@@ -1195,7 +1218,19 @@ def cmd_play(args, console, parser):
     return status
 
 
-def _open_web_seats(args, console, table, live):
+def _close_web_seats(web, table):
+    """The game is done: its last view reaches the browsers open on its seats (a few
+    seconds at most), then their streams end and the server stops."""
+    server, registry = web
+    registry.settle(table, SETTLE_SECONDS)
+    registry.closing.set()
+    server.should_exit = True
+
+
+SETTLE_SECONDS = 5.0
+
+
+def _open_web_seats(args, console, table):
     """vora play --web: the web server with the browser seats of `table`, their links
     printed (and their QR codes at a terminal): (server, registry), or None after saying
     why not."""

@@ -637,6 +637,7 @@ class BoardGameCompanion:
         self.plain = plain
         self.follower = None
         self.game = None
+        self.table = None  # the table to play at, when the caller made one (vora play --web)
         self.earlier = ()  # a resumed game's moves from the log, replayed at start
         self.resumed = ""  # what to say about a resumed game
         self.last_event = ""  # the newest event as the screen may show it (command answers)
@@ -735,7 +736,7 @@ class BoardGameCompanion:
         self.follower = Follower(path, log=None)
         client = self.follower.client
         self.game = BoardGame(self.game_name, self.state, self.agents, client, log=self.log,
-                              on_event=self._event, seed=self.seed)
+                              on_event=self._event, seed=self.seed, table=self.table)
         self.game.replay_moves(self.earlier)
         earlier = client.on_change
 

@@ -50,7 +50,7 @@ TOKEN_BYTES = 24  # 192 bits
 MAX_BODY = 4096  # bytes of a POST's body at most
 EVENTS_SHOWN = 8
 KEEPALIVE_SECONDS = 15.0
-WAIT_SECONDS = 1.0  # how often a quiet stream looks whether its page is gone
+WAIT_SECONDS = 1.0  # how often a quiet stream looks whether the server stops
 PANEL_WIDTH = 72
 
 
@@ -71,6 +71,7 @@ class _Seat:
         self.token = token
         self.client = 0  # the newest browser's id on this seat (0: none yet)
         self.streams = 0  # its open event streams
+        self.sent = 0  # the table's newest event its newest stream has sent
 
 
 class SeatRegistry:
@@ -107,6 +108,20 @@ class SeatRegistry:
             seat.client = self._clients
             return seat.client
 
+    def settle(self, table, timeout):
+        """Wait (at most `timeout` seconds) until every seat of `table` with a browser
+        open has been sent the table's latest: the game's end reaches the phones before
+        the server stops. True when they all have."""
+        import time
+        deadline = time.monotonic() + timeout
+        while True:
+            behind = [s for s in self.seats_of(table) if s.streams and s.sent < table.seq]
+            if not behind:
+                return True
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.02)
+
     def seats_of(self, table):
         with self._lock:
             return sorted((s for s in self._seats.values() if s.table is table),
@@ -132,6 +147,8 @@ def seat_view(table, player, registry=None):
         state = table.state
         view = table.view
         who = _who(table)
+        shown = dict(who)
+        shown[player] = "you"  # the panel names the seat's own player "you"
         to_act = table.to_act()
         mine = to_act == player and table.takeback is None
         host = host_games.host_game(table.game)
@@ -165,7 +182,7 @@ def seat_view(table, player, registry=None):
             "prompt": view.prompt(state) if mine else None,
             "moves": moves,
             "board": {"rows": rows, "legend": legend},
-            "panel": render_html(view.render(state, player, who, table.history,
+            "panel": render_html(view.render(state, player, shown, table.history,
                                              width=PANEL_WIDTH, palette=_palette(view)),
                                  PANEL_WIDTH),
             "events": [[n, what, text] for n, what, text in events[-EVENTS_SHOWN:]],
@@ -302,11 +319,15 @@ def routes(registry, page):
                         quiet = 0.0
                         data = await asyncio.to_thread(seat_view, table, seat.player, registry)
                         yield "id: %d\nevent: seat\ndata: %s\n\n" % (seen, json.dumps(data))
+                        if seat.client == client:
+                            seat.sent = seen
                         continue
                     newest = await asyncio.to_thread(table.wait, seen, WAIT_SECONDS)
                     if newest == seen:
-                        if await request.is_disconnected():
-                            return
+                        # A page that has gone is found by the next write (a keepalive at
+                        # the latest): Starlette's own disconnect listener reads the
+                        # request's messages, so the stream does not (a second reader
+                        # can wait forever, and the stream with it).
                         quiet += WAIT_SECONDS
                         if quiet >= KEEPALIVE_SECONDS:  # so that proxies keep the stream
                             quiet = 0.0

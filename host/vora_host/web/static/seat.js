@@ -130,6 +130,9 @@ function drawMoves() {
 }
 
 function draw(data) {
+  // A post's answer and the stream race: a view older than the one shown (the stream
+  // brought a later one first) is not drawn over it.
+  if (seat && data.seq < seat.seq) return;
   const turnChanged = !seat || seat.number !== data.number || seat.your_turn !== data.your_turn;
   seat = data;
   if (turnChanged) { pressed = []; chosen = null; }
