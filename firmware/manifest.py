@@ -29,6 +29,7 @@ package(
         "layout.py",
         "link.py",
         "maker.py",
+        "maker_mode.py",
         "movelog.py",
         "palette.py",
         "pixels.py",
