@@ -323,3 +323,20 @@ def test_a_correction_is_fenced_and_kept_as_an_event(target):
         assert [(e["kind"], e["number"], e["data"]["digest"]) for e in events] == [
             ("correction", 1, move["digest"])]
         assert second.game(gid)["moves"][0]["digest"] == "f" * 16
+
+
+def test_an_event_such_as_a_hint_is_fenced_and_kept_in_order(target):
+    gid = _start(target)
+    with GameLog(target) as first, GameLog(target) as second:
+        _play_on(first, gid, random.Random(7))
+        first.add_event(gid, "hint", {"seat": 2, "move": "c3"})
+        with pytest.raises(GameHeld):
+            second.add_event(gid, "hint", {"seat": 1, "move": "d4"})
+        with pytest.raises(ValueError, match="kind"):
+            first.add_event(gid, "gossip", {})
+        with pytest.raises(ValueError, match="2,000"):
+            first.add_event(gid, "hint", {"text": "x" * 2100})
+        _play_on(first, gid, random.Random(8))
+        first.add_event(gid, "hint", {"seat": 1, "move": "e5"})
+        assert [(e["kind"], e["number"], e["data"]) for e in second.events(gid)] == [
+            ("hint", 1, {"seat": 2, "move": "c3"}), ("hint", 2, {"seat": 1, "move": "e5"})]

@@ -167,6 +167,21 @@ class LiveLog:
         else:
             self._open()
 
+    def event(self, kind, data):
+        """Record an event beside the moves (GameLog.add_event: a hint asked for). An
+        event is never worth the game: when the log cannot take it, it is dropped (said
+        once by the log's own trouble line) and play goes on."""
+        if self.log is None or self.lost is not None or self.gid is None:
+            return False
+        try:
+            self.log.add_event(self.gid, kind, data)
+        except (LeaseLost, GameHeld) as exc:
+            self._lose(exc)
+            return False
+        except GameLogError:
+            return False
+        return True
+
     # ---- the end
 
     def finish(self, record_path=None):

@@ -1373,9 +1373,44 @@ class GameLog:
         self._keep_leases(self._taken)
         return changed
 
+    EVENT_KINDS = ("hint",)
+
+    def add_event(self, game_id, kind, data) -> None:
+        """Record that something happened to a game beside its moves: kind is one of
+        EVENT_KINDS ("hint": a player asked for a hint, data says which seat, at which
+        move, and the move shown), data a dict of at most 2,000 characters as JSON. The
+        event carries the game's live move count then. Fenced like a move: raises
+        NoSuchGame, GameHeld or LeaseLost, and CannotWrite or DatabaseLocked when the file
+        cannot be written (an event is not kept in memory: it is never worth a game)."""
+        if kind not in self.EVENT_KINDS:
+            raise ValueError("an event's kind is one of %s, not %s"
+                             % (", ".join(self.EVENT_KINDS), _short(kind)))
+        if not isinstance(data, dict):
+            raise ValueError("an event's data is a dict, not %s" % _short(data))
+        text = json.dumps(data, sort_keys=True)
+        if len(text) > 2000:
+            raise ValueError("an event's data is at most 2,000 characters as JSON, not %d"
+                             % len(text))
+        if self._pending:
+            try:
+                self.flush()
+            except NotWritten as exc:
+                raise CannotWrite(str(exc), exc.reason)
+        gid = self._canon(game_id)
+        self._taken = []
+        with self._transaction() as conn:
+            self._status(conn, gid)
+            self._fenced(conn, gid)
+            live = conn.execute("SELECT COUNT(*) FROM moves WHERE game_id = ? AND "
+                                "taken_back_at IS NULL", (gid,)).fetchone()[0]
+            conn.execute("INSERT INTO events (game_id, number, kind, data, at) VALUES "
+                         "(?, ?, ?, ?, ?)", (gid, live, kind, text, _now()))
+        self._keep_leases(self._taken)
+
     def events(self, game_id) -> List[Dict[str, Any]]:
         """What happened to a game beside its moves, in order: dicts with number (its live
-        moves then), kind ("correction": see correct_move), data (a dict) and at."""
+        moves then), kind ("correction": see correct_move; "hint": see add_event), data (a
+        dict) and at."""
         gid = self._canon(game_id)
         if not _is_int(gid) or gid < 0:
             return []
