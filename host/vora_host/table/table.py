@@ -5,6 +5,7 @@
     table.request_takeback(asker=1)             # waits for the other humans' answers
     table.answer_takeback(0, True)
     table.resign(1)                             # the game stops; the log says who resigned
+    table.hint(0, number=3)                     # the hard level's move, from P0's view
 
 Everything that happens is an event (`events`): a number that only grows, what it is
 ("move", "takeback", "over", "resign", ...), and its words for each viewer ({viewer: text};
@@ -22,6 +23,7 @@ import threading
 from shared_rules.errors import IllegalMove
 
 from vora_host import games as host_games
+from vora_host.bots.hints import compute_hint
 from vora_host.log.records import result_of
 from vora_host.words import plural
 
@@ -99,6 +101,8 @@ class Table:
         self.stopped = None  # why the game stopped before its end (a resignation...)
         self.events = []  # [(seq, what, {viewer: text})], the newest TABLE_EVENTS
         self.seq = 0
+        self.changes = 0  # grows with every move played or taken back: the position's age
+        self.hints = {}  # {player: (changes then, Hint)}: each human's last hint
         self.lock = threading.RLock()
         self._changed = threading.Condition(self.lock)
 
@@ -206,6 +210,7 @@ class Table:
             self.history.append((player, self.view.move_text(before, player, move, None)
                                  if self.hidden else move))
             self.before.append(before)
+            self.changes += 1
             digest = self.state.digest()
             if self.record is not None:
                 self.record["moves"].append(move)
@@ -231,6 +236,7 @@ class Table:
                 self.history.append((player, self.view.move_text(before, player, move, None)
                                      if self.hidden else move))
                 self.before.append(before)
+                self.changes += 1
                 if self.record is not None:
                     self.record["moves"].append(move)
                     self.record["digests"].append(self.state.digest())
@@ -302,10 +308,63 @@ class Table:
             for number in range(len(self.moves), start, -1):
                 self.log.took_back(number)
         self.state = self.before[start]
+        self.changes += 1
         del self.moves[start:], self.history[start:], self.before[start:]
         if self.record is not None:
             del self.record["moves"][start:], self.record["digests"][start:]
         self.say("takeback", "taken back: %s" % tb["what"])
+
+    # ---- hints
+
+    def hint(self, player=None, number=None):
+        """A hint for `player` (a human to act; None: whoever acts): the move the hard
+        level would play, computed from that player's view alone (vora_host.bots.hints),
+        outside the table's lock so that the other clients go on meanwhile. Logged as an
+        event ("hint") and said: to the player the move and its reason, to everybody
+        else only that a hint was taken. Refused (the reason in a player's words) when
+        the game does not wait for that human, when the client saw an older position
+        (`number`, as with a move), or when the game moved on while it was computed.
+        Returns the Hint (vora_host.bots.hints.Hint)."""
+        with self.lock:
+            if self.stopped is not None:
+                raise Refused("the game has stopped (%s)" % self.stopped)
+            if self.state.is_over():
+                raise Refused("the game is over: no hint")
+            if self.takeback is not None:
+                raise Refused("a takeback waits for %s's answer" % ", ".join(
+                    self.label(p) for p in self.takeback["waiting"]))
+            to_act = self.state.to_act()
+            if player is None:
+                player = to_act
+            if player != to_act:
+                raise Refused("a hint is for the player to act: it is %s's turn, not %s's"
+                              % (self.label(to_act), self.label(player)))
+            if player not in self.humans:
+                raise Refused("only a human asks for a hint")
+            if number is not None and number != len(self.moves):
+                raise Refused("the game has moved on since: %s made, your hint was for "
+                              "move %d" % (plural(len(self.moves), "move"), number + 1))
+            state = self.state.clone()
+            at = len(self.moves)
+            changes = self.changes
+        hint = compute_hint(self.game, state, at, player)
+        with self._changed:
+            if self.changes != changes or self.stopped is not None:
+                raise Refused("the game moved on while the hint was thought of")
+            self.hints[player] = (changes, hint)
+            if self.log is not None:
+                self.log.event("hint", hint.data())
+            who = self.label(player)
+            texts = {None: "%s took a hint" % who}
+            texts[player] = "hint for %s: %s" % (who, hint.text())
+            self.said("hint", texts)
+        return hint
+
+    def current_hint(self, player):
+        """`player`'s last hint while the position is still the one it was for, or None."""
+        with self.lock:
+            changes, hint = self.hints.get(player, (None, None))
+            return hint if changes == self.changes else None
 
     # ---- stopping
 

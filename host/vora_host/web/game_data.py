@@ -313,7 +313,7 @@ def _style_colours(style):
 def _vora_board(state):
     from shared_rules import vora
     from vora_host.games.vora import view as vora_view
-    from vora_host.play.board import SEAT_RGB
+    from vora_host.games.base import SEAT_RGB
     rows = []
     for row in vora_view.frame_keys(state):
         out = []
