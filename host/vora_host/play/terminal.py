@@ -62,7 +62,8 @@ def wipe_screen(console):
 COMMANDS_HELP = """\
 [bold]Commands[/bold]   #5: the move numbered 5   moves: every legal move, numbered
            board: redraw the board   ?, help: this text   q: quit (asks first)
-           undo: take back the last human turn (every human must agree)"""
+           undo: take back the last human turn (every human must agree)
+           hint: the move the hard level would play, from what you see"""
 
 
 def in_shown_order(moves):
@@ -491,6 +492,9 @@ class TerminalGame:
                 self.show(force=True)
                 self._print_prompt_header(player, moves)
                 continue
+            if word == "hint":
+                self._hint(player, moves)
+                continue
             if word == "undo":
                 if self._undo(player):
                     return UNDONE
@@ -529,6 +533,29 @@ class TerminalGame:
                 self._print_turn(player, "? for help, moves: the list")
                 continue
             return move
+
+    # ---- hint
+
+    def _hint(self, player, moves):
+        """The hard level's move for `player`, from what they see (the table asks it and
+        logs it), said with its number in the list and its reason."""
+        self.console.print("[dim]Thinking of a hint (the hard level's move, from what "
+                           "%s may see)...[/dim]" % escape(self.view.seat_label(
+                               self.state, player)))
+        try:
+            hint = self.table.hint(player, self.table.number)
+        except Refused as exc:
+            self.console.print("[yellow]No hint: %s.[/yellow]" % escape(exc.reason))
+            return
+        line = Text()
+        line.append("Hint: ", style="bold")
+        line.append(hint.move, style="bold green")
+        if hint.move in moves:
+            line.append(" (%s)" % number(moves.index(hint.move) + 1), style="cyan")
+        if hint.reason:
+            line.append("   " + hint.reason, style="dim")
+        self.console.print(line)
+        self._print_turn(player, "type it, or its number, to play it")
 
     # ---- undo
 
