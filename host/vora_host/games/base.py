@@ -132,6 +132,10 @@ KEYS = 49  # the 7x7 frame; key k = y * 7 + x, x west..east, y south..north (har
 CORNERS = {"S": 0, "W": 42, "N": 48, "E": 6}
 SEATS_BY_COUNT = {1: "S", 2: "SN", 3: "SWN", 4: "SWNE"}
 OFF = (0, 0, 0)
+WHITE = (255, 255, 255)
+# Each seat's colour (its corner pulses in it; a game's pieces may wear it), here beside the
+# seats so that every game's mapping and the key pad (vora_host.play.board) share them.
+SEAT_RGB = {"S": (0, 200, 255), "W": (255, 0, 200), "N": (255, 140, 0), "E": (140, 255, 0)}
 
 
 def key_of(x, y):
@@ -241,10 +245,9 @@ def word_order(word):
 
 
 def seat_rgb(players, player):
-    """The colour of `player`'s seat (its corner), as the key pad pulses it
-    (vora_host.play.board.SEAT_RGB): with 2 players S cyan and N amber, with 3 S W N,
-    with 4 S W N E; white with more players than corners."""
-    from vora_host.play.board import SEAT_RGB, WHITE
+    """The colour of `player`'s seat (its corner), as the key pad pulses it (SEAT_RGB):
+    with 2 players S cyan and N amber, with 3 S W N, with 4 S W N E; white with more
+    players than corners."""
     seats = SEATS_BY_COUNT.get(players)
     return SEAT_RGB[seats[player]] if seats else WHITE
 

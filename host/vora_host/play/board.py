@@ -30,7 +30,7 @@ import threading
 from shared_rules import wire
 from shared_rules.errors import IllegalMove
 
-from vora_host.games.base import KEYS, OFF, SEATS_BY_COUNT
+from vora_host.games.base import KEYS, OFF, SEAT_RGB, SEATS_BY_COUNT, WHITE
 from vora_host.table import Refused
 from vora_host.words import plural
 
@@ -39,10 +39,8 @@ __all__ = ["KeyPad", "compose_frame", "BoardGame", "key_name"]
 REFUSED_MS = 600
 HOLD_MS = 700  # a second press of the preview's last key held this long plays it
 TAKEBACK_HOLD_MS = 2000  # a human's corner held this long, nothing chosen: asks a takeback
-WHITE = (255, 255, 255)
 RED = (255, 0, 0)
 GREEN = (0, 255, 0)
-SEAT_RGB = {"S": (0, 200, 255), "W": (255, 0, 200), "N": (255, 140, 0), "E": (140, 255, 0)}
 _FILES = "abcdefg"
 
 
