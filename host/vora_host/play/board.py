@@ -39,6 +39,10 @@ __all__ = ["KeyPad", "compose_frame", "BoardGame", "key_name"]
 REFUSED_MS = 600
 HOLD_MS = 700  # a second press of the preview's last key held this long plays it
 TAKEBACK_HOLD_MS = 2000  # a human's corner held this long, nothing chosen: asks a takeback
+# The hint's chord: the middle keys of the west and east edges, a4 and g4, held together.
+# Never a corner (a corner pressed with a move shown plays it), and a chord rather than
+# one key because every key of the 7x7 means something in some game (Vorcept's cells).
+HINT_CHORD = (21, 27)
 RED = (255, 0, 0)
 GREEN = (0, 255, 0)
 _FILES = "abcdefg"
@@ -292,6 +296,8 @@ class BoardGame:
         self._sent = None
         self._mode_set = False
         self.thinking = None  # a bot's search under way (BotThinking), while it runs
+        self.hinting = None  # a hint being thought of (HintThinking), while it runs
+        self._down = set()  # the keys held down now (the hint's chord)
         self.said = []  # [(what, {viewer: text, None: everybody's})]: events, newest last
 
     # The game as the table holds it.
@@ -397,6 +403,8 @@ class BoardGame:
 
     def key(self, k, pressed, now):
         """A KEY event from the board."""
+        if self._hint_chord(k, pressed, now):
+            return
         if self._takeback_key(k, pressed, now):
             return
         if self.state.is_over():
@@ -477,6 +485,80 @@ class BoardGame:
     def _position_key(self):
         return (len(self.moves), self.state.digest())
 
+    # ---- hints
+
+    def _hint_chord(self, k, pressed, now):
+        """a4 and g4 held together ask for a hint (HINT_CHORD): the first key's own press
+        is undone (the selection it began is dropped). True when the key was for that."""
+        if pressed:
+            self._down.add(k)
+        else:
+            self._down.discard(k)
+        if not pressed or k not in HINT_CHORD or self.takeback is not None:
+            return False
+        other = HINT_CHORD[1] if k == HINT_CHORD[0] else HINT_CHORD[0]
+        if other not in self._down:
+            return False
+        self.pad.reset()
+        self.pad.refused_key = None
+        self._corner_down = None
+        self.request_hint(now)
+        return True
+
+    def request_hint(self, now):
+        """Ask the table for a hint for the human to act at the board: the hard level's
+        move from that player's view (vora_host.bots.hints), thought of in a thread while
+        the link is served; once ready (tick) it is shown as a preview, its keys lit, that
+        their corner plays. None when asked; else why not (said too)."""
+        state = self.state
+        player = state.to_act()
+        reason = None
+        if self.takeback is not None:
+            reason = "a takeback waits for its answers"
+        elif state.is_over():
+            reason = "the game is over"
+        elif self._browser(player):
+            reason = "P%d plays in a browser: the hint button is on their page" % player
+        elif player not in self.humans:
+            reason = "%s is thinking: a hint is for a player at the board" % self.bot_name(player)
+        elif self.waiting_for() is not None:
+            reason = "P%d: take the board first (your corner, when only you look)" % player
+        elif self.hinting is not None:
+            reason = "a hint is being thought of already"
+        if reason is not None:
+            self._say("refused", "no hint: " + reason)
+            return reason
+        self.hinting = HintThinking(self.table, player, self.table.number,
+                                    self._position_key())
+        self._say("thinking", "thinking of a hint for P%d (the hard level's move, from what "
+                              "P%d may see)" % (player, player))
+        return None
+
+    def _hint_ready(self, now):
+        # A hint thought of: shown as the preview of its move (keys lit, the corner
+        # pulsing green) if the position is still the one it was asked for.
+        hinting = self.hinting
+        if hinting is None or not hinting.done.is_set():
+            return
+        self.hinting = None
+        if hinting.error is not None:
+            if not isinstance(hinting.error, Refused):
+                raise hinting.error
+            self._say("refused", "no hint: %s" % hinting.error.reason)
+            return
+        self._catch_up(now)  # the table's "hint" event, said as its viewers may see it
+        if hinting.asked != self._position_key() or self.state.to_act() != hinting.player:
+            return
+        move = hinting.hint.move
+        path = self.pad.paths(self.state).get(move)
+        if not path:
+            return
+        self.pad.reset()
+        self.pad.pressed = list(path)
+        self.pad.preview = move
+        self.pad._say_preview(self.state, False)
+        self._pad_said("preview")
+
     def bot_name(self, player):
         """'P0 (search)' or 'P0 (hard)': a bot's seat and its kind or level, for the
         messages (the keys' strip is narrow; its settings are in the log)."""
@@ -495,6 +577,7 @@ class BoardGame:
         if self.turn_started is None:
             self.turn_started = now
         self._catch_up(now)
+        self._hint_ready(now)
         player = self.table.to_act()
         if player is not None and player not in self.table.humans and self.takeback is None \
                 and now - self.turn_started >= self.bot_delay_ms:
@@ -615,6 +698,29 @@ class BotThinking:
             self.done.set()
 
 
+class HintThinking:
+    """One hint asked of the table (Table.hint: it logs and says it) in a daemon thread:
+    the hard level may think up to about 2 s, and the link must be served meanwhile."""
+
+    def __init__(self, table, player, number, asked):
+        self.player = player
+        self.asked = asked  # the position it was asked about
+        self.hint = None
+        self.error = None
+        self.done = threading.Event()
+        thread = threading.Thread(target=self._run, args=(table, player, number),
+                                  daemon=True, name="hint P%d" % player)
+        thread.start()
+
+    def _run(self, table, player, number):
+        try:
+            self.hint = table.hint(player, number)
+        except BaseException as exc:  # said (a refusal) or raised again by the board loop
+            self.error = exc
+        finally:
+            self.done.set()
+
+
 # ---------------------------------------------------------------- on a serial device
 
 POLL_S = 0.02
@@ -657,9 +763,10 @@ class BoardGameCompanion:
 
     def command(self, text):
         """A line typed at the PC (the virtual board's line, or stdin beside a USB board):
-        'undo' asks for a takeback of this game, y or n answers one, 'more' pages the
-        panel beside the board (as Tab). The answer lines, or None when the line is not
-        for this game (the board goes on with it)."""
+        'undo' asks for a takeback of this game, y or n answers one, 'hint' asks for the
+        hard level's move for the player to act (shown on the board's keys once thought
+        of), 'more' pages the panel beside the board (as Tab). The answer lines, or None
+        when the line is not for this game (the board goes on with it)."""
         from vora_host.link.client import ticks_ms
         game = self.game
         word = text.strip().lower()
@@ -668,6 +775,9 @@ class BoardGameCompanion:
         if word == "more":  # as Tab: the next page of the panel beside the board
             self.page_side()
             return ["ok"]
+        if word == "hint":
+            refused = game.request_hint(ticks_ms())
+            return ["ok"] if refused is None else ["error no hint: " + refused]
         if word in ("undo", "takeback"):
             if game.takeback is not None:
                 return ["error a takeback already waits: y or n"]
@@ -814,6 +924,8 @@ class BoardGameCompanion:
             return ""
         if p not in game.humans:
             return "%s is thinking..." % game.bot_name(p)
+        if game.hinting is not None:
+            return "P%d to %s: thinking of a hint..." % (p, view.prompt(state))
         waiting = game.waiting_for()
         if waiting is not None:
             corners = game.pad.confirm_keys(state)
@@ -869,7 +981,7 @@ class BoardGameCompanion:
         held = game is not None and player is not None and not self.state.is_over() \
             and not game.mapping.confirm_keys(self.state, player)
         return ("Press the keys (click, or type a key name a1..g7 and Enter%s) or type a "
-                "move%s | ? or help: the rules and keys now | q quits" % (
+                "move%s | hint | ? or help: the rules and keys now | q quits" % (
                     "; 'hold a1' holds a key" if held else "", example))
 
     def typed(self, line, now):
@@ -1018,7 +1130,7 @@ def run_board_game(path, companion, plain=False):
             while not companion.state.is_over() and not quit_asked.is_set():
                 if live is not None:
                     live.update(Group(companion.renderable(live.console.width), typed.footer(
-                        "type undo (a takeback), y or n and Enter | q quits")))
+                        "type hint, undo (a takeback), y or n and Enter | q quits")))
                 await asyncio.sleep(0.1)
             if not quit_asked.is_set():
                 await asyncio.sleep(0.5)  # the last frame reaches the board
@@ -1043,7 +1155,7 @@ def run_board_game(path, companion, plain=False):
 
 
 def _read_typed_lines(companion, stdin=None, on_quit=None):
-    """Lines typed on this terminal beside a USB board go to the game ('undo', y, n),
+    """Lines typed on this terminal beside a USB board go to the game ('hint', 'undo', y, n),
     as on the virtual board's line; `q` calls on_quit (at a terminal at once, else `q`
     and Enter). Returns the reader (vora_host.link.mirror.TypedKeys): calling it stops
     reading, its footer() draws the line being typed."""
@@ -1054,7 +1166,8 @@ def _read_typed_lines(companion, stdin=None, on_quit=None):
     def line(text):
         answer = companion.command(text)
         if answer is None:
-            companion.note("refused", "typed here: undo (a takeback), then y or n; q quits")
+            companion.note("refused", "typed here: undo (a takeback), then y or n; hint "
+                                      "(the hard level's move); q quits")
         elif answer and answer[0].startswith("error "):
             companion.note("refused", answer[0][len("error "):])
 
