@@ -18,6 +18,10 @@ every problem is {"error": "..."} with its HTTP status):
     POST /api/seat/TOKEN/takeback        ask to take back the last human turn
     POST /api/seat/TOKEN/answer          {"yes": true|false}: answer a takeback
     POST /api/seat/TOKEN/resign          give the game up
+    POST /api/seat/TOKEN/hint            {"number": N}: the hard level's move for this
+                                         seat's player, from their view alone (up to
+                                         about 2 s); the answer is the seat's view,
+                                         whose "hint" holds it
 
 A POST must send JSON with the header X-Vora-Seat: 1 (a form or a page of another site
 cannot: a browser sends such a header across sites only after asking, and this server
@@ -160,6 +164,12 @@ def seat_view(table, player, registry=None):
                 moves.append({"move": move, "keys": keys})
         rows, legend = board_of(table.game, state, player)
         events, _ = table.events_since(max(0, table.seq - 40), viewer=player)
+        hint = table.current_hint(player)
+        if hint is not None:
+            keys = list(mapping.key_path(state, hint.move)) \
+                if mapping is not None and mine else []
+            hint = {"move": hint.move, "reason": hint.reason, "number": hint.number,
+                    "keys": keys}
         takeback = None
         if table.takeback is not None:
             tb = table.takeback
@@ -181,6 +191,7 @@ def seat_view(table, player, registry=None):
             "to_act": to_act, "your_turn": mine,
             "prompt": view.prompt(state) if mine else None,
             "moves": moves,
+            "hint": hint, "can_hint": mine and not over,
             "board": {"rows": rows, "legend": legend},
             "panel": render_html(view.render(state, player, shown, table.history,
                                              width=PANEL_WIDTH, palette=_palette(view)),
@@ -292,6 +303,12 @@ def routes(registry, page):
     def resign(seat, body):
         seat.table.resign(seat.player)
 
+    def hint(seat, body):
+        number = body.get("number")
+        if not isinstance(number, int) or isinstance(number, bool) or number < 0:
+            raise Refused("a hint carries the number of moves its page saw (\"number\")")
+        seat.table.hint(seat.player, number)
+
     async def events(request):
         seat = seat_of(request)
         if seat is None:
@@ -347,4 +364,5 @@ def routes(registry, page):
         Route("/api/seat/{token}/takeback", poster(takeback), methods=["POST"]),
         Route("/api/seat/{token}/answer", poster(answer), methods=["POST"]),
         Route("/api/seat/{token}/resign", poster(resign), methods=["POST"]),
+        Route("/api/seat/{token}/hint", poster(hint), methods=["POST"]),
     ]

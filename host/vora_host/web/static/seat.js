@@ -11,6 +11,7 @@ let client = 0;        // this browser's id on the seat (the stream's hello)
 let pressed = [];      // keys tapped towards a move
 let chosen = null;     // the move chosen, waiting for "Play it"
 let busy = false;
+let hinting = false;   // a hint asked, its answer not back yet
 
 function say(problem) {
   const p = document.getElementById("problem");
@@ -129,13 +130,29 @@ function drawMoves() {
   document.getElementById("moves-help").hidden = !seat.your_turn || seat.board.rows.length === 0;
 }
 
+function drawHint() {
+  // The hint: thought of on the PC (the hard level's move, from this seat's view), shown
+  // as the move chosen (its keys lit, "Play it" plays it) and in words with its reason.
+  const note = document.getElementById("hint-text");
+  const h = seat && seat.your_turn ? seat.hint : null;
+  if (hinting) note.textContent = "Thinking of a hint (the hard level's move, from what you see)…";
+  else if (h) note.textContent = "Hint: " + h.move + (h.reason ? " (" + h.reason + ")" : "");
+  else note.textContent = "";
+  const button = document.getElementById("hint");
+  button.hidden = !(seat && seat.can_hint);
+  button.disabled = hinting;
+}
+
 function draw(data) {
   // A post's answer and the stream race: a view older than the one shown (the stream
   // brought a later one first) is not drawn over it.
   if (seat && data.seq < seat.seq) return;
   const turnChanged = !seat || seat.number !== data.number || seat.your_turn !== data.your_turn;
+  const newHint = data.hint && data.your_turn &&
+    (turnChanged || !seat.hint || seat.hint.move !== data.hint.move);
   seat = data;
   if (turnChanged) { pressed = []; chosen = null; }
+  if (newHint) { chosen = data.hint.move; pressed = data.hint.keys.slice(); }
   document.title = (data.your_turn ? "Your turn: " : "") + data.title;
   document.getElementById("title").textContent = data.title;
   document.getElementById("you").textContent = "You are " + data.you_label + ".";
@@ -159,6 +176,7 @@ function draw(data) {
   document.getElementById("seats").replaceChildren(...data.seats.map((s) =>
     el("li", {}, s.label + (s.connected === false && s.kind === "browser" ? " (away)" : ""))));
   document.getElementById("result").textContent = data.result.join(" ");
+  drawHint();
   drawChoice();
 }
 
@@ -169,6 +187,13 @@ document.getElementById("clear").addEventListener("click", () => {
   pressed = []; chosen = null; drawChoice();
 });
 document.getElementById("takeback").addEventListener("click", () => post("takeback"));
+document.getElementById("hint").addEventListener("click", async () => {
+  if (!seat || !seat.can_hint || hinting || busy) return;
+  hinting = true;
+  drawHint();
+  try { await post("hint", {number: seat.number}); }
+  finally { hinting = false; drawHint(); }
+});
 document.getElementById("agree").addEventListener("click", () => post("answer", {yes: true}));
 document.getElementById("refuse").addEventListener("click", () => post("answer", {yes: false}));
 document.getElementById("resign").addEventListener("click", () => {
