@@ -84,7 +84,7 @@ def fingerprint(spec):
     import os
     import shared_rules
     from vora_host.bots import make_bot
-    names = {"vora_host.bots.base", "vora_host.lab.playing",
+    names = {"vora_host.games.bot", "vora_host.bots.base", "vora_host.lab.playing",
              rules_games.load(spec.game).__name__}  # wherever the game's module lives
     for kind in set(spec.bots):
         names.add(type(make_bot(kind, 0, spec.game)).__module__)

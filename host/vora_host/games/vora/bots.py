@@ -2,7 +2,7 @@
 
 from shared_rules import vora
 
-from vora_host.bots.base import Bot
+from vora_host.games.bot import Bot
 
 __all__ = ["GreedyBot", "relative_score"]
 

@@ -34,7 +34,7 @@ import time
 
 from shared_rules import prng, vora
 
-from vora_host.bots.base import Bot
+from vora_host.games.bot import Bot
 from vora_host.games.vora.bots import GreedyBot, relative_score
 
 __all__ = ["LookaheadBot"]
