@@ -558,6 +558,7 @@ def cmd_play_board(args, console, parser):
     from vora_host.virtual import board as sim
     from vora_host.link.mirror import VirtualCompanion, run_mirror
     from vora_host.play.board import BoardGameCompanion, run_board_game
+    from vora_host.play.board_play import BoardPlay
     host = None
     play = None
     if args.game == "vora":
@@ -675,9 +676,12 @@ def cmd_play_board(args, console, parser):
                 console.print("Saved: 'vora play %s' resumes it ('--fresh' starts anew)."
                               % args.game)
             return status if logged else (status or 1)
+        # What plays beside the mirror (the PC's bots, a position) is made here, above
+        # the link (the mirror is the link's; BoardPlay is the play room's).
+        make_play = None if play is None else partial(BoardPlay, **play)
         if device is not None:
-            return run_mirror(device, log, play=play)
-        companion = VirtualCompanion(log, sys.stdout, plain, play=play)
+            return run_mirror(device, log, play=make_play)
+        companion = VirtualCompanion(log, sys.stdout, plain, play=make_play)
         return sim.run(save_dir=args.save_dir, fresh=args.fresh, seed=args.seed,
                        headless=plain, companion=companion,
                        on_fresh=None if log is None else partial(_abandon_saved_game, log))

@@ -442,16 +442,17 @@ class TypedKeys:
 
 def run_mirror(path, log, out=None, plain=None, play=None, stdin=None):
     """Follow the board at `path` until `q` or Ctrl-C. Returns the exit status. `play`:
-    vora play's options for BoardPlay (bots, position, seed). Lines typed on `stdin`
-    (default sys.stdin at a terminal) may ask for a takeback (`undo`); `q` quits."""
+    None, or what plays beside the mirror, made from the follower's BoardClient as
+    `play(client)` (vora play gives vora_host.play.board_play.BoardPlay with its options:
+    the play room sits above the link's). Lines typed on `stdin` (default sys.stdin at a
+    terminal) may ask for a takeback (`undo`); `q` quits."""
     out = out or sys.stdout
     plain = (not out.isatty()) if plain is None else plain
     emit = plain_printer(out) if plain else None
     follower = Follower(path, log=log, on_event=emit, refuse_busy=True)
     board_play = None
     if play is not None:
-        from vora_host.play.board_play import BoardPlay
-        board_play = BoardPlay(follower.client, **play)
+        board_play = play(follower.client)
     if stdin is None:
         stdin = sys.stdin  # undo, and q to quit (q and Enter from a pipe)
     try:
@@ -475,23 +476,23 @@ def run_mirror(path, log, out=None, plain=None, play=None, stdin=None):
 class VirtualCompanion:
     """The mirror next to the virtual board (`vora play` without a board): a follower on
     the virtual board's own serial device, drawn beside the board or printed as lines.
-    `play`: {"bots": {seat: kind}, "position": text, "seed": n} for BoardPlay."""
+    `play`: None, or what plays beside it, made as `play(client)` from the follower's
+    BoardClient (as run_mirror's)."""
 
     def __init__(self, log, out, plain, play=None):
         self.log = log
         self.out = out
         self.plain = plain
         self.follower = None
-        self.play_options = play
+        self.make_play = play
         self.play = None
 
     def start(self, board):
         self.follower = Follower(board.port.path, log=self.log, source="virtual board",
                                  on_event=plain_printer(self.out) if self.plain else None)
         tasks = [asyncio.create_task(self.follower.run())]
-        if self.play_options is not None:
-            from vora_host.play.board_play import BoardPlay
-            self.play = BoardPlay(self.follower.client, **self.play_options)
+        if self.make_play is not None:
+            self.play = self.make_play(self.follower.client)
             board.host_bot_names = self.play.names  # asked each time: a resume seats bots
             tasks.append(asyncio.create_task(_play_loop(
                 self.play, plain_printer(self.out) if self.plain else None)))
