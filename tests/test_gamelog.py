@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 from shared_rules import games, vora
 from shared_rules.errors import BadPosition, IllegalMove
 from vora_host.log import cli as games_cli
+from vora_host.log import schema
 from vora_host.log import store as gamelog
 from vora_host.bots import make_bot
 from vora_host.cli import main
@@ -163,13 +164,13 @@ def test_migration_hook_runs_missing_steps_and_refuses_newer_files(db, monkeypat
         conn.execute("ALTER TABLE games ADD COLUMN note TEXT")
 
     GameLog(db).close()
-    monkeypatch.setattr(gamelog, "SCHEMA_VERSION", now + 1)
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", now + 1)
     monkeypatch.setitem(gamelog.MIGRATIONS, now + 1, step)
     with GameLog(db) as log:
         assert log.schema_version == now + 1 and calls == [now + 1]
     with GameLog(db):
         assert calls == [now + 1]  # nothing left to migrate
-    monkeypatch.setattr(gamelog, "SCHEMA_VERSION", now)
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", now)
     with pytest.raises(DatabaseError, match="newer vora"):
         GameLog(db)
 
@@ -182,7 +183,7 @@ def test_failed_migration_leaves_the_file_at_its_version(sqlite_db, monkeypatch)
         conn.execute("ALTER TABLE games ADD COLUMN note TEXT")
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(gamelog, "SCHEMA_VERSION", now + 1)
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", now + 1)
     monkeypatch.setitem(gamelog.MIGRATIONS, now + 1, broken)
     with pytest.raises(RuntimeError):
         GameLog(sqlite_db)

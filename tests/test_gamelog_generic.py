@@ -178,8 +178,10 @@ def test_the_log_code_names_no_game():
     # Nothing outside a game's own files says "vora" unless it is about Vora: the log's
     # code (its docs may cite Vora as an example) names no game's options, tags or
     # letters, and imports no game's rules.
-    from vora_host.log import cli, formats as fmt, live, records, store
-    for module in (cli, fmt, live, records, store):
+    from vora_host.log import (checks, cli, database, formats as fmt, holding, live, queries,
+                               records, schema, store, verify, writes)
+    for module in (cli, fmt, live, records, store, checks, database, holding, queries, schema,
+                   verify, writes):
         code = _code_without_docstrings(module)
         for word in ("seats", "pushed_out", "max_turns", "chain_lines", "PushedOut", "Seats",
                      "vora.", "import vora", "LETTERS", "box_text"):

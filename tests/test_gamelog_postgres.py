@@ -11,7 +11,7 @@ import pytest
 from shared_rules import games
 from vora_host.cli import main
 from vora_host.bots import make_bot
-from vora_host.log import postgres
+from vora_host.log import postgres, schema
 from vora_host.log import store as gamelog
 from vora_host.log.postgres import PgConnection
 from vora_host.log.records import result_of
@@ -389,7 +389,7 @@ def test_a_failed_migration_leaves_the_database_at_its_version(pg_url, monkeypat
         conn.execute("ALTER TABLE games ADD COLUMN note TEXT")
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(gamelog, "SCHEMA_VERSION", now + 1)
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", now + 1)
     monkeypatch.setitem(gamelog.MIGRATIONS, now + 1, broken)
     with pytest.raises(RuntimeError):
         GameLog(pg_url)
@@ -408,7 +408,7 @@ def test_hosts_opening_at_once_run_a_new_migration_once(pg_url, monkeypatch):
         conn.execute("CREATE TABLE migrated (at TEXT)")  # fails if run twice
         conn.execute("INSERT INTO migrated VALUES ('once')")
 
-    monkeypatch.setattr(gamelog, "SCHEMA_VERSION", now + 1)
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", now + 1)
     monkeypatch.setitem(gamelog.MIGRATIONS, now + 1, step)
     barrier = threading.Barrier(6)
     errors, versions = [], []

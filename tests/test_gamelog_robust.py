@@ -16,6 +16,7 @@ import pytest
 from shared_rules import vora
 from vora_host.cli import main
 from vora_host.log import formats
+from vora_host.log import database, schema, writes
 from vora_host.log import store as gamelog
 from vora_host.log.live import LiveLog
 from vora_host.log.records import result_of
@@ -343,7 +344,7 @@ def test_a_read_only_or_full_log_is_not_called_corrupt(tmp_path, monkeypatch, ca
     assert "read-only" in err and "corrupt" not in err and "Traceback" not in err
     assert main(["games", "--db", str(db), "list"]) == 0  # reading still works
     # A full disk says so in the same way.
-    err_text = str(gamelog._translate(sqlite3.OperationalError("database or disk is full"), db))
+    err_text = str(database._translate(sqlite3.OperationalError("database or disk is full"), db))
     assert "the disk is full" in err_text and "corrupt" not in err_text
 
 
@@ -376,7 +377,7 @@ def test_a_schema_1_log_on_a_read_only_file_is_still_read(tmp_path):
 def make_schema_1(path, moves=()):
     """A game log as vora wrote it before takebacks (schema 1), with one game."""
     conn = sqlite3.connect(str(path), isolation_level=None)
-    for statement in gamelog._SCHEMA_1:
+    for statement in schema._SCHEMA_1:
         conn.execute(statement)
     conn.execute("PRAGMA user_version = 1")
     conn.execute("PRAGMA application_id = %d" % gamelog.APPLICATION_ID)
@@ -443,7 +444,7 @@ def test_leaving_the_board_says_where_each_game_went(tmp_path, monkeypatch, caps
 
 
 def test_memory_kept_for_a_refusing_file_is_bounded(tmp_path, monkeypatch):
-    monkeypatch.setattr(gamelog, "MAX_PENDING", 3)
+    monkeypatch.setattr(writes, "MAX_PENDING", 3)
     log = GameLog(tmp_path / "g.sqlite3")
     gid = log.start_game(players=2, seed=1, source="terminal")
     read_only(log)
@@ -515,7 +516,7 @@ def test_a_schema_2_log_gains_the_attention_column_and_is_read_when_read_only(tm
     db = tmp_path / "old.sqlite3"
     make_schema_1(db, moves=[("pass", "0123456789abcdef")])
     conn = sqlite3.connect(str(db), isolation_level=None)
-    for statement in gamelog._SCHEMA_2:
+    for statement in schema._SCHEMA_2:
         conn.execute(statement)
     conn.execute("PRAGMA user_version = 2")
     conn.close()

@@ -34,7 +34,7 @@ from shared_rules.session import Session, ticks_diff
 
 from vora_host import __version__
 from vora_host.bots.levels import LEVEL_NAMES
-from vora_host.log.store import GameLogError, NotWritten
+from vora_host.log.errors import GameLogError, NotWritten
 
 HELLO_INTERVAL_MS = 500
 HELLO_ATTEMPTS = 10

@@ -1,4 +1,5 @@
-"""The game log, for every game of `shared_rules.games`: the SQLite store (`store`), its
-file formats, JSON and text (`formats`), the record files of `vora play --record`
-(`records`), a game logged while it is played (`live`), and `vora games` on the command
-line (`cli`)."""
+"""The game log, for every game of `shared_rules.games`: the store (`store`: GameLog, in
+SQLite or PostgreSQL, put together from its parts `database`, `schema`, `holding`,
+`writes`, `queries`, `checks` and `verify`), its file formats, JSON and text (`formats`),
+the record files of `vora play --record` (`records`), a game logged while it is played
+(`live`), and `vora games` on the command line (`cli`)."""

@@ -11,7 +11,7 @@
 
 The database is --db PATH (an SQLite file) or --db postgresql://... (PostgreSQL, see
 vora_host.log.postgres), else $VORA_DB, else games.sqlite3 in the user's data folder (see
-vora_host.log.store.default_db_path). Every action works the same on both.
+vora_host.log.database.default_db_path). Every action works the same on both.
 
 Hidden-information games (Boars, Tossing Tiger): show, replay and export give the public
 record by default, what a spectator may know: no seed, no digests, every move as the
@@ -48,10 +48,14 @@ from vora_host import games as host_games
 from vora_host.argtypes import positive_int, seconds
 from vora_host.games.base import TerminalView
 from vora_host.log import formats
-from vora_host.log import store as gamelog
 from vora_host.words import plural, print_table
+from vora_host.log.checks import STATUSES
+from vora_host.log.database import DB_ENV, db_label, default_db_path, resolve_db_path
+from vora_host.log.errors import BadImport, DatabaseError, GameLogError, NoLog, NoSuchGame
 from vora_host.log.records import game_title, result_of
-from vora_host.log.store import GameLog, GameLogError, NoSuchGame
+from vora_host.log.store import GameLog
+from vora_host.log.verify import (history_events, player_label, record_of, replay_steps,
+                                  result_difference)
 
 __all__ = ["add_parser", "run", "LOCK_TIMEOUT", "MAX_IMPORT_BYTES", "game_view"]
 
@@ -85,7 +89,7 @@ PUBLIC_EPILOG = ("Boars and Tossing Tiger hide information: by default their gam
 
 DB_HELP = ("the game log to use: an SQLite file, or a PostgreSQL database as a "
            "postgresql://user:password@host/dbname URL (default: $%s if set, else %s)"
-           % (gamelog.DB_ENV, "games.sqlite3 in the user's data folder"))
+           % (DB_ENV, "games.sqlite3 in the user's data folder"))
 
 
 def add_parser(sub):
@@ -96,7 +100,7 @@ def add_parser(sub):
         description="The games the host has logged, every game of every kind, in an SQLite "
                     "file: %s. Choose another with --db PATH, a PostgreSQL database with "
                     "--db postgresql://..., or either in the environment variable %s."
-                    % (gamelog.default_db_path(), gamelog.DB_ENV),
+                    % (default_db_path(), DB_ENV),
         epilog="Run 'vora games ACTION --help' for the options of an action. " + PUBLIC_EPILOG)
     group.add_argument("--db", metavar="PATH|URL", default=None, help=DB_HELP)
     group.set_defaults(games_parser=group)
@@ -109,7 +113,7 @@ def add_parser(sub):
     ls = actions.add_parser("list", parents=[db], help="list the logged games, newest first",
                             description="List the logged games, newest first: id, game, "
                                         "start, players, moves, status, result, source.")
-    ls.add_argument("--status", choices=gamelog.STATUSES, default=None,
+    ls.add_argument("--status", choices=STATUSES, default=None,
                     help="only the games with this status")
     ls.add_argument("--limit", type=positive_int, default=None, metavar="N",
                     help="only the N newest games")
@@ -207,7 +211,7 @@ def run(args, console):
         args.games_parser.print_help()
         return 2
     err = Console(stderr=True, highlight=False)
-    path = gamelog.resolve_db_path(getattr(args, "db", None))
+    path = resolve_db_path(getattr(args, "db", None))
     context = _Context(console, err, path, "vora games %s" % action)
     try:
         return ACTIONS[action](args, context)
@@ -243,7 +247,7 @@ def _no_such_game(exc, context):
     except GameLogError:
         span = None
     where = "(the log is empty)" if span is None else "(the log has games %d to %d)" % span
-    return "no game %s in %s %s" % (exc.game_id, gamelog.db_label(context.path), where)
+    return "no game %s in %s %s" % (exc.game_id, db_label(context.path), where)
 
 
 # ---------------------------------------------------------------- how a game is drawn
@@ -344,7 +348,7 @@ def _public_problem(report, live_texts):
     if report.problem in ("illegal", "mismatch"):
         text = live_texts[report.number - 1] if report.number <= len(live_texts) \
             else formats.PUBLIC_UNKNOWN_MOVE
-        return "move %d (%s %s) %s" % (report.number, gamelog.player_label(report.player),
+        return "move %d (%s %s) %s" % (report.number, player_label(report.player),
                                       text, "is illegal" if report.problem == "illegal"
                                       else "gives another digest than the log")
     if report.problem == "result":
@@ -417,16 +421,16 @@ def _list_table(cells, width=None):
 def cmd_list(args, ctx):
     try:
         log = ctx.open()
-    except gamelog.DatabaseError as exc:
-        if isinstance(exc, gamelog.NoLog):
+    except DatabaseError as exc:
+        if isinstance(exc, NoLog):
             ctx.out.print("No games logged yet (there is no game log at %s)."
-                          % escape(gamelog.db_label(ctx.path)))
+                          % escape(db_label(ctx.path)))
             return 0
         raise
     rows = log.games(limit=args.limit, status=args.status)
     if not rows:
         ctx.out.print("No %sgames in %s." % ("%s " % args.status if args.status else "",
-                                             escape(gamelog.db_label(ctx.path))))
+                                             escape(db_label(ctx.path))))
         return 0
     stale = []
     cells = []
@@ -452,7 +456,7 @@ def cmd_list(args, ctx):
     print_table(ctx.out, _list_table(cells, _list_width(ctx.out)))
     ctx.out.print("[dim]%d game%s shown from %s[/dim]"
                   % (len(rows), "" if len(rows) == 1 else "s",
-                     escape(gamelog.db_label(ctx.path))))
+                     escape(db_label(ctx.path))))
     if any(info.get("attention") for info in rows):
         ctx.out.print("[dim]'needs attention': the board and this host disagreed about the "
                       "game; 'vora games show ID' says how.[/dim]")
@@ -532,7 +536,7 @@ def cmd_show(args, ctx):
     public, refusal = _public_mode(args, info)
     if refusal:
         return ctx.fail(refusal)
-    record, digests = gamelog.record_of(info)
+    record, digests = record_of(info)
     view = game_view(info["game"])
     report = log.verify(args.id)
     _header(ctx, info, view, _start_state(record), public)
@@ -557,13 +561,13 @@ def cmd_show(args, ctx):
         texts = [h["move"] for h in history]
     live_texts = [t for t, h in zip(texts, history) if h["taken_back_at"] is None]
     index = dict((id(r), k) for k, r in enumerate(history))
-    for kind, item in gamelog.history_events(history):
+    for kind, item in history_events(history):
         if kind == "takeback":
             ctx.out.print("%5d. [yellow]taken back[/yellow]" % item)
             continue
         mark = "   [dim](taken back)[/dim]" if item["taken_back_at"] is not None else ""
         k = index[id(item)]
-        ctx.out.print("%5d. %s %s%s" % (item["number"], gamelog.player_label(players[k]),
+        ctx.out.print("%5d. %s %s%s" % (item["number"], player_label(players[k]),
                                         escape(texts[k]), mark))
     if report.state is not None:
         # (player, move) as the view shows them: the moves replayed up to the problem.
@@ -606,7 +610,7 @@ def cmd_replay(args, ctx):
     out.print(view.render(state, None, {}, [], width=out.width, palette=palette))
     stepping = args.step
     history = []
-    steps = gamelog.replay_steps(record, digests)
+    steps = replay_steps(record, digests)
     for k in range(1, len(record["moves"]) + 1):
         if stepping:
             try:
@@ -630,31 +634,31 @@ def cmd_replay(args, ctx):
         if step.player is not None:
             history.append((step.player, text))
         out.print()
-        out.print("[bold]%d. %s %s[/bold]" % (step.number, gamelog.player_label(step.player),
+        out.print("[bold]%d. %s %s[/bold]" % (step.number, player_label(step.player),
                                               escape(text)))
         if step.illegal is not None:
             if public:
                 return ctx.fail("move %d (%s): the logged move is illegal"
-                                % (step.number, gamelog.player_label(step.player)))
+                                % (step.number, player_label(step.player)))
             return ctx.fail("move %d (%s): the logged move %r is illegal: %s"
-                            % (step.number, gamelog.player_label(step.player), step.move,
+                            % (step.number, player_label(step.player), step.move,
                                step.illegal))
         state = step.state
         out.print(view.render(state, None, {}, history, width=out.width, palette=palette))
         if step.logged_digest != step.replayed_digest:
             if public:
                 return ctx.fail("move %d (%s %s): the replay gives another digest than the "
-                                "log" % (step.number, gamelog.player_label(step.player),
+                                "log" % (step.number, player_label(step.player),
                                          text))
             return ctx.fail("move %d (%s %s): digest mismatch: the log has %s, the replay gives "
-                            "%s" % (step.number, gamelog.player_label(step.player), step.move,
+                            "%s" % (step.number, player_label(step.player), step.move,
                                     step.logged_digest, step.replayed_digest))
         if public:
             out.print("[green]digest matches the log[/green]")
         else:
             out.print("[green]digest %s matches the log[/green]" % step.replayed_digest)
     out.print()
-    diff = gamelog.result_difference(info["result"], state)
+    diff = result_difference(info["result"], state)
     out.print("[green]All %s replayed; every digest matches the log.[/green]"
               % plural(len(record["moves"]), "move"))
     _print_end(ctx, view, state, info, public=public)
@@ -697,7 +701,7 @@ def cmd_export(args, ctx):
     text = writer(log, args.id)
     if not report.ok:
         if public:
-            _, texts = formats.public_history(gamelog.record_of(info)[0], info["history"])
+            _, texts = formats.public_history(record_of(info)[0], info["history"])
             live_texts = [t for t, h in zip(texts, info["history"])
                           if h["taken_back_at"] is None]
             message = _public_problem(report, live_texts)
@@ -752,12 +756,12 @@ def cmd_import(args, ctx):
     text = _read_import(args.file)
     try:
         parsed = formats.parse(text)
-    except gamelog.BadImport as exc:
+    except BadImport as exc:
         return ctx.fail("%s: %s" % (args.file, exc))
     log = ctx.open(create=True)
     try:
         gid, report = formats.import_parsed(log, parsed, force=args.force)
-    except gamelog.BadImport as exc:
+    except BadImport as exc:
         return ctx.fail("%s: %s" % (args.file, exc))
     info = log.game(gid)
     if not report.ok:
@@ -823,7 +827,7 @@ def cmd_verify(args, ctx):
     log = ctx.open()
     ids = args.ids or sorted(g["id"] for g in log.games())
     if not ids:
-        ctx.out.print("No games in %s." % escape(gamelog.db_label(ctx.path)))
+        ctx.out.print("No games in %s." % escape(db_label(ctx.path)))
         return 0
     failed = 0
     for gid in ids:
@@ -835,7 +839,7 @@ def cmd_verify(args, ctx):
             continue
         failed += 1
         if formats.hides_information(info["game"]):
-            record, _ = gamelog.record_of(info)
+            record, _ = record_of(info)
             history = info["history"]
             _, texts = formats.public_history(record, history)
             live = [t for t, h in zip(texts, history) if h["taken_back_at"] is None]

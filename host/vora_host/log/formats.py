@@ -63,10 +63,12 @@ from shared_rules import games
 from shared_rules.errors import BadPosition, IllegalMove
 
 from vora_host import games as host_games
-from vora_host.log.store import (BadImport, DIGEST_RE, MOVE_RE, STATUSES, U32_MAX,
-                                 _check_result, _check_source, _check_timestamp, _is_int,
-                                 _now, _short, check_history, check_replay, history_events,
-                                 normalize_options, player_label, record_of)
+from vora_host.log.checks import (DIGEST_RE, MOVE_RE, STATUSES, U32_MAX, _check_result,
+                                  _check_source, _check_timestamp, _is_int, _now, _short,
+                                  normalize_options)
+from vora_host.log.errors import BadImport
+from vora_host.log.verify import (check_history, check_replay, history_events, player_label,
+                                  record_of)
 from vora_host.words import plural
 
 __all__ = [

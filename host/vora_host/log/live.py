@@ -22,8 +22,11 @@ import time
 
 from vora_host import private_files
 from vora_host.log import formats
-from vora_host.log.store import (CannotWrite, DatabaseError, DatabaseLocked, GameHeld,
-                                 GameLog, GameLogError, LeaseLost, NotWritten, _now, db_label)
+from vora_host.log.checks import _now
+from vora_host.log.database import db_label
+from vora_host.log.errors import (CannotWrite, DatabaseError, DatabaseLocked, GameHeld,
+                                  GameLogError, LeaseLost, NotWritten)
+from vora_host.log.store import GameLog
 
 __all__ = ["LiveLog", "save_rescue"]
 

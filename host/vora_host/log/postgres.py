@@ -6,7 +6,7 @@ through psycopg 3 (the `postgres` extra: pip install 'vora-board[postgres]'). Th
 to PostgreSQL:
 
 - placeholders: `?` becomes `%s` (and a literal `%` is doubled);
-- the schema: the same statements and the same migrations (store.MIGRATIONS), with
+- the schema: the same statements and the same migrations (vora_host.log.schema), with
   `INTEGER PRIMARY KEY [AUTOINCREMENT]` as a BIGINT identity column and every INTEGER a
   BIGINT (a seed's low 63 bits, a board's u32 game id);
 - the schema version: the table `vora_schema` (application id and version, one row)
@@ -85,8 +85,8 @@ def error_types():
 
 
 def translate(exc, where, errors):
-    """The log's own error for a psycopg error (`errors`: the store module, for its
-    classes), naming the database `where` and the cause."""
+    """The log's own error for a psycopg error (`errors`: the module
+    vora_host.log.errors, for its classes), naming the database `where` and the cause."""
     psycopg = _psycopg()
     state = getattr(exc, "sqlstate", None) or ""
     text = hide_passwords(" ".join(str(exc).split()))[:300]

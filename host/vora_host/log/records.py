@@ -23,7 +23,7 @@ from shared_rules.errors import BadPosition, IllegalMove
 
 from vora_host import private_files
 from vora_host.log import formats
-from vora_host.log.store import BadImport
+from vora_host.log.errors import BadImport
 
 __all__ = [
     "RECORD_FORMAT", "RecordError", "new_record", "result_of", "write_record",

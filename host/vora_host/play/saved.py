@@ -44,7 +44,9 @@ from shared_rules import games as rules_games
 from vora_host import private_files
 from vora_host.log.leases import held_message
 from vora_host.log.records import result_of
-from vora_host.log.store import GameLogError, NoSuchGame, is_db_url, record_of
+from vora_host.log.errors import GameLogError, NoSuchGame
+from vora_host.log.postgres import is_db_url
+from vora_host.log.verify import record_of
 
 __all__ = ["UNFINISHED", "ResumeError", "end_status", "saved_game", "resumable", "replay",
            "resumed_text", "abandon", "describe", "note_seats", "seats_noted"]
@@ -177,7 +179,7 @@ MAX_NOTES = 200  # games whose seats are kept (the newest); older games start an
 
 
 def _seats_path(db_path):
-    from vora_host.log.store import db_label, default_db_path, is_db_url
+    from vora_host.log.database import db_label, default_db_path
     if is_db_url(db_path):
         # A log in PostgreSQL: the notes stay on this machine, beside the default log,
         # one file per database (named by a digest of its URL without the password).

@@ -1,6 +1,6 @@
 """The web mirror's Starlette application (docs/web.md).
 
-    app = create_app(path)          # the game log at `path` (as vora_host.log.store resolves it)
+    app = create_app(path)          # the game log at `path` (vora_host.log.database)
 
 Pages: / (the boards and games, live first), /game/{id} (a game: the board, the
 terminal's drawing, the scores; live, or stepped through move by move). JSON:
@@ -18,7 +18,7 @@ played (their move counts and statuses) and every FULL_POLL_SECONDS for the whol
 (less often for a log so large that listing it takes more than a twentieth of that), and
 tells every open event stream; while no page is open it does not poll at all. The watcher
 keeps one connection to the log while streams are open; every request opens its own
-(vora_host.log.store keeps the two from costing each other their file locks, issue 43).
+(vora_host.log.database keeps the two from costing each other their file locks, issue 43).
 
 Bounds: each stream has a queue of at most STREAM_QUEUE events; when it is full (a page
 that reads slowly, or a server behind) what waits is merged into one change (every id it
@@ -55,8 +55,10 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from vora_host.log.store import (CannotWrite, DatabaseError, DatabaseLocked, GameLog,
-                                 GameLogError, NoLog, NoSuchGame, db_label)
+from vora_host.log.database import db_label
+from vora_host.log.errors import (CannotWrite, DatabaseError, DatabaseLocked, GameLogError, NoLog,
+                                  NoSuchGame)
+from vora_host.log.store import GameLog
 from vora_host.web import game_data
 from vora_host.web.game_data import BadRequest, Forbidden, NotFound
 from vora_host.web.hosts import HostCheck, served_names

@@ -1,5 +1,5 @@
 """What the web mirror may show of a logged game, built from the log's public API alone
-(`GameLog.games`, `GameLog.game`, `store.replay_steps`, `formats`), so that it works on
+(`GameLog.games`, `GameLog.game`, `verify.replay_steps`, `formats`), so that it works on
 whatever backend the log has.
 
 Hidden information (docs/secrets.md). A game of Boars or Tossing Tiger that may still go
@@ -33,9 +33,9 @@ from shared_rules.errors import BadPosition, IllegalMove
 
 from vora_host import games as host_games
 from vora_host.log import formats
-from vora_host.log import store as gamelog
 from vora_host.log.cli import game_view
 from vora_host.log.records import game_title
+from vora_host.log.verify import player_label, record_of
 
 __all__ = ["BadRequest", "NotFound", "Forbidden", "parse_game_id", "parse_move_number", "parse_viewer",
            "is_public", "summary", "summaries", "parse_limit", "Replay", "ReplayCache", "position",
@@ -184,7 +184,7 @@ class Replay:
         self.problem = None  # (kind, number or None, message, public message)
         self.playable = 0
         self._state = None  # the state after the last move replayed
-        record, _ = gamelog.record_of(info)
+        record, _ = record_of(info)
         try:
             self._module = games.load(self.game)
             self._state = games.start(record)
@@ -220,8 +220,8 @@ class Replay:
                 state.play(move)
             except IllegalMove as exc:
                 self.problem = ("illegal", k, "move %d (%s): the logged move %r is illegal: %s"
-                                % (k, gamelog.player_label(player), move, exc.reason),
-                                "move %d (%s) does not replay" % (k, gamelog.player_label(player)))
+                                % (k, player_label(player), move, exc.reason),
+                                "move %d (%s) does not replay" % (k, player_label(player)))
                 continue
             public = formats.public_move_text(self._module, before, move)
             replayed = state.digest()
