@@ -1239,7 +1239,7 @@ def _open_web_seats(args, console, table):
     printed (and their QR codes at a terminal): (server, registry), or None after saying
     why not."""
     from vora_host.log.store import resolve_db_path
-    from vora_host.play import seating
+    from vora_host.web import seating
     from vora_host.web.seats import BrowserSeat
     err = Console(stderr=True, highlight=False)
     if _web_server(err, "vora play --web") is None:

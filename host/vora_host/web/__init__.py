@@ -10,6 +10,9 @@ checking each move's digest on the way.
 - `app`: the Starlette application (pages, JSON API, server-sent events).
 - `serve`: `vora serve` and `vora play --serve`: binding the port (a busy one is said so),
   running uvicorn in the foreground or in a thread.
+- `seats`, `seating`: seats of a table (vora_host.table) played from browsers: each seat's
+  token and view, and `vora play --web` opening them (the server, each seat's link and QR
+  code).
 - `static/`: the pages' HTML, JavaScript and CSS, shipped as package data.
 
 docs/web.md describes the pages, the API and the secrecy rule.
