@@ -7,6 +7,7 @@ from shared_rules.errors import BadPosition
 
 from vora_host.argtypes import game_option_pairs, non_negative_int, option_value, \
     positive_int
+from vora_host.lab.spec import dict_default
 
 __all__ = ["add_parser", "run", "parse_options", "parse_compare"]
 
@@ -80,13 +81,6 @@ def add_parser(sub):
     lab.add_argument("--max-moves", type=positive_int, default=None, metavar="N",
                      help="stop a game after N moves, end reason lab-cap (default 100000; "
                           "every game has its own safeguard, so this is the lab's own)")
-
-
-def dict_default(module, name):
-    """A dict option's value with every key spelled out (state.options() of a new game)."""
-    players = 2 if 2 in module.PLAYER_COUNTS else module.PLAYER_COUNTS[0]
-    value = module.new_game(players, 0).options().get(name)
-    return value if isinstance(value, dict) else None
 
 
 def parse_value(module, name, text):

@@ -161,8 +161,7 @@ def spec_command(spec):
     """The `vora lab` command line that runs this spec (for the report and the docs)."""
     import shlex
     from shared_rules import games as rules_games
-    from vora_host.lab.cli import dict_default
-    from vora_host.lab.spec import value_text
+    from vora_host.lab.spec import dict_default, value_text
     module = rules_games.load(spec.game)
 
     def text(name, value):

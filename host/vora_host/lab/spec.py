@@ -216,6 +216,13 @@ class LabSpec:
         return [k for k in a if k not in ("games", "seed_effect") and a[k] != b[k]]
 
 
+def dict_default(module, name):
+    """A dict option's value with every key spelled out (state.options() of a new game)."""
+    players = 2 if 2 in module.PLAYER_COUNTS else module.PLAYER_COUNTS[0]
+    value = module.new_game(players, 0).options().get(name)
+    return value if isinstance(value, dict) else None
+
+
 def value_text(value):
     """An option value as the command line would give it."""
     if isinstance(value, bool):
