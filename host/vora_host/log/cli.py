@@ -549,6 +549,7 @@ def cmd_show(args, ctx):
                                         escape(_shown(str(data.get("move")))),
                                         escape(_shown(str(data.get("digest")))),
                                         escape(_shown(str(data.get("reason"))))))
+    _print_hints(ctx, log.events(args.id), public)
     ctx.out.print()
     history = info["history"]
     back = len(history) - len(info["moves"])
@@ -585,6 +586,27 @@ def cmd_show(args, ctx):
     ctx.out.print("[green]Every digest matches the replay (%s).[/green]"
                   % plural(len(info["moves"]), "move"))
     return 0
+
+
+def _print_hints(ctx, events, public):
+    """The hints taken (the log's "hint" events), each with the move it came before: the
+    move hinted and why; as a spectator sees a game with secrets, only who took one
+    (a hint names a move its player could make, which may tell their hand)."""
+    for event in events:
+        if event["kind"] != "hint":
+            continue
+        data = event["data"]
+        seat = data.get("seat")
+        who = "P%d" % seat if isinstance(seat, int) and not isinstance(seat, bool) \
+            else "a player"
+        before = "before move %d" % (event["number"] + 1)
+        if public:
+            ctx.out.print("  %s took a hint %s (%s)" % (who, before, _when(event["at"])))
+            continue
+        reason = data.get("reason")
+        ctx.out.print("  hint for %s %s: %s%s (%s)" % (
+            who, before, escape(_shown(str(data.get("move")))),
+            " (%s)" % escape(_shown(str(reason))) if reason else "", _when(event["at"])))
 
 
 # ---------------------------------------------------------------- replay
