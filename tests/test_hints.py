@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from shared_rules import games as rules_games
+from vora_host import games as host_games
 from vora_host.bots import make_bot
 from vora_host.bots.hints import compute_hint, hint_seed
 from vora_host.cli import main
@@ -124,6 +125,34 @@ def test_a_hint_never_changes_with_the_other_players_secrets(game):
             assert told[0] == told[1], "%s seed %d move %d" % (game, seed, number)
             compared += 1
     assert compared == 6 and redealt >= 5
+
+
+# Tossing Tiger at 3 players, (game seed, moves played at random): positions where what
+# the move hinted does depends on the others' hidden hands (who wins the battle it starts,
+# which cards change hands), found by playing it on re-deals of the player's view.
+TELLING = [(0, 0), (0, 15), (1, 9), (2, 18)]
+
+
+def test_a_hint_s_reason_tells_nothing_only_the_others_know():
+    game = "tossing-tiger"
+    module = rules_games.load(game)
+    view = host_games.host_game(game).VIEW
+    telling = 0
+    for seed, number in TELLING:
+        state, moves = positions(game, 3, seed, 1, every=number + 1)[0]
+        player = state.to_act()
+        hint = compute_hint(game, state, number)
+        for deal in (11, 12, 13):
+            other = module.determinize(state.view(player), deal)
+            assert compute_hint(game, other, number).text() == hint.text(), (seed, number)
+            # What the move really does, deal by deal: it differs here, so a reason read
+            # from the true state would differ too.
+            done = [s.clone() for s in (state, other)]
+            for s in done:
+                s.play(hint.move)
+            telling += view.describe(state, done[0], player) != view.describe(
+                other, done[1], player) or done[0].scores() != done[1].scores()
+    assert telling >= 6
 
 
 def test_the_others_hear_that_a_hint_was_taken_not_which_move():
