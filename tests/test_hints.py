@@ -6,6 +6,7 @@ import io
 import json
 import random
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -395,3 +396,35 @@ def test_the_seat_s_hint_button_asks_the_table_and_its_view_shows_the_hint():
 def _keys(table, move):
     from vora_host import games as host_games
     return list(host_games.host_game(table.game).BOARD.key_path(table.state, move))
+
+
+# ---------------------------------------------------------------- Vora, the board's own game
+
+def test_hint_typed_beside_the_board_s_own_vora_is_said_on_the_pc_and_logged(tmp_path):
+    # The board referees Vora (its firmware has no hint): `hint` typed beside it is thought
+    # of on the PC, from the followed state, said there and logged with the game.
+    from play_session import PlaySession
+    db = tmp_path / "g.sqlite3"
+    with PlaySession(["play", "vora", "--port", "sim", "--db", str(db), "--save-dir",
+                      str(tmp_path / "save"), "--seed", "3", "--fresh"]) as play:
+        play.command("press c3")  # deals: South and North
+        deadline = time.monotonic() + 60
+        while True:  # until the PC follows the game the board dealt
+            play.send("hint")
+            i = play._find(lambda text: text == "ok" or text.startswith("error "),
+                           play.mark, 60, "no answer to hint")
+            if play.lines[i] == "ok":
+                break
+            assert "no game is followed yet" in play.lines[i] or "catching up" in \
+                play.lines[i], play.lines[i]
+            assert time.monotonic() < deadline, play.text()
+            time.sleep(0.1)  # a poll, not a wait for something: the answer says
+        said = play.expect("mirror play: hint for P0 (South): ")
+        play.quit()
+    move = said.split("mirror play: hint for P0 (South): ")[1].split(" (")[0]
+    with GameLog(db) as log:
+        info = log.game(1)
+        hints = [e["data"] for e in log.events(1) if e["kind"] == "hint"]
+    state = rules_games.load("vora").new_game(2, info["seed"], **info["options"])
+    assert [(h["seat"], h["move"]) for h in hints] == [(0, move)]
+    assert move == compute_hint("vora", state, 0).move

@@ -264,7 +264,8 @@ async def _mirror_main(follower, live, emit=None, play=None, stdin=None):
     keys = None
     if stdin is not None:
         keys = _read_commands(follower, stdin, play.say if play is not None else (
-            lambda text: emit("play", text) if emit is not None else None), stop.set)
+            lambda text: emit("play", text) if emit is not None else None), stop.set,
+            getattr(play, "command", None))
     status = None
     try:
         while not stop.is_set():
@@ -274,7 +275,8 @@ async def _mirror_main(follower, live, emit=None, play=None, stdin=None):
                 shown = mirror_renderable(follower, live.console.width, play=play)
                 if keys is not None:
                     shown = Group(shown, keys.footer(
-                        "undo and Enter asks for a takeback | q quits"))
+                        "undo and Enter asks for a takeback%s | q quits"
+                        % (" | hint" if play is not None else "")))
                 live.update(shown)
             elif emit is not None and follower.status != status:
                 # Plain output says what the follower is waiting for, not only events.
@@ -289,17 +291,25 @@ async def _mirror_main(follower, live, emit=None, play=None, stdin=None):
             task.cancel()
 
 
-def _read_commands(follower, stdin, say, quit=None):
+def _read_commands(follower, stdin, say, quit=None, command=None):
     # Lines typed under the mirror: `undo` asks the people at the board for a takeback;
-    # `q` quits. Returns the TypedKeys reading them.
+    # `q` quits; what plays beside the board (vora play) takes its own first
+    # (`command(text)`: its answer lines, or None: `hint`). Returns the TypedKeys.
     def line(word):
+        answer = command(word) if command is not None else None
+        if answer is not None:
+            # Its refusal is said by `play` already; the footer keeps it too.
+            error = answer and answer[0].startswith("error ")
+            keys.said = answer[0][len("error "):] if error else ""
+            return
         word = word.strip().lower()
         if word in ("undo", "takeback"):
             ok = follower.client.ask_takeback()
             text = ("takeback asked: every person at the board agrees with their corner"
                     if ok else "no takeback: the board is not connected or cannot do it")
         elif word:
-            text = "type undo (and Enter) to ask for a takeback; q quits"
+            text = "type undo (and Enter) to ask for a takeback%s; q quits" % (
+                "; hint for the hard level's move" if command is not None else "")
         else:
             return
         keys.said = text
@@ -497,6 +507,12 @@ class VirtualCompanion:
             tasks.append(asyncio.create_task(_play_loop(
                 self.play, plain_printer(self.out) if self.plain else None)))
         return tasks
+
+    def command(self, text):
+        """A line typed on the virtual board's line that is what plays beside it (vora
+        play's `hint`): its answer lines, or None (the board takes the line)."""
+        command = getattr(self.play, "command", None)
+        return command(text) if command is not None else None
 
     def side_lines(self, width, compact=False):
         if self.follower is None:

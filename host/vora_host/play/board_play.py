@@ -14,6 +14,11 @@ that announced the "play" capability (docs/protocol.md, "Play messages"):
   way);
 - a position (`--position`) is sent once the board answers; the board refuses it while a
   game is in progress, and the refusal is said in words;
+- `hint` typed beside the board (`command`): the hard level's move for the person to
+  act (vora_host.bots.hints: Vora's lookahead, on the followed state, its future draws
+  seeded afresh), thought of in a thread and said on the PC's screen, logged as an
+  event of the game; the board's own keys do not show it (its firmware has no hint: see
+  docs/bots.md, "Hints");
 - who plays each seat is noted beside the game log (play/saved.py's seat notes, under the
   log's id of the board's game): a game the board resumes gets the PC's bots it had when it
   was left, and the screen says so; `--bot` given then seats those instead, and what
@@ -158,6 +163,7 @@ class BoardPlay:
         self._told = None  # (seats, the HELLO_OK they were told under)
         self._sent = None  # (game, move number, takebacks seen) of the last bot move sent
         self.thinking = None  # the bot's search under way (BotThinking), or None
+        self.hinting = None  # a hint being thought of (BotThinking of a _HintAgent), or None
         self._position_sent = None
         self._refused_seen = 0
         self._missing_said = False
@@ -252,9 +258,73 @@ class BoardPlay:
                     for p, was in enumerate(before) if was != now[p]))
         saved.note_seats(self.notes, c.log_id, [_Seat(kind) for kind in now])
 
+    # ---- hints
+
+    def command(self, text):
+        """A line typed beside the board that is this one's: 'hint'. The answer lines
+        ('ok', or 'error no hint: why'), or None when the line is not for it."""
+        if text.strip().lower() != "hint":
+            return None
+        refused = self.request_hint()
+        return ["ok"] if refused is None else ["error no hint: " + refused]
+
+    def _position(self):
+        c = self.client
+        return (c.game_id, len(c.moves), c.takebacks)
+
+    def request_hint(self):
+        """Think of a hint for the person to act in the followed game (said once ready,
+        by poll). None when asked; else why not (said too)."""
+        c = self.client
+        st = c.state
+        reason = None
+        if st is None:
+            reason = "no game is followed yet"
+        elif st.is_over():
+            reason = "the game is over"
+        elif c.asked_from is not None or len(c.moves) < c.board_moves:
+            reason = "the PC is catching up with the board; ask again in a moment"
+        elif st.seats[st.to_act()] in self.seats() + c.board_bots:
+            reason = "a bot plays P%d: a hint is for a person at the board" % st.to_act()
+        elif self.hinting is not None:
+            reason = "a hint is being thought of already"
+        if reason is not None:
+            self.say("no hint: " + reason)
+            return reason
+        player = st.to_act()
+        agent = _HintAgent(len(c.moves))
+        self.hinting = BotThinking(agent, st.clone(), player, self._position())
+        self.say("thinking of a hint for P%d (%s): the hard level's move" % (
+            player, _seat_name(st, player)))
+        return None
+
+    def _hint_ready(self):
+        hinting = self.hinting
+        if hinting is None or not hinting.done.is_set():
+            return
+        self.hinting = None
+        if hinting.error is not None:
+            raise hinting.error
+        c = self.client
+        st = c.state
+        if hinting.asked != self._position():
+            self.say("the game moved on while the hint was thought of: ask again")
+            return
+        hint = hinting.move
+        self.say("hint for P%d (%s): %s" % (hint.player, _seat_name(st, hint.player),
+                                            hint.text()))
+        if c.log is not None and c.log_id is not None:
+            from vora_host.log.errors import GameLogError
+            try:
+                c.log.add_event(c.log_id, "hint", hint.data())
+            except (GameLogError, ValueError) as exc:
+                # A hint is never worth the game: said, and play goes on.
+                self.say("the hint could not be logged: %s" % exc)
+
     def poll(self):
         c = self.client
         self._refusals()
+        self._hint_ready()
         if not c.connected:
             return
         self._seats_of_game()
@@ -312,6 +382,22 @@ class BoardPlay:
                 # the board's saved game: the virtual board can start without it
                 text += "; or start the virtual board with --fresh (it forgets its saved game)"
             self.say(text)
+
+
+class _HintAgent:
+    # A hint thought of like a bot's move (BotThinking): its "move" is the Hint.
+    def __init__(self, number):
+        self.number = number
+
+    def choose(self, state):
+        from vora_host.bots.hints import compute_hint
+        return compute_hint("vora", state, self.number)
+
+
+def _seat_name(state, player):
+    from vora_host.games.vora.view import SEAT_NAMES
+    seat = state.seats[player]
+    return SEAT_NAMES.get(seat, seat)
 
 
 def _kind_words(kind):
