@@ -208,7 +208,7 @@ def test_the_virtual_board_names_its_keys_as_the_game_does(tmp_path):
     from pathlib import Path
 
     from pty_screen import PtyScreen
-    from vora_host.virtual import board as sim
+    from vora_host.virtual import screen as sim
 
     vora = str(Path(sys.executable).with_name("vora"))
     args = [vora, "play", "gaia-vora", "--port", "sim", "--save-dir", str(tmp_path / "save"),

@@ -18,7 +18,7 @@ HEAD = "help (Esc or Enter: back to the game)"
 
 def _side(term):
     """The panel beside the board, in words."""
-    from vora_host.virtual import board as sim
+    from vora_host.virtual import screen as sim
     return " ".join(" ".join(line[sim.SIDE_COL - 1:] for line in term.lines()).split())
 
 
@@ -112,7 +112,7 @@ def test_voras_board_prompt_shows_the_steps_rules_not_debug_commands(tmp_path):
 
 def test_escape_closes_the_help_even_with_a_key_right_after_it():
     # Escape and the next key in one read (a quick typist, a slow machine): still Escape.
-    from vora_host.virtual.board import KeyboardInput
+    from vora_host.virtual.screen import KeyboardInput
 
     class Screen:
         entry = ""

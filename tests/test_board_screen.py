@@ -246,7 +246,7 @@ def _panel(companion, cols, rows):
     """The side panel as the virtual board's screen lays it out at cols x rows, read
     back through pyte."""
     import pyte
-    from vora_host.virtual import board as sim
+    from vora_host.virtual import screen as sim
     cell_h = 3 if rows >= sim.TOP + 21 + sim.BOTTOM else 2
     width, height = cols - sim.SIDE_COL, 7 * cell_h
     screen = pyte.Screen(width, height)
@@ -337,7 +337,7 @@ def _flat(text):
 def _screen_flat(term):
     """The screen's text in words: the panel beside the board read on its own (its lines
     share the rows with the keys), then the whole screen."""
-    from vora_host.virtual import board as sim
+    from vora_host.virtual import screen as sim
     side = [line[sim.SIDE_COL - 1:] for line in term.lines()]
     return _flat("\n".join(side)) + " || " + _flat(term.text())
 

@@ -34,7 +34,7 @@ def test_a_bot_thinking_is_said_once_beside_the_board():
 def test_game_over_is_said_once_beside_the_board(tmp_path):
     # Two bots play a short game (Tossing Tiger, seed 3) to its end. (The turn line is
     # under the board too, by design: beside the line typed on.)
-    from vora_host.virtual import board as sim
+    from vora_host.virtual import screen as sim
     with _board_screen(tmp_path, "tossing-tiger", 80, 24, "--human", "none") as term:
         _wait_flat(term, "Game over")
         rows = term.lines()[sim.TOP - 1:sim.TOP - 1 + 7 * 2]

@@ -1053,7 +1053,7 @@ def test_fresh_abandons_the_boards_saved_game_in_the_log(db, tmp_path):
     from vora_fw.store import Store
     from vora_fw.vora_ui import VoraUI
     from vora_host.cli import _abandon_saved_game
-    from vora_host.virtual import board as sim
+    from vora_host.virtual import sim
     folder = tmp_path / "save"
     ui = VoraUI(store=Store(str(folder)), id_fn=lambda: 77)
     ui.new_game("SN", 5)

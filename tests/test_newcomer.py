@@ -22,7 +22,7 @@ from vora_host import games as host_games
 from vora_host.log.store import GameLog
 from vora_host.play import saved
 from vora_host.play.board import KeyPad, key_name
-from vora_host.virtual import board as sim
+from vora_host.virtual import screen as sim
 
 from pty_screen import WAIT, PtyScreen
 

@@ -39,7 +39,7 @@ def flat(text):
 def cell_text(term, name, line=1):
     """What the screen shows on key `name` (line 0: its name, line 1: what it holds),
     at the geometry of a 24-line screen (keys 2 lines high) or a 40-line one (3)."""
-    from vora_host.virtual import board as sim
+    from vora_host.virtual import screen as sim
     k = layout.key_index(name)
     cell_h = 3 if term.rows >= 31 else 2
     row = sim.TOP - 1 + (6 - k // 7) * cell_h + line

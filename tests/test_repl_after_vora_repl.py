@@ -113,8 +113,9 @@ def test_bytes_that_come_while_the_application_stops_reach_the_repl(tmp_path, mo
     """The cause of bug 8, step by step: the link has the REPL request, the application has
     not stopped yet, mpremote's first bytes come."""
     from vora_host.virtual import board as sim
+    from vora_host.virtual.port import PtyPort
     from vora_host.virtual import machine
-    board = sim.VirtualBoard(tmp_path / "save", sim.load_pinmap(), sim.PtyPort())
+    board = sim.VirtualBoard(tmp_path / "save", sim.load_pinmap(), PtyPort())
     try:
         m = board.machine
         if m.repl_refusal is not None:

@@ -159,12 +159,12 @@ def test_without_a_repl_the_board_refuses_and_the_game_goes_on(tmp_path):
 
 def test_a_flash_folder_larger_than_the_flash_is_refused(tmp_path):
     import io
-    from vora_host.virtual import board
+    from vora_host.virtual import sim
     (tmp_path / "big.bin").write_bytes(b"\0" * 20000)
     err = io.StringIO()
     out = io.StringIO()
-    assert board.run(flash_dir=tmp_path, flash_size=8192, headless=True, stdout=out,
-                     stderr=err) == 1
+    assert sim.run(flash_dir=tmp_path, flash_size=8192, headless=True, stdout=out,
+                   stderr=err) == 1
     assert "more than the flash's 8 KB" in err.getvalue() and out.getvalue() == ""
 
 

@@ -22,7 +22,7 @@ from vora_host.bots import RandomBot
 from vora_host.play.board import BoardGame, BoardGameCompanion, KeyPad
 from vora_host.play.terminal import (Human, TerminalGame, in_shown_order, moves_summary,
                                      resolve_entry)
-from vora_host.virtual import board as sim
+from vora_host.virtual import screen as sim
 
 from test_board_games import FakeClient
 

@@ -20,10 +20,13 @@ import pytest
 import serial
 
 from shared_rules import vora
-from vora_fw import layout
+from vora_fw import layout, vora_ui
 from vora_fw.vora_ui import VoraUI
 from vora_host.link import client as bridge
 from vora_host.virtual import board as sim
+from vora_host.virtual import screen
+from vora_host.virtual.commands import refusal
+from vora_host.virtual.port import PtyPort
 from vora_host.link.client import BoardClient
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -388,8 +391,8 @@ def test_the_terminal_board_takes_typed_keys_arrows_and_clicks_and_restores_the_
     def click(name):
         # the board's geometry at 40 lines: keys 6 wide plus 1, 3 lines high, from (3, 3)
         k = layout.key_index(name)
-        col = sim.LEFT + (k % 7) * (sim.CELL_W + 1) + 2
-        row = sim.TOP + (6 - k // 7) * 3 + 1
+        col = screen.LEFT + (k % 7) * (screen.CELL_W + 1) + 2
+        row = screen.TOP + (6 - k // 7) * 3 + 1
         os.write(fd, b"\x1b[<0;%d;%dM" % (col, row))
         time.sleep(0.02)
         os.write(fd, b"\x1b[<0;%d;%dm" % (col, row))
@@ -466,7 +469,7 @@ def test_a_damaged_save_is_named_when_the_board_starts(save_dir, tmp_path):
         assert "The saved game was not resumed" in said and named in said
     finally:
         sim_proc.kill()
-    board = sim.VirtualBoard(save_dir, sim.load_pinmap(), sim.PtyPort())
+    board = sim.VirtualBoard(save_dir, sim.load_pinmap(), PtyPort())
     try:
         assert named in board.resumed_note()
     finally:
@@ -513,12 +516,12 @@ def test_a_second_virtual_board_takes_a_name_of_its_own_and_says_which(tmp_path)
 def test_a_position_refused_for_the_saved_game_names_fresh(save_dir):
     """Issue 22: --position over the virtual board's saved game said only that a game is
     in progress; the board's own screen now names --fresh as well."""
-    board = sim.VirtualBoard(save_dir, sim.load_pinmap(), sim.PtyPort())
+    board = sim.VirtualBoard(save_dir, sim.load_pinmap(), PtyPort())
     try:
         board.ui.new_game("SN", SEED)
         position = "PWMDL/DLPWM/WMDLP/LPWMD/MDLPW SN 0 CP/D G30"
         assert board.ui.set_position(position, 9, 0) != 0
-        said = sim.refusal(board)
+        said = refusal(board)
         assert "a game is in progress" in said and "--fresh" in said
     finally:
         board.port.close()
@@ -527,11 +530,11 @@ def test_a_position_refused_for_the_saved_game_names_fresh(save_dir):
 def test_the_virtual_boards_lines_name_each_board_bots_level(save_dir):
     """The board's own bot has levels, chosen by holding its corner again in setup: the
     virtual board's status and help say which, so its player need not count flashes."""
-    board = sim.VirtualBoard(save_dir, sim.load_pinmap(), sim.PtyPort())
+    board = sim.VirtualBoard(save_dir, sim.load_pinmap(), PtyPort())
     try:
         ui = board.ui
         assert "held again: hard, easy, a person" in board.help_line()
-        ui._set_bot("N", sim.vora_ui.BOT_HARD)  # as two holds of cN make it
+        ui._set_bot("N", vora_ui.BOT_HARD)  # as two holds of cN make it
         assert "North (board bot, hard)" in board.status()
         ui.new_game("SN", SEED)
         assert board.seat_role("N") == "the board's bot, hard"

@@ -555,7 +555,7 @@ def cmd_play_board(args, console, parser):
     run here with the board as screen and keypad (terminal mode). The board found on USB,
     or the virtual board."""
     from vora_host.link import portlock, ports
-    from vora_host.virtual import board as sim
+    from vora_host.virtual import sim
     from vora_host.link.mirror import VirtualCompanion, run_mirror
     from vora_host.play.board import BoardGameCompanion, run_board_game
     from vora_host.play.board_play import BoardPlay
@@ -1340,7 +1340,7 @@ def cmd_replay(args, console):
 
 def cmd_sim(args):
     # Imported here: the firmware package is only needed by this command.
-    from vora_host.virtual import board as sim
+    from vora_host.virtual import sim
     return sim.run(save_dir=args.save_dir, fresh=args.fresh, seed=args.seed,
                    headless=args.headless, script=args.script, pinmap_file=args.pinmap,
                    ghosting=args.ghosting, flash_dir=args.flash,
