@@ -14,9 +14,10 @@ import gc
 MODULES = ["shared_rules.prng", "shared_rules.errors", "shared_rules.vora", "shared_rules.checks",
            "shared_rules.games",
            "shared_rules.wire", "shared_rules.session", "vora_fw.layout", "vora_fw.pixels",
-           "vora_fw.keyscan", "vora_fw.movelog", "vora_fw.store", "vora_fw.vora_ui",
+           "vora_fw.keyscan", "vora_fw.movelog", "vora_fw.store", "vora_fw.vora_ui_frames",
+           "vora_fw.vora_ui_keys", "vora_fw.vora_ui",
            "vora_fw.bot", "vora_fw.link", "vora_fw.app", "vora_fw.start", "vora_fw.maker",
-           "vora_fw.hal_sim", "vora_fw.update", "vora_fw.doctor"]
+           "vora_fw.hal_sim", "vora_fw.update", "vora_fw.doctor", "vora_fw.vora_ui_restore"]
 
 
 def allocated():

@@ -26,7 +26,8 @@ sys.path.append("/app/firmware")
 
 ALONE = ["shared_rules.prng", "shared_rules.errors", "shared_rules.vora", "shared_rules.checks",
          "vora_fw.clock", "vora_fw.layout", "vora_fw.palette", "vora_fw.pixels",
-         "vora_fw.keyscan", "vora_fw.movelog", "vora_fw.store", "vora_fw.vora_ui",
+         "vora_fw.keyscan", "vora_fw.movelog", "vora_fw.store", "vora_fw.vora_ui_frames",
+         "vora_fw.vora_ui_keys", "vora_fw.vora_ui",
          "vora_fw.app", "vora_fw.start"]
 WITH_PC = ["shared_rules.wire", "shared_rules.session", "vora_fw.link", "vora_fw.maker"]
 

@@ -37,6 +37,9 @@ package(
         "store.py",
         "update.py",
         "vora_ui.py",
+        "vora_ui_frames.py",
+        "vora_ui_keys.py",
+        "vora_ui_restore.py",
     ),
     base_path=".",
 )

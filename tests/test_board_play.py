@@ -11,8 +11,8 @@ from shared_rules import games, vora, wire
 from shared_rules.errors import BadPosition
 from vora_fw import layout
 from vora_fw.vora_ui import (AUTO_MS, HOLD_MS, MODE_MENU, MODE_PLAY, MODE_SETUP, MODE_UNDO,
-                             NO_KEY, R_BOT_TURN, R_BUSY, R_BAD_POSITION, R_EDGE_NO_CUBE,
-                             R_NO_TAKEBACK, R_RULES, R_UNDO_CANCELLED, VoraUI)
+                             NO_KEY, R_BOT_TURN, R_BUSY, R_RULES, VoraUI)
+from vora_fw.vora_ui_keys import R_BAD_POSITION, R_EDGE_NO_CUBE, R_NO_TAKEBACK, R_UNDO_CANCELLED
 
 from board_player import enter_move, key_presser
 from link_harness import Rig

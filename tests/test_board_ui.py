@@ -11,8 +11,8 @@ import pytest
 
 from shared_rules import games, vora
 from vora_fw import layout, palette
-from vora_fw.vora_ui import (MODE_MENU, MODE_OVER, MODE_PLAY, MODE_SETUP, R_EDGE_NO_CUBE,
-                             VoraUI)
+from vora_fw.vora_ui import MODE_MENU, MODE_OVER, MODE_PLAY, MODE_SETUP, VoraUI
+from vora_fw.vora_ui_keys import R_EDGE_NO_CUBE
 
 from board_player import enter_move, key_presser
 

@@ -17,7 +17,7 @@ def make_hardware(pinmap):
 
 
 MAKER_REQUEST = "maker.req"  # at the flash's root: the next start is the maker mode
-ON_DEMAND = ("bot",)  # the game's modules loaded at their first use: their names at the start
+ON_DEMAND = ("bot", "vora_ui_restore")  # the game's modules loaded at their first use: their names at the start
 # While the firmware loads, the collector runs after every this many bytes allocated.
 LOAD_COLLECT_BYTES = 1024
 

@@ -358,7 +358,7 @@ def farm_seat_note(owner_seat, viewer_seat, counts=None):
     return text
 
 
-# What a refused key means, by the board's reason code (firmware/vora_fw/vora_ui.py R_*).
+# What a refused key means, by the board's reason code (firmware/vora_fw/vora_ui_keys.py R_*).
 REFUSALS = {
     1: "in setup only the corners (seats) and c3 (deal) do something",
     2: "choose two seats or more (their corners) before c3 deals",
