@@ -15,7 +15,7 @@ from vora_fw import VERSION, boot
 from vora_fw.app import App
 from vora_fw.hal_sim import SimHardware, default_pinmap
 from vora_fw.link import BoardLink
-from vora_fw.start import attach
+from vora_fw.start import MAKER_REQUEST, attach
 from vora_fw.store import Store
 
 try:
@@ -32,7 +32,8 @@ b.identity = {"micropython": "1.27.0", "mpy": 6, "mpy_sub": 3, "arch": "armv6m",
 out = []
 link = BoardLink(out.append, board="map")
 app = App(SimHardware(), default_pinmap(), Store("save"), link, seed_fn=lambda: prng.seed_state(1))
-attach(app, link, default_pinmap(), b, b.identity, VERSION, lambda: None, None, maker_mode=True)
+attach(app, link, default_pinmap(), b, b.identity, VERSION, lambda: None, None,
+       maker_mode=MAKER_REQUEST)
 link.receive(wire.encode_frame(wire.HELLO, 0, 0, wire.pack_json({"proto": wire.PROTOCOL_VERSION})), 0)
 gc.collect()
 micropython.mem_info(1)

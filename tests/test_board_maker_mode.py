@@ -98,7 +98,7 @@ def one_life(fs, root, b):
     if running.version == b.version and running.mode == boot.MODE_CONFIRMED:
         return "confirmed"
     svc = MakerService(link, NoApp(), default_pinmap(), running, IDENTITY, running.version,
-                       link.reset, maker_mode=True)
+                       link.reset, maker_mode=start.MAKER_REQUEST)
     svc.handle(wire.UPD_OFFER, wire.pack_upd_offer(len(b.manifest_bytes), b.id))
     assert link.last()["state"] == "restart" and link.resets == 1, link.sent
     assert svc.updater is None  # the game never loaded the updater
@@ -177,7 +177,7 @@ def test_no_maker_mode_while_a_new_version_waits_to_boot(flash):
                         boot.read_record(fs_of(flash), str(flash)), "0.1.0")
     link = Wire()
     svc = MakerService(link, NoApp(), default_pinmap(), running, IDENTITY, "0.1.0",
-                       link.reset, maker_mode=True)
+                       link.reset, maker_mode=start.MAKER_REQUEST)
     svc.handle(wire.UPD_OFFER, wire.pack_upd_offer(len(new.manifest_bytes), new.id))
     assert link.last()["code"] == "busy" and link.resets == 0
     assert not (flash / start.MAKER_REQUEST).exists()
@@ -187,7 +187,7 @@ def test_the_other_update_messages_in_the_game_need_no_updater(flash):
     b = power_on(fs_of(flash), str(flash))
     link = Wire()
     svc = MakerService(link, NoApp(), default_pinmap(), b, IDENTITY, "0.1.0", link.reset,
-                       maker_mode=True)
+                       maker_mode=start.MAKER_REQUEST)
     svc.handle(wire.UPD_QUERY, b"")
     assert link.last()["state"] == "idle"
     svc.handle(wire.UPD_COMMIT, wire.pack_upd_commit(b"\x01" * 32))
@@ -354,7 +354,7 @@ class PtyBoard:
         self.app = App(SimHardware(), default_pinmap(), Store(str(self.folder / "save")),
                        link=link, seed_fn=lambda: 3, now=self.started)
         start.attach(self.app, link, default_pinmap(), self.boot, IDENTITY, self.boot.version,
-                     self.reset, fs.statvfs, maker_mode=True)
+                     self.reset, fs.statvfs, maker_mode=start.MAKER_REQUEST)
 
     def run(self):
         import time

@@ -49,8 +49,10 @@ class MakerService:
         # code on the heap (docs/benchmarks.md, "The firmware under a hard heap").
         self.updater = None
         self.resets = 0
-        # An update offered while the game runs restarts the board into the maker mode.
-        self.maker_mode = maker_mode and boot is not None
+        # An update offered while the game runs restarts the board into the maker mode:
+        # maker_mode names the file that asks the next start for it (MAKER_REQUEST, given
+        # by vora_fw.start, which reads it: the start sits above this module).
+        self.maker_mode = boot is not None and maker_mode
         # heap_short(manifest size): None, or why the heap cannot take that update now
         # (vora_fw.maker_mode sets it: only there does the board take updates).
         self.heap_short = None  # type: Any
@@ -152,8 +154,7 @@ class MakerService:
                            "error": "a new version waits to boot or is on trial"})
                 self._status(st)
                 return
-            from vora_fw.start import MAKER_REQUEST
-            f = self.boot.fs.open(self.boot.root + "/" + MAKER_REQUEST, "wb")
+            f = self.boot.fs.open(self.boot.root + "/" + self.maker_mode, "wb")
             try:
                 f.write(b"update\n")
             finally:

@@ -92,7 +92,7 @@ def make_app(hw, pinmap, boot, save_dir, port):
             from vora_fw.link import BoardLink
             link = BoardLink(port.write, port.read, board=pinmap.get("board", ""))
             attach(app, link, pinmap, boot, boot.identity, VERSION, _reset,
-                   getattr(os, "statvfs", None), maker_mode=True)
+                   getattr(os, "statvfs", None), maker_mode=MAKER_REQUEST)
         finally:
             collect_often(False)
         return link
@@ -103,10 +103,11 @@ def make_app(hw, pinmap, boot, save_dir, port):
 
 def attach(app, link, pinmap, boot, identity, version, reset, statvfs=None,
            maker_mode=False):
-    """Give the link its makers' service (update and doctor messages). maker_mode: an
-    update offered while the game runs restarts the board into the maker mode and is
-    taken there (vora_fw.maker); without it, it is taken beside the game (the virtual
-    board, whose heap has no hard limit)."""
+    """Give the link its makers' service (update and doctor messages). maker_mode: the
+    file that asks the next start for the maker mode (MAKER_REQUEST, read here): an update
+    offered while the game runs leaves it and restarts the board, and is taken there
+    (vora_fw.maker); without it, it is taken beside the game (the virtual board, whose
+    heap has no hard limit)."""
     from vora_fw.maker import MakerService
     link.maker = MakerService(link, app, pinmap, boot, identity, version, reset, statvfs,
                               maker_mode)

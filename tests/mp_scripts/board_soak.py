@@ -169,7 +169,7 @@ def power_on():
                     seed_fn=lambda: prng.seed_state(SEED + R.now) & 0xFFFFFF)
         start.intern_names(start.ON_DEMAND)  # as vora_fw.start.make_app
         attach(R.app, R.link, default_pinmap(), R.boot, IDENTITY, VERSION, _reset,
-               getattr(os, "statvfs", None), maker_mode=True)
+               getattr(os, "statvfs", None), maker_mode=start.MAKER_REQUEST)
     R.seq = R.last_in = 0  # a new session: HELLO has sequence number 0
     R.link.receive(wire.encode_frame(wire.HELLO, 0, 0, wire.pack_json(
         {"proto": wire.PROTOCOL_VERSION, "caps": ["play", "update", "doctor"]})), R.now)
