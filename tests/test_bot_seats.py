@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from shared_rules import games as rules_games
-from vora_host.cli import _board_play_options, _prepare_game, build_parser, main
+from vora_host.cli import build_parser, main
+from vora_host.cli.play_args import _board_play_options, _prepare_game
 
 ROOT = Path(__file__).resolve().parents[1]
 VORA = str(Path(sys.executable).with_name("vora"))

@@ -20,7 +20,8 @@ from vora_host import __version__
 from vora_host.games.vora import view as render
 from vora_host.bots import RandomBot, make_bot
 from vora_host.games.vora.bots import GreedyBot
-from vora_host.cli import main, parse_box, parse_seat_list
+from vora_host.cli import main
+from vora_host.cli.play_args import parse_box, parse_seat_list
 from vora_host.log.records import load_record
 from vora_host.log.store import GameLog
 from vora_host.play.terminal import Human, TerminalGame, group_moves, resolve_entry

@@ -1031,7 +1031,7 @@ def _killed_logger(db):
 def test_sessions_interrupt_the_games_of_killed_programs_when_they_open_the_log(db):
     """vora play on a board (and the mirror) and the typed game close stale games first."""
     from rich.console import Console
-    from vora_host.cli import _open_log
+    from vora_host.log.session import _open_log
     from vora_host.log.live import LiveLog
     first, second = _killed_logger(db), _killed_logger(db)
     log = _open_log(Console(file=io.StringIO()), str(db))
@@ -1052,7 +1052,7 @@ def test_fresh_abandons_the_boards_saved_game_in_the_log(db, tmp_path):
     """vora play --fresh throws away the virtual board's saved game: the log says so."""
     from vora_fw.store import Store
     from vora_fw.vora_ui import VoraUI
-    from vora_host.cli import _abandon_saved_game
+    from vora_host.cli.play import _abandon_saved_game
     from vora_host.virtual import sim
     folder = tmp_path / "save"
     ui = VoraUI(store=Store(str(folder)), id_fn=lambda: 77)

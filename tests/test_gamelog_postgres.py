@@ -502,7 +502,7 @@ def test_a_takeback_committed_but_not_acknowledged_is_not_refused_later(pg_url, 
 def test_vora_play_on_an_unreachable_database_says_what_to_do(tmp_path):
     import io
     from rich.console import Console
-    from vora_host.cli import _open_log
+    from vora_host.log.session import _open_log
     out = io.StringIO()
     url = "postgresql://vora:s3cret@/vora?host=%s" % tmp_path
     assert _open_log(Console(file=out, width=300), url) is None

@@ -423,7 +423,7 @@ def test_closing_with_changes_still_waiting_keeps_them_for_the_caller(tmp_path):
 def test_leaving_the_board_says_where_each_game_went(tmp_path, monkeypatch, capsys):
     # `vora play` on the board, or `vora mirror`, when it quits: "Logged as game N", or
     # where a game the log would not take was saved.
-    from vora_host import cli
+    from vora_host.log.session import _close_log
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     log = GameLog(tmp_path / "g.sqlite3")
     moves, _ = moves_of(4, 3)
@@ -434,7 +434,7 @@ def test_leaving_the_board_says_where_each_game_went(tmp_path, monkeypatch, caps
     read_only(log)
     with pytest.raises(NotWritten):
         log.add_move(half, 2, *moves_of(5, 2)[0][1])
-    cli._close_log(log)
+    _close_log(log)
     err = capsys.readouterr().err
     assert "Logged as game %d in %s" % (done, log.path) in err
     assert "This game is NOT in the game log" in err and "read-only" in err

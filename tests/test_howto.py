@@ -144,7 +144,7 @@ def test_vora_rules_for_an_unknown_game_names_the_known_ones(capsys):
 def test_vora_rules_at_a_terminal_goes_through_the_pager(tmp_path, monkeypatch):
     import io
     from rich.console import Console
-    from vora_host.cli import cmd_rules
+    from vora_host.cli.rules import cmd_rules
     paged = tmp_path / "paged.txt"
     monkeypatch.setenv("PAGER", "cat > '%s'" % paged)
     screen = io.StringIO()
@@ -159,7 +159,7 @@ def test_vora_rules_at_a_terminal_goes_through_the_pager(tmp_path, monkeypatch):
 
 def test_a_game_without_its_text_still_lists_its_options(monkeypatch, capsys):
     from fakegames import high_card
-    from vora_host.cli import cmd_rules
+    from vora_host.cli.rules import cmd_rules
     from rich.console import Console
     high_card.register(monkeypatch)
     with pytest.raises(LookupError) as info:

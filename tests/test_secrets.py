@@ -18,8 +18,7 @@ from pathlib import Path
 import pytest
 
 from shared_rules import boars, games, prng, secret_prng, tossing_tiger
-from vora_host import cli
-from vora_host.cli import main
+from vora_host.cli import main, play_args
 from vora_host.log import formats
 from vora_host.log.store import GameLog
 
@@ -76,7 +75,7 @@ def test_a_default_seed_is_drawn_from_the_os_over_the_whole_range(game, tmp_path
         asked.append(n)
         return n - 1
 
-    monkeypatch.setattr(cli.secrets, "randbelow", os_randbelow)
+    monkeypatch.setattr(play_args.secrets, "randbelow", os_randbelow)
     record = play_quick(game, tmp_path)
     assert asked == [2 ** 64] and record["seed"] == 2 ** 64 - 1
 
@@ -250,7 +249,7 @@ def test_a_state_resumes_the_same_draws_from_its_json():
 @pytest.mark.parametrize("game", HIDDEN)
 def test_bots_of_a_hidden_game_draw_their_seeds_from_the_os(game, tmp_path, monkeypatch):
     drawn = iter(range(1000, 1010))
-    monkeypatch.setattr(cli.secrets, "randbits", lambda bits: next(drawn))
+    monkeypatch.setattr(play_args.secrets, "randbits", lambda bits: next(drawn))
     record = play_quick(game, tmp_path)
     seeds = [a["seed"] for a in record["agents"]]
     assert seeds == [1000, 1001]

@@ -2,4 +2,5 @@
 SQLite or PostgreSQL, put together from its parts `database`, `schema`, `holding`,
 `writes`, `queries`, `checks` and `verify`), its file formats, JSON and text (`formats`),
 the record files of `vora play --record` (`records`), a game logged while it is played
-(`live`), and `vora games` on the command line (`cli`)."""
+(`live`), a command-line session's log (`session`), and `vora games` on the command line
+(`cli`)."""

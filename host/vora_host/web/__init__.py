@@ -13,6 +13,7 @@ checking each move's digest on the way.
 - `seats`, `seating`: seats of a table (vora_host.table) played from browsers: each seat's
   token and view, and `vora play --web` opening them (the server, each seat's link and QR
   code).
+- `cli`: `vora serve`, and the web server and browser seats `vora play` starts.
 - `static/`: the pages' HTML, JavaScript and CSS, shipped as package data.
 
 docs/web.md describes the pages, the API and the secrecy rule.

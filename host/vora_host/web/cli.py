@@ -1,0 +1,145 @@
+"""The web server on the command line: `vora serve` (the web mirror in the foreground), and
+what `vora play` starts beside a game: the web mirror in a thread (--serve) and the seats
+played in browsers (--web: the server, each seat's link and QR code).
+
+Apart from the top command line (vora_host.cli) as the log's, the lab's and the makers'
+commands are: each room registers its own commands (add_parser) and runs them.
+"""
+
+import argparse
+import sys
+
+from rich.console import Console
+from rich.markup import escape
+
+from vora_host.web import DEFAULT_PORT as DEFAULT_WEB_PORT
+
+__all__ = ["add_parser", "cmd_serve", "WEB_PORT", "port_number", "stream_count"]
+
+WEB_PORT = DEFAULT_WEB_PORT  # vora serve, vora play --serve
+
+
+def add_parser(sub):
+    """vora serve's arguments."""
+    serve = sub.add_parser(
+        "serve", help="the web mirror: every board and game of the log in a browser",
+        description="Start a local web server that shows every game of the game log in a "
+                    "browser: the boards being played, live (within a poll of the log), and "
+                    "any logged game move by move (a slider, the arrow keys), each move's "
+                    "digest checked. Boars and Tossing Tiger are shown as a spectator sees "
+                    "them until the game is over. Prints its address; Ctrl-C stops. "
+                    "docs/web.md says more.")
+    serve.add_argument("--port", type=port_number, default=None, metavar="PORT",
+                       help="the TCP port (default %d; 0: any free port)" % WEB_PORT)
+    serve.add_argument("--host", default="127.0.0.1", metavar="ADDRESS",
+                       help="the address to listen on (default 127.0.0.1: this computer "
+                            "only; 0.0.0.0 lets the network watch)")
+    serve.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                       help="a name this computer is reached by (repeat for several): "
+                            "pages are served only to requests naming localhost, an IP "
+                            "address, the --host name or one of these (against DNS "
+                            "rebinding)")
+    serve.add_argument("--max-streams", type=stream_count, default=500, metavar="N",
+                       help="live-update streams (open pages) at once at most, default "
+                            "500; past that a page is told why it gets no live updates")
+    serve.add_argument("--db", "--log", dest="db", metavar="PATH|URL", default=None,
+                       help="the game log to show (as vora games): an SQLite file or a "
+                            "postgresql:// URL")
+
+
+def port_number(text):
+    if not text.isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError("%r is not a TCP port (0 to 65535)" % text[:40])
+    return int(text)
+
+
+def stream_count(text):
+    if not (text.isdigit() and text.isascii()) or not 1 <= int(text) <= 100000:
+        raise argparse.ArgumentTypeError("%r is not a number of streams (1 to 100000)"
+                                         % text[:40])
+    return int(text)
+
+
+def _web_server(err, who):
+    """vora_host.web.serve, or None after saying what is missing."""
+    try:
+        from vora_host.web import serve
+    except ImportError as exc:
+        err.print("[red]%s: the web mirror needs starlette and uvicorn, which are not "
+                  "installed (%s): pip install starlette uvicorn[/red]"
+                  % (who, escape(str(exc))), soft_wrap=True)
+        return None
+    return serve
+
+
+def cmd_serve(args, console):
+    """vora serve: the web mirror in the foreground until Ctrl-C."""
+    from vora_host.log.database import resolve_db_path
+    serve = _web_server(Console(stderr=True, highlight=False), "vora serve")
+    if serve is None:
+        return 1
+    path = resolve_db_path(args.db)
+    try:
+        sock = serve.bind(args.host, WEB_PORT if args.port is None else args.port)
+    except serve.PortBusy as exc:
+        Console(stderr=True, highlight=False).print("[red]vora serve: %s[/red]" % escape(str(exc)),
+                                                  soft_wrap=True)
+        return 1
+    console.print("Serving the game log %s at %s (Ctrl-C stops)"
+                  % (escape(str(path)), serve.address_of(sock)), soft_wrap=True)
+    sys.stdout.flush()
+    return serve.serve(sock, path, listen=args.host, allow=args.allow_host,
+                       max_streams=args.max_streams)
+
+
+def _start_web(port, db, host=None):
+    """vora play --serve: the web mirror in a thread; None (said why) if it cannot start.
+    Its address goes to stderr: the virtual board's first stdout line is its device."""
+    from vora_host.log.database import resolve_db_path
+    err = Console(stderr=True, highlight=False)
+    serve = _web_server(err, "vora play --serve")
+    if serve is None:
+        return None
+    try:
+        sock = serve.bind(host or "127.0.0.1", port)
+    except serve.PortBusy as exc:
+        err.print("[red]vora play --serve: %s[/red]" % escape(str(exc)), soft_wrap=True)
+        return None
+    server = serve.start_in_thread(sock, resolve_db_path(db), listen=host)
+    err.print("Web mirror at %s" % serve.address_of(sock), style="dim", soft_wrap=True)
+    return server
+
+
+def _open_web_seats(args, console, table):
+    """vora play --web: the web server with the browser seats of `table`, their links
+    printed (and their QR codes at a terminal): (server, registry), or None after saying
+    why not."""
+    from vora_host.log.database import resolve_db_path
+    from vora_host.web import seating
+    from vora_host.web.seats import BrowserSeat
+    err = Console(stderr=True, highlight=False)
+    if _web_server(err, "vora play --web") is None:
+        return None
+    from vora_host.web import serve
+    players = [p for p, a in enumerate(table.agents) if isinstance(a, BrowserSeat)]
+    try:
+        server, registry, links = seating.open_seats(
+            table, players, args.host, WEB_PORT if args.serve is None else args.serve,
+            resolve_db_path(args.db))
+    except serve.PortBusy as exc:
+        err.print("[red]vora play --web: %s[/red]" % escape(str(exc)), soft_wrap=True)
+        return None
+    seating.print_links(console, table, links, args.host, qr=console.is_terminal)
+    return server, registry
+
+
+def _close_web_seats(web, table):
+    """The game is done: its last view reaches the browsers open on its seats (a few
+    seconds at most), then their streams end and the server stops."""
+    server, registry = web
+    registry.settle(table, SETTLE_SECONDS)
+    registry.closing.set()
+    server.should_exit = True
+
+
+SETTLE_SECONDS = 5.0
