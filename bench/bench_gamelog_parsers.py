@@ -5,7 +5,7 @@ issue 8 item 11 (deep nesting, a 64 KB move line, a 15 MB tag value).
 
 COUNT (default 1,000,000) inputs are valid exports of both formats (JSON and text, of a
 short Vora game with a takeback) mutated at random, as tests/test_gamelog_parsers.py does:
-each goes through `vora_host.log.formats.parse` (what `vora games import` and
+each goes through `vora_host.log.readers.parse` (what `vora games import` and
 `vora replay` read first). The script counts the outcomes, checks that only BadImport
 escaped, and reports the throughput and the slowest input. Then it times the pathological
 inputs and their peak memory (tracemalloc) one by one.
@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from shared_rules import vora  # noqa: E402
 from vora_host.bots import RandomBot  # noqa: E402
-from vora_host.log import formats  # noqa: E402
+from vora_host.log import formats, readers  # noqa: E402
 from vora_host.log.records import result_of  # noqa: E402
 from vora_host.log.store import BadImport, GameLog  # noqa: E402
 from test_gamelog_parsers import mutate  # noqa: E402
@@ -55,7 +55,7 @@ def exports():
 
 def _parse(text):
     try:
-        formats.parse(text)
+        readers.parse(text)
         return "parsed"
     except BadImport:
         return "refused"
@@ -126,7 +126,7 @@ def measure(name, text):
     tracemalloc.start()
     began = time.perf_counter()
     try:
-        formats.parse(text)
+        readers.parse(text)
         outcome = "parsed"
     except BadImport as exc:
         outcome = "BadImport (%d-character message)" % len(str(exc))
@@ -137,7 +137,7 @@ def measure(name, text):
 
 
 def pathological():
-    print("Pathological inputs (input size, then time and peak memory of formats.parse):")
+    print("Pathological inputs (input size, then time and peak memory of readers.parse):")
     head = '[Game "vora"]\n[Seed "1"]\n[Players "2"]\n\n'
     measure("2,000 nested [ in JSON", '{"options": {"box": ' + "[" * 2000 + "]" * 2000 + "}}")
     measure("100,000 nested [ in JSON", "[" * 100000 + "]" * 100000)

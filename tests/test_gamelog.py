@@ -31,7 +31,7 @@ from vora_host.log import schema
 from vora_host.log import store as gamelog
 from vora_host.bots import make_bot
 from vora_host.cli import main
-from vora_host.log import formats
+from vora_host.log import formats, readers
 from vora_host.log.store import (BadImport, DatabaseError, DatabaseLocked, GameClosed, GameLog,
                                MoveConflict, MoveGap, NoSuchGame)
 from vora_host.log.records import load_record, result_of
@@ -308,7 +308,7 @@ def test_end_resume_and_find_after_reconnect(log):
 def test_an_imported_copy_is_never_continued_by_a_reconnect(log):
     gid, moves, digests, _ = log_game(log, 6, max_moves=4, end=False,
                                       source="board /dev/ttyACM0", board_game_id=5)
-    copy, _ = formats.import_json(log, formats.export_json(log, gid), force=True)
+    copy, _ = readers.import_json(log, formats.export_json(log, gid), force=True)
     assert log.game(copy)["imported_at"] is not None and log.game(gid)["imported_at"] is None
     assert log.find_game(5, 6)["id"] == gid
 
@@ -393,7 +393,7 @@ def comparable(info, times=True):
 def test_json_export_round_trips_and_is_a_record_vora_replay_reads(log, tmp_path):
     gid, moves, digests, _ = log_game(log, 21, board_game_id=99, source="board usb-1")
     text = formats.export_json(log, gid)
-    new, report = formats.import_json(log, text, force=True)  # a copy in the same log
+    new, report = readers.import_json(log, text, force=True)  # a copy in the same log
     assert report.ok and new != gid
     assert comparable(log.game(new)) == comparable(log.game(gid))
     path = tmp_path / "game.json"
@@ -410,7 +410,7 @@ def test_text_export_looks_like_tag_pairs_and_round_trips(log):
     assert ('[Result "P%d wins"]' % state.winner() if state.winner() is not None
             else '[Result "draw"]') in text
     assert "\n1. P0 %s ; %s\n" % (moves[0], digests[0]) in text
-    new, report = formats.import_text(log, text, force=True)
+    new, report = readers.import_text(log, text, force=True)
     assert report.ok
     # Text keeps the start and end times, not the time of each move.
     assert comparable(log.game(new), times=False) == comparable(log.game(gid), times=False)
@@ -448,10 +448,10 @@ def test_both_formats_round_trip_any_game(seed, players, max_moves, source, boar
             log.end_game(gid, "interrupted",
                          result_of(state, "link lost") if len(moves) % 2 else None)
         original = log.game(gid)
-        via_json, report = formats.import_json(log, formats.export_json(log, gid), force=True)
+        via_json, report = readers.import_json(log, formats.export_json(log, gid), force=True)
         assert report.ok
         assert comparable(log.game(via_json)) == comparable(original)
-        via_text, report = formats.import_text(log, formats.export_text(log, gid), force=True)
+        via_text, report = readers.import_text(log, formats.export_text(log, gid), force=True)
         assert report.ok
         assert comparable(log.game(via_text), times=False) == comparable(original, times=False)
         # And the text of the copy is the text of the original (but for the header comment).
@@ -505,13 +505,13 @@ def sample_text():
 
 def test_text_import_accepts_a_minimal_file(log):
     text, moves, digests = sample_text()
-    gid, report = formats.import_text(log, text)
+    gid, report = readers.import_text(log, text)
     info = log.game(gid)
     assert report.ok and info["status"] == "abandoned" and info["result"] is None
     assert [m["move"] for m in info["moves"]] == moves
     # Without digests, the replay's are logged.
     stripped = "\n".join(line.split(" ;")[0] for line in text.splitlines())
-    gid, report = formats.import_text(log, stripped, force=True)  # the same game again
+    gid, report = readers.import_text(log, stripped, force=True)  # the same game again
     assert [m["digest"] for m in log.game(gid)["moves"]] == digests
 
 
@@ -532,7 +532,7 @@ def test_text_import_accepts_a_minimal_file(log):
 def test_a_bad_text_file_names_its_line(log, edit, line, words):
     text, _, _ = sample_text()
     with pytest.raises(BadImport) as info:
-        formats.import_text(log, edit(text))
+        readers.import_text(log, edit(text))
     assert info.value.line == line and "line %d" % line in str(info.value)
     assert words in str(info.value)
     assert log.games() == []  # nothing half imported
@@ -542,8 +542,8 @@ def test_a_digest_that_differs_from_the_replay_is_refused_unless_forced(log):
     text, _, digests = sample_text()
     bad = text.replace(digests[1], "00000000deadbeef")
     with pytest.raises(BadImport, match="line 9: move 2 .*digest mismatch.*--force"):
-        formats.import_text(log, bad)
-    gid, report = formats.import_text(log, bad, force=True)
+        readers.import_text(log, bad)
+    gid, report = readers.import_text(log, bad, force=True)
     assert report.problem == "mismatch" and report.number == 2
     assert log.verify(gid).number == 2  # the log keeps it, and verify still reports it
 
@@ -565,7 +565,7 @@ def test_a_bad_json_file_is_refused_clearly(log, edit, words):
     record = json.loads(formats.export_json(log, gid))
     edit(record)
     with pytest.raises(BadImport, match=words):
-        formats.import_json(log, json.dumps(record))
+        readers.import_json(log, json.dumps(record))
     assert len(log.games()) == 1
 
 
@@ -573,9 +573,9 @@ def test_json_import_parses_json_only(log):
     for text in ('{"game": "vora", "seed": NaN}', '{"a": 1, "a": 2}', "[1, 2]",
                  "__import__('os')", '{"game": "vora",\n "seed": }'):
         with pytest.raises(BadImport):
-            formats.import_json(log, text)
+            readers.import_json(log, text)
     with pytest.raises(BadImport) as info:
-        formats.import_json(log, '{"game": "vora",\n "seed": }')
+        readers.import_json(log, '{"game": "vora",\n "seed": }')
     assert info.value.line == 2
 
 
@@ -912,7 +912,7 @@ def test_the_largest_seed_goes_through_record_import_and_both_exports(tmp_path, 
     with GameLog(db) as log, GameLog(tmp_path / "other.sqlite3") as other:
         (info,) = log.games()
         assert info["seed"] == TOP and log.verify(info["id"]).ok
-        gid, report = formats.import_text(other, formats.export_text(log, info["id"]))
+        gid, report = readers.import_text(other, formats.export_text(log, info["id"]))
         assert report.ok and other.game(gid)["seed"] == TOP
     with GameLog(db) as log, pytest.raises(ValueError, match="seed"):
         log.start_game(players=2, seed=TOP + 1, source="terminal")
@@ -954,17 +954,17 @@ def test_importing_a_game_twice_is_refused_naming_the_game(log, tmp_path):
     gid, moves, _, _ = log_game(log, 52, max_moves=8)
     text = formats.export_json(log, gid)
     with pytest.raises(BadImport) as info:
-        formats.import_json(log, text)
+        readers.import_json(log, text)
     assert info.value.duplicate_of == [gid] and "already in the log as game %d" % gid \
         in str(info.value) and "--force" in str(info.value)
-    copy, _ = formats.import_json(log, text, force=True)
+    copy, _ = readers.import_json(log, text, force=True)
     with pytest.raises(BadImport, match="as game %d, %d" % (gid, copy)):
-        formats.import_text(log, formats.export_text(log, gid))
+        readers.import_text(log, formats.export_text(log, gid))
     # A record without times (vora play --record) is the same game by its moves alone.
     record = json.loads(text)
     del record["log"]
     with pytest.raises(BadImport, match="already in the log"):
-        formats.import_json(log, json.dumps(record))
+        readers.import_json(log, json.dumps(record))
     assert len(log.games()) == 2
 
 
@@ -1132,14 +1132,14 @@ def test_a_game_from_a_position_keeps_it_in_both_formats(log, tmp_path):
     assert '[Position "%s"]' % log.game(gid)["options"]["position"] in text
     other_gid = None
     with GameLog(tmp_path / "other.sqlite3") as other:
-        other_gid, report = formats.import_text(other, text)
+        other_gid, report = readers.import_text(other, text)
         assert report.ok and other.game(other_gid)["options"] == log.game(gid)["options"]
     # A dealt game has no position: no tag, and its JSON's null reads back.
     dealt, _, _, _ = log_game(log, 56, max_moves=3)
     assert "[Position" not in formats.export_text(log, dealt)
     assert json.loads(formats.export_json(log, dealt))["options"]["position"] is None
     with GameLog(tmp_path / "third.sqlite3") as third:
-        assert formats.import_json(third, formats.export_json(log, dealt))[1].ok
+        assert readers.import_json(third, formats.export_json(log, dealt))[1].ok
 
 
 def test_find_game_takes_a_64_bit_seed(log):

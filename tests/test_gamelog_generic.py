@@ -11,7 +11,7 @@ from fakegames import high_card, tally
 from shared_rules import games
 from vora_host.bots import RandomBot
 from vora_host.cli import main
-from vora_host.log import formats
+from vora_host.log import formats, readers
 from vora_host.log.live import LiveLog
 from vora_host.log.records import load_record, new_record, replay, result_of, write_record
 from vora_host.log.store import BadImport, GameLog
@@ -74,8 +74,8 @@ def test_every_kind_of_option_has_a_tag_and_round_trips(fake, tmp_path):
         assert '[Label "say \\"hi\\" \\\\ there"]' in text
         assert '[Weights "{\\"1\\":2}"]' in text and '[Mode "sum"]' in text
         assert '[OptionEnd "gong"]' in text and '[End "gong"]' in text  # no collision
-        for importer, exported in ((formats.import_text, text),
-                                   (formats.import_json, formats.export_json(log, gid))):
+        for importer, exported in ((readers.import_text, text),
+                                   (readers.import_json, formats.export_json(log, gid))):
             new, report = importer(other, exported, force=True)
             assert report.ok and other.game(new)["options"] == OPTIONS
             assert [m["move"] for m in other.game(new)["moves"]] == [m for m, _ in moves]
@@ -103,7 +103,7 @@ def test_a_bad_option_tag_is_named(fake, tmp_path, tag, value, words):
         if not done:
             lines.insert(2, '[%s "%s"]' % (tag, value))
         with pytest.raises(BadImport) as info:
-            formats.import_text(log, "\n".join(lines), force=True)
+            readers.import_text(log, "\n".join(lines), force=True)
         assert words in str(info.value) and info.value.line is not None
 
 
@@ -179,9 +179,9 @@ def test_the_log_code_names_no_game():
     # code (its docs may cite Vora as an example) names no game's options, tags or
     # letters, and imports no game's rules.
     from vora_host.log import (checks, cli, database, formats as fmt, holding, live, queries,
-                               records, schema, store, verify, writes)
-    for module in (cli, fmt, live, records, store, checks, database, holding, queries, schema,
-                   verify, writes):
+                               readers, records, schema, session, store, verify, writes)
+    for module in (cli, fmt, live, records, store, checks, database, holding, queries, readers,
+                   schema, session, verify, writes):
         code = _code_without_docstrings(module)
         for word in ("seats", "pushed_out", "max_turns", "chain_lines", "PushedOut", "Seats",
                      "vora.", "import vora", "LETTERS", "box_text"):

@@ -11,7 +11,7 @@ import pytest
 from shared_rules import vora
 from vora_host.bots import RandomBot
 from vora_host.cli import main
-from vora_host.log import formats
+from vora_host.log import formats, readers
 from vora_host.log.records import result_of
 from vora_host.log.store import BadImport, GameLog
 
@@ -57,8 +57,8 @@ def same_parse(a, b):
 def test_a_leading_byte_order_mark_is_read_like_the_file_without_it(exports, tmp_path,
                                                                     capsys, which):
     text = exports[which]
-    assert same_parse(formats.parse(BOM + text), formats.parse(text))
-    reader = formats.parse_json if which == 0 else formats.parse_text
+    assert same_parse(readers.parse(BOM + text), readers.parse(text))
+    reader = readers.parse_json if which == 0 else readers.parse_text
     assert same_parse(reader(BOM + text), reader(text))
     path = tmp_path / "with-bom"
     path.write_bytes((BOM + text).encode("utf-8"))  # as Notepad saves it
@@ -70,7 +70,7 @@ def test_a_leading_byte_order_mark_is_read_like_the_file_without_it(exports, tmp
 def test_a_byte_order_mark_elsewhere_is_still_refused(exports):
     text = exports[1]
     with pytest.raises(BadImport):
-        formats.parse(text.replace("\n[Players", "\n" + BOM + "[Players", 1))
+        readers.parse(text.replace("\n[Players", "\n" + BOM + "[Players", 1))
 
 
 # ---------------------------------------------------------------- JSON integers
@@ -107,7 +107,7 @@ def test_every_integer_field_of_a_json_record_refuses_booleans_and_floats(export
     for path in paths:
         for new in (True, False, float(data_at(data, path))):
             try:
-                formats.record_from_dict(replaced(data, path, new))
+                readers.record_from_dict(replaced(data, path, new))
             except BadImport:
                 continue
             accepted.append((path, new))
@@ -123,7 +123,7 @@ def data_at(data, path):
 def test_format_true_names_the_field():
     record = {"game": "vora", "format": True, "players": 2, "seed": 1, "moves": []}
     with pytest.raises(BadImport, match="format"):
-        formats.record_from_dict(record)
+        readers.record_from_dict(record)
 
 
 # ---------------------------------------------------------------- text numbers
@@ -151,20 +151,20 @@ def test_text_numbers_are_plain_ascii_digits(exports, old, new):
     text = exports[1]
     assert old in text
     with pytest.raises(BadImport):
-        formats.parse_text(text.replace(old, new, 1))
+        readers.parse_text(text.replace(old, new, 1))
 
 
 def test_scores_in_other_digits_are_refused(exports):
     text = re.sub(r'\[Scores "[^"]*"\]', '[Scores "+%s +1"]' % ARABIC_3, exports[1])
     with pytest.raises(BadImport, match="Scores"):
-        formats.parse_text(text)
-    formats.parse_text(re.sub(r'\[Scores "[^"]*"\]', '[Scores "+3 +1"]', exports[1]))
+        readers.parse_text(text)
+    readers.parse_text(re.sub(r'\[Scores "[^"]*"\]', '[Scores "+3 +1"]', exports[1]))
 
 
 def test_a_result_naming_a_player_in_other_digits_is_refused(exports):
     text = exports[1].replace('[Result "*"]', '[Result "P%s wins"]' % "\u0661")
     with pytest.raises(BadImport, match="Result"):
-        formats.parse_text(text)
+        readers.parse_text(text)
 
 
 @pytest.mark.parametrize("text", ["+5", "0_2", "\u0663", " 7", "7 "])

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from shared_rules import prng, vora
 from vora_host.bots import RandomBot
 from vora_host.cli import main
-from vora_host.log import formats
+from vora_host.log import formats, readers
 from vora_host.log.records import RecordError, load_record, read_record, replay, result_of
 from vora_host.log.store import BadImport, GameLog, check_replay
 
@@ -71,7 +71,7 @@ def test_deeply_nested_json_is_refused_clearly(tmp_path, capsys, depth):
     # 2,000 nested [ gave a RecursionError traceback.
     text = nested(depth)
     with pytest.raises(BadImport, match="nested"):
-        formats.parse(text)
+        readers.parse(text)
     path = tmp_path / "deep.json"
     path.write_text(text)
     with pytest.raises(RecordError, match="nested"):
@@ -91,20 +91,20 @@ def test_a_long_move_line_is_refused_at_once_and_parsing_is_linear():
                  "1. P0 push " + "\t" * 65000 + "Sa"):
         started = time.perf_counter()
         with pytest.raises(BadImport) as info:
-            formats.parse_text(head + body)
+            readers.parse_text(head + body)
         assert time.perf_counter() - started < 0.5
-        assert info.value.line == 5 and "at most %d" % formats.MAX_LINE in str(info.value)
+        assert info.value.line == 5 and "at most %d" % readers.MAX_LINE in str(info.value)
     # Lines just under the limit, built to make a backtracking pattern work hard, cost
     # microseconds each (the old pattern needed about 0.15 s per such line).
-    nasty = ["1. P0 x" + " " * (formats.MAX_LINE - 20) + "y",  # 0.07 s each before
-             "1. P0 " + ("a " * 2040)[:formats.MAX_LINE - 10],
-             "1. P0 x" + " " * (formats.MAX_LINE - 20) + ";",
+    nasty = ["1. P0 x" + " " * (readers.MAX_LINE - 20) + "y",  # 0.07 s each before
+             "1. P0 " + ("a " * 2040)[:readers.MAX_LINE - 10],
+             "1. P0 x" + " " * (readers.MAX_LINE - 20) + ";",
              "1. P0 " + "a;" * 2040]
     started = time.perf_counter()
     for _ in range(20):
         for body in nasty:
             with pytest.raises(BadImport):
-                formats.parse_text(head + body)
+                readers.parse_text(head + body)
     assert time.perf_counter() - started < 1.0
 
 
@@ -116,7 +116,7 @@ def test_a_huge_tag_value_is_refused_cheaply_with_a_short_message(tmp_path, caps
         tracemalloc.start()
         try:
             with pytest.raises(BadImport) as info:
-                formats.parse(text)
+                readers.parse(text)
             peak = tracemalloc.get_traced_memory()[1]
         finally:
             tracemalloc.stop()
@@ -134,7 +134,7 @@ def test_a_huge_tag_value_is_refused_cheaply_with_a_short_message(tmp_path, caps
 def test_a_long_json_value_is_quoted_short():
     record = {"game": "vora", "players": 2, "seed": 1, "moves": ["x" * 100000]}
     with pytest.raises(BadImport) as info:
-        formats.parse(json.dumps(record))
+        readers.parse(json.dumps(record))
     assert len(str(info.value)) < 300
 
 
@@ -166,7 +166,7 @@ def test_replay_stops_at_the_first_illegal_move(monkeypatch, tmp_path):
     assert len(calls) == 10
     del calls[:]
     with GameLog(tmp_path / "g.sqlite3") as log, pytest.raises(BadImport, match="move 10"):
-        formats.import_json(log, json.dumps(record))
+        readers.import_json(log, json.dumps(record))
     assert len(calls) <= 20  # the replay, and the history's players: each stops at move 10
 
 
@@ -175,18 +175,18 @@ def test_seeds_outside_the_one_range_are_refused_by_every_reader():
     for seed in (top + 1, 2 ** 63, -1):
         text = '[Game "vora"]\n[Seed "%d"]\n[Players "2"]\n' % seed
         with pytest.raises(BadImport, match="Seed"):
-            formats.parse_text(text)
+            readers.parse_text(text)
         with pytest.raises(BadImport, match="seed"):
-            formats.parse(json.dumps({"game": "vora", "players": 2, "seed": seed,
+            readers.parse(json.dumps({"game": "vora", "players": 2, "seed": seed,
                                       "moves": []}))
-    assert formats.parse_text('[Game "vora"]\n[Seed "%d"]\n[Players "2"]\n'
+    assert readers.parse_text('[Game "vora"]\n[Seed "%d"]\n[Players "2"]\n'
                               % top).record["seed"] == top
 
 
 def test_too_many_moves_are_refused_before_replay():
-    moves = ["pass"] * (formats.MAX_MOVES + 1)
+    moves = ["pass"] * (readers.MAX_MOVES + 1)
     with pytest.raises(BadImport, match="at most"):
-        formats.parse(json.dumps({"game": "vora", "players": 2, "seed": 1, "moves": moves}))
+        readers.parse(json.dumps({"game": "vora", "players": 2, "seed": 1, "moves": moves}))
 
 
 # ---------------------------------------------------------------- fuzz
@@ -235,7 +235,7 @@ def test_mutated_exports_raise_only_the_documented_errors(exports, tmp_path_fact
                                                           seed):
     text = mutate(exports[which], random.Random(seed))
     try:
-        parsed = formats.parse(text)
+        parsed = readers.parse(text)
     except BadImport:
         parsed = None
     try:
@@ -247,10 +247,10 @@ def test_mutated_exports_raise_only_the_documented_errors(exports, tmp_path_fact
         with GameLog(path) as log:
             for force in (False, True):
                 try:
-                    gid, _ = formats.import_parsed(log, parsed, force=force)
+                    gid, _ = readers.import_parsed(log, parsed, force=force)
                 except BadImport:
                     continue
                 # What was imported exports and reads back.
-                formats.parse(formats.export_text(log, gid))
-                formats.parse(formats.export_json(log, gid))
+                readers.parse(formats.export_text(log, gid))
+                readers.parse(formats.export_json(log, gid))
 

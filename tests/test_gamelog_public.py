@@ -17,7 +17,7 @@ import pytest
 
 from shared_rules import boars, games, tossing_tiger
 from vora_host.cli import main
-from vora_host.log import formats
+from vora_host.log import formats, readers
 from vora_host.log import store as gamelog
 from vora_host.log.records import result_of
 from vora_host.log.store import BadImport, GameLog
@@ -161,7 +161,7 @@ def test_a_public_export_says_so_and_cannot_be_imported(db, tmp_path, capsys, fm
     else:
         assert "[Seed" not in text and '[Public "true"]' in text
     with pytest.raises(BadImport, match="public export"):
-        formats.parse(text)
+        readers.parse(text)
     assert vora_games(db, "import", str(path)) == 1
     assert "public export" in capsys.readouterr().err
     assert main(["replay", str(path)]) != 0

@@ -15,7 +15,7 @@ import pytest
 
 from shared_rules import vora
 from vora_host.cli import main
-from vora_host.log import formats
+from vora_host.log import formats, readers
 from vora_host.log import database, schema, writes
 from vora_host.log import store as gamelog
 from vora_host.log.live import LiveLog
@@ -402,7 +402,7 @@ def test_the_rescue_export_of_a_kept_game_imports(tmp_path):
             log.add_move(gid, k, m, d)
     text = formats.export_json(log, gid)  # what `vora play` saves when the log never returns
     other = GameLog(tmp_path / "other.sqlite3")
-    new, report = formats.import_json(other, text)
+    new, report = readers.import_json(other, text)
     assert report.ok and [m["move"] for m in other.game(new)["moves"]] == [m for m, _ in moves]
     other.close()
     log.close()

@@ -16,7 +16,7 @@ from rich.console import Console
 from shared_rules import games, vora
 from vora_host.bots import RandomBot
 from vora_host.cli import main
-from vora_host.log import formats
+from vora_host.log import formats, readers
 from vora_host.log import store as gamelog
 from vora_host.log.records import load_record, result_of
 from vora_host.log.store import (BadImport, GameClosed, GameLog, GameLogError, NotLastMove)
@@ -174,12 +174,12 @@ def test_both_formats_carry_takebacks_and_round_trip(log, tmp_path):
                                    "3. takeback"]
     assert all(" P0 " in line or " P1 " in line for line in lines if "takeback" not in line)
     other = GameLog(tmp_path / "other.sqlite3")
-    via_json, report = formats.import_json(other, formats.export_json(log, gid))
+    via_json, report = readers.import_json(other, formats.export_json(log, gid))
     assert report.ok
     copy = other.game(via_json)
     for key in ("moves", "history", "status", "options", "started_at"):
         assert copy[key] == original[key], key
-    via_text, report = formats.import_text(other, text, force=True)
+    via_text, report = readers.import_text(other, text, force=True)
     assert report.ok
     copy = other.game(via_text)
     assert [(h["number"], h["move"], h["digest"], h["taken_back_at"] is not None)
@@ -212,7 +212,7 @@ def test_vora_replay_and_show_read_a_game_with_takebacks(log, tmp_path, capsys):
 def test_a_bad_takeback_line_names_its_line(log, edit, words):
     text = formats.export_text(log, game_with_takebacks(log))
     with pytest.raises(BadImport) as info:
-        formats.import_text(log, edit(text), force=True)
+        readers.import_text(log, edit(text), force=True)
     assert words in str(info.value)
     assert info.value.line is not None
 
@@ -230,7 +230,7 @@ def test_bad_json_takebacks_are_refused(log, edit, words):
     data = json.loads(formats.export_json(log, game_with_takebacks(log)))
     edit(data["log"]["takebacks"])
     with pytest.raises(BadImport, match=words):
-        formats.import_json(log, json.dumps(data), force=True)
+        readers.import_json(log, json.dumps(data), force=True)
 
 
 # ---------------------------------------------------------------- undo at the terminal

@@ -19,7 +19,7 @@ import pytest
 
 from shared_rules import boars, games, prng, secret_prng, tossing_tiger
 from vora_host.cli import main, play_args
-from vora_host.log import formats
+from vora_host.log import formats, readers
 from vora_host.log.store import GameLog
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -279,8 +279,8 @@ def test_the_log_and_both_formats_keep_a_64_bit_seed(tmp_path):
     with pytest.raises(ValueError):
         log.start_game(game="vora", players=2, seed=2 ** 32, source="terminal")
     for text in (formats.export_json(log, gid), formats.export_text(log, gid)):
-        assert formats.parse(text).record["seed"] == top
+        assert readers.parse(text).record["seed"] == top
     log.close()
     record = {"game": "tossing-tiger", "players": 2, "seed": 2 ** 64, "moves": []}
-    with pytest.raises(formats.BadImport, match="seed"):
-        formats.record_from_dict(record)
+    with pytest.raises(readers.BadImport, match="seed"):
+        readers.record_from_dict(record)

@@ -47,7 +47,7 @@ from shared_rules.errors import BadPosition
 from vora_host import games as host_games
 from vora_host.argtypes import positive_int, seconds
 from vora_host.games.base import TerminalView
-from vora_host.log import formats
+from vora_host.log import formats, readers
 from vora_host.words import plural, print_table
 from vora_host.log.checks import STATUSES
 from vora_host.log.database import DB_ENV, db_label, default_db_path, resolve_db_path
@@ -61,8 +61,8 @@ __all__ = ["add_parser", "run", "LOCK_TIMEOUT", "MAX_IMPORT_BYTES", "game_view"]
 
 # Seconds to wait for another program's lock on the database before giving up.
 LOCK_TIMEOUT = 5.0
-# The formats' own bound: a game record is a few hundred kilobytes at most.
-MAX_IMPORT_BYTES = formats.MAX_RECORD_CHARS
+# The readers' own bound: a game record is a few hundred kilobytes at most.
+MAX_IMPORT_BYTES = readers.MAX_RECORD_CHARS
 # A game still "playing" after this long, and not imported, is probably stale.
 STALE_HOURS = 12
 
@@ -777,12 +777,12 @@ def _read_import(name):
 def cmd_import(args, ctx):
     text = _read_import(args.file)
     try:
-        parsed = formats.parse(text)
+        parsed = readers.parse(text)
     except BadImport as exc:
         return ctx.fail("%s: %s" % (args.file, exc))
     log = ctx.open(create=True)
     try:
-        gid, report = formats.import_parsed(log, parsed, force=args.force)
+        gid, report = readers.import_parsed(log, parsed, force=args.force)
     except BadImport as exc:
         return ctx.fail("%s: %s" % (args.file, exc))
     info = log.game(gid)

@@ -12,7 +12,7 @@ same game if a default changes later. `digests[k]` is `state.digest()` after `mo
 against the replayed game when it is present.
 
 `vora replay` reads the game log's exports too (JSON, or the text format of
-`vora games export --format text`): the checks are those of `vora_host.log.formats`,
+`vora games export --format text`): the checks are those of `vora_host.log.readers`,
 the one reader of game files. The starting state comes from `shared_rules.games.start`,
 the definition of what a record means that the board's firmware shares. Nothing in a
 file is ever evaluated; replay stops at the first move that does not replay.
@@ -22,7 +22,7 @@ from shared_rules import games
 from shared_rules.errors import BadPosition, IllegalMove
 
 from vora_host import private_files
-from vora_host.log import formats
+from vora_host.log import formats, readers
 from vora_host.log.errors import BadImport
 
 __all__ = [
@@ -96,7 +96,7 @@ def read_record(text):
     """A record from the text of a file: JSON (a record or an export) or the text format.
     RecordError with a clear message otherwise."""
     try:
-        parsed = formats.parse(text)
+        parsed = readers.parse(text)
     except BadImport as exc:
         raise RecordError(str(exc))
     return _as_record(parsed)
@@ -115,25 +115,25 @@ def load_record(path):
     message otherwise. The size is checked before the file is read."""
     try:
         with open(path, "rb") as f:
-            data = f.read(formats.MAX_RECORD_CHARS + 1)
+            data = f.read(readers.MAX_RECORD_CHARS + 1)
     except FileNotFoundError:
         raise RecordError("no such file: %s" % path)
     except IsADirectoryError:
         raise RecordError("%s is a directory, not a game record" % path)
     except OSError as exc:
         raise RecordError("cannot read %s: %s" % (path, exc.strerror or exc))
-    if len(data) > formats.MAX_RECORD_CHARS:
+    if len(data) > readers.MAX_RECORD_CHARS:
         raise RecordError("%s is larger than %d MB: not a game record"
-                          % (path, formats.MAX_RECORD_CHARS // (1024 * 1024)))
+                          % (path, readers.MAX_RECORD_CHARS // (1024 * 1024)))
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[:exc.start].count(b"\n") + 1
         raise RecordError("%s line %d: not UTF-8 text" % (path, line))
     try:
-        parsed = formats.parse(text)
+        parsed = readers.parse(text)
     except BadImport as exc:
-        if formats.looks_like_json(text) and exc.bare.startswith("not JSON"):
+        if readers.looks_like_json(text) and exc.bare.startswith("not JSON"):
             raise RecordError("%s is not JSON (%s)" % (path, exc))
         raise RecordError("%s: %s" % (path, exc))
     return _as_record(parsed)
@@ -142,7 +142,7 @@ def load_record(path):
 def check_record(record):
     """Check a record dict's shape; raises RecordError."""
     try:
-        formats.record_from_dict(record)
+        readers.record_from_dict(record)
     except BadImport as exc:
         raise RecordError(str(exc))
 
