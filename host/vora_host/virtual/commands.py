@@ -38,8 +38,8 @@ def commands_help(board):
     title = game.game.view.rules.TITLE
     return ("%s: the rules and the keys of this step are its help (? on the board's "
             "screen); commands: KEY | press KEY [ms] | hold KEY [ms] | down KEY | up KEY | "
-            "MOVE | undo | wait ms | frame | state | reset | help | quit   (keys: a1..g7, "
-            "the whole 7x7 as %s names them; a MOVE in its notation%s)" % (
+            "MOVE | undo | hint | wait ms | frame | state | reset | help | quit   (keys: "
+            "a1..g7, the whole 7x7 as %s names them; a MOVE in its notation%s)" % (
                 title, title, ", e.g. %s" % moves[0] if moves else ""))
 
 
