@@ -537,6 +537,6 @@ def test_a_schema_2_log_gains_the_attention_column_and_is_read_when_read_only(tm
     assert log._version == 2
     assert log.game(1)["attention"] is None and log.games()[0]["move_count"] == 1
     log.mark_attention(1, "checked")  # the first write upgrades the file
-    assert log.schema_version == gamelog.SCHEMA_VERSION == 5
+    assert log.schema_version == gamelog.SCHEMA_VERSION == 6
     assert log.game(1)["attention"] == "checked"
     log.close()

@@ -299,7 +299,7 @@ class Database:
             try:
                 self._migrate()
             except sqlite3.Error as exc:
-                if version not in (1, 2, 3, 4) or _write_reason(exc) is None:
+                if version not in (1, 2, 3, 4, 5) or _write_reason(exc) is None:
                     raise
                 # A log of an older schema that cannot be written (read-only, a full disk)
                 # is still read: its tables seen through views with the new columns, until
@@ -311,8 +311,12 @@ class Database:
                     conn.execute("CREATE TEMP VIEW games AS SELECT *, %s0 AS seed_high "
                                  "FROM main.games" % ("NULL AS attention, " if version < 3
                                                       else ""))
-                conn.execute("CREATE TEMP VIEW events AS SELECT 0 AS id, 0 AS game_id, "
-                             "0 AS number, '' AS kind, '' AS data, '' AS at WHERE 0")
+                if version < 5:
+                    conn.execute("CREATE TEMP VIEW events AS SELECT 0 AS id, 0 AS game_id, "
+                                 "0 AS number, '' AS kind, '' AS data, '' AS at WHERE 0")
+                conn.execute("CREATE TEMP VIEW reviews AS SELECT 0 AS game_id, 0 AS budget, "
+                             "0 AS complete, 0 AS knows_secrets, '' AS moves, "
+                             "'' AS updated_at WHERE 0")
                 if self._has_leases(conn):  # schema 4's, without fences: none binds now
                     conn.execute("CREATE TEMP VIEW leases AS SELECT game_id, host, pid, since, "
                                  "0 AS fence, NULL AS holder, NULL AS expires_at "
@@ -343,6 +347,7 @@ class Database:
                 self._conn.execute("DROP VIEW IF EXISTS temp.games")
                 self._conn.execute("DROP VIEW IF EXISTS temp.events")
                 self._conn.execute("DROP VIEW IF EXISTS temp.leases")
+                self._conn.execute("DROP VIEW IF EXISTS temp.reviews")
                 self._migrate()
 
     def _errors(self):

@@ -12,7 +12,7 @@ from vora_host.log import leases
 
 __all__ = ["SCHEMA_VERSION", "APPLICATION_ID", "MIGRATIONS"]
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 # PRAGMA application_id: "Vora" in ASCII, so that `file` and this module can tell a game
 # log from any other SQLite database.
@@ -164,5 +164,27 @@ def _migrate_to_5(conn):
         conn.execute(statement)
 
 
+# Version 6: reviews (`vora games review`, vora_host.review): one per game, kept beside it
+# and deleted with it. `budget`: the search's iterations per position; `complete`: 0 while
+# a review stopped part way (it resumes from its moves); `moves`: the per-move results as
+# JSON (the review dict's "moves", vora_host.log.reviews); `knows_secrets`: 1 when it was
+# computed from the true state of a hidden-information game.
+_SCHEMA_6 = (
+    """CREATE TABLE reviews (
+        game_id       INTEGER PRIMARY KEY REFERENCES games (id) ON DELETE CASCADE,
+        budget        INTEGER NOT NULL CHECK (budget >= 1),
+        complete      INTEGER NOT NULL CHECK (complete IN (0, 1)),
+        knows_secrets INTEGER NOT NULL CHECK (knows_secrets IN (0, 1)),
+        moves         TEXT    NOT NULL,
+        updated_at    TEXT    NOT NULL
+    )""",
+)
+
+
+def _migrate_to_6(conn):
+    for statement in _SCHEMA_6:
+        conn.execute(statement)
+
+
 MIGRATIONS = {1: _migrate_to_1, 2: _migrate_to_2, 3: _migrate_to_3, 4: _migrate_to_4,
-              5: _migrate_to_5}
+              5: _migrate_to_5, 6: _migrate_to_6}

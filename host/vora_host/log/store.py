@@ -74,8 +74,8 @@ Where the code is. GameLog is put together here from parts, each a module of thi
 with its own concern: the database it opens (`database`: where it is, SQLite or PostgreSQL,
 transactions, errors in words), its schema and migrations (`schema`), one writer per game
 (`holding`, on `leases`), each change written or kept in memory (`writes`), reading
-(`queries`), the checks of what comes in (`checks`), and replaying and verifying a game
-(`verify`). This module keeps the GameLog class itself: the public writes (start_game,
+(`queries`), the checks of what comes in (`checks`), replaying and verifying a game
+(`verify`), and the reviews kept beside the games (`reviews`). This module keeps the GameLog class itself: the public writes (start_game,
 add_move, take_back, end_game, mark_attention, correct_move, add_event, delete_game),
 import_game and closing. Its names stay importable from here.
 """
@@ -95,6 +95,7 @@ from vora_host.log.errors import (BadImport, CannotWrite, DatabaseError, Databas
 from vora_host.log.holding import Holding
 from vora_host.log.postgres import display_url, is_db_url
 from vora_host.log.queries import Queries
+from vora_host.log.reviews import Reviews
 from vora_host.log.schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION, _seed_columns
 from vora_host.log.verify import (Step, VerifyReport, check_history, check_replay,
                                   history_events, player_label, record_of, replay_steps,
@@ -115,7 +116,7 @@ __all__ = [
 ]
 
 
-class GameLog(Database, Holding, Writes, Queries):
+class GameLog(Database, Holding, Writes, Queries, Reviews):
     """The game log in the SQLite file `path` (created, with its folder, when missing and
     `create` is true). `timeout`: seconds to wait for a lock held by another program.
     Use as a context manager or call close(). Any thread may use it, one at a time (the
@@ -329,6 +330,7 @@ class GameLog(Database, Holding, Writes, Queries):
             self._status(conn, gid)
             conn.execute("DELETE FROM moves WHERE game_id = ?", (gid,))
             conn.execute("DELETE FROM events WHERE game_id = ?", (gid,))
+            conn.execute("DELETE FROM reviews WHERE game_id = ?", (gid,))
             conn.execute("DELETE FROM leases WHERE game_id = ?", (gid,))
             conn.execute("DELETE FROM games WHERE id = ?", (gid,))
 
