@@ -829,3 +829,107 @@ def test_the_list_may_be_limited_but_keeps_every_live_game(db, client):
     for bad in ("0", "x", "-1", "100001"):
         answer = client.get("/api/games?limit=" + bad)
         assert answer.status_code == 400 and "is not a number of games" in answer.json()["error"]
+
+
+# ---------------------------------------------------------------- reviews (issue 41)
+
+def review_of(db, gid, marks=None, hints=()):
+    """A review of logged game `gid` as `vora games review` keeps it: each mover's chance
+    before and after their move (made up, but of the documented shape), a best move and a
+    mark where `marks` ({number: mark}) says, a hint where `hints` names the move."""
+    marks = marks or {}
+    drops = {None: 0.02, "inaccuracy": 0.12, "mistake": 0.22, "blunder": 0.35}
+    with GameLog(db) as log:
+        info = log.game(gid)
+    state = games.start({"game": info["game"], "players": info["players"],
+                         "seed": info["seed"], "options": info["options"]})
+    moves = []
+    for k, m in enumerate(info["moves"], 1):
+        player = state.to_act()
+        state.play(m["move"])
+        before = 0.4 + 0.2 * ((k * 7) % 5) / 4
+        mark = marks.get(k)
+        moves.append({"number": k, "player": player, "move": m["move"], "before": before,
+                      "after": round(before - drops[mark], 6),
+                      "best": None if mark is None else "another move",
+                      "best_chance": None if mark is None else before,
+                      "mark": mark, "hint": k in hints})
+    return {"budget": 300, "complete": True,
+            "knows_secrets": formats.hides_information(info["game"]), "moves": moves}
+
+
+def test_a_finished_games_review_is_served_as_kept_without_its_seed(db, client):
+    gid, moves, _, state = log_game(db, TIGER, SECRET_SEED, 400, status="over",
+                                    players=3, to_the_end=True)
+    assert state.is_over()
+    review = review_of(db, gid, marks={2: "blunder", 5: "inaccuracy"}, hints=(3,))
+    with GameLog(db) as log:
+        log.save_review(gid, review)
+    answer = client.get("/api/games/%d/review" % gid)
+    assert answer.status_code == 200, answer.text
+    data = answer.json()
+    assert (data["format"], data["version"], data["game_id"], data["game"]) == (
+        "vora-review", 1, gid, TIGER)
+    assert data["moves"] == review["moves"]  # every move, as kept
+    assert [m["move"] for m in data["moves"]] == moves
+    assert (data["budget"], data["complete"], data["total"]) == (300, True, len(moves))
+    assert data["knows_secrets"] is True and data["hidden_information"] is True
+    assert data["thresholds"] == {"inaccuracy": 0.1, "mistake": 0.2, "blunder": 0.3}
+    assert str(SECRET_SEED) not in answer.text
+
+
+def test_a_review_says_nothing_its_format_does_not_name(db, client, monkeypatch):
+    """Whatever else a review's dict may hold (a seed, a state), the page is sent only the
+    fields of the format."""
+    gid = log_game(db, TIGER, SECRET_SEED, 400, status="over", to_the_end=True)[0]
+    review = review_of(db, gid)
+    kept = dict(review, format="vora-review", version=1, game_id=gid, game=TIGER,
+                thresholds={"inaccuracy": 0.1, "mistake": 0.2, "blunder": 0.3},
+                seed=SECRET_SEED, state={"deck": [SECRET_SEED]},
+                moves=[dict(m, seed=SECRET_SEED, hands=[[SECRET_SEED]])
+                       for m in review["moves"]])
+    monkeypatch.setattr(GameLog, "review", lambda self, g: kept)
+    answer = client.get("/api/games/%d/review" % gid)
+    assert answer.status_code == 200
+    assert str(SECRET_SEED) not in answer.text
+    assert sorted(answer.json()["moves"][0]) == sorted(game_data.REVIEW_MOVE_KEYS)
+
+
+def test_a_game_without_a_review_says_how_to_make_one(db, client):
+    gid = log_game(db, "vorcept", 3, 6, status="abandoned")[0]
+    answer = client.get("/api/games/%d/review" % gid)
+    assert answer.status_code == 404
+    assert answer.json()["error"] == ("no review of game %d yet: 'vora games review %d' "
+                                      "computes it" % (gid, gid))
+
+
+@pytest.mark.parametrize("status, words", [
+    (None, "is still playing"), ("interrupted", "was interrupted and may go on")])
+def test_no_review_during_a_game(db, client, monkeypatch, status, words):
+    """A game that may go on has no review, even one the log were to hold: the route
+    looks at the game's status itself (a hidden game's review knows every hand)."""
+    gid = log_game(db, TIGER, SECRET_SEED, 6, status=status)[0]
+    review = dict(review_of(db, gid), format="vora-review", version=1, game_id=gid,
+                  game=TIGER, thresholds={"inaccuracy": 0.1, "mistake": 0.2, "blunder": 0.3})
+    monkeypatch.setattr(GameLog, "review", lambda self, g: review)
+    answer = client.get("/api/games/%d/review" % gid)
+    assert answer.status_code == 403
+    assert answer.json()["error"] == (
+        "no review during a game: game %d %s; once it is over, 'vora games review %d' "
+        "computes one" % (gid, words, gid))
+    assert str(SECRET_SEED) not in answer.text
+
+
+@pytest.mark.parametrize("path, status, words", [
+    ("/api/games/abc/review", 400, "'abc' is not a game id"),
+    ("/api/games/0/review", 400, "game ids start at 1"),
+    ("/api/games/1_0/review", 400, "is not a game id"),
+    ("/api/games/%EF%BC%91/review", 400, "is not a game id"),
+    ("/api/games/9999999999999999999/review", 400, "is not a game id"),
+    ("/api/games/42/review", 404, "no game 42 in"),
+])
+def test_a_review_of_a_bad_id_is_refused_in_words(db, client, path, status, words):
+    log_game(db, "vorcept", 3, 4, status="abandoned")
+    answer = client.get(path)
+    assert answer.status_code == status
+    assert words in answer.json()["error"]

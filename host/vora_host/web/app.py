@@ -4,7 +4,8 @@
 
 Pages: / (the boards and games, live first), /game/{id} (a game: the board, the
 terminal's drawing, the scores; live, or stepped through move by move). JSON:
-/api/games, /api/games/{id}, /api/games/{id}/position/{n|latest}[?viewer=P]. Live
+/api/games, /api/games/{id}, /api/games/{id}/position/{n|latest}[?viewer=P],
+/api/games/{id}/review (a finished game's review, once `vora games review` made it). Live
 updates: /api/events[?game=ID], server-sent events, one "changed" event whenever the log
 changes (a move, a takeback, a game started, ended, imported or deleted), naming the
 games that changed, so a page fetches what it shows again; a stream that follows one
@@ -585,6 +586,30 @@ def create_app(path, watch=True, names=None, max_streams=MAX_STREAMS, seats=None
             return _with_game(gid, draw, replay=False)
         return await api(run)
 
+    async def api_review(request):
+        # A finished game's review (vora games review): refused while the game may go on
+        # (a hidden game's review knows every hand), said how to make when there is none.
+        def run():
+            gid = game_data.parse_game_id(request.path_params["gid"])
+
+            def read(glog):
+                if glog is None:
+                    raise NotFound(source.no_game(gid, None))
+                try:
+                    info = glog.game(gid)
+                except NoSuchGame:
+                    raise NotFound(source.no_game(gid, glog))
+                refusal = game_data.review_refusal(info)
+                if refusal is not None:
+                    raise Forbidden(refusal)
+                review = glog.review(gid)
+                if review is None:
+                    raise NotFound("no review of game %d yet: 'vora games review %d' "
+                                   "computes it" % (gid, gid))
+                return game_data.review_data(info, review)
+            return source.read(read)
+        return await api(run)
+
     def cut():
         # A dropped stream whose page still read nothing: uvicorn closes its connection
         # and says CUT_MESSAGE, which serve.py leaves out for this many streams.
@@ -642,6 +667,7 @@ def create_app(path, watch=True, names=None, max_streams=MAX_STREAMS, seats=None
         Route("/api/games", api_games),
         Route("/api/games/{gid}", api_game),
         Route("/api/games/{gid}/position/{n}", api_position),
+        Route("/api/games/{gid}/review", api_review),
         Route("/api/events", api_events),
         Mount("/static", StaticFiles(packages=[("vora_host.web", "static")]), name="static"),
     ]

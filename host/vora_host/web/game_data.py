@@ -39,7 +39,8 @@ from vora_host.log.verify import player_label, record_of
 
 __all__ = ["BadRequest", "NotFound", "Forbidden", "parse_game_id", "parse_move_number", "parse_viewer",
            "is_public", "summary", "summaries", "parse_limit", "Replay", "ReplayCache", "position",
-           "game_page_data", "PANEL_WIDTH", "CHECKPOINT"]
+           "game_page_data", "PANEL_WIDTH", "CHECKPOINT", "review_refusal", "review_data",
+           "REVIEW_MOVE_KEYS"]
 
 PANEL_WIDTH = 100  # columns of the terminal drawing beside the board
 CHECKPOINT = 16  # a copy of the replayed state every this many moves
@@ -466,3 +467,39 @@ def game_page_data(info, replay):
     data["viewers"] = list(range(info["players"])) \
         if formats.hides_information(info["game"]) and not public else []
     return data
+
+
+# ---------------------------------------------------------------- a review
+
+REVIEW_MOVE_KEYS = ("number", "player", "move", "before", "after", "best", "best_chance",
+                    "mark", "hint")
+
+
+def review_refusal(info):
+    """Why the game `info` may have no review shown now (it may go on), or None."""
+    if info["status"] not in formats.STILL_OPEN:
+        return None
+    gid = info["id"]
+    return ("no review during a game: game %d %s; once it is over, 'vora games review %d' "
+            "computes one" % (gid, "is still playing" if info["status"] == "playing"
+                              else "was interrupted and may go on", gid))
+
+
+def review_data(info, review):
+    """A finished game's review (GameLog.review, which checked every field) as the page
+    may show it: the fields the review's format names and nothing else the dict may
+    hold (a seed least of all), with `title`, `players`, `total` (the game's moves) and
+    `hidden_information` for the page. Forbidden while the game may go on: a hidden
+    game's review knows every hand."""
+    refusal = review_refusal(info)
+    if refusal is not None:
+        raise Forbidden(refusal)
+    return {"format": review["format"], "version": review["version"], "game_id": info["id"],
+            "game": info["game"], "title": game_title(info["game"]),
+            "players": info["players"], "total": len(info["moves"]),
+            "hidden_information": formats.hides_information(info["game"]),
+            "budget": review["budget"], "complete": review["complete"],
+            "knows_secrets": review["knows_secrets"],
+            "thresholds": dict(review["thresholds"]),
+            "moves": [dict((key, m[key]) for key in REVIEW_MOVE_KEYS)
+                      for m in review["moves"]]}
