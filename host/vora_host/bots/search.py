@@ -332,8 +332,11 @@ class SearchBot(Bot):
         me = state.to_act()
         return self.choose_from_view(state.view(me), self._module(state))
 
-    def choose_from_view(self, view, module=None):
-        """The move for the player to act, from their `view` (`state.view(player)`)."""
+    def choose_from_view(self, view, module=None, always_search=False):
+        """The move for the player to act, from their `view` (`state.view(player)`).
+
+        `always_search`: search a position with one legal move too (a bot answers it at
+        once; an evaluation, `evaluate`, needs its values)."""
         if module is None:
             if not isinstance(self.game, str) and self.game is not None:
                 module = self.game
@@ -355,7 +358,7 @@ class SearchBot(Bot):
         if not moves:
             raise ValueError("no legal move: the game is over")
         kept, self._kept = self._kept, None
-        if len(moves) == 1:
+        if len(moves) == 1 and not always_search:
             self.last = {"iterations": 0, "seconds": time.perf_counter() - started,
                          "visits": {moves[0]: 0}, "reused": 0}
             return moves[0]
@@ -378,6 +381,9 @@ class SearchBot(Bot):
         # tree=infosets: the nodes below the root by information state ({key: node}).
         self._infosets = {} if self.tree == "infosets" else None
         self._child = _Node if self._infosets is None else _Edge
+        # Every player's rewards summed over this decision's simulations: the root's
+        # value for each (read by evaluate(); no decision depends on it).
+        self._root_sum = [0.0] * players
         while True:
             self._iterate(sample, root, moves, untried, limit_turn, won_at_once)
             done += 1
@@ -394,13 +400,40 @@ class SearchBot(Bot):
         # max() keeps the first of equals, so ties go to the earliest legal move.
         self.last = {"iterations": done, "seconds": time.perf_counter() - started,
                      "visits": {m: children[m].visits for m in moves if m in children},
-                     "reused": reused}
+                     "reused": reused,
+                     # The root's mean reward for each player over this decision's
+                     # simulations, and each root move's mean reward for the mover.
+                     "value": [r / done for r in self._root_sum],
+                     "values": {m: children[m].reward / children[m].visits
+                                for m in moves if m in children and children[m].visits}}
         if self._infosets is not None:
             self.last["infosets"] = len(self._infosets)  # nodes below the root
         self._infosets = None
         if self.reuse:
             self._keep(module, text, best, children[best])
         return best
+
+    def evaluate(self, state, sample=None):
+        """What the search thinks of `state` (not over), for a review: a dict with
+        "value" (each player's mean reward over the simulations at the root: their chance
+        to win, 0..1), "best" (the move the search would play), "values" ({move: the
+        mover's mean reward through it}) and "player" (who acts). A position with one
+        legal move is searched too. `sample(seed)`: a full state to search from (e.g. the
+        true state with its PRNG reseeded, seeing every hand), instead of the game's
+        `determinize` of the mover's view. Uses this bot's generator like a decision."""
+        module = self._module(state)
+        me = state.to_act()
+        if sample is not None:
+            class _Sampler:  # determinize() as choose_from_view calls it
+                NAME = getattr(module, "NAME", None)
+
+                @staticmethod
+                def determinize(view, seed):
+                    return sample(seed)
+            module = _Sampler
+        best = self.choose_from_view(state.view(me), module, always_search=True)
+        return {"player": me, "best": best, "value": list(self.last["value"]),
+                "values": dict(self.last["values"])}
 
     def _keep(self, module, text, move, node):
         # Keep `node`, the subtree of `move`, when the move leaves the same player to
@@ -496,6 +529,9 @@ class SearchBot(Bot):
                 state.play(policy(state, rng))
                 steps -= 1
         rewards = self._rewards(state)
+        root_sum = self._root_sum
+        for p in range(len(root_sum)):
+            root_sum[p] += rewards[p]
         root.visits += 1
         for node, player in path:
             node.visits += 1
