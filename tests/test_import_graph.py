@@ -58,7 +58,9 @@ LEVELS = (
                       "and the games' views; it knows nothing of who plays or how"},
     {"vora_host.link": "the serial link to a board and the mirror: it follows the board's "
                        "game, logs it (log) and names the board's bot levels (bots); what "
-                       "plays beside the mirror is handed to it from above"},
+                       "plays beside the mirror is handed to it from above",
+     "vora_host.review": "reviews of finished games: the bots' search over a logged game, "
+                         "kept in the log (the log keeps them, the bots search them)"},
     {"vora_host.table": "a game being played, the referee: the state, the seats, the log's "
                         "writes, the hints; every way of playing is its client, so play, "
                         "the board over the link and the browser seats meet here"},

@@ -116,3 +116,124 @@ def test_marks_follow_the_thresholds():
     assert mark_of(0.7, 0.5) == "mistake"
     assert mark_of(0.9, 0.6) == "blunder"
     assert mark_of(0.3, 0.9) is None  # a gain is never marked
+
+
+# ---------------------------------------------------------------- the evaluation
+
+from vora_host.bots.search import SearchBot  # noqa: E402
+from vora_host.review import evaluate, run as review_run  # noqa: E402
+from vora_host.review.run import ReviewStopped, review_game  # noqa: E402
+
+
+def test_the_search_tells_its_values_and_still_chooses_the_same_move():
+    state = rules_games.load("vorcept").new_game(2, 4)
+    rng = random.Random(4)
+    for _ in range(12):
+        state.play(rng.choice(state.legal_moves()))
+    seen = SearchBot(9, iterations=60, game="vorcept").evaluate(state)
+    chosen = SearchBot(9, iterations=60, game="vorcept").choose(state)
+    assert seen["best"] == chosen and seen["player"] == state.to_act()
+    assert len(seen["value"]) == 2 and abs(sum(seen["value"]) - 1) < 1e-9
+    assert set(seen["values"]) <= set(state.legal_moves()) and chosen in seen["values"]
+    assert all(0 <= v <= 1 for v in seen["values"].values())
+
+
+def test_marks_follow_the_thresholds_on_a_constructed_game():
+    record = {"moves": ["a", "b", "c", "d", "e"]}
+
+    def at(player, value, best, values=None):
+        return {"player": player, "value": value, "best": best,
+                "values": values or {best: 0.9}}
+    evaluations = [at(0, [0.6, 0.4], "x"),   # a: 0.6 -> 0.45, x was better: inaccuracy
+                   at(1, [0.45, 0.55], "b"),  # b: 0.55 -> 0.2, its own move: unmarked
+                   at(0, [0.7, 0.2], "y"),   # c: 0.7 -> 0.45: mistake
+                   at(1, [0.45, 0.55], "z"),  # d: 0.55 -> 0.25: blunder
+                   at(0, [0.75, 0.25], "e"),  # e: 0.75 -> 0.0 (the result), but its own move
+                   {"player": None, "value": [0.0, 1.0], "best": None, "values": {}}]
+    moves = evaluate.review_moves(record, evaluations, hints=[3])
+    assert [m["mark"] for m in moves] == ["inaccuracy", None, "mistake", "blunder", None]
+    assert [(m["before"], m["after"]) for m in moves] == [
+        (0.6, 0.45), (0.55, 0.2), (0.7, 0.45), (0.55, 0.25), (0.75, 0.0)]
+    assert [m["best"] for m in moves] == ["x", None, "y", "z", None]
+    assert [m["hint"] for m in moves] == [False, False, True, False, False]
+
+
+def test_a_review_is_deterministic_and_the_same_from_two_processes(tmp_path, monkeypatch):
+    with GameLog(tmp_path / "a.sqlite3") as log:
+        gid, moves = log_random_game(log, game="vorcept", seed=5)
+        first = review_game(log, gid, budget=20, workers=1)
+        again = review_game(log, gid, budget=20, again=True, workers=1)
+    assert first == again and first["complete"] and len(first["moves"]) == len(moves)
+    assert first["moves"][-1]["after"] in (0.0, 1.0, 0.5)  # the real result
+    monkeypatch.setattr(review_run, "PARALLEL_FROM", 1)
+    with GameLog(tmp_path / "b.sqlite3") as log:
+        gid, _ = log_random_game(log, game="vorcept", seed=5)
+        parallel = review_game(log, gid, budget=20, workers=2)
+    assert parallel["moves"] == first["moves"]
+    assert any(m["best"] for m in first["moves"])  # the search disagreed somewhere
+
+
+def test_a_hidden_information_review_knows_every_hand_and_a_live_game_has_none(target):
+    with GameLog(target) as log:
+        gid, moves = log_random_game(log, game="tossing-tiger", seed=2)
+        review = review_game(log, gid, budget=10, workers=1)
+        assert review["knows_secrets"] is True and review["complete"]
+        assert log.review(gid) == review  # kept, on either backend
+        live, _ = log_random_game(log, game="tossing-tiger", seed=3, max_moves=3, end=False)
+        with pytest.raises(GameBeingPlayed, match="game %d has no review: it is still being "
+                                                  "played" % live):
+            review_game(log, live, budget=10, workers=1)
+        assert log.review(live) is None
+
+
+def test_a_stopped_review_keeps_its_moves_and_goes_on_from_there(tmp_path):
+    with GameLog(tmp_path / "whole.sqlite3") as log:
+        gid, moves = log_random_game(log, game="vorcept", seed=6)
+        whole = review_game(log, gid, budget=15, workers=1)
+    calls = []
+
+    def stop_at_7(done, total):
+        calls.append(done)
+        if done == 7:
+            raise KeyboardInterrupt
+    with GameLog(tmp_path / "stopped.sqlite3") as log:
+        gid, _ = log_random_game(log, game="vorcept", seed=6)
+        with pytest.raises(ReviewStopped, match="stopped at move 7 of %d" % len(moves)):
+            review_game(log, gid, budget=15, workers=1, on_progress=stop_at_7)
+        kept = log.review(gid)
+        assert kept["complete"] is False and len(kept["moves"]) == 7
+        assert kept["moves"] == whole["moves"][:7]
+        calls.clear()
+        resumed = review_game(log, gid, workers=1, on_progress=lambda d, t: calls.append(d))
+    assert calls[0] == 8  # went on from move 8, with the stored budget
+    assert resumed == whole
+
+
+def test_a_bigger_budget_redoes_the_review_and_a_smaller_one_keeps_it(tmp_path):
+    with GameLog(tmp_path / "games.sqlite3") as log:
+        gid, _ = log_random_game(log, game="vorcept", seed=7)
+        small = review_game(log, gid, budget=10, workers=1)
+        big = review_game(log, gid, budget=40, workers=1)
+        assert big["budget"] == 40 and big["moves"] != small["moves"]
+        assert review_game(log, gid, budget=20, workers=1) == big  # computed once
+        assert review_game(log, gid, workers=1) == big
+        with pytest.raises(ValueError, match="budget"):
+            review_game(log, gid, budget=0)
+
+
+def test_hints_taken_are_marked_on_their_moves(tmp_path):
+    with GameLog(tmp_path / "games.sqlite3") as log:
+        state = rules_games.load("vorcept").new_game(2, 8)
+        gid = log.start_game(game="vorcept", players=2, seed=8, source="terminal")
+        rng = random.Random(8)
+        number = 0
+        while not state.is_over():
+            if number == 4:
+                log.add_event(gid, "hint", {"seat": state.to_act(), "move": "x"})
+            move = rng.choice(state.legal_moves())
+            state.play(move)
+            number += 1
+            log.add_move(gid, number, move, state.digest())
+        log.end_game(gid, "over", result_of(state))
+        review = review_game(log, gid, budget=5, workers=1)
+    assert [m["number"] for m in review["moves"] if m["hint"]] == [5]

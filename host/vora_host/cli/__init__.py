@@ -30,6 +30,7 @@ from vora_host.lab import cli as lab_cli
 from vora_host.link import cli as link_cli
 from vora_host.log import cli as games_cli
 from vora_host.maker import cli as maker_cli
+from vora_host.review import cli as review_cli
 from vora_host.virtual import cli as virtual_cli
 from vora_host.web import cli as web_cli
 
@@ -62,7 +63,8 @@ def build_parser():
     virtual_cli.add_parser(sub)  # vora sim (virtual/cli.py)
     link_cli.add_parsers(sub)  # vora mirror, repl (link/cli.py)
     web_cli.add_parser(sub)  # vora serve (web/cli.py)
-    games_cli.add_parser(sub)  # vora games: the game log (log/cli.py)
+    games = games_cli.add_parser(sub)  # vora games: the game log (log/cli.py)
+    review_cli.add_parser(games.actions, games_cli.DB_HELP)  # vora games review (review/cli.py)
     lab_cli.add_parser(sub)  # vora lab: the balance lab (lab/cli.py)
     maker_cli.add_parsers(sub)  # vora flash, update, doctor (maker/cli.py)
     return parser

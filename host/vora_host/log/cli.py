@@ -96,7 +96,7 @@ def add_parser(sub):
     """Register `vora games` and its actions on the `vora` subparsers `sub`."""
     group = sub.add_parser(
         "games", help="the game log: list, show, replay, verify, export, import, end, "
-                      "delete games",
+                      "delete, review games",
         description="The games the host has logged, every game of every kind, in an SQLite "
                     "file: %s. Choose another with --db PATH, a PostgreSQL database with "
                     "--db postgresql://..., or either in the environment variable %s."
@@ -201,6 +201,9 @@ def add_parser(sub):
     delete.add_argument("ids", type=_game_id, nargs="+", metavar="ID",
                         help="the games' ids (see list)")
     delete.add_argument("--yes", action="store_true", help="do not ask to confirm")
+    # Where rooms above the log add their own actions (`review`: vora_host.review.cli,
+    # registered by vora_host.cli), each naming its runner with set_defaults(games_run=...).
+    group.actions = actions
     return group
 
 
@@ -210,6 +213,8 @@ def run(args, console):
     if action is None:
         args.games_parser.print_help()
         return 2
+    if action not in ACTIONS and getattr(args, "games_run", None) is not None:
+        return args.games_run(args, console)  # an action of a room above (review)
     err = Console(stderr=True, highlight=False)
     path = resolve_db_path(getattr(args, "db", None))
     context = _Context(console, err, path, "vora games %s" % action)
