@@ -56,6 +56,7 @@ function drawHeader() {
       m.digest_ok ? null : el("span", {class: "badge off"}, "digest differs"))));
   markCurrent();
   say(game.problem);
+  reviewGame(game);  // review.js
 }
 
 function markCurrent() {
@@ -63,7 +64,16 @@ function markCurrent() {
     li.classList.toggle("current", li.dataset.n === String(shown));
   }
   const current = document.querySelector("#moves li.current");
-  if (current) current.scrollIntoView({block: "nearest"});
+  if (current) scrollWithin(document.getElementById("moves"), current);
+}
+
+// Scroll `box` (a list that scrolls) to show `item`, the page itself left where it is
+// (scrollIntoView would move the page to the list, away from the board or the review).
+function scrollWithin(box, item) {
+  const top = item.getBoundingClientRect().top - box.getBoundingClientRect().top + box.scrollTop;
+  if (top < box.scrollTop || top + item.offsetHeight > box.scrollTop + box.clientHeight) {
+    box.scrollTop = top - (box.clientHeight - item.offsetHeight) / 2;
+  }
 }
 
 function counter() {
@@ -117,6 +127,7 @@ function drawPosition(data) {
   markCurrent();
   document.getElementById("following").hidden = !(following && game && game.live);
   document.body.dataset.viewer = data.viewer === null ? "" : String(data.viewer);
+  reviewShown(data);  // review.js
   document.body.dataset.shown = String(data.number);
 }
 
