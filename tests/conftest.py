@@ -6,8 +6,18 @@
 - Every virtual board a test starts keeps its stable device name (a symbolic link,
   docs/host.md) in a folder of this run, not in the user's own runtime folder, where a
   virtual board the user is playing on may be keeping it.
+- Each test's time, as last recorded on a quiet machine, is kept in tests/durations.json:
+  the whole suite starts the longest tests first (with xdist's work stealing the two
+  workers then end together), and `--quick` leaves out every test recorded at
+  QUICK_LIMIT seconds or more, and every file with a set-up that long (the inner loop,
+  under a minute). `--record-durations`
+  writes the file anew from the run (setup, call and teardown summed). A test the file
+  does not know yet counts as quick and starts last: new tests are what one works on.
+  Written here rather than taken from pytest-split, which splits a suite into groups of
+  machines but neither orders one run nor picks a quick subset.
 """
 
+import json
 import os
 import shutil
 import tempfile
@@ -15,20 +25,80 @@ import tempfile
 import pytest
 
 _SIM_FOLDER = None
+DURATIONS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "durations.json")
+QUICK_LIMIT = 1.0  # seconds recorded: a test this long or longer is not in --quick
+_recorded = {}  # nodeid -> (seconds, of which set-up), filled as the run goes
 
 
-def pytest_configure(config):
-    global _SIM_FOLDER
-    worker = os.environ.get("PYTEST_XDIST_WORKER")
-    if worker and os.environ.get("VORA_TESTS_SIM_FOLDER"):
-        # A worker of a parallel run (pytest -n): a stable name of its own, beside the
-        # run's, so two workers' virtual boards never meet.
-        os.environ["VORA_SIM_DEVICE"] = os.path.join(os.environ["VORA_TESTS_SIM_FOLDER"],
-                                                     "ttyVORA-" + worker)
-    elif "VORA_SIM_DEVICE" not in os.environ:
-        _SIM_FOLDER = tempfile.mkdtemp(prefix="vora-tests-")
-        os.environ["VORA_SIM_DEVICE"] = os.path.join(_SIM_FOLDER, "ttyVORA")
-        os.environ["VORA_TESTS_SIM_FOLDER"] = _SIM_FOLDER
+def pytest_addoption(parser):
+    group = parser.getgroup("vora", "Vora Board's suite")
+    group.addoption("--quick", action="store_true",
+                    help="leave out every test recorded at %.1f s or more in "
+                         "tests/durations.json: the inner loop" % QUICK_LIMIT)
+    group.addoption("--record-durations", action="store_true",
+                    help="write tests/durations.json anew from this run (on a quiet machine, "
+                         "the whole suite)")
+
+
+def _durations():
+    """(seconds of each test, seconds of its setup), as last recorded; {} for a file that
+    is not there or not this shape."""
+    try:
+        with open(DURATIONS_FILE) as f:
+            data = json.load(f)
+        tests, setups = data["tests"], data["setups"]
+        return ({k: float(v) for k, v in tests.items()},
+                {k: float(v) for k, v in setups.items()})
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}, {}
+
+
+def pytest_collection_modifyitems(session, config, items):
+    known, setups = _durations()
+    if config.getoption("--quick"):
+        # A file whose set-up is long (a wheel built, a firmware run once for all its
+        # tests) is left out whole: its set-up would land on whichever of its tests is
+        # kept.
+        heavy = {k.split("::")[0] for k, v in setups.items() if v >= QUICK_LIMIT}
+        left = [i for i in items if known.get(i.nodeid, 0.0) >= QUICK_LIMIT
+                or i.nodeid.split("::")[0] in heavy]
+        if left:
+            gone = set(id(i) for i in left)
+            config.hook.pytest_deselected(items=left)
+            items[:] = [i for i in items if id(i) not in gone]
+    # Longest first; the order is the same in every xdist worker (a stable sort of the
+    # same collection), as xdist requires.
+    items.sort(key=lambda i: -known.get(i.nodeid, 0.0))
+
+
+def pytest_runtest_logreport(report):
+    if getattr(report, "duration", None) is None:
+        return
+    total, setup = _recorded.get(report.nodeid, (0.0, 0.0))
+    _recorded[report.nodeid] = (total + report.duration,
+                                setup + (report.duration if report.when == "setup" else 0.0))
+
+
+def pytest_sessionfinish(session, exitstatus):
+    config = session.config
+    if not config.getoption("--record-durations") or os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    if exitstatus not in (0, 1):  # interrupted or broken: keep the file as it was
+        return
+    here = os.path.dirname(os.path.dirname(DURATIONS_FILE))
+    tests, setups = _durations()
+    for times in (tests, setups):  # the tests of files gone are dropped
+        for k in [k for k in times if not os.path.exists(os.path.join(here, k.split("::")[0]))]:
+            del times[k]
+    for k, (total, setup) in _recorded.items():
+        tests[k] = round(total, 3)
+        setups.pop(k, None)
+        if setup >= 0.05:
+            setups[k] = round(setup, 3)
+    with open(DURATIONS_FILE, "w") as f:
+        json.dump({"tests": dict(sorted(tests.items())), "setups": dict(sorted(setups.items()))},
+                  f, indent=0, sort_keys=True)
+        f.write("\n")
 
 
 def pytest_unconfigure(config):
