@@ -161,7 +161,7 @@ function drawGraph() {
   }
   for (const m of review.moves) {
     const colour = m.mark ? MARKS[m.mark].colour : PLAYER_COLOURS[m.player % PLAYER_COLOURS.length];
-    const point = svg("circle", {cx: x(m.number), cy: y(m.after), r: m.mark ? 5 : 3,
+    const point = svg("circle", {cx: x(m.number), cy: y(m.after), r: m.mark ? (step >= 6 ? 5 : 4) : 3,
       fill: colour, class: "pt" + (m.mark ? " marked " + m.mark : ""), "data-n": m.number,
       "data-player": m.player}, svg("title", {}, moveWords(m)));
     if (m.hint) {
@@ -169,7 +169,7 @@ function drawGraph() {
         "data-n": m.number}));
     }
     root.append(point);
-    if (m.mark) {
+    if (m.mark && step >= 10) {  // the signs only where there is room for them
       root.append(svg("text", {x: x(m.number), y: y(m.after) - 8, class: "sign",
         "text-anchor": "middle", fill: colour}, MARKS[m.mark].sign));
     }
