@@ -237,3 +237,99 @@ def test_hints_taken_are_marked_on_their_moves(tmp_path):
         log.end_game(gid, "over", result_of(state))
         review = review_game(log, gid, budget=5, workers=1)
     assert [m["number"] for m in review["moves"] if m["hint"]] == [5]
+
+
+# ---------------------------------------------------------------- vora games review
+
+from vora_host.cli import main  # noqa: E402
+
+
+@pytest.fixture
+def narrow(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setenv("LINES", "24")
+
+
+def test_the_command_shows_the_moves_and_marks_at_80_columns(tmp_path, narrow, capsys):
+    db = tmp_path / "games.sqlite3"
+    with GameLog(db) as log:
+        gid, moves = log_random_game(log, game="vora", seed=3)
+    assert main(["games", "--db", str(db), "review", str(gid), "--budget", "8"]) == 0
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    assert all(len(line) <= 80 for line in lines), max(lines, key=len)
+    assert "Review of game %d (Vora): 8 iterations a position" % gid in out
+    assert "Reviewing game %d: %d moves, 8 iterations a position" % (gid, len(moves)) in err
+    kept = GameLog(db).review(gid)
+    for m in kept["moves"][:5]:
+        row = next(line for line in lines if line.split()[:3] == [str(m["number"]),
+                                                                 "P%d" % m["player"],
+                                                                 m["move"].split()[0]])
+        assert "%.2f -> %.2f" % (m["before"], m["after"]) in row
+    assert "Marks per player" in out and "inaccuracies" in out and "blunders" in out
+    assert "knows every hand" not in out
+    for p in (0, 1):
+        row = next(line for line in lines if line.startswith("P%d " % p))
+        mine = [m for m in kept["moves"] if m["player"] == p]
+        assert row.split()[1:4] == [str(sum(m["mark"] == k for m in mine))
+                                    for k in ("inaccuracy", "mistake", "blunder")]
+    assert "a blunder from 0.3" in " ".join(out.split())
+
+
+def test_the_command_says_it_knows_every_hand_and_draws_a_png(tmp_path, narrow, capsys):
+    db = tmp_path / "games.sqlite3"
+    with GameLog(db) as log:
+        gid, _ = log_random_game(log, game="tossing-tiger", seed=4)
+    plot = tmp_path / "chances.png"
+    assert main(["games", "--db", str(db), "review", str(gid), "--budget", "5",
+                 "--plot", str(plot)]) == 0
+    out, _ = capsys.readouterr()
+    assert "This review knows every hand" in " ".join(out.split())
+    data = plot.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10000
+
+
+def test_the_command_names_what_is_wrong(tmp_path, narrow, capsys):
+    db = tmp_path / "games.sqlite3"
+    with GameLog(db) as log:
+        over, _ = log_random_game(log, game="vorcept", seed=3)
+        live, _ = log_random_game(log, game="vorcept", seed=4, max_moves=2, end=False)
+
+    def error(*args):
+        assert main(["games", "--db", str(db), "review", *args]) == 1
+        return " ".join(capsys.readouterr().err.split())
+    assert "no game 99 in" in error("99")
+    assert ("game %d has no review: it is still being played (status playing); a game is "
+            "reviewed once it is over" % live) in error(str(live))
+    assert "no folder" in error(str(over), "--plot", str(tmp_path / "nowhere" / "x.png"))
+    assert "give a name ending in .png" in error(str(over), "--plot", str(tmp_path / "x.pdf"))
+    with pytest.raises(SystemExit) as exc:
+        main(["games", "--db", str(db), "review", str(over), "--budget", "0"])
+    assert exc.value.code == 2
+    assert "the budget is a whole number of iterations from 1" in capsys.readouterr().err
+    assert GameLog(db).review(over) is None  # nothing computed for a refused command
+
+
+def test_ctrl_c_stops_the_command_saying_how_to_go_on(tmp_path, narrow, capsys,
+                                                      monkeypatch):
+    db = tmp_path / "games.sqlite3"
+    with GameLog(db) as log:
+        gid, moves = log_random_game(log, game="vorcept", seed=3)
+    real = review_run.evaluate_position
+    calls = []
+
+    def interrupted(*args):
+        calls.append(args)
+        if len(calls) == 5:
+            raise KeyboardInterrupt
+        return real(*args)
+    monkeypatch.setattr(review_run, "evaluate_position", interrupted)
+    monkeypatch.setattr(review_run, "WORKERS", 1)  # the interruption comes from this process
+    assert main(["games", "--db", str(db), "review", str(gid), "--budget", "5"]) == 130
+    err = " ".join(capsys.readouterr().err.split())
+    assert ("game %d: stopped at move 3 of %d; run the same command to go on"
+            % (gid, len(moves))) in err
+    monkeypatch.setattr(review_run, "evaluate_position", real)
+    assert main(["games", "--db", str(db), "review", str(gid)]) == 0
+    assert "going on from move 4" in capsys.readouterr().err
+    assert GameLog(db).review(gid)["complete"] is True

@@ -7,6 +7,7 @@ Registered among the actions of `vora games` (vora_host.log.cli) by the command 
 
 import argparse
 import os
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from rich.console import Console
@@ -111,6 +112,10 @@ def run(args, console):
         if review is None:
             return 130
         info = log.game(args.id)
+    except BrokenProcessPool:
+        return fail("game %d: a worker process ended before its work was done (killed, or "
+                    "out of memory?); the moves reviewed so far are kept: run the same "
+                    "command to go on" % args.id)
     except NoSuchGame as exc:
         return fail("no game %s in %s (see 'vora games list')" % (exc.game_id, db_label(path)))
     except (GameBeingPlayed, GameDoesNotReplay, ValueError) as exc:

@@ -117,6 +117,9 @@ def review_game(log, game_id, budget=None, again=False, workers=None, on_progres
     except KeyboardInterrupt:
         save(False)
         raise ReviewStopped(gid, len(done), total)
+    except Exception:
+        save(False)  # a worker lost (killed, out of memory): what was done is kept
+        raise
     save(True)
     return log.review(gid)
 
