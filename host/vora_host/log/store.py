@@ -80,6 +80,7 @@ add_move, take_back, end_game, mark_attention, correct_move, add_event, delete_g
 import_game and closing. Its names stay importable from here.
 """
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -245,6 +246,23 @@ class GameLog(Database, Holding, Writes, Queries, Reviews):
         note = " ".join(note.split())[:300]
         return self._submit({"kind": "attention", "gid": game_id, "note": note, "at": _now()})
 
+    @contextlib.contextmanager
+    def _fenced_now(self, gid):
+        """One transaction on game `gid` that this GameLog is the writer of, written at
+        once (what waits in memory first): CannotWrite, DatabaseLocked, NoSuchGame,
+        GameHeld or LeaseLost when it cannot be."""
+        if self._pending:
+            try:
+                self.flush()
+            except NotWritten as exc:
+                raise CannotWrite(str(exc), exc.reason)
+        self._taken = []
+        with self._transaction() as conn:
+            self._status(conn, gid)
+            self._fenced(conn, gid)
+            yield conn
+        self._keep_leases(self._taken)
+
     def correct_move(self, game_id, number, move, digest, reason) -> bool:
         """Replace live move `number` (its text and digest) by what the board really
         played, after a mismatch showed that what it reported was wrong (a wrong digest,
@@ -257,16 +275,8 @@ class GameLog(Database, Holding, Writes, Queries, Reviews):
         _check_move_args(number, move, digest)
         if not isinstance(reason, str) or not reason.strip():
             raise ValueError("a correction says why, in words")
-        if self._pending:
-            try:
-                self.flush()
-            except NotWritten as exc:
-                raise CannotWrite(str(exc), exc.reason)
         gid = self._canon(game_id)
-        self._taken = []
-        with self._transaction() as conn:
-            self._status(conn, gid)
-            self._fenced(conn, gid)
+        with self._fenced_now(gid) as conn:
             row = conn.execute("SELECT move, digest FROM moves WHERE game_id = ? AND number = ? "
                                "AND taken_back_at IS NULL", (gid, number)).fetchone()
             if row is None:
@@ -284,7 +294,6 @@ class GameLog(Database, Holding, Writes, Queries, Reviews):
                                                        "reason": " ".join(reason.split())[:300]}),
                               at))
                 changed = True
-        self._keep_leases(self._taken)
         return changed
 
     EVENT_KINDS = ("hint",)
@@ -305,21 +314,12 @@ class GameLog(Database, Holding, Writes, Queries, Reviews):
         if len(text) > 2000:
             raise ValueError("an event's data is at most 2,000 characters as JSON, not %d"
                              % len(text))
-        if self._pending:
-            try:
-                self.flush()
-            except NotWritten as exc:
-                raise CannotWrite(str(exc), exc.reason)
         gid = self._canon(game_id)
-        self._taken = []
-        with self._transaction() as conn:
-            self._status(conn, gid)
-            self._fenced(conn, gid)
+        with self._fenced_now(gid) as conn:
             live = conn.execute("SELECT COUNT(*) FROM moves WHERE game_id = ? AND "
                                 "taken_back_at IS NULL", (gid,)).fetchone()[0]
             conn.execute("INSERT INTO events (game_id, number, kind, data, at) VALUES "
                          "(?, ?, ?, ?, ?)", (gid, live, kind, text, _now()))
-        self._keep_leases(self._taken)
 
     def delete_game(self, game_id) -> None:
         """Remove a game and its moves from the log for good (`vora games delete`)."""
