@@ -617,7 +617,8 @@ def test_the_pages_ship_in_the_wheel(tmp_path):
                     "--no-index", "-q", "-w", str(out), str(source)], check=True, timeout=120)
     wheel, = out.glob("*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    for name in ("index.html", "game.html", "app.css", "common.js", "list.js", "game.js"):
+    for name in ("index.html", "game.html", "app.css", "common.js", "list.js", "game.js",
+                 "review.js"):
         assert "vora_host/web/static/%s" % name in names
 
 
@@ -918,6 +919,17 @@ def test_no_review_during_a_game(db, client, monkeypatch, status, words):
         "no review during a game: game %d %s; once it is over, 'vora games review %d' "
         "computes one" % (gid, words, gid))
     assert str(SECRET_SEED) not in answer.text
+
+
+def test_a_review_in_a_postgresql_log_is_served(pg_url):  # noqa: F811
+    gid = log_game(pg_url, "vorcept", 3, 8, status="abandoned")[0]
+    review = review_of(pg_url, gid, marks={3: "mistake"})
+    with GameLog(pg_url) as log:
+        log.save_review(gid, review)
+    with local_client(create_app(pg_url, watch=False)) as c:
+        answer = c.get("/api/games/%d/review" % gid)
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["moves"] == review["moves"]
 
 
 @pytest.mark.parametrize("path, status, words", [

@@ -123,3 +123,15 @@ def test_a_game_being_played_has_no_review(db, server, page):  # noqa: F811
         "No review during a game: game %d is still playing; once it is over, 'vora games "
         "review %d' computes one." % (game.gid, game.gid), timeout=SHOWN_WITHIN)
     assert page.locator("#review-graph svg").count() == 0
+
+
+def test_a_hidden_games_review_says_it_knew_every_hand(db, server, page):  # noqa: F811
+    gid, moves, _, state = log_game(db, "tossing-tiger", 5, 400, status="over", players=3,
+                                    to_the_end=True)
+    with GameLog(db) as log:
+        log.save_review(gid, review_of(db, gid))
+    page.goto(server + "game/%d" % gid)
+    page.wait_for_selector("body[data-review='%d']" % len(moves), timeout=SHOWN_WITHIN)
+    sync_api.expect(page.locator("#review-about")).to_contain_text(
+        "This review knew every hand and what was still to be drawn: it is shown only now "
+        "that the game is over.")
