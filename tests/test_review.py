@@ -325,11 +325,12 @@ def test_ctrl_c_stops_the_command_saying_how_to_go_on(tmp_path, narrow, capsys,
         return real(*args)
     monkeypatch.setattr(review_run, "evaluate_position", interrupted)
     monkeypatch.setattr(review_run, "WORKERS", 1)  # the interruption comes from this process
-    assert main(["games", "--db", str(db), "review", str(gid), "--budget", "5"]) == 130
+    command = ["games", "--db", str(db), "review", str(gid), "--budget", "5", "--again"]
+    assert main(command) == 130
     err = " ".join(capsys.readouterr().err.split())
     assert ("game %d: stopped at move 3 of %d; run the same command to go on"
             % (gid, len(moves))) in err
     monkeypatch.setattr(review_run, "evaluate_position", real)
-    assert main(["games", "--db", str(db), "review", str(gid)]) == 0
+    assert main(command) == 0  # the same command, --again included, goes on
     assert "going on from move 4" in capsys.readouterr().err
     assert GameLog(db).review(gid)["complete"] is True

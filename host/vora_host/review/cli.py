@@ -71,7 +71,8 @@ def add_parser(actions, db_help):
     review.add_argument("--plot", metavar="FILE.png", default=None,
                         help="also draw the chances over the game, marks shown, as a PNG")
     review.add_argument("--again", action="store_true",
-                        help="compute the review afresh even if the log keeps one")
+                        help="compute the review afresh even if the log keeps a complete "
+                             "one (one stopped part way goes on)")
     review.add_argument("--db", metavar="PATH|URL", default=argparse.SUPPRESS, help=db_help)
     review.set_defaults(games_run=run)
     return review

@@ -60,7 +60,8 @@ def review_game(log, game_id, budget=None, again=False, workers=None, on_progres
     """The review of game `game_id` of `log` (the dict of vora_host.log.reviews), computed
     and kept when the log has none, or none complete at this budget. `budget`: iterations
     per position (None: the stored review's, else DEFAULT_BUDGET); bigger than the stored
-    one, or `again`, computes it afresh. `workers`: processes (None: WORKERS).
+    one computes it afresh, and so does `again` once the stored one is complete (a review
+    stopped part way goes on). `workers`: processes (None: WORKERS).
     `on_start(total, done, budget)` before computing; `on_progress(done, total)` after each
     move. Raises NoSuchGame, GameBeingPlayed, GameDoesNotReplay, ValueError (a bad budget),
     ReviewStopped."""
@@ -79,8 +80,11 @@ def review_game(log, game_id, budget=None, again=False, workers=None, on_progres
                                 "see 'vora games verify %d'" % (gid, report.message, gid))
     stored = log.review(gid)
     if stored is not None:
-        if again or (budget is not None and budget > stored["budget"]):
-            stored = None  # re-done from the start
+        if (again and stored["complete"]) or (budget is not None
+                                               and budget > stored["budget"]):
+            # Re-done from the start. (`again` on a review left part way goes on with it:
+            # the same command, run again after Ctrl-C, must not start over.)
+            stored = None
         else:
             budget = stored["budget"]  # a smaller budget keeps the better review
             if stored["complete"]:
