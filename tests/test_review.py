@@ -334,3 +334,40 @@ def test_ctrl_c_stops_the_command_saying_how_to_go_on(tmp_path, narrow, capsys,
     assert main(command) == 0  # the same command, --again included, goes on
     assert "going on from move 4" in capsys.readouterr().err
     assert GameLog(db).review(gid)["complete"] is True
+
+
+# ---------------------------------------------------------------- the lab's swings
+
+def test_the_kinds_of_moves_and_their_swings():
+    from vora_host.lab.swings import move_kind, swing_table
+    assert [move_kind(m) for m in ("push water Sb", "duck a4 b3", "keep crane", "fight 1 1",
+                                   "buy gatherer-yellow bb", "summon drone2 f7", "end",
+                                   "rainbow green carnivore d")] == [
+        "push water", "duck", "keep crane", "fight", "buy gatherer-yellow", "summon", "end",
+        "rainbow green carnivore"]
+
+    def moved(move, before, after, mark=None):
+        return {"move": move, "before": before, "after": after, "mark": mark}
+    rows = swing_table([moved("push water Sb", 0.5, 0.2, "blunder"),
+                        moved("push water Na", 0.4, 0.5),
+                        moved("duck a4 b3", 0.5, 0.45)])
+    assert rows == [{"kind": "push water", "count": 2, "mean": -0.1, "mean_abs": 0.2,
+                     "marked": 1},
+                    {"kind": "duck", "count": 1, "mean": -0.05, "mean_abs": 0.05,
+                     "marked": 0}]
+
+
+def test_the_lab_tells_which_moves_decide_games(narrow, capsys):
+    from vora_host.lab.swings import game_swings, play_record
+    assert main(["lab", "vorcept", "--swings", "2", "--bots", "random", "--swing-budget",
+                 "5", "--workers", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "Which moves decide vorcept: 2 games, 5 iterations a position" in " ".join(
+        out.split())
+    reviewed = []
+    for seed in (0, 1):
+        reviewed += game_swings(play_record("vorcept", 2, ["random"], seed), 5, workers=1)
+    for kind in {"move", "lava", "pylon"} & {r["move"].split()[0] for r in reviewed}:
+        count = sum(r["move"].split()[0] == kind for r in reviewed)
+        row = next(line for line in out.splitlines() if line.split()[:1] == [kind])
+        assert row.split()[1] == str(count)

@@ -48,6 +48,14 @@ def add_parser(sub):
                           "on --workers processes, each game kept in ladder-games.jsonl as it ends "
                           "(--resume goes on), "
                           "the report in ladder.json in --out")
+    lab.add_argument("--swings", type=positive_int, default=None, metavar="N",
+                     help="which moves decide games instead: N games between --bots are "
+                          "reviewed as 'vora games review' does (--swing-budget iterations "
+                          "a position) and each kind of move (push water, keep crane...) "
+                          "gets its mean change of its mover's chance to win, its mean "
+                          "absolute change and how often the review marked it")
+    lab.add_argument("--swing-budget", type=positive_int, default=None, metavar="N",
+                     help="iterations of the search a position for --swings (default 100)")
     lab.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE",
                      help="a game option (repeat for several); 'vora rules GAME' lists them. "
                           "A dict option also takes a bare number N: N for each of its keys "
@@ -154,6 +162,10 @@ def run(args, console):
                      "--ray local, --workers sets how many CPUs it gets)")
     if args.ladder is not None:
         return run_ladder(args, console, err)
+    if args.swings is not None:
+        return run_swings(args, console, err)
+    if args.swing_budget is not None:
+        parser.error("--swing-budget is the budget of --swings: give --swings N too")
     try:
         spec = build_spec(args)
     except (ValueError, SpecError) as exc:
@@ -176,6 +188,53 @@ def run(args, console):
         err.print("[yellow]Interrupted.[/yellow]")
         return 130
     return 0 if complete else 130
+
+
+def run_swings(args, console, err):
+    """`vora lab GAME --swings N` (lab/swings.py): each kind of move's chance swing over
+    N reviewed bot games, as a table; returns the exit status."""
+    from rich.table import Table
+
+    from vora_host.lab import swings
+    from vora_host.lab.spec import SpecError
+    parser = args.lab_parser
+    for given, name in ((args.compare, "--compare"), (args.ray, "--ray"),
+                        (args.seed_effect, "--seed-effect"), (args.resume, "--resume")):
+        if given:
+            parser.error("--swings reviews games of its own: it takes no %s" % name)
+    try:
+        spec = build_spec(args)
+    except (ValueError, SpecError) as exc:
+        parser.error(str(exc))
+    budget = args.swing_budget or swings.DEFAULT_SWING_BUDGET
+    kinds = list(spec.bots)
+    players = spec.players or min(rules_games.load(args.game).PLAYER_COUNTS)
+    reviewed = []
+    done = 0
+    try:
+        for k in range(args.swings):
+            record = swings.play_record(args.game, players, kinds, args.seed + k,
+                                        spec.options, spec.max_moves)
+            reviewed += swings.game_swings(record, budget, workers=args.workers)
+            done += 1
+            err.print("game %d of %d reviewed (%d moves)" % (done, args.swings,
+                                                            len(record["moves"])))
+    except KeyboardInterrupt:
+        err.print("[yellow]Interrupted: %d of %d games reviewed.[/yellow]"
+                  % (done, args.swings))
+    table = Table(title="Which moves decide %s: %d games, %d iterations a position"
+                  % (args.game, done, budget), box=None, header_style="bold",
+                  title_justify="left")
+    for name, justify in (("kind", "left"), ("played", "right"), ("mean swing", "right"),
+                          ("mean |swing|", "right"), ("marked", "right")):
+        table.add_column(name, justify=justify)
+    for row in swings.swing_table(reviewed):
+        table.add_row(_escape(row["kind"]), str(row["count"]), "%+.3f" % row["mean"],
+                      "%.3f" % row["mean_abs"], str(row["marked"]))
+    console.print(table)
+    console.print("[dim]swing: the mover's chance to win after the move minus before it, "
+                  "as 'vora games review' computes them.[/dim]")
+    return 0 if done == args.swings else 130
 
 
 def run_ladder(args, console, err):

@@ -23,7 +23,7 @@ from vora_host.review.evaluate import (DEFAULT_BUDGET, MAX_BUDGET, evaluate_posi
                                        knows_secrets, positions, review_moves)
 
 __all__ = ["review_game", "ReviewStopped", "GameDoesNotReplay", "WORKERS",
-           "PARALLEL_FROM", "hint_moves"]
+           "PARALLEL_FROM", "hint_moves", "evaluations"]
 
 # Worker processes: two, the cores this machine has (fewer where there are fewer).
 WORKERS = min(2, os.cpu_count() or 1)
@@ -99,7 +99,7 @@ def review_game(log, game_id, budget=None, again=False, workers=None, on_progres
     if on_start is not None:
         on_start(total, len(done), budget)
     states = positions(record)[len(done):]  # from the position before the first move left
-    evaluations = []  # the last two are all that is needed
+    last = []  # the last two evaluations: all that a move's review needs
     last_save = [time.monotonic()]
 
     def save(complete):
@@ -108,12 +108,12 @@ def review_game(log, game_id, budget=None, again=False, workers=None, on_progres
         last_save[0] = time.monotonic()
 
     try:
-        for evaluation in _evaluations(game, states, len(done), budget, secrets,
+        for evaluation in evaluations(game, states, len(done), budget, secrets,
                                        WORKERS if workers is None else workers):
-            evaluations = evaluations[-1:] + [evaluation]
-            if len(evaluations) < 2:
+            last = last[-1:] + [evaluation]
+            if len(last) < 2:
                 continue
-            done.extend(review_moves(record, evaluations[-2:], hints, start=len(done)))
+            done.extend(review_moves(record, last, hints, start=len(done)))
             if on_progress is not None:
                 on_progress(len(done), total)
             if time.monotonic() - last_save[0] >= SAVE_EVERY:
@@ -128,8 +128,9 @@ def review_game(log, game_id, budget=None, again=False, workers=None, on_progres
     return log.review(gid)
 
 
-def _evaluations(game, states, start, budget, secrets, workers):
-    """The evaluations of `states` (positions start, start + 1, ...), in order."""
+def evaluations(game, states, start, budget, secrets, workers):
+    """The evaluations of `states` (positions start, start + 1, ...), in order, by
+    `workers` processes when PARALLEL_FROM positions or more (else here)."""
     texts = [s.to_json() for s in states]
     if workers <= 1 or len(texts) < PARALLEL_FROM:
         for k, text in enumerate(texts, start):
