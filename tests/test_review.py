@@ -371,3 +371,51 @@ def test_the_lab_tells_which_moves_decide_games(narrow, capsys):
         count = sum(r["move"].split()[0] == kind for r in reviewed)
         row = next(line for line in out.splitlines() if line.split()[:1] == [kind])
         assert row.split()[1] == str(count)
+
+
+def test_ctrl_c_at_the_terminal_ends_the_workers_and_keeps_the_moves(tmp_path):
+    # A real Ctrl-C: SIGINT to the foreground process group (vora and its two workers),
+    # with the progress bar on a terminal; the workers are gone when vora has exited.
+    import os
+    import re
+    import signal
+    import sys
+    from pty_screen import PtyScreen
+    db = tmp_path / "games.sqlite3"
+    with GameLog(db) as log:
+        gid, moves = log_random_game(log, game="vora", seed=2)
+    assert len(moves) >= 300
+
+    def workers_of(pid):
+        found = []
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open("/proc/%s/stat" % entry) as f:
+                        fields = f.read().rsplit(")", 1)[1].split()
+                except OSError:
+                    continue
+                if int(fields[1]) == pid:
+                    found.append(int(entry))
+        return found
+
+    def moves_done(text):
+        seen = re.findall(r"(\d+)/%d moves" % len(moves), text)
+        return seen and int(seen[-1]) >= 3
+    with PtyScreen([sys.executable, "-m", "vora_host", "games", "--db", str(db), "review",
+                    str(gid)], cols=80, rows=24) as term:
+        term.wait_until(lambda: moves_done(term.text()), "three moves reviewed")
+        children = workers_of(term.pid)
+        assert len(children) >= 2  # the two workers (and spawn's resource tracker)
+        os.killpg(term.pid, signal.SIGINT)
+        status = term.wait_exit()
+        text = " ".join(term.text().split())
+    assert status == 130, text
+    done = int(re.search(r"stopped at move (\d+) of %d; run the same command to go on"
+                         % len(moves), text).group(1))
+    assert "Traceback" not in text
+    for pid in children:
+        assert not os.path.exists("/proc/%d" % pid) or open(
+            "/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()[0] == "Z"
+    kept = GameLog(db).review(gid)
+    assert kept["complete"] is False and len(kept["moves"]) == done >= 3
