@@ -106,6 +106,11 @@ def run(args, console):
         problem = _check_plot_path(args.plot)
         if problem:
             return fail(problem)
+        try:
+            import matplotlib  # noqa: F401 (a dependency; checked before the work)
+        except ImportError:
+            return fail("the plot needs matplotlib (pip install matplotlib, as in "
+                        "requirements.lock); or leave out --plot")
     log = None
     try:
         log = GameLog(path, create=False, timeout=LOCK_TIMEOUT)
