@@ -419,3 +419,38 @@ def test_ctrl_c_at_the_terminal_ends_the_workers_and_keeps_the_moves(tmp_path):
             "/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()[0] == "Z"
     kept = GameLog(db).review(gid)
     assert kept["complete"] is False and len(kept["moves"]) == done >= 3
+
+
+def test_a_log_of_schema_5_that_cannot_be_written_is_still_read(tmp_path):
+    # A log from before reviews, opened where it cannot be written (a full disk, a
+    # read-only file): read as it is, no review; the first write upgrades it.
+    import sqlite3
+    db = tmp_path / "games.sqlite3"
+    with GameLog(db) as log:
+        gid, moves = log_random_game(log, game="vorcept", seed=3)
+    conn = sqlite3.connect(str(db), isolation_level=None)
+    conn.execute("DROP TABLE reviews")
+    conn.execute("PRAGMA user_version = 5")
+    conn.close()
+    real = GameLog._migrate
+
+    def refuse(self):
+        self._conn.execute("PRAGMA query_only = 1")
+        try:
+            real(self)
+        finally:
+            self._conn.execute("PRAGMA query_only = 0")
+    log = GameLog.__new__(GameLog)
+    GameLog._migrate = refuse
+    try:
+        log.__init__(db)
+    finally:
+        GameLog._migrate = real
+    try:
+        assert log._version == 5 and log.game(gid)["move_count"] == len(moves)
+        assert log.review(gid) is None and log.events(gid) == []
+        log.save_review(gid, {"budget": 3, "complete": True, "knows_secrets": False,
+                              "moves": fake_moves(moves)})
+        assert log.schema_version == 6 and log.review(gid)["budget"] == 3
+    finally:
+        log.close()
