@@ -28,7 +28,9 @@ from rich.console import Console
 
 from shared_rules import games
 from vora_host import games as host_games
-from vora_host.play.board import BoardGame, BoardGameCompanion, KeyPad, compose_frame
+from vora_host.play.board import BoardGame
+from vora_host.play.board_keys import KeyPad, compose_frame
+from vora_host.play.board_session import BoardGameCompanion
 from vora_host.play.terminal import Human
 
 __all__ = ["hidden_games", "seen_by", "differential"]

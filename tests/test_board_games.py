@@ -11,7 +11,8 @@ from vora_host import games as host_games
 from vora_host.bots import RandomBot
 from vora_host.games.base import cell_key
 from vora_host.log.store import GameLog
-from vora_host.play.board import HOLD_MS, BoardGame, KeyPad, compose_frame
+from vora_host.play.board import BoardGame
+from vora_host.play.board_keys import HOLD_MS, KeyPad, compose_frame
 from vora_host.play.terminal import Human
 
 BOARD_GAMES = [n for n in games.names() if hasattr(host_games.host_game(n), "BOARD")]

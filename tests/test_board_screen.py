@@ -18,7 +18,9 @@ from rich.console import Console
 from shared_rules import games, tossing_tiger
 from vora_host import games as host_games
 from vora_host.bots import RandomBot
-from vora_host.play.board import BoardGame, BoardGameCompanion, compose_frame, key_name
+from vora_host.play.board import BoardGame
+from vora_host.play.board_keys import compose_frame, key_name
+from vora_host.play.board_session import BoardGameCompanion
 from vora_host.play.terminal import Human
 
 from test_board_games import FakeClient  # one fake link for the board game tests

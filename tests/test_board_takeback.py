@@ -13,7 +13,8 @@ from vora_host.bots import RandomBot
 from vora_host.games.base import CORNERS
 from vora_host.log.live import LiveLog
 from vora_host.log.store import GameLog
-from vora_host.play.board import TAKEBACK_HOLD_MS, BoardGame, BoardGameCompanion
+from vora_host.play.board import TAKEBACK_HOLD_MS, BoardGame
+from vora_host.play.board_session import BoardGameCompanion
 from vora_host.play.terminal import Human
 
 from play_session import PlaySession
@@ -176,7 +177,7 @@ def test_vorcept_on_the_virtual_board_resumes_and_undo_reaches_the_pcs_game(tmp_
 
 def test_lines_typed_beside_a_usb_board_reach_the_game():
     import asyncio
-    from vora_host.play.board import _read_typed_lines
+    from vora_host.play.board_session import _read_typed_lines
     state = vorcept.new_game(2, 5)
     companion = BoardGameCompanion("vorcept", state, [Human(), Human()])
     companion.game = BoardGame("vorcept", state, [Human(), Human()], FakeClient(),

@@ -13,9 +13,9 @@ import pytest
 
 from shared_rules import boars, games
 from vora_host import games as host_games
-from vora_host.games.base import SEATS_BY_COUNT, cell_key, word_order
+from vora_host.games.base import SEAT_RGB, SEATS_BY_COUNT, cell_key, word_order
 from vora_host.games.tossing_tiger import board as tiger_board
-from vora_host.play.board import SEAT_RGB, KeyPad, compose_frame, key_name
+from vora_host.play.board_keys import KeyPad, compose_frame, key_name
 
 ROOT = Path(__file__).resolve().parents[1]
 BOARS = games.load("boars")

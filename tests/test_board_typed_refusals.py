@@ -5,7 +5,8 @@ import pytest
 
 from shared_rules import games
 from shared_rules.errors import IllegalMove
-from vora_host.play.board import BoardGame, BoardGameCompanion
+from vora_host.play.board import BoardGame
+from vora_host.play.board_session import BoardGameCompanion
 from vora_host.play.terminal import Human
 
 from test_board_games import FakeClient

@@ -10,7 +10,8 @@ from shared_rules import games, vorcept
 from vora_host import games as host_games
 from vora_host.games.base import cell_key
 from vora_host.games.vorcept.board import PYLON_TURN, SIDE_RGB
-from vora_host.play.board import HOLD_MS, BoardGame, KeyPad, compose_frame
+from vora_host.play.board import BoardGame
+from vora_host.play.board_keys import HOLD_MS, KeyPad, compose_frame
 from vora_host.play.terminal import Human
 
 from test_board_games import FakeClient  # the same fake board link

@@ -11,7 +11,7 @@ from shared_rules import games as rules_games
 from shared_rules.errors import BadPosition
 from vora_host import howto
 from vora_host.games import host_game
-from vora_host.play.board import key_name
+from vora_host.play.board_keys import key_name
 
 GAMES = rules_games.names()
 LINE = re.compile(r"^(?P<move>\S+(?: \S+)*?)(?:\s{2,}\[(?P<keys>[^\]]*)\])?(?:\s{2,}(?P<note>.*))?$")

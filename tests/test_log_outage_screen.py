@@ -14,7 +14,8 @@ from shared_rules import games
 from vora_host.link.mirror import ansi_lines, mirror_renderable
 from vora_host.log.live import LiveLog
 from vora_host.log.store import GameLog
-from vora_host.play.board import BoardGame, BoardGameCompanion
+from vora_host.play.board import BoardGame
+from vora_host.play.board_session import BoardGameCompanion
 from vora_host.play.terminal import Human
 
 from link_harness import Rig, random_moves

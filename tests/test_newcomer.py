@@ -21,7 +21,7 @@ from shared_rules import games as rules_games
 from vora_host import games as host_games
 from vora_host.log.store import GameLog
 from vora_host.play import saved
-from vora_host.play.board import KeyPad, key_name
+from vora_host.play.board_keys import KeyPad, key_name
 from vora_host.virtual import screen as sim
 
 from pty_screen import WAIT, PtyScreen
@@ -353,7 +353,8 @@ def test_the_footer_offers_a_move_to_type_only_when_a_human_is_to_act():
     # While the bot is to move, a move offered in the footer would only be refused
     # ("wait: P1 (random) is thinking"): the footer offers none then.
     from vora_host.bots import RandomBot
-    from vora_host.play.board import BoardGame, BoardGameCompanion
+    from vora_host.play.board import BoardGame
+    from vora_host.play.board_session import BoardGameCompanion
     from vora_host.play.terminal import Human
     from test_board_screen import FakeClient
     state = rules_games.load("vorcept").new_game(2, seed=SEED)

@@ -19,7 +19,9 @@ from rich.console import Console
 from shared_rules import games
 from vora_host import games as host_games
 from vora_host.bots import RandomBot
-from vora_host.play.board import BoardGame, BoardGameCompanion, KeyPad
+from vora_host.play.board import BoardGame
+from vora_host.play.board_keys import KeyPad
+from vora_host.play.board_session import BoardGameCompanion
 from vora_host.play.terminal import (Human, TerminalGame, in_shown_order, moves_summary,
                                      resolve_entry)
 from vora_host.virtual import screen as sim

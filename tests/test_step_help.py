@@ -14,7 +14,7 @@ from shared_rules import games as rules_games
 from shared_rules import vora
 from vora_host.games import host_game
 from vora_host.games.vora import view as vora_view
-from vora_host.play.board import key_name
+from vora_host.play.board_keys import key_name
 from vora_host.play.terminal import Human, TerminalGame
 
 # Words only one game uses: no other game's help may say them.

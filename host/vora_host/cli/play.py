@@ -161,7 +161,7 @@ def cmd_play_board(args, console, parser):
     from vora_host.link import portlock, ports
     from vora_host.virtual import sim
     from vora_host.link.mirror import VirtualCompanion, run_mirror
-    from vora_host.play.board import BoardGameCompanion, run_board_game
+    from vora_host.play.board_session import BoardGameCompanion, run_board_game
     from vora_host.play.board_play import BoardPlay
     host = None
     play = None

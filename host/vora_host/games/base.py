@@ -134,7 +134,7 @@ SEATS_BY_COUNT = {1: "S", 2: "SN", 3: "SWN", 4: "SWNE"}
 OFF = (0, 0, 0)
 WHITE = (255, 255, 255)
 # Each seat's colour (its corner pulses in it; a game's pieces may wear it), here beside the
-# seats so that every game's mapping and the key pad (vora_host.play.board) share them.
+# seats so that every game's mapping and the key pad (vora_host.play.board_keys) share them.
 SEAT_RGB = {"S": (0, 200, 255), "W": (255, 0, 200), "N": (255, 140, 0), "E": (140, 255, 0)}
 
 
@@ -151,7 +151,7 @@ def cell_key(name):
 
 class BoardMapping:
     """How a game the host runs shows on the board's 7x7 keys and reads them (terminal
-    mode of the link). The generic key pad of vora_host.play.board does the rest: it
+    mode of the link). The generic key pad of vora_host.play.board_keys does the rest: it
     narrows the legal moves by the keys pressed, previews the one they name, cycles
     between moves that share the same keys when the last key is pressed again, and plays
     the preview when the player to act presses their corner (their confirm key).

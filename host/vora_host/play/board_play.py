@@ -29,7 +29,7 @@ import collections
 
 from vora_host import bots as bot_kinds
 from vora_host.games.vora import view
-from vora_host.play.board import THINK_WAIT_S, BotThinking
+from vora_host.play.thinking import THINK_WAIT_S, BotThinking
 
 R_BUSY = 18  # the board's refusal of a position while a game is in progress (vora_ui)
 PERSON = "person"  # `--bot N=person`: the seat is a person's (a bot's, when last played)

@@ -77,7 +77,7 @@ def pages(head, body, height, first=None, sentences=False, key="Tab"):
 
 def book(named, height):
     """The pages of the panel from its parts, [(name, priority, lines)] in the order drawn
-    (vora_host.play.board.BoardGameCompanion): the game's picture holds the summary too,
+    (vora_host.play.board_session.BoardGameCompanion): the game's picture holds the summary too,
     so the summary is drawn only when all does not fit, on the first page; a help (a part
     named "help") is paged under the turn and the last event, at the ends of sentences."""
     if height is None:

@@ -118,7 +118,7 @@ class VirtualBoard:
         # In terminal mode the PC's game names the keys (vora play GAME): a callable
         # giving (49 names, 49 marks), or None to keep Vora's.
         self.terminal_keys = None
-        # ... and the game itself (vora_host.play.board.BoardGameCompanion): typed moves,
+        # ... and the game itself (vora_host.play.board_session.BoardGameCompanion): typed moves,
         # help, the turn, the legend.
         self.terminal_companion = None
         # `?` on the screen: Vora's step help beside the board (a game the PC runs keeps

@@ -98,7 +98,7 @@ def vora_help_markup(board):
     typed) first, then the game in a few lines; rich markup."""
     from vora_host.games import host_game
     from vora_host.games.vora.ui import SUMMARY
-    from vora_host.play.board import STEP_NOW
+    from vora_host.play.board_session import STEP_NOW
     if not board.game_on():
         return ("[bold]Now[/bold]: no game runs (%s): the keys do nothing until the "
                 "firmware does; `reset` restarts the board." % board.machine.status())
