@@ -22,7 +22,7 @@ from shared_rules import games, tossing_tiger
 from vora_host.cli import main
 from vora_host.log import formats
 from vora_host.log import store as gamelog
-from vora_host.log.cli import game_view
+from vora_host.log.cli_views import game_view
 from vora_host.log.records import result_of
 from vora_host.log.store import GameLog
 from vora_host.web import game_data, serve
@@ -809,7 +809,7 @@ def test_a_game_without_a_host_package_is_still_shown(db, client, monkeypatch):
         return real(name)
 
     monkeypatch.setattr(web_app.game_data.host_games, "host_game", no_package)
-    monkeypatch.setattr("vora_host.log.cli.host_games.host_game", no_package)
+    monkeypatch.setattr("vora_host.log.cli_views.host_games.host_game", no_package)
     pos = client.get("/api/games/%d/position/3" % gid).json()
     assert pos["board"] == [] and pos["legend"] == []
     import html

@@ -8,7 +8,7 @@ import re
 
 from rich.markup import escape
 
-from vora_host.log import cli as games_cli
+from vora_host.log.cli_views import game_view
 from vora_host.log.records import RecordError, load_record, replay
 from vora_host.words import plural
 
@@ -48,7 +48,7 @@ def cmd_replay(args, console):
                 and re.fullmatch(r"[a-z][a-z0-9_-]{0,19}", agent["kind"]):
             who[agent["player"]] = agent["kind"]
     history = []
-    view = games_cli.game_view(record["game"])
+    view = game_view(record["game"])
     palette = view.palette_for(console)
 
     def draw(state):

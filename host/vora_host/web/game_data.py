@@ -33,7 +33,7 @@ from shared_rules.errors import BadPosition, IllegalMove
 
 from vora_host import games as host_games
 from vora_host.log import formats
-from vora_host.log.cli import game_view
+from vora_host.log.cli_views import game_view
 from vora_host.log.records import game_title
 from vora_host.log.verify import player_label, record_of
 
