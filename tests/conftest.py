@@ -101,6 +101,20 @@ def pytest_sessionfinish(session, exitstatus):
         f.write("\n")
 
 
+def pytest_configure(config):
+    global _SIM_FOLDER
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker and os.environ.get("VORA_TESTS_SIM_FOLDER"):
+        # A worker of a parallel run (pytest -n): a stable name of its own, beside the
+        # run's, so two workers' virtual boards never meet.
+        os.environ["VORA_SIM_DEVICE"] = os.path.join(os.environ["VORA_TESTS_SIM_FOLDER"],
+                                                     "ttyVORA-" + worker)
+    elif "VORA_SIM_DEVICE" not in os.environ:
+        _SIM_FOLDER = tempfile.mkdtemp(prefix="vora-tests-")
+        os.environ["VORA_SIM_DEVICE"] = os.path.join(_SIM_FOLDER, "ttyVORA")
+        os.environ["VORA_TESTS_SIM_FOLDER"] = _SIM_FOLDER
+
+
 def pytest_unconfigure(config):
     if _SIM_FOLDER is not None:
         shutil.rmtree(_SIM_FOLDER, ignore_errors=True)
