@@ -26,7 +26,7 @@ import pytest
 
 _SIM_FOLDER = None
 DURATIONS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "durations.json")
-QUICK_LIMIT = 1.0  # seconds recorded: a test this long or longer is not in --quick
+QUICK_LIMIT = 0.2  # seconds recorded: a test this long or longer is not in --quick
 _recorded = {}  # nodeid -> (seconds, of which set-up), filled as the run goes
 
 
