@@ -16,6 +16,7 @@ import threading
 import time
 
 from vora_host.lab.playing import play_chunk
+from vora_host.pools import stop_local_pool
 
 __all__ = ["InProcessRunner", "ProcessRunner", "RayRunner", "RunnerError", "make_runner",
            "start_local_pool", "stop_local_pool"]
@@ -101,22 +102,6 @@ def start_local_pool(workers):
     from concurrent.futures import ProcessPoolExecutor
     return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
                                initializer=_start_worker, initargs=(os.getpid(),))
-
-
-def stop_local_pool(pool, finished):
-    """Shut `pool` down: waiting for it when its work `finished`; else (interrupted,
-    failed, a worker lost) its workers may be busy with dropped work, so they are ended
-    by their handles and joined, gone before the command says it stopped."""
-    if finished:
-        pool.shutdown(wait=True)
-        return
-    processes = list((getattr(pool, "_processes", None) or {}).values())
-    pool.shutdown(wait=False, cancel_futures=True)
-    for process in processes:
-        if process.is_alive():
-            process.terminate()
-    for process in processes:
-        process.join(5)
 
 
 class ProcessRunner:

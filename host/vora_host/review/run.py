@@ -19,6 +19,7 @@ import time
 
 from vora_host.log.reviews import REVIEWABLE, GameBeingPlayed
 from vora_host.log.verify import check_replay, record_of
+from vora_host.pools import stop_local_pool
 from vora_host.review.evaluate import (DEFAULT_BUDGET, MAX_BUDGET, evaluate_position,
                                        knows_secrets, positions, review_moves)
 
@@ -149,22 +150,10 @@ def evaluations(game, states, start, budget, secrets, workers):
             yield future.result()
         finished = True
     finally:
-        _stop(pool, finished)
+        stop_local_pool(pool, finished)
 
 
 def _ignore_sigint():
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _stop(pool, finished):
-    # Interrupted: the workers may be busy with work nobody waits for; end them.
-    if finished:
-        pool.shutdown(wait=True)
-        return
-    processes = list((getattr(pool, "_processes", None) or {}).values())
-    pool.shutdown(wait=False, cancel_futures=True)
-    for process in processes:
-        if process.is_alive():
-            process.terminate()
-    for process in processes:
-        process.join(5)
