@@ -22,7 +22,9 @@ WAIT = 60.0  # seconds for what a program should show soon: generous, under load
 
 
 class PtyScreen:
-    def __init__(self, argv, cols=80, rows=24, env=None, cwd=None):
+    def __init__(self, argv, cols=80, rows=24, env=None, cwd=None, blocked=()):
+        """`blocked`: signals the program starts with blocked (it never sees them), for
+        tests of what it does when another sign of the same event comes first."""
         self.cols, self.rows = cols, rows
         self.screen = pyte.Screen(cols, rows)
         self.stream = pyte.ByteStream(self.screen)
@@ -31,6 +33,8 @@ class PtyScreen:
         if pid == 0:
             try:
                 fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+                if blocked:
+                    signal.pthread_sigmask(signal.SIG_BLOCK, set(blocked))
                 if cwd:
                     os.chdir(cwd)
                 os.execvpe(argv[0], argv, dict(os.environ, **(env or {}), TERM="xterm-256color",

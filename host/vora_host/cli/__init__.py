@@ -25,6 +25,7 @@ import argparse
 
 from rich.console import Console
 
+from vora_host import hang_up
 from vora_host.cli import play, play_args, replay, resume, rules
 from vora_host.lab import cli as lab_cli
 from vora_host.link import cli as link_cli
@@ -76,7 +77,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     console = Console(highlight=False)
     if args.command in ("play", "mirror"):
-        _hang_up_like_ctrl_c()
+        hang_up.install()  # the terminal closing stops them as Ctrl-C does
     try:
         if args.command == "play" and args.host is not None and args.serve is None \
                 and args.web is None:
@@ -126,27 +127,3 @@ def main(argv=None):
     except BrokenPipeError:
         # Output piped into something like `head` that stopped reading: not an error of ours.
         return 1
-
-
-def _hang_up_like_ctrl_c():
-    """The terminal closing (SIGHUP) stops vora play and vora mirror as Ctrl-C does: the
-    game is saved as interrupted (a demo abandoned) and the log closed, rather than the
-    process killed with its game left "playing" (which the next session would resume, a
-    demo included). What is printed after it goes nowhere: the terminal is gone, and a
-    write to it would fail before the game is written."""
-    import os
-    import signal
-    if not hasattr(signal, "SIGHUP") or signal.getsignal(signal.SIGHUP) == signal.SIG_IGN:
-        return  # (nohup: kept running)
-
-    def hung_up(signum, frame):
-        signal.signal(signal.SIGHUP, signal.SIG_IGN)  # once: the way out is under way
-        try:
-            null = os.open(os.devnull, os.O_RDWR)
-            for fd in (0, 1, 2):
-                os.dup2(null, fd)
-        except OSError:
-            pass
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGHUP, hung_up)

@@ -20,6 +20,7 @@ from rich.console import Console, Group
 from rich.markup import escape as rich_escape
 from rich.text import Text
 
+from vora_host import hang_up
 from vora_host.games.vora import view as render
 from vora_host.link import portlock, ports
 from vora_host.link.client import BoardClient, ticks_ms
@@ -396,7 +397,9 @@ class TypedKeys:
         except OSError:
             data = b""
         if not data:  # end of input: nothing more to read (the board goes on)
+            fd = self._fd
             self.stop()
+            hang_up.stop_if_closed(fd)  # unless the terminal closed: stop as on SIGHUP
             return
         if self._saved is None:
             self._lines(data)

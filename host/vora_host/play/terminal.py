@@ -29,6 +29,7 @@ from rich.text import Text
 from shared_rules.errors import IllegalMove
 
 from vora_host import games as host_games
+from vora_host import hang_up
 from vora_host.bots import level_of, short_kind
 from vora_host.games.base import word_order
 from vora_host.log.records import result_of
@@ -645,7 +646,10 @@ class TerminalGame:
         # input() gets the prompt itself so that line editing knows where the text starts.
         try:
             line = self.read(prompt)
-        except EOFError:
+        except (EOFError, OSError) as exc:
+            hang_up.stop_if_closed()  # the terminal closed: stop as its SIGHUP would
+            if not isinstance(exc, EOFError):
+                raise
             self.console.print()
             return None
         if self.echo:

@@ -1,0 +1,107 @@
+"""The terminal closing (a hang-up) stops vora play and vora mirror as Ctrl-C does: the game
+is saved as interrupted (a demo abandoned) and the log closed, rather than the process
+killed with its game left "playing" (which the next session would resume, a demo
+included), or going on with nobody at its screen.
+
+The kernel tells a program its terminal closed in two ways, in no fixed order: SIGHUP, and
+reads from the terminal that fail (EIO) or end (end of input). Under load the failed read is
+often seen first, and a program that took it for a pipe run dry ended as "end of input"
+(exit 1) or went on; one that only writes (a demo) died of the failed write. All ways lead to
+`hung_up()`: a reader of the terminal asks `stop_if_closed()` before it treats an end of
+input as one, and sys.stdout and sys.stderr, when they are the terminal, ask it when a
+write fails.
+
+What is printed after it goes nowhere: the terminal is gone, and a write to it would fail
+before the game is written, so the standard streams are pointed at the null device.
+"""
+
+import os
+import signal
+import sys
+
+# The standard streams that were a terminal when install() ran: only those can hang up.
+_terminals = set()
+
+
+def install():
+    """Stop on SIGHUP as on Ctrl-C, unless the program was started to ignore it (nohup,
+    which also keeps a terminal off its standard input)."""
+    if not hasattr(signal, "SIGHUP") or signal.getsignal(signal.SIGHUP) == signal.SIG_IGN:
+        return
+    for fd in (0, 1, 2):
+        if _is_terminal(fd):
+            _terminals.add(fd)
+    signal.signal(signal.SIGHUP, _on_signal)
+    if 1 in _terminals and not isinstance(sys.stdout, _TerminalStream):
+        sys.stdout = _TerminalStream(sys.stdout, 1)
+    if 2 in _terminals and not isinstance(sys.stderr, _TerminalStream):
+        sys.stderr = _TerminalStream(sys.stderr, 2)
+
+
+def terminal_closed(fd=0):
+    """Whether `fd` was a terminal when install() ran and is one no longer: a terminal
+    that hung up answers every request with an error, so it no longer passes isatty."""
+    return fd in _terminals and not _is_terminal(fd)
+
+
+def stop_if_closed(fd=0):
+    """At an end of input (or a failed read) on `fd`: when its terminal closed, stop as
+    SIGHUP does (raises KeyboardInterrupt); otherwise return, and the caller treats it as
+    the end of input it is."""
+    if terminal_closed(fd):
+        hung_up()
+
+
+def hung_up():
+    """Leave by KeyboardInterrupt, once, with the standard streams on the null device."""
+    if hasattr(signal, "SIGHUP"):
+        try:
+            signal.signal(signal.SIGHUP, signal.SIG_IGN)  # once: the way out is under way
+        except ValueError:
+            pass  # (not the main thread: its KeyboardInterrupt is the way out)
+    _terminals.clear()
+    try:
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        os.close(null)
+    except OSError:
+        pass
+    raise KeyboardInterrupt
+
+
+class _TerminalStream:
+    """sys.stdout or sys.stderr at a terminal: a write that fails because the terminal
+    closed stops the program as its SIGHUP would; anything else is the stream's own."""
+
+    def __init__(self, stream, fd):
+        self._stream = stream
+        self._fd = fd
+
+    def write(self, text):
+        try:
+            return self._stream.write(text)
+        except OSError:
+            stop_if_closed(self._fd)
+            raise
+
+    def flush(self):
+        try:
+            self._stream.flush()
+        except OSError:
+            stop_if_closed(self._fd)
+            raise
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+def _on_signal(signum, frame):
+    hung_up()
+
+
+def _is_terminal(fd):
+    try:
+        return os.isatty(fd)
+    except OSError:
+        return False
