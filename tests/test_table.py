@@ -122,3 +122,173 @@ def test_a_client_too_far_behind_is_told_it_lost_events():
         table.say("log", "x")
     events, lost = table.events_since(0)
     assert lost and len(events) == TABLE_EVENTS
+
+
+# ---- a seat played from elsewhere that goes: claims (issue 39, "Faults and bad input")
+
+class Clock:
+    """The table's seconds clock, moved by the test."""
+
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self):
+        return self.now
+
+
+def _claim_table(game="vorcept", players=2, log=None, claim_after=120):
+    clock = Clock()
+    state = rules_games.load(game).new_game(players, 3)
+    table = Table(game, state, [Human() for _ in range(players)], log=log, clock=clock,
+                  claim_after=claim_after)
+    return table, clock
+
+
+def test_a_seat_gone_two_minutes_lets_the_other_claim_the_win_and_the_log_says_so(tmp_path):
+    db = tmp_path / "games.sqlite3"
+    state = rules_games.load("vorcept").new_game(2, 3)
+    live = LiveLog(db, "vorcept", 2, 3, state.options())
+    clock = Clock()
+    table = Table("vorcept", state, [Human(), Human()], log=live, clock=clock)
+    table.play(table.state.legal_moves()[0], number=0)
+    with pytest.raises(Refused) as refused:
+        table.claim(0, "win")
+    assert refused.value.reason == "nobody has left: there is nothing to claim"
+    table.left(1)
+    said = table.events_since(0)[0][-1]
+    assert said[1] == "seat" and said[2] == (
+        "P1 has left (reconnecting): after 2 min the others may claim the win or abort")
+    clock.now += 119
+    assert table.claims(0) == ([], None)
+    with pytest.raises(Refused) as refused:
+        table.claim(0, "win")
+    assert refused.value.reason == ("P1 has been gone 1 min 59 s: the game may be claimed "
+                                    "after 2 min")
+    clock.now += 1
+    assert table.claims(0) == (["win", "abort"], 1)
+    with pytest.raises(Refused) as refused:  # the one who left claims nothing
+        table.claim(1, "win")
+    assert refused.value.reason == "P1 is not here"
+    with pytest.raises(Refused) as refused:
+        table.claim(0, "draw")
+    assert "win or abort" in refused.value.reason
+    table.claim(0, "win")
+    assert table.is_over() and table.to_act() is None
+    assert table.stopped == "P1 left and did not come back: P0 claims the win"
+    assert table.events_since(0)[0][-1][1] == "claim"
+    with pytest.raises(Refused):
+        table.play(table.state.legal_moves()[0], number=1)
+    with pytest.raises(Refused):
+        table.claim(0, "abort")  # once
+    live.finish()
+    with GameLog(db) as log:
+        info = log.game(live.gid)
+        assert info["status"] == "abandoned" and info["move_count"] == 1
+        assert info["result"]["end"] == table.stopped and info["result"]["winner"] is None
+        assert log.verify(live.gid).ok
+
+
+def test_a_seat_back_in_time_leaves_nothing_to_claim_and_the_others_are_told():
+    table, clock = _claim_table()
+    table.left(1)
+    clock.now += 100
+    table.back(1, "browser")
+    assert table.events_since(0)[0][-1][2] == "P1 is back (browser)"
+    clock.now += 1000
+    assert table.claims(0) == ([], None)
+    with pytest.raises(Refused) as refused:
+        table.claim(0, "abort")
+    assert refused.value.reason == "nobody has left: there is nothing to claim"
+    table.left(1)  # gone again: its time starts again
+    clock.now += 60
+    assert table.gone_for(1) == 60 and table.claims(0) == ([], None)
+
+
+def test_a_seat_that_never_came_counts_as_gone_from_the_start_quietly():
+    table, clock = _claim_table()
+    table.away(1)
+    assert table.seq == 0  # nothing said: its link may not be opened yet
+    clock.now += 120
+    assert table.claims(0) == (["win", "abort"], 1)
+    table.back(1, "browser")
+    assert table.events_since(0)[0][-1][2] == "P1 is here (browser)"
+    assert table.claims(0) == ([], None)
+
+
+def test_among_three_players_the_game_is_aborted_not_won():
+    table, clock = _claim_table("boars", players=3, claim_after=30)
+    table.left(2)
+    assert table.events_since(0)[0][-1][2].endswith("after 30 s the others may abort the game")
+    clock.now += 30
+    assert table.claims(0) == (["abort"], 2) and table.claims(1) == (["abort"], 2)
+    with pytest.raises(Refused) as refused:
+        table.claim(1, "win")
+    assert refused.value.reason == ("a win is claimed only in a game of two players; here "
+                                    "the game may be aborted")
+    table.claim(1, "abort")
+    assert table.stopped == "P2 left and did not come back: P1 aborts the game"
+
+
+def test_only_a_human_here_claims():
+    clock = Clock()
+    state = rules_games.load("vorcept").new_game(2, 3)
+    table = Table("vorcept", state, [Human(), make_bot("random", 1, "vorcept")], clock=clock)
+    table.left(0)
+    clock.now += 500
+    with pytest.raises(Refused) as refused:
+        table.claim(1, "win")
+    assert refused.value.reason == "only a human claims the game"
+
+
+def _terminal(table, lines):
+    from rich.console import Console
+
+    from vora_host.play.terminal import TerminalGame
+    feed = iter(lines)
+
+    def read(prompt):
+        read.prompts.append(prompt)
+        try:
+            return next(feed)
+        except StopIteration:
+            raise EOFError
+    read.prompts = []
+    console = Console(record=True, width=100)
+    game = TerminalGame(table.state, table.agents, console, game=table.game, table=table,
+                        read=read, echo=False)
+    return game, console, read
+
+
+def test_at_the_terminal_a_player_claims_a_gone_browser_seat_at_the_prompt_or_while_waiting():
+    from vora_host.play.terminal import RESIGNED
+    from vora_host.web.seats import BrowserSeat
+    # Typed at the human's own prompt: refused while the seat may still come back.
+    clock = Clock()
+    state = rules_games.load("vorcept").new_game(2, 3)
+    table = Table("vorcept", state, [Human(), BrowserSeat()], clock=clock)
+    table.left(1)
+    game, console, read = _terminal(table, ["claim", "abort"])
+    read_first = read
+
+    def later(prompt):  # the second line comes 2 minutes later
+        if len(read_first.prompts) == 1:
+            clock.now += 120
+        return read_first(prompt)
+    game.read = later
+    assert game.run() == RESIGNED
+    text = console.export_text()
+    assert "Not now: P1 has been gone 0 s: the game may be claimed after 2 min." in text
+    assert table.stopped == "P1 left and did not come back: P0 aborts the game"
+    assert "P1 left and did not come back: P0 aborts the game; the game stops here" in text
+    # Asked while the terminal waits for the browser seat to play, once it has gone long
+    # enough; Enter waits on; the answer is asked again only after a new absence.
+    clock = Clock()
+    state = rules_games.load("vorcept").new_game(2, 3)
+    table = Table("vorcept", state, [BrowserSeat(), Human()], clock=clock, claim_after=10)
+    table.away(0)
+    clock.now += 10
+    game, console, read = _terminal(table, ["claim"])
+    assert game.run() == RESIGNED
+    assert read.prompts == ["P0 Blue has not come back: type claim to claim the win, abort "
+                            "to stop the game, or Enter to wait on. "]
+    assert table.stopped == "P0 left and did not come back: P1 claims the win"

@@ -227,3 +227,58 @@ def test_a_board_human_and_a_browser_play_one_game_at_the_board_s_table(tmp_path
     with GameLog(db) as log:
         info = log.games()[0]
         assert info["move_count"] == 2 and log.verify(info["id"]).ok
+
+
+def test_a_seat_whose_browser_went_lets_the_other_claim_from_its_page(tmp_path):
+    # Issue 39: P1's page is gone; P0's page is told, and after claim_after may claim the
+    # win (POST /claim), which the log keeps as abandoned with who claimed. (A page's stream
+    # ending is the table's left(): tests/test_web_seats_browser.py closes a real page.)
+    from test_table import Clock
+    db = tmp_path / "games.sqlite3"
+    state = rules_games.load("vorcept").new_game(2, 5)
+    live = LiveLog(db, "vorcept", 2, 5, state.options())
+    clock = Clock()
+    table = Table("vorcept", state, [BrowserSeat(), BrowserSeat()], log=live, clock=clock)
+    registry = SeatRegistry()
+    tokens = registry.open(table, [0, 1])
+    seat0, seat1 = ("/api/seat/%s" % tokens[p] for p in (0, 1))
+    with TestClient(_app(registry)) as client:
+        view = client.get(seat0).json()
+        assert [(g["player"], g["why"], g["claim_in"]) for g in view["gone"]] == [
+            (0, "not here yet", 120), (1, "not here yet", 120)]
+        with client.stream("GET", seat0 + "/events") as mine:
+            lines = mine.iter_lines()  # kept: a dropped line iterator closes the stream
+            hello = _event(lines)[1]
+            assert _event(lines)[0] == "seat"
+            table.back(1, "browser")
+            table.left(1)
+            clock.now += 30
+            view = client.get(seat0).json()
+            assert [(g["player"], g["why"], g["claim_in"]) for g in view["gone"]] == [
+                (1, "left", 90)]
+            assert view["claims"] == [] and view["claim_after"] == 120
+            assert any("P1 has left (reconnecting)" in e[2] for e in view["events"])
+            body = {"what": "win", "client": hello["client"]}
+            answer = client.post(seat0 + "/claim", json=body, headers=HEADERS)
+            assert answer.status_code == 422 and answer.json()["error"] == (
+                "P1 has been gone 30 s: the game may be claimed after 2 min")
+            answer = client.post(seat0 + "/claim", json={"what": "everything",
+                                                         "client": hello["client"]},
+                                 headers=HEADERS)
+            assert answer.status_code == 422 and "win" in answer.json()["error"]
+            clock.now += 90
+            view = client.get(seat0).json()
+            assert view["claims"] == ["win", "abort"] and view["claim_against"] == 1
+            answer = client.post(seat1 + "/claim", json={"what": "win"}, headers=HEADERS)
+            assert answer.status_code == 422 and answer.json()["error"] == "P1 is not here"
+            answer = client.post(seat0 + "/claim", json=body, headers=HEADERS)
+            assert answer.status_code == 200
+            view = answer.json()
+            assert view["over"] and view["stopped"] == (
+                "P1 left and did not come back: P0 claims the win")
+            assert view["gone"] == [] and view["claims"] == []
+            registry.closing.set()  # the server stops: its streams end
+    live.finish()
+    with GameLog(db) as log:
+        info = log.game(live.gid)
+        assert info["status"] == "abandoned" and info["result"]["end"] == view["stopped"]

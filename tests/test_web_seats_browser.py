@@ -2,7 +2,8 @@
 player starts it, one browser context a seat, a phone's size (390x844) and a desktop's
 (1280x800): moves chosen by tapping the 7x7's keys or from the list, the turn said, a
 takeback asked on one phone and agreed on the other, the newest browser on a seat wins,
-and whole games of all five games with a seat in a browser."""
+a phone that goes and comes back, a win claimed after it went for good, and whole games
+of all five games with a seat in a browser."""
 
 import os
 import random
@@ -120,6 +121,66 @@ def test_two_phones_play_by_keys_and_list_take_back_and_the_newest_browser_wins(
     with GameLog(db) as log:
         info = log.game(log.games()[0]["id"])
         assert info["move_count"] == 1 and info["taken_back"] == 1
+
+
+def test_a_phone_that_goes_comes_back_and_then_the_other_claims_the_win(chromium, tmp_path):
+    # Issue 39: P1's phone leaves (its page closed); P0's page says so at once and when it
+    # may claim; P1 comes back with its link and plays on; it leaves again, and once its
+    # time is out (--claim-after 10) P0 claims the win from its page.
+    db = tmp_path / "games.sqlite3"
+    play = Typed("vorcept", "--seed", "6", "--web", "all", "--serve", "0", "--db", str(db),
+                 "--claim-after", "10")
+    errors = []
+    try:
+        links = _links(play, (0, 1))
+        blue = _page(chromium, DESKTOP, errors)
+        blue.on("dialog", lambda dialog: dialog.accept())
+        blue.goto(links[0])
+        red = _page(chromium, PHONE, errors)
+        red.goto(links[1])
+        blue.wait_for_selector("#turn.yours", timeout=SHOWN)
+        red.wait_for_selector("#live-state.live", timeout=SHOWN)
+        blue.wait_for_selector("#gone", state="hidden", timeout=SHOWN)
+        blue.locator("#moves button").first.click()
+        blue.click("#play")
+        red.wait_for_selector("#turn.yours", timeout=SHOWN)
+        # P1's phone goes: P0 is told, with the time P1 has to come back.
+        red.context.close()
+        blue.wait_for_selector("#gone:not([hidden])", timeout=SHOWN)
+        text = blue.text_content("#gone-what")
+        assert text.startswith("P1 Red (browser) has left (reconnecting). If they are not "
+                               "back in "), text
+        assert text.endswith(", you may claim the win or abort the game."), text
+        assert blue.is_hidden("#claim-win")
+        play.wait_for(r"P1 Red has left \(reconnecting\): after 10 s the others may claim")
+        # It comes back with its link: P0's notice goes, P1 plays on.
+        red = _page(chromium, PHONE, errors)
+        red.goto(links[1])
+        red.wait_for_selector("#turn.yours", timeout=SHOWN)
+        blue.wait_for_selector("#gone", state="hidden", timeout=SHOWN)
+        play.wait_for(r"P1 Red is back \(browser\)")
+        red.locator("#moves button").first.click()
+        red.click("#play")
+        blue.wait_for_selector("#turn.yours", timeout=SHOWN)
+        # It goes for good: past its 10 s, P0's page offers the claim by itself.
+        red.context.close()
+        blue.wait_for_selector("#claim-win:not([hidden])", timeout=SHOWN)
+        assert "did not come back in time" in blue.text_content("#gone-what")
+        assert blue.is_visible("#claim-abort")
+        blue.click("#claim-win")
+        claimed = "P1 Red left and did not come back: P0 Blue claims the win"
+        blue.wait_for_function("document.getElementById('turn').textContent.includes("
+                               "'%s')" % claimed, timeout=SHOWN)
+        play.wait_for(r"The game stopped \(%s\) during turn 1" % claimed)
+        assert blue.is_hidden("#gone") and not errors, errors
+        assert play.finish() == 0
+    finally:
+        play.kill()
+    with GameLog(db) as log:
+        info = log.game(log.games()[0]["id"])
+        assert info["status"] == "abandoned" and info["move_count"] == 2
+        assert info["result"]["end"] == claimed
+        assert log.verify(info["id"]).ok
 
 
 @pytest.mark.parametrize("game", ["vora", "vorcept", "gaia-vora", "tossing-tiger", "boars"])

@@ -56,6 +56,19 @@ def seconds(text):
     return x
 
 
+def claim_seconds(text):
+    """How long a seat may be gone before the others may end the game (vora play
+    --claim-after): from 10 s (a moment's Wi-Fi loss is not a departure) to a day."""
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r is not a number of seconds" % text[:40])
+    if not 10 <= x <= 86400:
+        raise argparse.ArgumentTypeError("a seat's time to come back is from 10 seconds to "
+                                         "86400 (a day), not %s" % text[:40])
+    return x
+
+
 def option_value(module, name, text):
     """A game option given as text on the command line (`-o NAME=VALUE`), turned into the
     value its kind in `module.OPTIONS` asks for; ValueError naming the option otherwise."""

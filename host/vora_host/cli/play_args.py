@@ -18,8 +18,9 @@ from shared_rules.errors import BadPosition
 
 from vora_host import bots
 from vora_host import games as host_games
-from vora_host.argtypes import game_option_pairs, game_seed, positive_int, seconds
+from vora_host.argtypes import claim_seconds, game_option_pairs, game_seed, positive_int, seconds
 from vora_host.play.terminal import Human
+from vora_host.table import CLAIM_AFTER
 from vora_host.web.cli import WEB_PORT, port_number
 
 __all__ = ["add_parser", "parse_box", "parse_seat_list", "seat_names", "INTERACTIVE_DELAY",
@@ -138,6 +139,12 @@ def add_parser(sub):
                            "elsewhere), as for --human: '1', '1,2', 'all'. Each gets a "
                            "link of its own, printed with its QR code; the web mirror "
                            "serves them (on --serve's port, default %d)" % WEB_PORT)
+    play.add_argument("--claim-after", type=claim_seconds, default=CLAIM_AFTER,
+                      metavar="SECONDS",
+                      help="with --web: how long a browser seat may be gone (its page "
+                           "closed, its phone asleep) before the other players may end the "
+                           "game: abort it, or claim the win in a game of two (default "
+                           "%d: 2 minutes)" % CLAIM_AFTER)
     play.add_argument("--host", metavar="ADDRESS", default=None,
                       help="with --web or --serve: the address the web server listens on "
                            "(default 127.0.0.1, this computer only; 0.0.0.0 lets the phones "

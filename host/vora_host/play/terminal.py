@@ -64,7 +64,9 @@ COMMANDS_HELP = """\
 [bold]Commands[/bold]   #5: the move numbered 5   moves: every legal move, numbered
            board: redraw the board   ?, help: this text   q: quit (asks first)
            undo: take back the last human turn (every human must agree)
-           hint: the move the hard level would play, from what you see"""
+           hint: the move the hard level would play, from what you see
+           claim, abort: end the game when a player in a browser has been gone
+           2 minutes (claim the win: two players only)"""
 
 
 def in_shown_order(moves):
@@ -253,6 +255,7 @@ class TerminalGame:
         # (public information) except during each human's own turn.
         self.viewer = self.here[0] if len(self.here) == 1 else None
         self._last_human = None
+        self._offered = None  # the absence (player, since) whose claim was offered
         self._shown = None  # digest of the position last drawn, to avoid drawing it twice
         self._seen = 0  # the table's moves this screen has shown
         self._seq = 0  # the table's events this screen has read
@@ -302,7 +305,8 @@ class TerminalGame:
                 player = table.to_act()
                 agent = self.agents[player]
                 if isinstance(agent, Human) and player not in self.here:
-                    self._await_browser(player)
+                    if not self._await_browser(player):
+                        return self.stopped
                     continue
                 if isinstance(agent, Human):
                     self._hand_over(player)
@@ -401,17 +405,63 @@ class TerminalGame:
                         and nxt not in self.here and after is table.state:
                     self.show()
         for _, what, text in events:
-            if what in ("takeback", "resign", "seat") and not self.quiet:
+            if what in ("takeback", "resign", "seat", "claim") and not self.quiet:
                 self.console.print("[yellow]%s[/yellow]" % escape(text))
 
     def _await_browser(self, player):
         """A seat played in a browser is to act: wait for the table to change (its move,
-        a takeback, the game stopped). Ctrl-C stops the game as ever."""
+        a takeback, the game stopped). Ctrl-C stops the game as ever. False when input
+        ended (at the question whether to end the game of a seat that has gone)."""
         label = self.view.seat_label(self.state, player, self.who.get(player))
         self.console.print("[dim]Waiting for %s to play in the browser...[/dim]" % escape(label))
         seq = self.table.seq
         while self.table.wait(seq, WAIT_S) == seq:
-            pass
+            changed = self._offer_claim()
+            if changed is None:
+                return False
+            if changed:
+                break
+        return True
+
+    def _offer_claim(self):
+        """While a browser seat is awaited: once it has been gone long enough, ask the
+        first human here (once for each absence) whether to end the game. True when the
+        table changed meanwhile (the claim, or anything the browser did); None when input
+        ended."""
+        table = self.table
+        for here in self.here:
+            allowed, against = table.claims(here)
+            if against is None:
+                continue
+            since = table.gone.get(against)
+            if since is None or self._offered == (against, since):
+                return False
+            self._offered = (against, since)
+            seq = table.seq
+            them = self.view.seat_label(self.state, against)
+            options = "claim to claim the win, abort" if "win" in allowed else "abort"
+            answer = self._input("%s has not come back: type %s to stop the game, or Enter "
+                                 "to wait on. " % (them, options))
+            if answer is None:
+                self.console.print("[yellow]Input ended: the game stops here.[/yellow]")
+                self.stopped = EOF
+                return None
+            word = answer.strip().lower()
+            if word in ("claim", "abort"):
+                self._claim(here, "win" if word == "claim" else "abort")
+            return table.seq != seq
+        return False
+
+    def _claim(self, player, what):
+        """`player` ends the game because a browser seat has gone (Table.claim): True when
+        it stopped; the reason said otherwise."""
+        try:
+            self.table.claim(player, what)
+        except Refused as exc:
+            self.console.print("[yellow]Not now: %s.[/yellow]" % escape(exc.reason))
+            return False
+        self._catch_up()
+        return True
 
     def _await_takeback(self):
         """A takeback waits: the humans at this keyboard answer it here; a browser's answer
@@ -495,6 +545,10 @@ class TerminalGame:
                 continue
             if word == "hint":
                 self._hint(player, moves)
+                continue
+            if word in ("claim", "abort"):
+                if self._claim(player, "win" if word == "claim" else "abort"):
+                    return UNDONE  # the table stopped: run() ends the game
                 continue
             if word == "undo":
                 if self._undo(player):
@@ -669,7 +723,8 @@ class TerminalGame:
                           % (plural(state.turn_count(), "turn"), self.view.end_reason(state)))
         else:
             console.print("[bold]The game stopped[/bold] (%s) during turn %d; scores so far:"
-                          % (self.stopped or "unfinished", state.turn_count() + 1))
+                          % (self.table.stopped or self.stopped or "unfinished",
+                             state.turn_count() + 1))
         console.print(self.view.scores_table(state, self.who, self.palette))
         if state.is_over():
             for line in self.view.result_lines(state):

@@ -6,6 +6,8 @@
     table.answer_takeback(0, True)
     table.resign(1)                             # the game stops; the log says who resigned
     table.hint(0, number=3)                     # the hard level's move, from P0's view
+    table.left(1); table.back(1)                # a remote seat's client went, came back
+    table.claim(0, "win")                       # P1 gone CLAIM_AFTER s: P0 takes the game
 
 Everything that happens is an event (`events`): a number that only grows, what it is
 ("move", "takeback", "over", "resign", ...), and its words for each viewer ({viewer: text};
@@ -14,11 +16,19 @@ was away catches up from the last number it saw (`events_since`, `wait`). A move
 the log before play() returns (the LiveLog writes it, or keeps it in memory when the log
 cannot be written: it never stops the game).
 
+A seat played from elsewhere (a browser) can drop: its client tells the table it left and
+when it is back. Gone for `claim_after` seconds (CLAIM_AFTER: 2 minutes, as on Lichess), it
+lets the others end the game (claim()): abort it, or, in a game of two players, claim the
+win. A seat that never came counts as gone from the table's start. Neither is the rules'
+end: the game is logged as abandoned, its end saying who claimed what and why, and its
+winner left to the rules (None), as with a resignation.
+
 Thread-safe: the web seats post from the server's threads while the terminal or the board
 loop plays; every change runs under one lock, and `wait(seq, timeout)` wakes on a change.
 """
 
 import threading
+import time
 
 from shared_rules.errors import IllegalMove
 
@@ -27,9 +37,12 @@ from vora_host.bots.hints import compute_hint
 from vora_host.log.records import result_of
 from vora_host.words import plural
 
-__all__ = ["Human", "Refused", "Table", "TABLE_EVENTS", "takeback_span"]
+__all__ = ["Human", "Refused", "Table", "TABLE_EVENTS", "CLAIM_AFTER", "CLAIMS",
+           "takeback_span"]
 
 TABLE_EVENTS = 200  # events kept; a client further behind reads the table afresh
+CLAIM_AFTER = 120.0  # seconds a seat may be gone before the others may end the game
+CLAIMS = ("win", "abort")
 
 
 class Human:
@@ -82,9 +95,12 @@ class Table:
     log:    a vora_host.log.live.LiveLog, or None
     record: a record dict (vora_host.log.records.new_record) the moves go into, or None
     label:  label(player) -> how messages name a player (P0 by default)
+    claim_after: seconds a seat may be gone before the others may claim (CLAIM_AFTER)
+    clock:  the seconds clock gone seats are timed with (time.monotonic; tests give theirs)
     """
 
-    def __init__(self, game, state, agents, log=None, record=None, label=None):
+    def __init__(self, game, state, agents, log=None, record=None, label=None,
+                 claim_after=CLAIM_AFTER, clock=None):
         self.game = game
         self.view = host_games.host_game(game).VIEW
         self.hidden = self.view.rules.HIDDEN_INFORMATION
@@ -103,6 +119,9 @@ class Table:
         self.seq = 0
         self.changes = 0  # grows with every move played or taken back: the position's age
         self.hints = {}  # {player: (changes then, Hint)}: each human's last hint
+        self.claim_after = float(claim_after)
+        self.clock = clock or time.monotonic
+        self.gone = {}  # {player: (since when by self.clock, "left" or "not here yet")}
         self.lock = threading.RLock()
         self._changed = threading.Condition(self.lock)
 
@@ -366,6 +385,91 @@ class Table:
             changes, hint = self.hints.get(player, (None, None))
             return hint if changes == self.changes else None
 
+    # ---- seats played from elsewhere: gone, back, and the claims
+
+    def away(self, player):
+        """A seat played from elsewhere whose client has not come yet: gone from now on,
+        quietly (the seat's link is still to be opened)."""
+        with self._changed:
+            self.gone[player] = (self.clock(), "not here yet")
+
+    def left(self, player):
+        """`player`'s client went (a phone asleep, Wi-Fi lost, a lid shut): the others are
+        told, and may claim after claim_after seconds unless it comes back."""
+        with self._changed:
+            if player in self.gone or self.is_over():
+                return
+            self.gone[player] = (self.clock(), "left")
+            self.say("seat", "%s has left (reconnecting): after %s the others may %s"
+                     % (self.label(player), _duration(self.claim_after), self._claim_words()))
+
+    def back(self, player, how=""):
+        """`player`'s client is here (again)."""
+        with self._changed:
+            was = self.gone.pop(player, None)
+            if was is not None and not self.is_over():
+                self.say("seat", "%s is %s%s" % (self.label(player),
+                                                 "back" if was[1] == "left" else "here",
+                                                 " (%s)" % how if how else ""))
+
+    def gone_for(self, player):
+        """Seconds `player` has been gone, or None while here."""
+        with self.lock:
+            was = self.gone.get(player)
+            return None if was is None else max(0.0, self.clock() - was[0])
+
+    def claims(self, player):
+        """What `player` may claim now ([] or some of CLAIMS), and the gone seat it is
+        claimed against (None when nothing may be claimed)."""
+        with self.lock:
+            if self.is_over() or player not in self.humans or player in self.gone:
+                return [], None
+            now = self.clock()
+            long_gone = [p for p, (since, _) in sorted(self.gone.items())
+                         if p != player and now - since >= self.claim_after]
+            if not long_gone:
+                return [], None
+            what = list(CLAIMS) if len(self.agents) == 2 else ["abort"]
+            return what, long_gone[0]
+
+    def claim(self, player, what):
+        """`player`, here, ends the game because a seat has been gone claim_after seconds:
+        "abort" (it stops; nobody wins) or "win" (in a game of two players, the game is
+        theirs). Refused, with why, otherwise. Logged as abandoned, its end saying it."""
+        with self._changed:
+            if what not in CLAIMS:
+                raise Refused("a claim is %s" % " or ".join(CLAIMS))
+            if self.is_over():
+                raise Refused("the game is over already")
+            if player not in self.humans:
+                raise Refused("only a human claims the game")
+            if player in self.gone:
+                raise Refused("%s is not here" % self.label(player))
+            allowed, against = self.claims(player)
+            if against is None:
+                waiting = [(p, self.gone_for(p)) for p in sorted(self.gone) if p != player]
+                if not waiting:
+                    raise Refused("nobody has left: there is nothing to claim")
+                p, seconds = waiting[0]
+                raise Refused("%s has been gone %s: the game may be claimed after %s"
+                              % (self.label(p), _duration(seconds),
+                                 _duration(self.claim_after)))
+            if what not in allowed:
+                raise Refused("a win is claimed only in a game of two players; here the "
+                              "game may be aborted")
+            gone = "%s left and did not come back" % self.label(against)
+            if what == "win":
+                self.stopped = "%s: %s claims the win" % (gone, self.label(player))
+            else:
+                self.stopped = "%s: %s aborts the game" % (gone, self.label(player))
+            self.takeback = None
+            if self.log is not None:
+                self.log.ended("abandoned", result_of(self.state, self.stopped))
+            self.say("claim", "%s; the game stops here" % self.stopped)
+
+    def _claim_words(self):
+        return "claim the win or abort" if len(self.agents) == 2 else "abort the game"
+
     # ---- stopping
 
     def resign(self, player):
@@ -381,3 +485,12 @@ class Table:
             if self.log is not None:
                 self.log.ended("abandoned", result_of(self.state, self.stopped))
             self.say("resign", "%s resigns: the game stops here" % self.label(player))
+
+
+def _duration(seconds):
+    """Seconds as people say them: "45 s", "2 min", "2 min 30 s"."""
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return "%d s" % seconds
+    minutes, rest = divmod(seconds, 60)
+    return "%d min" % minutes + (" %d s" % rest if rest else "")

@@ -18,6 +18,9 @@ every problem is {"error": "..."} with its HTTP status):
     POST /api/seat/TOKEN/takeback        ask to take back the last human turn
     POST /api/seat/TOKEN/answer          {"yes": true|false}: answer a takeback
     POST /api/seat/TOKEN/resign          give the game up
+    POST /api/seat/TOKEN/claim           {"what": "win" | "abort"}: end the game when
+                                         another seat has been gone claim_after seconds
+                                         (the win: in a game of two players)
     POST /api/seat/TOKEN/hint            {"number": N}: the hard level's move for this
                                          seat's player, from their view alone (up to
                                          about 2 s); the answer is the seat's view,
@@ -95,6 +98,8 @@ class SeatRegistry:
                 token = secrets.token_urlsafe(TOKEN_BYTES)
                 self._seats[token] = _Seat(table, p, token)
                 out[p] = token
+        for p in players:
+            table.away(p)  # not here until its link is opened
         return out
 
     def get(self, token):
@@ -179,6 +184,13 @@ def seat_view(table, player, registry=None):
         if registry is not None:
             connected = dict((s.player, s.streams > 0) for s in registry.seats_of(table))
         over = table.is_over()
+        claims, against = table.claims(player)
+        gone = []
+        for p in sorted(table.gone):
+            seconds = table.gone_for(p)
+            gone.append({"player": p, "label": view.seat_label(state, p, who[p]),
+                         "why": table.gone[p][1], "seconds": round(seconds, 1),
+                         "claim_in": round(max(0.0, table.claim_after - seconds), 1)})
         return {
             "api": API_VERSION,
             "game": table.game, "title": view.rules.TITLE,
@@ -200,6 +212,8 @@ def seat_view(table, player, registry=None):
             "takeback": takeback,
             "can_take_back": table.takeback is None and not over and any(
                 p in table.humans for p, _ in table.history),
+            "gone": [] if over else gone, "claims": claims,
+            "claim_against": against, "claim_after": table.claim_after,
             "over": over, "stopped": table.stopped,
             "result": list(view.result_lines(state)) if state.is_over() else [],
         }
@@ -303,6 +317,12 @@ def routes(registry, page):
     def resign(seat, body):
         seat.table.resign(seat.player)
 
+    def claim(seat, body):
+        what = body.get("what")
+        if what not in ("win", "abort"):
+            raise Refused("a claim is {\"what\": \"win\"} or {\"what\": \"abort\"}")
+        seat.table.claim(seat.player, what)
+
     def hint(seat, body):
         number = body.get("number")
         if not isinstance(number, int) or isinstance(number, bool) or number < 0:
@@ -317,7 +337,7 @@ def routes(registry, page):
         table = seat.table
         seat.streams += 1
         if seat.streams == 1:
-            table.say("seat", "%s is here (browser)" % table.label(seat.player))
+            table.back(seat.player, "browser")
 
         async def stream():
             seen = -1
@@ -352,7 +372,7 @@ def routes(registry, page):
             finally:
                 seat.streams -= 1
                 if seat.streams == 0 and not registry.closing.is_set():
-                    table.say("seat", "%s has left (reconnecting)" % table.label(seat.player))
+                    table.left(seat.player)
 
         return _private(StreamingResponse(stream(), media_type="text/event-stream"))
 
@@ -364,5 +384,6 @@ def routes(registry, page):
         Route("/api/seat/{token}/takeback", poster(takeback), methods=["POST"]),
         Route("/api/seat/{token}/answer", poster(answer), methods=["POST"]),
         Route("/api/seat/{token}/resign", poster(resign), methods=["POST"]),
+        Route("/api/seat/{token}/claim", poster(claim), methods=["POST"]),
         Route("/api/seat/{token}/hint", poster(hint), methods=["POST"]),
     ]

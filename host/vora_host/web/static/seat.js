@@ -12,6 +12,7 @@ let pressed = [];      // keys tapped towards a move
 let chosen = null;     // the move chosen, waiting for "Play it"
 let busy = false;
 let hinting = false;   // a hint asked, its answer not back yet
+let goneTimer = null;  // looks again when a gone seat's time to come back runs out
 
 function say(problem) {
   const p = document.getElementById("problem");
@@ -176,8 +177,41 @@ function draw(data) {
   document.getElementById("seats").replaceChildren(...data.seats.map((s) =>
     el("li", {}, s.label + (s.connected === false && s.kind === "browser" ? " (away)" : ""))));
   document.getElementById("result").textContent = data.result.join(" ");
+  drawGone();
   drawHint();
   drawChoice();
+}
+
+function seconds(s) {
+  s = Math.ceil(s);
+  return s < 60 ? s + " s" : Math.floor(s / 60) + " min" + (s % 60 ? " " + (s % 60) + " s" : "");
+}
+
+function drawGone() {
+  // Another seat's browser went (or never came): say so, and once it has been gone long
+  // enough (the table says when), offer to end the game. Nothing ticks on the server
+  // then, so the page asks again itself when the time runs out.
+  const others = seat.over ? [] : seat.gone.filter((g) => g.player !== seat.you);
+  const box = document.getElementById("gone");
+  box.hidden = !others.length;
+  clearTimeout(goneTimer);
+  if (!others.length) return;
+  const g = others[0];
+  const what = seat.seats.length === 2 ? "claim the win or abort the game" : "abort the game";
+  let text = g.label + (g.why === "left" ? " has left (reconnecting)" : " has not come yet");
+  if (seat.claims.length) text += ". They did not come back in time: you may " + what + ".";
+  else {
+    text += ". If they are not back in " + seconds(g.claim_in) + ", you may " + what + ".";
+    goneTimer = setTimeout(async () => {
+      try {
+        const response = await fetch(api, {cache: "no-store"});
+        if (response.ok) draw(await response.json());
+      } catch (e) { /* the stream says when the table cannot be reached */ }
+    }, (Math.min(...others.map((o) => o.claim_in)) + 0.5) * 1000);
+  }
+  document.getElementById("gone-what").textContent = text;
+  document.getElementById("claim-win").hidden = !seat.claims.includes("win");
+  document.getElementById("claim-abort").hidden = !seat.claims.includes("abort");
 }
 
 document.getElementById("play").addEventListener("click", () => {
@@ -196,6 +230,12 @@ document.getElementById("hint").addEventListener("click", async () => {
 });
 document.getElementById("agree").addEventListener("click", () => post("answer", {yes: true}));
 document.getElementById("refuse").addEventListener("click", () => post("answer", {yes: false}));
+document.getElementById("claim-win").addEventListener("click", () => {
+  if (confirm("Claim the win? The game stops, and the log says you claimed it.")) post("claim", {what: "win"});
+});
+document.getElementById("claim-abort").addEventListener("click", () => {
+  if (confirm("Abort the game? It stops for everybody, and nobody wins.")) post("claim", {what: "abort"});
+});
 document.getElementById("resign").addEventListener("click", () => {
   if (confirm("Give this game up? It stops for everybody.")) post("resign");
 });
