@@ -72,7 +72,9 @@ LEVELS = (
     {"vora_host.web": "the web mirror and the browser seats: pages of logged games, and "
                       "seats of a table; it shows moves in play's order",
      "vora_host.virtual": "the virtual board: the firmware behind a pty, drawn beside the "
-                          "mirror or the game that play runs on it"},
+                          "mirror or the game that play runs on it",
+     "vora_host.remote": "a seat of a table on another computer's vora serve, played from "
+                         "here through the seat API (vora play --join)"},
     {"vora_host.maker": "the makers' tools over the link: bundle, flash, update, doctor",
      "vora_host.lab": "the balance lab: many games between bots, and their report"},
     {"vora_host.cli": "the vora command: each command wires the rooms below together"},

@@ -48,6 +48,24 @@ class _VersionAction(argparse.Action):
         parser.exit()
 
 
+def _join(args, console):
+    """vora play --join LINK: this terminal plays a seat of a table elsewhere. The options
+    that set up a game here have no meaning there: each one given is named."""
+    from vora_host.remote.join import run_join
+    here = [flag for flag, given in (
+        ("--web", args.web is not None), ("--serve", args.serve is not None),
+        ("--bots-only", args.bots_only), ("--resume", args.resume is not None),
+        ("--human", args.human is not None), ("--bot", bool(args.bot)),
+        ("--port", getattr(args, "port", None) is not None),
+        ("--seed", getattr(args, "seed", None) is not None),
+        ("--players", args.players is not None), ("--record", bool(args.record)))
+        if given]
+    if here:
+        args.subparser.error("--join plays a seat of a game set up elsewhere: leave out %s"
+                             % ", ".join(here))
+    return run_join(args.join, console, db_path=args.db, no_log=args.no_log)
+
+
 def build_parser():
     parser = argparse.ArgumentParser(
         prog="vora",
@@ -79,6 +97,8 @@ def main(argv=None):
     if args.command in ("play", "mirror"):
         hang_up.install()  # the terminal closing stops them as Ctrl-C does
     try:
+        if args.command == "play" and args.join is not None:
+            return _join(args, console)
         if args.command == "play" and args.host is not None and args.serve is None \
                 and args.web is None:
             args.subparser.error("--host is where the web server listens: give --web or "

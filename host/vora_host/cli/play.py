@@ -86,7 +86,7 @@ def cmd_play(args, console, parser):
         saved.note_seats(resolve_db_path(args.db), live.gid, agents, demo=args.bots_only)
     table = GameTable(args.game, state, agents, log=live, record=record,
                       label=lambda p: view.seat_label(table.state, p),
-                      claim_after=args.claim_after)
+                      claim_after=args.claim_after, seed=seed)
     game = TerminalGame(state, agents, console, delay=delay, quiet=args.quiet and args.bots_only,
                         game=args.game, table=table)
     if resumed is not None:
@@ -258,7 +258,7 @@ def cmd_play_board(args, console, parser):
             if args.web is not None:
                 companion.table = GameTable(args.game, state, agents, log=companion.log,
                                             label=lambda p: "P%d" % p,
-                                            claim_after=args.claim_after)
+                                            claim_after=args.claim_after, seed=seed)
                 web = _open_web_seats(args, Console(stderr=True, highlight=False),
                                       companion.table)
                 if web is None:

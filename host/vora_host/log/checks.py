@@ -76,10 +76,12 @@ def _check_timestamp(value, what):
 def _check_source(source):
     ok = isinstance(source, str) and len(source) <= 200 and (
         source in ("virtual board", "terminal")
-        or (source.startswith("board ") and source[6:].strip() != ""))
+        or (source.startswith("board ") and source[6:].strip() != "")
+        or (source.startswith("remote ") and source[7:].strip() != ""))
     if not ok or any(ord(c) < 32 or ord(c) == 127 for c in source):
-        raise ValueError("source must be 'board <port or identity>', 'virtual board' or "
-                         "'terminal' (one line, up to 200 characters), not %s" % _short(source))
+        raise ValueError("source must be 'board <port or identity>', 'virtual board', "
+                         "'terminal' or 'remote <host>' (one line, up to 200 characters), "
+                         "not %s" % _short(source))
     return source
 
 

@@ -179,7 +179,8 @@ class GameLog(Database, Holding, Writes, Queries, Reviews):
     def start_game(self, *, players, seed, source, options=None, game="vora",
                    board_game_id=None, started_at=None) -> int:
         """Log a new game of `game` (a name of shared_rules.games) and return its id.
-        `source`: 'board <port or identity>', 'virtual board' or 'terminal';
+        `source`: 'board <port or identity>', 'virtual board', 'terminal' or 'remote
+        <host>' (a seat of a table on another computer, vora play --join);
         `board_game_id`: the board's u32 id of the game (None for games played on the
         PC). The options are checked by setting the game up and stored with every
         default filled in. While the file cannot be written, the id is provisional

@@ -67,7 +67,10 @@ def end_status(state, demo=False):
 
 
 def _pc_run(info):
-    return info["board_game_id"] is None and info["imported_at"] is None
+    # A game played at a table on another computer (vora play --join) is that table's to
+    # go on with: its copy here is never resumed as this PC's game.
+    return info["board_game_id"] is None and info["imported_at"] is None \
+        and not str(info.get("source") or "").startswith("remote ")
 
 
 def saved_game(log, game, held=None):
@@ -103,6 +106,10 @@ def resumable(log, game_id, take_over=False):
     if info["imported_at"] is not None:
         raise ResumeError("game %d was imported: it is a copy, not a game to continue "
                           "('vora games show %d')" % (game_id, game_id))
+    if str(info.get("source") or "").startswith("remote "):
+        raise ResumeError("game %d was played at a table on another computer (%s): its seat's "
+                          "link joins it again ('vora play --join LINK')"
+                          % (game_id, info["source"][7:]))
     if info["status"] not in UNFINISHED:
         raise ResumeError("game %d is %s: it cannot be continued ('vora games show %d' "
                           "shows it)" % (game_id, info["status"], game_id))

@@ -97,10 +97,11 @@ class Table:
     label:  label(player) -> how messages name a player (P0 by default)
     claim_after: seconds a seat may be gone before the others may claim (CLAIM_AFTER)
     clock:  the seconds clock gone seats are timed with (time.monotonic; tests give theirs)
+    seed:   the game's seed, when a client may be told it (public_record())
     """
 
     def __init__(self, game, state, agents, log=None, record=None, label=None,
-                 claim_after=CLAIM_AFTER, clock=None):
+                 claim_after=CLAIM_AFTER, clock=None, seed=None):
         self.game = game
         self.view = host_games.host_game(game).VIEW
         self.hidden = self.view.rules.HIDDEN_INFORMATION
@@ -110,7 +111,10 @@ class Table:
         self.log = log
         self.record = record
         self.label = label or (lambda p: "P%d" % p)
+        self.seed = seed
+        self.options = state.options()  # as the game started (a record's options)
         self.moves = []
+        self.digests = []  # the state's digest after each move
         self.history = []  # (player, the move as everybody may see it)
         self.before = []  # the state before each move, for takebacks
         self.takeback = None  # {"start", "what", "asker", "waiting"}: see request_takeback
@@ -166,6 +170,18 @@ class Table:
         with self._changed:
             self._changed.wait_for(lambda: self.seq > seq, timeout)
             return self.seq
+
+    def public_record(self):
+        """The game as a record (game, players, seed, options, moves, digests) when
+        everybody may know all of it: a game that hides nothing, or one that is over (its
+        secrets shown); None otherwise, or when the table was not told the seed. Another
+        host that plays a seat (vora play --join) logs the same game from it."""
+        with self.lock:
+            if self.seed is None or (self.hidden and not self.is_over()):
+                return None
+            return {"game": self.game, "players": len(self.agents), "seed": str(self.seed),
+                    "options": dict(self.options), "moves": list(self.moves),
+                    "digests": list(self.digests)}
 
     # ---- events
 
@@ -231,6 +247,7 @@ class Table:
             self.before.append(before)
             self.changes += 1
             digest = self.state.digest()
+            self.digests.append(digest)
             if self.record is not None:
                 self.record["moves"].append(move)
                 self.record["digests"].append(digest)
@@ -256,9 +273,10 @@ class Table:
                                      if self.hidden else move))
                 self.before.append(before)
                 self.changes += 1
+                self.digests.append(self.state.digest())
                 if self.record is not None:
                     self.record["moves"].append(move)
-                    self.record["digests"].append(self.state.digest())
+                    self.record["digests"].append(self.digests[-1])
 
     # ---- takebacks
 
@@ -328,7 +346,7 @@ class Table:
                 self.log.took_back(number)
         self.state = self.before[start]
         self.changes += 1
-        del self.moves[start:], self.history[start:], self.before[start:]
+        del self.moves[start:], self.history[start:], self.before[start:], self.digests[start:]
         if self.record is not None:
             del self.record["moves"][start:], self.record["digests"][start:]
         self.say("takeback", "taken back: %s" % tb["what"])

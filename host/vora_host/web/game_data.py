@@ -387,6 +387,16 @@ def render_html(renderable, width=PANEL_WIDTH):
     return console.export_html(inline_styles=True, code_format="{code}")
 
 
+def render_text(renderable, width=PANEL_WIDTH):
+    """The same drawing as plain text (no colours, no escape sequences): for a client that
+    prints it in a terminal (vora play --join), where text from the network must not
+    carry a terminal's control sequences."""
+    console = Console(record=True, width=width, file=io.StringIO(), color_system=None,
+                      force_terminal=False, legacy_windows=False)
+    console.print(renderable)
+    return console.export_text(styles=False)
+
+
 # ---------------------------------------------------------------- a position
 
 def position(info, replay, n=None, viewer=None):

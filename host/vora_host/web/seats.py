@@ -151,7 +151,7 @@ def _who(table):
 def seat_view(table, player, registry=None):
     """What the seat of `player` shows: everything drawn for that player's eyes only."""
     from vora_host.play.terminal import in_shown_order
-    from vora_host.web.game_data import _palette, board_of, render_html
+    from vora_host.web.game_data import _palette, board_of, render_html, render_text
     with table.lock:
         state = table.state
         view = table.view
@@ -184,6 +184,8 @@ def seat_view(table, player, registry=None):
         if registry is not None:
             connected = dict((s.player, s.streams > 0) for s in registry.seats_of(table))
         over = table.is_over()
+        panel = view.render(state, player, shown, table.history, width=PANEL_WIDTH,
+                            palette=_palette(view))
         claims, against = table.claims(player)
         gone = []
         for p in sorted(table.gone):
@@ -205,9 +207,9 @@ def seat_view(table, player, registry=None):
             "moves": moves,
             "hint": hint, "can_hint": mine and not over,
             "board": {"rows": rows, "legend": legend},
-            "panel": render_html(view.render(state, player, shown, table.history,
-                                             width=PANEL_WIDTH, palette=_palette(view)),
-                                 PANEL_WIDTH),
+            "panel": render_html(panel, PANEL_WIDTH),
+            "panel_text": render_text(panel, PANEL_WIDTH),
+            "record": table.public_record(),
             "events": [[n, what, text] for n, what, text in events[-EVENTS_SHOWN:]],
             "takeback": takeback,
             "can_take_back": table.takeback is None and not over and any(
