@@ -4,6 +4,7 @@ review gives the player to act should match how often that player then won.
     .venv/bin/python bench/bench_review_calibration.py [--game NAME ...] [--players N]
         [--games N] [--first-seed S] [--positions K] [--bots random,easy,normal]
         [--budget B] [--workers W] [--json FILE]
+    .venv/bin/python bench/bench_review_calibration.py --tables FILE   # a --json run again
 
 For each game: --games games between bots (vora_host.lab.swings.play_record, the bots
 seeded from the game's seed), seeds S to S+N-1. The bots: every seat list over --bots
@@ -23,11 +24,15 @@ the winner 1, the others 0, a draw shared among the best scores (vora_host.revie
 limit is left out and counted.
 
 Printed per game: the positions binned by predicted chance (0-10%, ..., 90-100%; a chance
-on a boundary goes to the bin above, 100% to the last), with each bin's count, mean
-predicted chance, observed win rate and its Wilson 95% interval (vora_host.lab.stats;
-with draws the "wins" are the summed shares); and the Brier score of the review's chances
-against that of always predicting 1/players (the base rate), and the skill 1 - their
-ratio (above 0: the review adds information). Progress to stderr.
+on a boundary goes to the bin above, 100% to the last), with each bin's count of positions and of
+games, mean predicted chance, observed win rate and its Wilson 95% interval
+(vora_host.lab.stats; with draws the "wins" are the summed shares); and the Brier score of
+the review's chances against that of always predicting 1/players (the base rate), and the
+skill 1 - their ratio (above 0: the review adds information), with a 95% interval from
+resampling whole games (a game's positions share its outcome, so the Wilson intervals,
+which take positions as independent, are too narrow where few games fill a bin).
+Progress to stderr. Everything is seeded and the budgets are in iterations: a run gives
+the same tables on any machine.
 """
 
 import argparse
@@ -94,6 +99,35 @@ def base_brier(pairs, players):
 def skill(score, base):
     """1 - score/base: above 0 when the chances beat the base rate, 1 for perfect ones."""
     return 1.0 - score / base if base else float("nan")
+
+
+def games_per_bin(games, bins=BINS):
+    """How many games have a position in each bin; `games`: one list of (chance,
+    outcome) pairs per game. A game's positions share its outcome, so a bin's n overstates
+    how much it knows when few games fill it."""
+    seen = [set() for _ in range(bins)]
+    for g, pairs in enumerate(games):
+        for chance, _ in pairs:
+            seen[bin_of(chance, bins)].add(g)
+    return [len(s) for s in seen]
+
+
+def bootstrap_skill(games, players, rounds=2000, seed=0):
+    """A 95% interval (2.5% and 97.5% points) of the skill with whole games resampled
+    (with replacement, random.Random(seed)): the positions of a game are not independent
+    (they share its outcome), so the game is the unit. Resamples whose base Brier is 0
+    (every outcome exactly 1/players) are left out; (nan, nan) when none is left."""
+    rng = random.Random(seed)
+    got = []
+    for _ in range(rounds):
+        pairs = [p for _ in games for p in games[rng.randrange(len(games))]]
+        base = base_brier(pairs, players) if pairs else 0.0
+        if base:
+            got.append(skill(brier(pairs), base))
+    if not got:
+        return float("nan"), float("nan")
+    got.sort()
+    return got[int(0.025 * (len(got) - 1))], got[int(0.975 * (len(got) - 1))]
 
 
 # --- playing and evaluating ---
@@ -181,25 +215,30 @@ def print_table(name, module, players, results, kinds, seconds):
     pairs = [(p["chance"], p["outcome"]) for r in results for p in r["points"]]
     finished = sum(r["finished"] for r in results)
     seeds = [r["seed"] for r in results]
-    print("%s, %d players: %d games (seeds %d-%d), %d finished, %d positions; bots %s; "
-          "%.0f s" % (module.TITLE, players, len(results), seeds[0], seeds[-1], finished,
-                      len(pairs), kinds_text(name, kinds), seconds))
+    print("%s, %d players: %d games (seeds %d-%d), %d finished, %d positions; bots %s%s"
+          % (module.TITLE, players, len(results), seeds[0], seeds[-1], finished,
+             len(pairs), kinds_text(name, kinds),
+             "" if seconds is None else "; %.0f s" % seconds))
     if not pairs:
         print("  no positions")
         return
-    print("  %-9s %5s %8s %9s  %s" % ("chance", "n", "mean", "observed", "95% interval"))
-    for row in calibration_rows(pairs):
+    by_game = [[(p["chance"], p["outcome"]) for p in r["points"]] for r in results]
+    print("  %-9s %5s %6s %8s %9s  %s" % ("chance", "n", "games", "mean", "observed",
+                                         "95% interval"))
+    for row, n_games in zip(calibration_rows(pairs), games_per_bin(by_game)):
         label = "%d-%d%%" % (round(100 * row["low"]), round(100 * row["high"]))
         if row["n"] == 0:
-            print("  %-9s %5d" % (label, 0))
+            print("  %-9s %5d %6d" % (label, 0, 0))
             continue
-        print("  %-9s %5d %8.3f %9.3f  %.3f-%.3f" % (
-            label, row["n"], row["mean"], row["observed"], row["ci"][0], row["ci"][1]))
+        print("  %-9s %5d %6d %8.3f %9.3f  %.3f-%.3f" % (
+            label, row["n"], n_games, row["mean"], row["observed"], row["ci"][0],
+            row["ci"][1]))
     b, base = brier(pairs), base_brier(pairs, players)
     wins = sum(o for _, o in pairs) / len(pairs)
-    print("  Brier: review %.4f, base rate (always %.3f) %.4f; skill %.3f; "
-          "mean outcome %.3f, mean chance %.3f" % (
-              b, 1.0 / players, base, skill(b, base), wins,
+    low, high = bootstrap_skill(by_game, players)
+    print("  Brier: review %.4f, base rate (always %.3f) %.4f; skill %.3f (games "
+          "resampled, 95%%: %.3f to %.3f); mean outcome %.3f, mean chance %.3f" % (
+              b, 1.0 / players, base, skill(b, base), low, high, wins,
               sum(c for c, _ in pairs) / len(pairs)), flush=True)
 
 
@@ -221,7 +260,11 @@ def main(argv=None):
                     help="iterations a position (default the review's, %d)" % DEFAULT_BUDGET)
     ap.add_argument("--workers", type=int, default=1, help="processes (default 1)")
     ap.add_argument("--json", type=Path, help="also write every game's points to this file")
+    ap.add_argument("--tables", type=Path, metavar="FILE",
+                    help="print the tables of a --json file again (nothing played)")
     args = ap.parse_args(argv)
+    if args.tables:
+        return reprint(args.tables, args.game)
     if args.games < 1 or args.positions < 1 or args.first_seed < 0 or args.workers < 1 \
             or args.budget < 1:
         ap.error("--games, --positions, --workers and --budget must be at least 1, "
@@ -256,9 +299,25 @@ def main(argv=None):
         results, seconds = run_game(name, players, args, kinds)
         print_table(name, module, players, results, kinds, seconds)
         saved[name] = {"players": players, "bots": kinds, "budget": args.budget,
-                       "games": results}
+                       "seconds": round(seconds, 1), "games": results}
     if args.json:
         args.json.write_text(json.dumps(saved, indent=1) + "\n")
+    return 0
+
+
+def reprint(path, names):
+    """The tables of a file --json wrote, for the games `names` (None: all in it)."""
+    try:
+        saved = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise SystemExit("cannot read %s (%s): give a file this bench's --json wrote"
+                         % (path, e))
+    for name, run in saved.items():
+        if names and name not in names:
+            continue
+        print("budget %d" % run["budget"])
+        print_table(name, games.load(name), run["players"], run["games"], run["bots"],
+                    run.get("seconds"))
     return 0
 
 

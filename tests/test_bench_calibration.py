@@ -111,3 +111,43 @@ def test_a_game_job_scores_the_player_to_act():
         assert point["player"] == states[point["ply"]].to_act()
         assert point["outcome"] == result[point["player"]]
         assert 0.0 <= point["chance"] <= 1.0
+
+
+def test_games_per_bin_counts_each_game_once_a_bin():
+    games = [[(0.05, 0), (0.02, 0), (0.95, 1)],   # game 0: bins 0, 0, 9
+             [(0.03, 1)],                          # game 1: bin 0
+             []]                                   # game 2: no position
+    assert cal.games_per_bin(games) == [2, 0, 0, 0, 0, 0, 0, 0, 0, 1]
+
+
+def test_bootstrap_skill_resamples_whole_games():
+    # Every game the same: every resample has the same mix, so the interval is the one
+    # skill, 0.74 (worked out in test_brier_and_the_base_rate).
+    same = [[(0.8, 1), (0.3, 0), (0.5, 0.5)]] * 5
+    low, high = cal.bootstrap_skill(same, 2, rounds=200)
+    assert low == pytest.approx(0.74) and high == pytest.approx(0.74)
+    # One perfect game and one that says 1.0 and loses: resamples go from all perfect
+    # (skill 1) to all wrong (Brier 1 against 0.25: skill -3), so a wide interval that
+    # holds the whole sample's skill, 1 - 0.5 / 0.25 = -1.
+    mixed = [[(1.0, 1)], [(1.0, 0)]]
+    low, high = cal.bootstrap_skill(mixed, 2, rounds=400)
+    assert low < -1 < high
+    assert low >= -3 and high <= 1
+    assert cal.bootstrap_skill(mixed, 2, rounds=400) == (low, high)  # seeded, not clocked
+    # Nothing to resample: no interval.
+    nothing = cal.bootstrap_skill([[]], 2, rounds=10)
+    assert all(x != x for x in nothing)  # nan
+
+
+def test_bootstrap_skill_keeps_a_games_positions_together():
+    # Two games of two positions: one right twice (1.0, won), one wrong twice (1.0, lost).
+    # Resampling games gives 4 positions of 0, 2 or 4 wrong ones: Brier 0, 0.5 or 1
+    # against the base rate's 0.25, skill 1, -1 or -3. Resampling positions would also
+    # give 1 or 3 wrong ones (skill 0 or -2).
+    games = [[(1.0, 1), (1.0, 1)], [(1.0, 0), (1.0, 0)]]
+    seen = set()
+    for seed in range(60):
+        low, high = cal.bootstrap_skill(games, 2, rounds=1, seed=seed)
+        assert low == high
+        seen.add(round(low, 9))
+    assert seen == {1.0, -1.0, -3.0}
