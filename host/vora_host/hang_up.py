@@ -7,14 +7,17 @@ The kernel tells a program its terminal closed in two ways, in no fixed order: S
 reads from the terminal that fail (EIO) or end (end of input). Under load the failed read is
 often seen first, and a program that took it for a pipe run dry ended as "end of input"
 (exit 1) or went on; one that only writes (a demo) died of the failed write. All ways lead to
-`hung_up()`: a reader of the terminal asks `stop_if_closed()` before it treats an end of
-input as one, and sys.stdout and sys.stderr, when they are the terminal, ask it when a
-write fails.
+the program's SIGHUP handling: a reader of the terminal asks `stop_if_closed()` before it
+treats an end of input or a failed read as one, and sys.stdout and sys.stderr, when they
+are the terminal, ask it when a write fails; when the terminal has closed, it raises the
+SIGHUP itself (the kernel's may come later), so that whichever handler the program has
+(this module's `hung_up()`, or an event loop's) runs.
 
 What is printed after it goes nowhere: the terminal is gone, and a write to it would fail
 before the game is written, so the standard streams are pointed at the null device.
 """
 
+import errno
 import os
 import signal
 import sys
@@ -38,18 +41,39 @@ def install():
         sys.stderr = _TerminalStream(sys.stderr, 2)
 
 
-def terminal_closed(fd=0):
-    """Whether `fd` was a terminal when install() ran and is one no longer: a terminal
-    that hung up answers every request with an error, so it no longer passes isatty."""
-    return fd in _terminals and not _is_terminal(fd)
+def terminal_closed(fd=0, error=None):
+    """Whether `fd` was a terminal when install() ran and has closed: a read or write of
+    it failed with EIO (`error`), what a terminal whose other end closed answers; or it no
+    longer passes isatty (a hung-up terminal answers every request with an error). The
+    EIO is the surer sign: while the kernel hangs the terminal up, a reader it woke can
+    see EIO a moment before isatty fails (seen under load)."""
+    if fd not in _terminals:
+        return False
+    if isinstance(error, OSError) and error.errno == errno.EIO:
+        return True
+    return not _is_terminal(fd)
 
 
-def stop_if_closed(fd=0):
-    """At an end of input (or a failed read) on `fd`: when its terminal closed, stop as
-    SIGHUP does (raises KeyboardInterrupt); otherwise return, and the caller treats it as
-    the end of input it is."""
-    if terminal_closed(fd):
+def stop_if_closed(fd=0, error=None):
+    """At an end of input or a failed read or write (`error`) on `fd`: when its terminal
+    closed, stop as SIGHUP does (raises KeyboardInterrupt); otherwise return, and the
+    caller treats it as the end of input or the error it is."""
+    if terminal_closed(fd, error):
+        _as_if_sighup()
+
+
+def _as_if_sighup():
+    """Act as if the SIGHUP that the closing sends had come now: the program's own way out
+    runs, this module's handler (KeyboardInterrupt, at once) or an event loop's (which
+    ends its loop cleanly on its next turn: an exception thrown through the loop from one
+    of its callbacks or tasks could leave it waiting for its threads)."""
+    if not hasattr(signal, "SIGHUP"):
         hung_up()
+    try:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGHUP})
+    except (AttributeError, OSError, ValueError):
+        pass
+    signal.raise_signal(signal.SIGHUP)
 
 
 def hung_up():
@@ -81,15 +105,15 @@ class _TerminalStream:
     def write(self, text):
         try:
             return self._stream.write(text)
-        except OSError:
-            stop_if_closed(self._fd)
+        except OSError as exc:
+            stop_if_closed(self._fd, exc)
             raise
 
     def flush(self):
         try:
             self._stream.flush()
-        except OSError:
-            stop_if_closed(self._fd)
+        except OSError as exc:
+            stop_if_closed(self._fd, exc)
             raise
 
     def __getattr__(self, name):

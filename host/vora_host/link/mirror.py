@@ -390,16 +390,17 @@ class TypedKeys:
 
     def _readable(self):
         import os
+        error = None
         try:
             data = os.read(self._fd, 4096)
         except (BlockingIOError, InterruptedError):
             return
-        except OSError:
-            data = b""
+        except OSError as exc:
+            data, error = b"", exc
         if not data:  # end of input: nothing more to read (the board goes on)
             fd = self._fd
             self.stop()
-            hang_up.stop_if_closed(fd)  # unless the terminal closed: stop as on SIGHUP
+            hang_up.stop_if_closed(fd, error)  # unless the terminal closed: as on SIGHUP
             return
         if self._saved is None:
             self._lines(data)

@@ -701,7 +701,7 @@ class TerminalGame:
         try:
             line = self.read(prompt)
         except (EOFError, OSError) as exc:
-            hang_up.stop_if_closed()  # the terminal closed: stop as its SIGHUP would
+            hang_up.stop_if_closed(0, exc)  # the terminal closed: stop as its SIGHUP would
             if not isinstance(exc, EOFError):
                 raise
             self.console.print()

@@ -326,7 +326,11 @@ async def _main(board, script_lines, draw, keyboard, stdin, stdout, stderr, comp
         except OSError:
             data = b""
         if not data:
+            # The keyboard is a terminal read key by key (no line editing, so no Ctrl-D
+            # end of input): a read that ends or fails means the terminal closed, whether
+            # or not its SIGHUP has come yet (under load it can come much later).
             loop.remove_reader(stdin_fd)
+            hung_up()
             return
         keys.feed(data.decode("utf-8", "replace"))
 
