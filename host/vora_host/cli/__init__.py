@@ -56,13 +56,14 @@ def _join(args, console):
         ("--web", args.web is not None), ("--serve", args.serve is not None),
         ("--bots-only", args.bots_only), ("--resume", args.resume is not None),
         ("--human", args.human is not None), ("--bot", bool(args.bot)),
-        ("--port", getattr(args, "port", None) is not None),
         ("--seed", getattr(args, "seed", None) is not None),
         ("--players", args.players is not None), ("--record", bool(args.record)))
         if given]
     if here:
         args.subparser.error("--join plays a seat of a game set up elsewhere: leave out %s"
                              % ", ".join(here))
+    if args.port is not None:  # this PC's board plays the seat
+        return play.cmd_join_board(args, console)
     return run_join(args.join, console, db_path=args.db, no_log=args.no_log)
 
 

@@ -298,6 +298,90 @@ def cmd_play_board(args, console, parser):
             _close_log(log, announce)
 
 
+def cmd_join_board(args, console):
+    """vora play --join LINK --port DEVICE|sim: this PC's board plays a seat of a table on
+    another computer (vora_host.remote.remote_table): the table there is the referee, a
+    copy of it here is what the board plays at, and the copy is logged here."""
+    from vora_host.link import portlock, ports
+    from vora_host.play.board_session import BoardGameCompanion, run_board_game
+    from vora_host.remote.remote_table import CannotCopy, RemoteTable, start_following
+    from vora_host.remote.seat_client import RemoteError, SeatClient
+    from vora_host.virtual import sim
+    try:
+        client = SeatClient(args.join)
+    except ValueError as exc:
+        console.print("[red]%s[/red]" % escape(str(exc)))
+        return 2
+    try:
+        view = client.view()
+    except RemoteError as exc:
+        console.print("[red]%s[/red]" % escape(str(exc)))
+        return 1
+    host = host_games.host_game(view["game"])
+    if view["game"] == "vora" or not hasattr(host, "BOARD"):
+        console.print("[red]%s on the board is %s: play this seat from the terminal ('vora "
+                      "play --join LINK' without --port)[/red]" % (
+                          escape(view["title"]), "the board's own game, refereed by the "
+                          "board" if view["game"] == "vora" else "not mapped to the keys"))
+        return 1
+    device = None
+    if args.port not in ports.VIRTUAL:
+        try:
+            device = ports.choose_port(args.port, must_exist=True)
+        except ports.NoBoard as exc:
+            console.print("[red]%s[/red]" % escape(str(exc)))
+            return 1
+    plain = not (sys.stdout.isatty() and sys.stdin.isatty())
+    live = None
+    log_lines = []
+    if not args.no_log:
+        from vora_host.log.database import resolve_db_path
+        from vora_host.log.live import LiveLog
+        record = view.get("record")
+        if record is not None:
+            live = LiveLog(resolve_db_path(args.db), view["game"], record["players"],
+                           int(record["seed"]), record["options"], say=log_lines.append,
+                           source="remote %s" % client.host)
+    try:
+        table = RemoteTable(client, view, log=live)
+    except CannotCopy as exc:
+        console.print("[red]%s[/red]" % escape(str(exc)))
+        if live is not None:
+            live.finish()
+        return 1
+    companion = BoardGameCompanion(view["game"], table.state, table.agents, log=live,
+                                   seed=table.seed, out=sys.stdout, plain=plain)
+    companion.table = table
+    if live is not None:
+        live.say = companion.log_said
+    console.print("[bold]%s[/bold] at %s on this board: you play %s; the others play there."
+                  % (escape(view["title"]), escape(client.host),
+                     escape(table.labels[table.you])))
+    stop = start_following(table, client, lambda text: companion.note(
+        "trouble", "%s: connecting again" % text))
+    held = None
+    try:
+        if device is not None:
+            try:
+                held = portlock.acquire(device)
+            except portlock.PortBusy as exc:
+                console.print("[red]vora play: %s[/red]" % escape(str(exc)), soft_wrap=True)
+                return 1
+            status = run_board_game(device, companion, plain)
+        else:
+            status = sim.run(save_dir=args.save_dir, fresh=False, seed=None,
+                             headless=plain, companion=companion)
+    finally:
+        stop.set()
+        portlock.release(held)
+    message, logged = companion.finish()
+    console.print(escape(message), style=None if logged else "bold red", soft_wrap=True)
+    if not table.is_over():
+        console.print("You left the table; it goes on at %s. The same command joins again."
+                      % escape(client.host))
+    return status if logged else (status or 1)
+
+
 def _cannot_open(device):
     """None when the serial device is there for us to open, else the system's reason in
     words. Looked at, not opened: opening toggles DTR, which resets some boards."""

@@ -197,7 +197,9 @@ class BoardGameCompanion:
         log could not be written; True when it is in the log)."""
         if self.log is None:
             return "the game was not logged (--no-log)", True
-        if not self.state.is_over():
+        table = self.game.table if self.game is not None else self.table
+        if not self.state.is_over() and (table is None or table.stopped is None):
+            # (A game the table stopped, a resignation or a claim, is logged so already.)
             from vora_host.log.records import result_of
             from vora_host.play.saved import end_status
             self.log.ended(end_status(self.state), result_of(self.state, "quit"))

@@ -1,0 +1,208 @@
+"""A board in another home plays a seat (issue 39, "Remote play"): `vora play --join LINK
+--port sim` copies the table there (vora_host.remote.remote_table) and its board plays at
+the copy; the table there is the referee, and both logs hold the same game."""
+
+import json
+import os
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from shared_rules import games as rules_games
+from vora_host.log.store import GameLog
+from vora_host.remote.remote_table import CannotCopy, RemoteTable
+from vora_host.remote.seat_client import Refused as TableRefused
+from vora_host.table import Human, Refused, Table
+from vora_host.web.seats import seat_view
+
+from pty_screen import PtyScreen
+from test_play_web_seats import DEADLINE, Typed
+
+VORA = str(Path(sys.executable).with_name("vora"))
+LINK = r"P1 Red plays in a browser: (http://127\.0\.0\.1:\d+/seat/\S+)"
+
+
+def _view(api):
+    with urllib.request.urlopen(api, timeout=DEADLINE) as answer:
+        return json.load(answer)
+
+
+def _until(what, check, screen):
+    """check()'s answer once it has one, the board's screen read meanwhile (a program
+    whose terminal is not read stops when its output fills the pty)."""
+    deadline = time.monotonic() + DEADLINE
+    while True:
+        found = check()
+        if found:
+            return found
+        assert time.monotonic() < deadline, "%s; the board's screen:\n%s" % (what, screen.text())
+        screen.pump(0.05)
+
+
+def _logged(db):
+    """How many live moves the guest's log holds (0 before its first)."""
+    if not db.exists():
+        return 0
+    with GameLog(db) as log:
+        games = log.games()
+        return games[0]["move_count"] if games else 0
+
+
+def _live(db):
+    with GameLog(db) as log:
+        info = log.games()[0]
+        return info, [(m["number"], m["move"], m["digest"]) for m in log.game(info["id"])["moves"]]
+
+
+def test_a_virtual_board_plays_a_seat_of_a_table_on_another_computer(tmp_path):
+    host_db, guest_db = tmp_path / "host.sqlite3", tmp_path / "guest.sqlite3"
+    host = Typed("vorcept", "--seed", "6", "--bot", "0=random", "--web", "1", "--serve", "0",
+                 "--db", str(host_db))
+    try:
+        link = host.wait_for(LINK).group(1)
+        api = link.replace("/seat/", "/api/seat/")
+        with PtyScreen([VORA, "play", "--join", link, "--port", "sim", "--db", str(guest_db),
+                        "--save-dir", str(tmp_path / "save")], cols=100, rows=40,
+                       env={"VORA_SIM_DEVICE": str(tmp_path / "tty")}) as board:
+            board.wait_for("terminal mode", DEADLINE)  # the PC drives the board: moves go
+            # (Said before the board's screen took the terminal over.)
+            assert b"at 127.0.0.1" in board.raw and b"on this board: you play P1 Red" in \
+                bytes(board.raw).replace(b"\r\n", b" ").replace(b"\n", b" ")
+            for _ in range(6):
+                # The seat's move as the table offers it, made on the board (typed as a
+                # whole move on the virtual board's line: its keys pressed in turn).
+                view = _until("the seat's turn", lambda: (lambda v: v if v["your_turn"]
+                                                          else None)(_view(api)), board)
+                # The board's copy has the table's moves first (it follows the table's
+                # stream, and logs each move here as it takes it in): a move typed before
+                # would be for an older position, and refused.
+                _until("the board's copy caught up", lambda: _logged(guest_db) == view["number"],
+                       board)
+                board.send(view["moves"][0]["move"] + "\r", 0)
+                _until("the table took the board's move",
+                       lambda: _view(api)["number"] > view["number"], board)
+            # The host's bot's moves reach the board (shown there as they are made).
+            view = _until("the seat's turn", lambda: (lambda v: v if v["your_turn"]
+                                                      else None)(_view(api)), board)
+            board.wait_for("to act", DEADLINE)
+            # A takeback asked at the board goes to the table, and comes back.
+            board.send("undo\r", 0)
+            _until("taken back at the table", lambda: _view(api)["number"] < view["number"],
+                   board)
+            board.wait_for("taken back", DEADLINE)
+            host.wait_for(r"taken back: P1 Red's turn")
+            board.send("q", 0)
+            board.wait_for("You left the table", DEADLINE)
+            assert board.wait_exit(DEADLINE) == 0
+        host.wait_for(r"P1 Red has left \(reconnecting\)")
+    finally:
+        host.kill()
+    guest_info, guest_moves = _live(guest_db)
+    host_info, host_moves = _live(host_db)
+    assert guest_info["source"].startswith("remote 127.0.0.1:")
+    assert guest_info["status"] == "interrupted" and guest_info["taken_back"] >= 1
+    assert guest_moves == host_moves and len(guest_moves) >= 10
+    with GameLog(guest_db) as log:
+        assert log.verify(guest_info["id"]).ok
+
+
+class FakeClient:
+    """A seat client whose table is a Table in this process (the server's part)."""
+
+    def __init__(self, table, player):
+        self.table, self.player = table, player
+        self.host = "table.example"
+
+    def view(self):
+        return json.loads(json.dumps(seat_view(self.table, self.player)))
+
+    def post(self, action, body=None):
+        body = body or {}
+        try:
+            if action == "move":
+                self.table.play(body["move"], player=self.player, number=body["number"])
+            elif action == "takeback":
+                self.table.request_takeback(self.player)
+            elif action == "resign":
+                self.table.resign(self.player)
+        except Refused as exc:
+            raise TableRefused(exc.reason, 422)
+        return self.view()
+
+
+def _tables():
+    state = rules_games.load("vorcept").new_game(2, 4)
+    there = Table("vorcept", state, [Human(), Human()], seed=4)
+    client = FakeClient(there, 1)
+    return there, client, RemoteTable(client, client.view())
+
+
+def test_the_copy_plays_only_what_the_table_accepts_and_follows_its_moves_and_takebacks():
+    there, client, here = _tables()
+    assert here.you == 1 and here.humans == [0, 1]
+    first = there.state.legal_moves()[0]
+    with pytest.raises(Refused) as refused:  # out of turn: refused here, nothing sent
+        here.play(first, player=1, number=0)
+    assert refused.value.reason == "it is P0's turn, not P1's" and there.number == 0
+    there.play(first, player=0, number=0)  # the other seat plays there
+    here.sync(client.view())
+    assert here.moves == [first] and here.digests == there.digests
+    mine = here.state.legal_moves()[0]
+    here.play(mine, player=1, number=1)
+    assert there.moves == [first, mine] and here.moves == there.moves
+    here.request_takeback(1)  # sent there: it waits for P0's answer, there and here
+    assert there.takeback["waiting"] == [0] and here.takeback["waiting"] == [0]
+    with pytest.raises(Refused):
+        here.play(here.state.legal_moves()[0], player=1, number=2)
+    there.answer_takeback(0, True)
+    here.sync(client.view())
+    assert there.moves == [first] and here.moves == [first] and here.takeback is None
+    assert here.events_since(0)[0][-1][2].startswith("taken back")
+    there.resign(0)
+    here.sync(client.view())
+    assert here.is_over() and here.stopped == "P0 resigned"
+
+
+def test_a_copy_that_disagrees_with_the_table_stops_and_says_after_which_move():
+    there, client, here = _tables()
+    for _ in range(3):
+        there.play(there.state.legal_moves()[0])
+    view = client.view()
+    view["record"]["digests"][1] = "f" * 16
+    here.sync(view)
+    assert here.parted == ("after move 2 the table's digest is ffffffffffffffff, this "
+                           "computer's %s" % there.digests[1])
+    assert here.is_over() and here.moves == there.moves[:2]
+    with pytest.raises(Refused):
+        here.play(here.state.legal_moves()[0])
+
+
+def test_a_hidden_game_is_not_copied_to_a_board():
+    state = rules_games.load("boars").new_game(2, 4)
+    there = Table("boars", state, [Human(), Human()], seed=4)
+    client = FakeClient(there, 1)
+    with pytest.raises(CannotCopy) as refused:
+        RemoteTable(client, client.view())
+    assert "hides each player's secrets" in str(refused.value)
+    assert "vora play --join LINK" in str(refused.value)
+
+
+def test_vora_is_joined_from_the_terminal_not_the_board(tmp_path):
+    host = Typed("vora", "--seed", "6", "--bot", "0=random", "--web", "1", "--serve", "0",
+                 "--db", str(tmp_path / "host.sqlite3"))
+    try:
+        link = host.wait_for(r"P1[^\n]* plays in a browser: (http://127\.0\.0\.1:\d+/seat/\S+)"
+                             ).group(1)
+        import subprocess
+        done = subprocess.run([VORA, "play", "--join", link, "--port", "sim", "--db",
+                               str(tmp_path / "guest.sqlite3")], capture_output=True,
+                              text=True, timeout=DEADLINE, stdin=subprocess.DEVNULL,
+                              env=dict(os.environ, VORA_SIM_DEVICE=str(tmp_path / "tty")))
+    finally:
+        host.kill()
+    assert done.returncode == 1
+    assert "the board's own game, refereed by the board" in done.stdout
+    assert "vora play --join LINK' without --port" in " ".join(done.stdout.split())
