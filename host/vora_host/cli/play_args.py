@@ -140,10 +140,11 @@ def add_parser(sub):
                            "link of its own, printed with its QR code; the web mirror "
                            "serves them (on --serve's port, default %d)" % WEB_PORT)
     play.add_argument("--join", metavar="LINK", default=None,
-                      help="play a seat of a game on another computer from this terminal: "
-                           "the seat's link its `vora play --web` printed "
-                           "(http://HOST:PORT/seat/TOKEN). That table is the referee; the "
-                           "game is logged here too")
+                      help="play a seat of a game on another computer from this terminal "
+                           "(with --port sim or --port DEVICE: on this PC's board, for a game "
+                           "that hides nothing): the seat's link its `vora play --web` "
+                           "printed (http://HOST:PORT/seat/TOKEN). That table is the referee; "
+                           "the game is logged here too")
     play.add_argument("--claim-after", type=claim_seconds, default=CLAIM_AFTER,
                       metavar="SECONDS",
                       help="with --web: how long a browser seat may be gone (its page "
