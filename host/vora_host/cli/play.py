@@ -304,19 +304,12 @@ def cmd_join_board(args, console):
     copy of it here is what the board plays at, and the copy is logged here."""
     from vora_host.link import portlock, ports
     from vora_host.play.board_session import BoardGameCompanion, run_board_game
+    from vora_host.remote.join import open_seat
     from vora_host.remote.remote_table import CannotCopy, RemoteTable, start_following
-    from vora_host.remote.seat_client import RemoteError, SeatClient
     from vora_host.virtual import sim
-    try:
-        client = SeatClient(args.join)
-    except ValueError as exc:
-        console.print("[red]%s[/red]" % escape(str(exc)))
-        return 2
-    try:
-        view = client.view()
-    except RemoteError as exc:
-        console.print("[red]%s[/red]" % escape(str(exc)))
-        return 1
+    client, view, status = open_seat(args.join, console)
+    if client is None:
+        return status
     host = host_games.host_game(view["game"])
     if view["game"] == "vora" or not hasattr(host, "BOARD"):
         console.print("[red]%s on the board is %s: play this seat from the terminal ('vora "

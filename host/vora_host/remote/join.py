@@ -28,7 +28,7 @@ from vora_host.log.records import result_of
 from vora_host.play.terminal import resolve_entry
 from vora_host.remote.seat_client import Refused, RemoteError, SeatClient
 
-__all__ = ["RemoteLog", "run_join", "JOIN_HELP", "safe_text"]
+__all__ = ["RemoteLog", "open_seat", "run_join", "JOIN_HELP", "safe_text"]
 
 RECONNECT_S = (1, 2, 4, 8, 10)  # the waits between tries when the stream drops
 HELLO_S = 30.0  # seconds for the first event of the stream
@@ -330,20 +330,29 @@ class _Join:
         return True
 
 
-def run_join(url, console, db_path=None, no_log=False, read=input):
-    """Play the seat at `url` from this terminal until the game ends or the player leaves;
-    the exit status (0: the game ended or the player left; 1: the table could not be
-    reached or refused the seat; 2: the link is not a seat's)."""
+def open_seat(url, console):
+    """(client, its first view, None) for the seat's link `url`, or (None, None, exit
+    status) after saying why not: 2 when the link is not a seat's, 1 when the table cannot
+    be reached or refuses it (in its words, without their control characters)."""
     try:
         client = SeatClient(url)
     except ValueError as exc:
         console.print("[red]%s[/red]" % escape(str(exc)))
-        return 2
+        return None, None, 2
     try:
-        view = client.view()
+        return client, client.view(), None
     except RemoteError as exc:
         console.print("[red]%s[/red]" % escape(safe_text(str(exc))))
-        return 1
+        return None, None, 1
+
+
+def run_join(url, console, db_path=None, no_log=False, read=input):
+    """Play the seat at `url` from this terminal until the game ends or the player leaves;
+    the exit status (0: the game ended or the player left; 1: the table could not be
+    reached or refused the seat; 2: the link is not a seat's)."""
+    client, view, status = open_seat(url, console)
+    if client is None:
+        return status
     you = safe_text(view["you_label"])
     you = you[:-len(" (you)")] if you.endswith(" (you)") else you
     console.print("[bold]%s[/bold] at %s: you play %s." % (
