@@ -203,3 +203,28 @@ def test_a_wrong_link_an_unreachable_table_and_options_of_a_local_game_are_refus
     assert status == 2 and "leave out --seed, --players" in text
     assert not (tmp_path / "g.sqlite3").exists()  # nothing logged of a game never joined
     assert seat_client.API_VERSION == 1
+
+
+def test_a_joined_terminal_is_offered_the_claim_when_the_other_seat_never_comes(tmp_path):
+    # P0's link is never opened; P1 joins from a terminal. Once P0 has been away for
+    # --claim-after (10 s), the terminal asks by itself (the table says nothing then: it
+    # reads the view again when the time runs out), and a claim ends the game there.
+    host_db, guest_db = tmp_path / "host.sqlite3", tmp_path / "guest.sqlite3"
+    host = Typed("vorcept", "--seed", "6", "--web", "all", "--serve", "0", "--db",
+                 str(host_db), "--claim-after", "10")
+    try:
+        link = host.wait_for(LINK).group(1)
+        guest = Typed("--join", link, "--db", str(guest_db))
+        guest.wait_for(r"Waiting for P0 Blue")
+        asked = guest.wait_for(r"P0 Blue \(browser\) has not come back: type claim to claim "
+                               r"the win, abort to stop the game, or Enter to wait on\.")
+        guest.type("claim")
+        guest.wait_for(r"The game stopped: P0 Blue left and did not come back: P1 Red claims "
+                       r"the win", asked.end())
+        assert guest.finish() == 0
+        assert host.finish() == 0
+    finally:
+        host.kill()
+    (info, _), = _games(host_db)
+    assert info["status"] == "abandoned"
+    assert info["result"]["end"] == "P0 Blue left and did not come back: P1 Red claims the win"

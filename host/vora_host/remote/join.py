@@ -32,6 +32,7 @@ __all__ = ["RemoteLog", "open_seat", "run_join", "JOIN_HELP", "safe_text"]
 
 RECONNECT_S = (1, 2, 4, 8, 10)  # the waits between tries when the stream drops
 HELLO_S = 30.0  # seconds for the first event of the stream
+OFFER_AGAIN_S = 60.0  # seconds before a declined claim is offered again
 
 JOIN_HELP = """\
 [bold]Commands[/bold]   #5 or a move: play it    moves: the list again    board: the table again
@@ -166,7 +167,7 @@ class _Join:
         self.view = None
         self.said = 0  # the newest event number printed
         self.drawn = None  # (number, seq) of the table last drawn
-        self.offered = None  # the absence whose claim was offered
+        self.offered = None  # ((the gone seat, why), when) of the claim last offered
         self.left = False
         self.replaced = None
         self.taken_at = 0.0  # when the view was taken (time.monotonic)
@@ -314,11 +315,13 @@ class _Join:
         view = self.view
         gone = next((g for g in view["gone"] if g.get("player") == view.get("claim_against")),
                     None)
-        key = (view.get("claim_against"), gone and gone.get("why"),
-               gone and round(gone.get("seconds", 0) - gone.get("claim_in", 0)))
-        if self.offered == key:
+        # Asked once, then again each OFFER_AGAIN_S while the seat stays gone (Enter waits
+        # on; the question is the only way to claim while that seat is to play).
+        key = (view.get("claim_against"), gone and gone.get("why"))
+        if self.offered is not None and self.offered[0] == key \
+                and time.monotonic() - self.offered[1] < OFFER_AGAIN_S:
             return True
-        self.offered = key
+        self.offered = (key, time.monotonic())
         options = "claim to claim the win, abort" if "win" in view["claims"] else "abort"
         answer = self.ask("%s has not come back: type %s to stop the game, or Enter to wait "
                           "on. " % (safe_text(gone["label"]) if gone else "A player", options))
