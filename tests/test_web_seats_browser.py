@@ -165,7 +165,7 @@ def test_a_phone_that_goes_comes_back_and_then_the_other_claims_the_win(chromium
         # It goes for good: past its 10 s, P0's page offers the claim by itself.
         red.context.close()
         blue.wait_for_selector("#claim-win:not([hidden])", timeout=SHOWN)
-        assert "did not come back in time" in blue.text_content("#gone-what")
+        assert "They were not back in time" in blue.text_content("#gone-what")
         assert blue.is_visible("#claim-abort")
         blue.click("#claim-win")
         claimed = "P1 Red left and did not come back: P0 Blue claims the win"

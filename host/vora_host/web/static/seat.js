@@ -199,9 +199,11 @@ function drawGone() {
   const g = others[0];
   const what = seat.seats.length === 2 ? "claim the win or abort the game" : "abort the game";
   let text = g.label + (g.why === "left" ? " has left (reconnecting)" : " has not come yet");
-  if (seat.claims.length) text += ". They did not come back in time: you may " + what + ".";
-  else {
-    text += ". If they are not back in " + seconds(g.claim_in) + ", you may " + what + ".";
+  const back = g.why === "left" ? "back" : "here";
+  if (seat.claims.length) {
+    text += ". They were not " + back + " in time: you may " + what + ".";
+  } else {
+    text += ". If they are not " + back + " in " + seconds(g.claim_in) + ", you may " + what + ".";
     goneTimer = setTimeout(async () => {
       try {
         const response = await fetch(api, {cache: "no-store"});
