@@ -98,13 +98,30 @@ def test_a_virtual_board_plays_a_seat_of_a_table_on_another_computer(tmp_path):
             board.wait_for("You left the table", DEADLINE)
             assert board.wait_exit(DEADLINE) == 0
         host.wait_for(r"P1 Red has left \(reconnecting\)")
+        # Joined again on the board: its copy goes on in the same game of this log.
+        with PtyScreen([VORA, "play", "--join", link, "--port", "sim", "--db", str(guest_db),
+                        "--save-dir", str(tmp_path / "save")], cols=100, rows=40,
+                       env={"VORA_SIM_DEVICE": str(tmp_path / "tty")}) as board:
+            board.wait_for("terminal mode", DEADLINE)
+            view = _until("the seat's turn", lambda: (lambda v: v if v["your_turn"]
+                                                      else None)(_view(api)), board)
+            _until("the board's copy caught up", lambda: _logged(guest_db) == view["number"],
+                   board)
+            board.send(view["moves"][0]["move"] + "\r", 0)
+            _until("the table took the board's move",
+                   lambda: _view(api)["number"] > view["number"], board)
+            board.send("q", 0)
+            assert board.wait_exit(DEADLINE) == 0
     finally:
         host.kill()
     guest_info, guest_moves = _live(guest_db)
     host_info, host_moves = _live(host_db)
     assert guest_info["source"].startswith("remote 127.0.0.1:")
     assert guest_info["status"] == "interrupted" and guest_info["taken_back"] >= 1
-    assert guest_moves == host_moves and len(guest_moves) >= 10
+    with GameLog(guest_db) as log:
+        assert len(log.games()) == 1  # joined twice: one copy
+    # One game here, as the table's (the moves the copy had taken in when it left last).
+    assert guest_moves == host_moves[:len(guest_moves)] and len(guest_moves) >= 11
     with GameLog(guest_db) as log:
         assert log.verify(guest_info["id"]).ok
 

@@ -95,10 +95,26 @@ def test_a_joined_terminal_takes_back_asks_hints_and_leaves_and_its_copy_is_neve
                        r"command joins again\.")
         assert guest.finish() == 0
         host.wait_for(r"P1 Red has left \(reconnecting\)")
+        (info, _), = _games(guest_db)
+        assert info["status"] == "interrupted"
+        before = info["move_count"]
+        # Joined again: the same copy goes on in this computer's log (not a second one).
+        again = Typed("--join", link, "--db", str(guest_db))
+        again.wait_for(r"P1> ")
+        again.type("#1")
+        again.wait_for(r"P1> [\s\S]*P1> ")
+        again.type("q")
+        assert again.finish() == 0
     finally:
         host.kill()
     (info, record), = _games(guest_db)
     assert info["status"] == "interrupted" and info["taken_back"] >= 1
+    assert info["move_count"] >= before + 2  # its move and the bot's after it
+    host_info, = (i for i, _ in _games(host_db))
+    assert _moves_and_digests(guest_db, info["id"]) == \
+        _moves_and_digests(host_db, host_info["id"])[:info["move_count"]]
+    with GameLog(guest_db) as log:
+        assert log.verify(info["id"]).ok
     # Never resumed here as this PC's game: the table elsewhere is its referee.
     from vora_host.play import saved
     with GameLog(guest_db) as log:

@@ -326,17 +326,20 @@ def cmd_join_board(args, console):
             return 1
     plain = not (sys.stdout.isatty() and sys.stdin.isatty())
     live = None
+    logged = []
     log_lines = []
-    if not args.no_log:
+    if not args.no_log and view.get("record") is not None:
         from vora_host.log.database import resolve_db_path
-        from vora_host.log.live import LiveLog
-        record = view.get("record")
-        if record is not None:
-            live = LiveLog(resolve_db_path(args.db), view["game"], record["players"],
-                           int(record["seed"]), record["options"], say=log_lines.append,
-                           source="remote %s" % client.host)
+        from vora_host.log.errors import GameHeld
+        from vora_host.remote.join import open_copy
+        try:
+            live, logged = open_copy(resolve_db_path(args.db), "remote %s" % client.host,
+                                     view["record"], view["record"]["options"],
+                                     log_lines.append)
+        except GameHeld as exc:
+            return _refuse_held(console, exc)
     try:
-        table = RemoteTable(client, view, log=live)
+        table = RemoteTable(client, view, log=live, logged=logged)
     except CannotCopy as exc:
         console.print("[red]%s[/red]" % escape(str(exc)))
         if live is not None:

@@ -28,7 +28,7 @@ from vora_host.log.records import result_of
 from vora_host.play.terminal import resolve_entry
 from vora_host.remote.seat_client import Refused, RemoteError, SeatClient
 
-__all__ = ["RemoteLog", "open_seat", "run_join", "JOIN_HELP", "safe_text"]
+__all__ = ["RemoteLog", "open_copy", "open_seat", "run_join", "JOIN_HELP", "safe_text"]
 
 RECONNECT_S = (1, 2, 4, 8, 10)  # the waits between tries when the stream drops
 HELLO_S = 30.0  # seconds for the first event of the stream
@@ -90,17 +90,29 @@ class RemoteLog:
             self.states.append(state)
 
     def _start(self, record):
-        from vora_host.log.live import LiveLog
+        from vora_host.log.errors import GameHeld
         try:
             state = rules_games.start(dict(record, moves=[], seed=int(record["seed"])))
         except (BadPosition, ValueError, KeyError, TypeError) as exc:
             self.broken = "the table's game cannot be set up here: %s" % exc
             self.say(self.broken)
             return False
-        self.live = LiveLog(self.db_path, record["game"], record["players"],
-                            int(record["seed"]), state.options(), source=self.source,
-                            say=self.say)
+        try:
+            self.live, logged = open_copy(self.db_path, self.source, record, state.options(),
+                                          self.say)
+        except GameHeld as exc:
+            self.broken = "another program logs this game here: %s" % exc
+            self.say(self.broken)
+            return False
         self.states = [state]
+        for move in logged:  # joined again: its copy goes on (follow() takes back the rest)
+            state = state.clone()
+            try:
+                state.play(move)
+            except IllegalMove:
+                break
+            self.moves.append(move)
+            self.states.append(state)
         return True
 
     def _part(self, why):
@@ -121,6 +133,34 @@ class RemoteLog:
             self.live.ended("interrupted", result_of(state, "left the remote table"))
         message, _ = self.live.finish()
         return message
+
+
+def open_copy(db_path, source, record, options, say):
+    """(a LiveLog for the joined game's copy in this computer's log, the moves it holds
+    already): the copy left unfinished when this table's seat was joined before (the same
+    source, game and seed), or a new one. GameHeld when another program writes that copy
+    now (the seat joined twice here)."""
+    from vora_host.log.live import LiveLog
+    from vora_host.log.errors import GameLogError
+    from vora_host.log.store import GameLog
+    from vora_host.play.saved import UNFINISHED
+    found = None
+    try:
+        with GameLog(db_path) as log:
+            for info in sorted((i for status in UNFINISHED for i in log.games(status=status)),
+                               key=lambda i: -i["id"]):
+                if info["source"] == source and info["game"] == record["game"] \
+                        and str(info["seed"]) == record["seed"]:
+                    found = log.game(info["id"])
+                    break
+    except GameLogError:
+        found = None  # (the LiveLog below says what is wrong with the log)
+    if found is None:
+        return LiveLog(db_path, record["game"], record["players"], int(record["seed"]),
+                       options, source=source, say=say), []
+    live = LiveLog(db_path, record["game"], record["players"], int(record["seed"]), options,
+                   source=source, say=say, game_id=found["id"], earlier=found["moves"])
+    return live, [m["move"] for m in found["moves"]]
 
 
 class _Stream:

@@ -48,9 +48,10 @@ class ElsewhereSeat(Human):
 
 class RemoteTable(Table):
     """See the module doc. `client`: a SeatClient; `view`: its first view; `log`: a
-    LiveLog for the copy, or None."""
+    LiveLog for the copy, or None; `logged`: the moves that log holds already (the seat
+    joined again: its copy goes on)."""
 
-    def __init__(self, client, view, log=None):
+    def __init__(self, client, view, log=None, logged=()):
         record = view.get("record")
         if record is None:
             raise CannotCopy("%s hides each player's secrets from the others: its game "
@@ -71,6 +72,16 @@ class RemoteTable(Table):
         self.labels = labels
         self.parted = None  # why this copy stopped following the table
         self.said_there = 0  # the table's newest event said here
+        # Joined again: what the log holds is played without being logged twice, what the
+        # table took back since is taken back in the log.
+        same = 0
+        moves = record["moves"]
+        while same < min(len(moves), len(logged)) and moves[same] == logged[same]:
+            same += 1
+        if log is not None:
+            for number in range(len(logged), same, -1):
+                log.took_back(number)
+        self.replay_moves(list(logged[:same]))
         self.sync(view)
 
     # ---- the table's changes, played here
