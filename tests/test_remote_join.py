@@ -244,3 +244,27 @@ def test_a_joined_terminal_is_offered_the_claim_when_the_other_seat_never_comes(
     (info, _), = _games(host_db)
     assert info["status"] == "abandoned"
     assert info["result"]["end"] == "P0 Blue left and did not come back: P1 Red claims the win"
+
+
+def test_a_joined_terminal_that_closes_leaves_the_table_and_keeps_its_copy(tmp_path):
+    # The terminal closing (issue 43's hang-up) at a joined seat: as Ctrl-C, status 130,
+    # the copy kept as interrupted, the table told the seat has left.
+    import os
+    from pathlib import Path
+    from pty_screen import PtyScreen
+    from test_hang_up import _hang_up
+    host_db, guest_db = tmp_path / "host.sqlite3", tmp_path / "guest.sqlite3"
+    host = Typed("vorcept", "--seed", "6", "--bot", "0=random", "--web", "1", "--serve", "0",
+                 "--db", str(host_db))
+    try:
+        link = host.wait_for(LINK).group(1)
+        vora = str(Path(sys.executable).with_name("vora"))
+        with PtyScreen([vora, "play", "--join", link, "--db", str(guest_db)], cols=80,
+                       rows=24, cwd=os.getcwd()) as term:
+            term.wait_for("P1>", DEADLINE)
+            assert _hang_up(term) == 130
+        host.wait_for(r"P1 Red has left \(reconnecting\)")
+    finally:
+        host.kill()
+    (info, _), = _games(guest_db)
+    assert info["status"] == "interrupted" and info["move_count"] >= 1

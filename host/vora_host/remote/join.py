@@ -24,6 +24,7 @@ from rich.text import Text
 from shared_rules import games as rules_games
 from shared_rules.errors import BadPosition, IllegalMove
 
+from vora_host import hang_up
 from vora_host.log.records import result_of
 from vora_host.play.terminal import resolve_entry
 from vora_host.remote.seat_client import Refused, RemoteError, SeatClient
@@ -284,9 +285,14 @@ class _Join:
     # ---- what the player types
 
     def ask(self, prompt):
+        """A line typed, or None at the end of input; the terminal closing stops as its
+        SIGHUP does (vora_host.hang_up)."""
         try:
             return self.read(prompt)
-        except EOFError:
+        except (EOFError, OSError) as exc:
+            hang_up.stop_if_closed(0, exc)
+            if not isinstance(exc, EOFError):
+                raise
             return None
 
     def post(self, action, body=None):
@@ -392,7 +398,7 @@ def open_seat(url, console):
 def run_join(url, console, db_path=None, no_log=False, read=input):
     """Play the seat at `url` from this terminal until the game ends or the player leaves;
     the exit status (0: the game ended or the player left; 1: the table could not be
-    reached or refused the seat; 2: the link is not a seat's)."""
+    reached or refused the seat; 2: the link is not a seat's; 130: interrupted)."""
     client, view, status = open_seat(url, console)
     if client is None:
         return status
@@ -410,7 +416,7 @@ def run_join(url, console, db_path=None, no_log=False, read=input):
     join = _Join(client, console, read, log)
     join.take(view)
     stream = _Stream(client).start()
-    stopped = None
+    interrupted = False
     try:
         # Present at the table once the stream says hello (its client id goes with each
         # request): until then the table counts this seat as not here.
@@ -427,7 +433,6 @@ def run_join(url, console, db_path=None, no_log=False, read=input):
                               "this seat was opened elsewhere")))
                 break
             if view["over"]:
-                stopped = view["stopped"]
                 break
             line = join.turn_line()
             if view["takeback"] is not None and view["takeback"]["asked_you"]:
@@ -450,23 +455,33 @@ def run_join(url, console, db_path=None, no_log=False, read=input):
             if not going:
                 join.left = True
                 break
-    except KeyboardInterrupt:
-        join.left = True
+    except KeyboardInterrupt:  # Ctrl-C, or the terminal closed (vora_host.hang_up)
+        join.left = interrupted = True
         console.print("\n[yellow]Interrupted.[/yellow]")
     finally:
         stream.stop.set()
     view = join.view
-    if view["over"]:
-        join.draw()
-        console.print("[bold]The game %s.[/bold]" % (
-            "stopped: %s" % escape(safe_text(view["stopped"])) if view["stopped"] else "is over"))
-        for line in view["result"]:
-            console.print(Text(safe_text(line)))
-    else:
-        console.print("You left the table; it goes on at %s. The same command joins again."
-                      % escape(client.host))
-    if log is not None:
-        message = log.end(view["stopped"] if view["over"] else None)
+    message = None
+    try:
+        if view["over"]:
+            join.draw()
+            console.print("[bold]The game %s.[/bold]" % (
+                "stopped: %s" % escape(safe_text(view["stopped"])) if view["stopped"]
+                else "is over"))
+            for line in view["result"]:
+                console.print(Text(safe_text(line)))
+        else:
+            console.print("You left the table; it goes on at %s. The same command joins "
+                          "again." % escape(client.host))
+    except KeyboardInterrupt:  # (the terminal closed as this was said)
+        interrupted = True
+    finally:
+        # Whatever happens on the screen, the copy's last word is logged.
+        if log is not None:
+            message = log.end(view["stopped"] if view["over"] else None)
+    try:
         if message:
             console.print(escape(message), soft_wrap=True)
-    return 0
+    except KeyboardInterrupt:
+        interrupted = True
+    return 130 if interrupted else 0
