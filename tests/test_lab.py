@@ -381,24 +381,30 @@ def test_interrupt_keeps_the_games_and_resume_goes_on(tmp_path):
     # Ctrl-C reaches the whole foreground process group: the driver and its workers.
     out = tmp_path / "run"
     args = ["--seed-effect", "10", "--no-plots", "--out", str(out), "--workers", "2"]
-    # (More games than it can play before the Ctrl-C, however slow the machine: 5,000 were
-    # all played once under load before the games file showed 120.)
+    # (Under stress a run of 5,000 was once found finished, and one of 500,000 still
+    # running 12 minutes on: the Ctrl-C had not taken there. Not understood yet; the run
+    # is killed at the end whatever happens, so that a failure leaves nothing behind.)
     proc = subprocess.Popen([sys.executable, "-m", "vora_host", "lab", "vora", "--games",
-                             "500000", *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             "5000", *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True, cwd=ROOT, start_new_session=True,
                             env=dict(os.environ, COLUMNS="200"))
-    games = out / GAMES_FILE
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        if games.exists() and games.read_text().count("\n") > 120:
-            break
-        time.sleep(0.05)
-    os.killpg(proc.pid, signal.SIGINT)
-    text, _ = proc.communicate(timeout=120)
+    try:
+        games = out / GAMES_FILE
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            if games.exists() and games.read_text().count("\n") > 120:
+                break
+            time.sleep(0.05)
+        os.killpg(proc.pid, signal.SIGINT)
+        text, _ = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
     assert proc.returncode == 130, text
     assert "Interrupted: finishing the" in text and "Partial report" in text
     kept = games.read_text().count("\n") - 1
-    assert 120 <= kept < 500010
+    assert 120 <= kept < 5010
     # The first 100 games, resumed: those already played are kept, the rest are played,
     # and the numbers are those of an uninterrupted run.
     done = vora_lab("--games", "100", "--resume", *args)
