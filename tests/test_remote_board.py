@@ -57,6 +57,20 @@ def _live(db):
         return info, [(m["number"], m["move"], m["digest"]) for m in log.game(info["id"])["moves"]]
 
 
+def _board_move(board, api, guest_db):
+    """The seat's move as the table offers it, made on the board (typed as a whole move on
+    the virtual board's line: its keys pressed in turn), once it is the seat's turn and
+    the board's copy has the table's moves (it follows the table's stream and logs each
+    move as it takes it in: a move typed before would be for an older position, and
+    refused); returns when the table has taken it."""
+    view = _until("the seat's turn", lambda: (lambda v: v if v["your_turn"] else None)(
+        _view(api)), board)
+    _until("the board's copy caught up", lambda: _logged(guest_db) == view["number"], board)
+    board.send(view["moves"][0]["move"] + "\r", 0)
+    _until("the table took the board's move", lambda: _view(api)["number"] > view["number"],
+           board)
+
+
 def test_a_virtual_board_plays_a_seat_of_a_table_on_another_computer(tmp_path):
     host_db, guest_db = tmp_path / "host.sqlite3", tmp_path / "guest.sqlite3"
     host = Typed("vorcept", "--seed", "6", "--bot", "0=random", "--web", "1", "--serve", "0",
@@ -72,18 +86,7 @@ def test_a_virtual_board_plays_a_seat_of_a_table_on_another_computer(tmp_path):
             assert b"at 127.0.0.1" in board.raw and b"on this board: you play P1 Red" in \
                 bytes(board.raw).replace(b"\r\n", b" ").replace(b"\n", b" ")
             for _ in range(6):
-                # The seat's move as the table offers it, made on the board (typed as a
-                # whole move on the virtual board's line: its keys pressed in turn).
-                view = _until("the seat's turn", lambda: (lambda v: v if v["your_turn"]
-                                                          else None)(_view(api)), board)
-                # The board's copy has the table's moves first (it follows the table's
-                # stream, and logs each move here as it takes it in): a move typed before
-                # would be for an older position, and refused.
-                _until("the board's copy caught up", lambda: _logged(guest_db) == view["number"],
-                       board)
-                board.send(view["moves"][0]["move"] + "\r", 0)
-                _until("the table took the board's move",
-                       lambda: _view(api)["number"] > view["number"], board)
+                _board_move(board, api, guest_db)
             # The host's bot's moves reach the board (shown there as they are made).
             view = _until("the seat's turn", lambda: (lambda v: v if v["your_turn"]
                                                       else None)(_view(api)), board)
@@ -103,13 +106,7 @@ def test_a_virtual_board_plays_a_seat_of_a_table_on_another_computer(tmp_path):
                         "--save-dir", str(tmp_path / "save")], cols=100, rows=40,
                        env={"VORA_SIM_DEVICE": str(tmp_path / "tty")}) as board:
             board.wait_for("terminal mode", DEADLINE)
-            view = _until("the seat's turn", lambda: (lambda v: v if v["your_turn"]
-                                                      else None)(_view(api)), board)
-            _until("the board's copy caught up", lambda: _logged(guest_db) == view["number"],
-                   board)
-            board.send(view["moves"][0]["move"] + "\r", 0)
-            _until("the table took the board's move",
-                   lambda: _view(api)["number"] > view["number"], board)
+            _board_move(board, api, guest_db)
             board.send("q", 0)
             assert board.wait_exit(DEADLINE) == 0
     finally:
