@@ -209,7 +209,6 @@ class _Join:
         self.said = 0  # the newest event number printed
         self.drawn = None  # (number, seq) of the table last drawn
         self.offered = None  # ((the gone seat, why), when) of the claim last offered
-        self.left = False
         self.replaced = None
         self.taken_at = 0.0  # when the view was taken (time.monotonic)
         self.waiting_said = None  # the view (seq) whose "Waiting for" line was printed
@@ -453,10 +452,9 @@ def run_join(url, console, db_path=None, no_log=False, read=input):
                     join.refresh()
                 continue
             if not going:
-                join.left = True
                 break
     except KeyboardInterrupt:  # Ctrl-C, or the terminal closed (vora_host.hang_up)
-        join.left = interrupted = True
+        interrupted = True
         console.print("\n[yellow]Interrupted.[/yellow]")
     finally:
         stream.stop.set()

@@ -120,6 +120,9 @@ def check_view(view):
         _kind(gone, (dict,), "gone[%d]" % k)
         _text(gone.get("label"), "gone[%d].label" % k, 200)
         _kind(gone.get("claim_in"), (int, float), "gone[%d].claim_in" % k)
+    _kind(view.get("claim_against"), (int, type(None)), "claim_against")
+    for k, gone in enumerate(view.get("gone", [])):
+        _kind(gone.get("player"), (int,), "gone[%d].player" % k)
     record = _kind(view.get("record"), (dict, type(None)), "record")
     if record is not None:
         _check_record(record, view)
