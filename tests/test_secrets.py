@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from shared_rules import boars, games, prng, secret_prng, tossing_tiger
-from vora_host.cli import main, play_args
+from vora_host.cli import main
+from vora_host.table import deal
 from vora_host.log import formats, readers
 from vora_host.log.store import GameLog
 
@@ -75,7 +76,7 @@ def test_a_default_seed_is_drawn_from_the_os_over_the_whole_range(game, tmp_path
         asked.append(n)
         return n - 1
 
-    monkeypatch.setattr(play_args.secrets, "randbelow", os_randbelow)
+    monkeypatch.setattr(deal.secrets, "randbelow", os_randbelow)
     record = play_quick(game, tmp_path)
     assert asked == [2 ** 64] and record["seed"] == 2 ** 64 - 1
 
@@ -249,7 +250,7 @@ def test_a_state_resumes_the_same_draws_from_its_json():
 @pytest.mark.parametrize("game", HIDDEN)
 def test_bots_of_a_hidden_game_draw_their_seeds_from_the_os(game, tmp_path, monkeypatch):
     drawn = iter(range(1000, 1010))
-    monkeypatch.setattr(play_args.secrets, "randbits", lambda bits: next(drawn))
+    monkeypatch.setattr(deal.secrets, "randbits", lambda bits: next(drawn))
     record = play_quick(game, tmp_path)
     seeds = [a["seed"] for a in record["agents"]]
     assert seeds == [1000, 1001]

@@ -10,7 +10,6 @@ before anything starts, and the tests check them without playing.
 
 import argparse
 import random
-import secrets
 
 from shared_rules import games as rules_games
 from shared_rules import vora
@@ -21,6 +20,7 @@ from vora_host import games as host_games
 from vora_host.argtypes import claim_seconds, game_option_pairs, game_seed, positive_int, seconds
 from vora_host.play.terminal import Human
 from vora_host.table import CLAIM_AFTER
+from vora_host.table.deal import bot_seeds, new_seed
 from vora_host.web.cli import WEB_PORT, port_number
 
 __all__ = ["add_parser", "parse_box", "parse_seat_list", "seat_names", "INTERACTIVE_DELAY",
@@ -250,18 +250,9 @@ def _board_play_options(args, parser):
 
 
 def _bot_seeds(args, module, players, seed):
-    # A bot's seed for each player. They derive from the game seed (seed * 10 + player)
-    # so that `--bots-only --seed N` replays the very same game -- except in a game with
-    # hidden information whose seed nobody chose: there a bot's choices would be a
-    # function of the secret seed, and watching them would narrow it down, so its bots
-    # draw their own seeds from the OS (kept in the record's agents). A seed given with
-    # --seed is the user's to know already; deriving from it gives nothing away.
-    if module.HIDDEN_INFORMATION and args.seed is None:
-        return [secrets.randbits(BOT_SEED_BITS) for _ in range(players)]
-    return [seed * 10 + p for p in range(players)]
-
-
-BOT_SEED_BITS = 64  # the bots' own seeds in a hidden-information game (random.Random takes any)
+    # A bot's seed for each player (vora_host.table.deal.bot_seeds): derived from the
+    # game's seed unless the seed of a hidden-information game is nobody's to know.
+    return bot_seeds(module, players, seed, chosen=args.seed is not None)
 
 
 def _seed_at_start(module, seed):
@@ -401,12 +392,8 @@ def _prepare_game(args, parser):
         except ValueError as exc:
             parser.error("--seed: %s" % exc)
         seed = args.seed
-    elif module.HIDDEN_INFORMATION:
-        # The whole of the chance follows from the seed: a guessable one would give every
-        # secret away, so it is the OS's randomness over the game's full range.
-        seed = secrets.randbelow(rules_games.seed_max(module) + 1)
     else:
-        seed = random.SystemRandom().randrange(1000000)
+        seed = new_seed(module)
     options = _game_options(args, module, parser)
     try:
         state = module.new_game(players, seed, **options)

@@ -15,7 +15,8 @@ from shared_rules import games as rules_games
 
 from vora_host import bots
 from vora_host import games as host_games
-from vora_host.cli.play_args import BOT_SEED_BITS, _make_agents, _shaping, seat_names
+from vora_host.cli.play_args import _make_agents, _shaping, seat_names
+from vora_host.table.deal import BOT_SEED_BITS
 from vora_host.play import saved
 from vora_host.play.terminal import Human
 

@@ -75,12 +75,13 @@ def _check_timestamp(value, what):
 
 def _check_source(source):
     ok = isinstance(source, str) and len(source) <= 200 and (
-        source in ("virtual board", "terminal")
+        source in ("virtual board", "terminal", "web table")
         or (source.startswith("board ") and source[6:].strip() != "")
         or (source.startswith("remote ") and source[7:].strip() != ""))
     if not ok or any(ord(c) < 32 or ord(c) == 127 for c in source):
         raise ValueError("source must be 'board <port or identity>', 'virtual board', "
-                         "'terminal' or 'remote <host>' (one line, up to 200 characters), "
+                         "'terminal', 'web table' or 'remote <host>' (one line, up to 200 "
+                         "characters), "
                          "not %s" % _short(source))
     return source
 

@@ -48,10 +48,12 @@ from vora_host.log.errors import GameLogError, NoSuchGame
 from vora_host.log.postgres import is_db_url
 from vora_host.log.verify import record_of
 
-__all__ = ["UNFINISHED", "ResumeError", "end_status", "saved_game", "resumable", "replay",
+__all__ = ["UNFINISHED", "TABLE_SOURCE", "ResumeError", "end_status", "saved_game",
+           "resumable", "replay",
            "resumed_text", "abandon", "describe", "note_seats", "seats_noted"]
 
 UNFINISHED = ("playing", "interrupted")
+TABLE_SOURCE = "web table"  # the source of the games the tables of vora serve play
 
 
 class ResumeError(Exception):
@@ -68,9 +70,11 @@ def end_status(state, demo=False):
 
 def _pc_run(info):
     # A game played at a table on another computer (vora play --join) is that table's to
-    # go on with: its copy here is never resumed as this PC's game.
+    # go on with: its copy here is never resumed as this PC's game. Nor is a table of
+    # vora serve: the server takes it up again when it starts (vora_host.web.tables).
+    source = str(info.get("source") or "")
     return info["board_game_id"] is None and info["imported_at"] is None \
-        and not str(info.get("source") or "").startswith("remote ")
+        and not source.startswith("remote ") and source != TABLE_SOURCE
 
 
 def saved_game(log, game, held=None):
@@ -110,6 +114,9 @@ def resumable(log, game_id, take_over=False):
         raise ResumeError("game %d was played at a table on another computer (%s): its seat's "
                           "link joins it again ('vora play --join LINK')"
                           % (game_id, info["source"][7:]))
+    if info.get("source") == TABLE_SOURCE:
+        raise ResumeError("game %d is a table of 'vora serve --tables': it goes on when that "
+                          "server runs, and each seat's link joins it" % game_id)
     if info["status"] not in UNFINISHED:
         raise ResumeError("game %d is %s: it cannot be continued ('vora games show %d' "
                           "shows it)" % (game_id, info["status"], game_id))

@@ -13,6 +13,9 @@ checking each move's digest on the way.
 - `seats`, `seating`: seats of a table (vora_host.table) played from browsers: each seat's
   token and view, and `vora play --web` opening them (the server, each seat's link and QR
   code).
+- `tables`: tables the server plays itself (`vora serve --tables`): set up through the
+  API or the /tables page, their seats browsers and the server's bots, logged, and taken
+  up again from the log when the server starts again.
 - `cli`: `vora serve`, and the web server and browser seats `vora play` starts.
 - `static/`: the pages' HTML, JavaScript and CSS, shipped as package data.
 
@@ -21,3 +24,6 @@ docs/web.md describes the pages, the API and the secrecy rule.
 
 #: `vora serve`'s port unless --port says otherwise (the board has 7x7 = 49 keys).
 DEFAULT_PORT = 8049
+
+#: tables `vora serve --tables` plays at once unless --max-tables says otherwise.
+MAX_TABLES = 20

@@ -490,12 +490,17 @@ class _EventStream(Response):
 
 # ---------------------------------------------------------------- the application
 
-def create_app(path, watch=True, names=None, max_streams=MAX_STREAMS, seats=None):
+def create_app(path, watch=True, names=None, max_streams=MAX_STREAMS, seats=None,
+               tables=None):
     """The web mirror of the game log at `path`. `watch`: run the watcher thread (the
     event stream needs it; tests of the JSON routes may leave it off). `names`: the host
     names it answers to besides IP addresses (hosts.served_names(); default localhost).
     `max_streams`: event streams open at once at most. `seats`: the browser seats of the
-    tables played beside it (vora_host.web.seats.SeatRegistry), or None."""
+    tables played beside it (vora_host.web.seats.SeatRegistry), or None. `tables`: the
+    tables the server plays itself (vora_host.web.tables.TableHost, vora serve --tables;
+    its seats are its registry's), or None; they stop with the server."""
+    if tables is not None:
+        seats = tables.registry
     source = _Log(path)
     cache = game_data.ReplayCache()
 
@@ -658,6 +663,9 @@ def create_app(path, watch=True, names=None, max_streams=MAX_STREAMS, seats=None
         try:
             yield
         finally:
+            if tables is not None:
+                tables.registry.closing.set()
+                await run_in_threadpool(tables.stop)
             if watch:
                 await run_in_threadpool(watcher.stop)
 
@@ -674,6 +682,9 @@ def create_app(path, watch=True, names=None, max_streams=MAX_STREAMS, seats=None
     if seats is not None:
         from vora_host.web import seats as web_seats
         routes[:0] = web_seats.routes(seats, _static)
+    if tables is not None:
+        from vora_host.web import tables as web_tables
+        routes[:0] = web_tables.routes(tables, _static)
     names = served_names() if names is None else list(names)
     app = Starlette(routes=routes, lifespan=lifespan,
                     middleware=[Middleware(HostCheck, names=names)],

@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from vora_host.web import DEFAULT_PORT as DEFAULT_WEB_PORT
+from vora_host.web import MAX_TABLES
 
 __all__ = ["add_parser", "cmd_serve", "WEB_PORT", "port_number", "stream_count"]
 
@@ -45,11 +46,26 @@ def add_parser(sub):
     serve.add_argument("--db", "--log", dest="db", metavar="PATH|URL", default=None,
                        help="the game log to show (as vora games): an SQLite file or a "
                             "postgresql:// URL")
+    serve.add_argument("--tables", action="store_true",
+                       help="also play tables here: anyone who reaches the server sets up a "
+                            "game at /tables with browser seats (a link each, for phones or "
+                            "'vora play --join') and the server's bots; logged in this log, "
+                            "and taken up again when the server starts again")
+    serve.add_argument("--max-tables", type=table_count, default=None, metavar="N",
+                       help="with --tables: tables played at once at most (default %d)"
+                            % MAX_TABLES)
 
 
 def port_number(text):
     if not text.isdigit() or int(text) > 65535:
         raise argparse.ArgumentTypeError("%r is not a TCP port (0 to 65535)" % text[:40])
+    return int(text)
+
+
+def table_count(text):
+    if not (text.isdigit() and text.isascii()) or not 1 <= int(text) <= 1000:
+        raise argparse.ArgumentTypeError("%r is not a number of tables (1 to 1000)"
+                                         % text[:40])
     return int(text)
 
 
@@ -79,17 +95,42 @@ def cmd_serve(args, console):
     if serve is None:
         return 1
     path = resolve_db_path(args.db)
+    err = Console(stderr=True, highlight=False)
+    if args.max_tables is not None and not args.tables:
+        err.print("[red]vora serve: --max-tables goes with --tables[/red]")
+        return 2
     try:
         sock = serve.bind(args.host, WEB_PORT if args.port is None else args.port)
     except serve.PortBusy as exc:
-        Console(stderr=True, highlight=False).print("[red]vora serve: %s[/red]" % escape(str(exc)),
-                                                  soft_wrap=True)
+        err.print("[red]vora serve: %s[/red]" % escape(str(exc)), soft_wrap=True)
         return 1
+    tables = None
+    if args.tables:
+        tables = _table_host(path, args, console)
     console.print("Serving the game log %s at %s (Ctrl-C stops)"
                   % (escape(str(path)), serve.address_of(sock)), soft_wrap=True)
+    if tables is not None:
+        console.print("Tables: %stables sets one up (at most %d at once)%s."
+                      % (serve.address_of(sock), tables.max_tables,
+                         "; anyone on the network who reaches this server may"
+                         if args.host not in ("127.0.0.1", "localhost", "::1") else ""),
+                      soft_wrap=True)
     sys.stdout.flush()
     return serve.serve(sock, path, listen=args.host, allow=args.allow_host,
-                       max_streams=args.max_streams)
+                       max_streams=args.max_streams, tables=tables)
+
+
+def _table_host(path, args, console):
+    """vora serve --tables: the tables, those the log left unfinished taken up again."""
+    from vora_host.web.seats import SeatRegistry
+    from vora_host.web.tables import TableHost
+
+    def say(text):
+        console.print("[yellow]%s[/yellow]" % escape(text), soft_wrap=True)
+    tables = TableHost(path, SeatRegistry(), MAX_TABLES if args.max_tables is None
+                       else args.max_tables, say=say)
+    tables.resume()
+    return tables
 
 
 def _start_web(port, db, host=None):

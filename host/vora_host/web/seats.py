@@ -38,6 +38,7 @@ byte a seat receives.
 """
 
 import asyncio
+import hashlib
 import json
 import secrets
 import threading
@@ -50,7 +51,7 @@ from vora_host import games as host_games
 from vora_host.table import Human, Refused
 
 __all__ = ["API_VERSION", "BrowserSeat", "SeatRegistry", "seat_view", "routes",
-           "TOKEN_BYTES"]
+           "TOKEN_BYTES", "token_hash"]
 
 API_VERSION = 1
 TOKEN_BYTES = 24  # 192 bits
@@ -71,18 +72,25 @@ class BrowserSeat(Human):
         return "BrowserSeat()"
 
 
+def token_hash(token):
+    """What the server keeps of a seat's token: its SHA-256, in hex."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
 class _Seat:
-    def __init__(self, table, player, token):
+    def __init__(self, table, player, digest):
         self.table = table
         self.player = player
-        self.token = token
+        self.digest = digest  # the token's SHA-256
         self.client = 0  # the newest browser's id on this seat (0: none yet)
         self.streams = 0  # its open event streams
         self.sent = 0  # the table's newest event its newest stream has sent
 
 
 class SeatRegistry:
-    """The tables' browser seats this server answers for, by token."""
+    """The tables' browser seats this server answers for, by their tokens' SHA-256 (so
+    that what the server keeps, and the log of a table of vora serve keeps, gives nobody a
+    seat: vora_host.web.tables)."""
 
     def __init__(self):
         self._seats = {}
@@ -92,23 +100,33 @@ class SeatRegistry:
 
     def open(self, table, players):
         """Give each of `players` of `table` a token: {player: token}."""
-        out = {}
+        tokens = dict((p, secrets.token_urlsafe(TOKEN_BYTES)) for p in players)
+        self.open_hashed(table, dict((p, token_hash(t)) for p, t in tokens.items()))
+        return tokens
+
+    def open_hashed(self, table, hashes):
+        """The seats of `table` whose tokens were given before, by their SHA-256
+        ({player: hex}): a table taken up again after a restart."""
         with self._lock:
-            for p in players:
-                token = secrets.token_urlsafe(TOKEN_BYTES)
-                self._seats[token] = _Seat(table, p, token)
-                out[p] = token
-        for p in players:
+            for p, digest in hashes.items():
+                self._seats[digest] = _Seat(table, p, digest)
+        for p in hashes:
             table.away(p)  # not here until its link is opened
-        return out
+
+    def close_table(self, table):
+        """Forget the seats of `table` (a table finished long ago): their links answer
+        "no such seat" from now on."""
+        with self._lock:
+            for digest in [d for d, s in self._seats.items() if s.table is table]:
+                del self._seats[digest]
 
     def get(self, token):
         if not isinstance(token, str) or len(token) > 64:
             return None
         with self._lock:
-            # Looked up by equality of the whole token; a dict's lookup hashes it first,
-            # so how long a comparison takes tells nothing of a token's characters.
-            return self._seats.get(token)
+            # Looked up by the token's SHA-256: how long the lookup takes tells nothing of
+            # the token's characters.
+            return self._seats.get(token_hash(token))
 
     def new_client(self, seat):
         """A browser opened the seat's stream: it is the seat's browser now."""

@@ -91,8 +91,8 @@ class _LeaveOutCuts(logging.Filter):
         return True
 
 
-def _server(sock, path, names=None, max_streams=MAX_STREAMS, seats=None):
-    app = create_app(path, names=names, max_streams=max_streams, seats=seats)
+def _server(sock, path, names=None, max_streams=MAX_STREAMS, seats=None, tables=None):
+    app = create_app(path, names=names, max_streams=max_streams, seats=seats, tables=tables)
     config = uvicorn.Config(app, log_level="warning", access_log=False,
                             timeout_graceful_shutdown=GRACE_SECONDS, lifespan="on")
     logging.getLogger("uvicorn.error").addFilter(_LeaveOutCuts(app))
@@ -101,20 +101,22 @@ def _server(sock, path, names=None, max_streams=MAX_STREAMS, seats=None):
     return server
 
 
-def serve(sock, path, listen=None, allow=(), max_streams=MAX_STREAMS):
+def serve(sock, path, listen=None, allow=(), max_streams=MAX_STREAMS, tables=None):
     """Serve the game log at `path` on `sock` until Ctrl-C. `listen`: the --host it
     listens on, a name it answers to (with localhost and every IP address); `allow`:
-    more names (--allow-host); `max_streams`: live event streams at most."""
-    server = _server(sock, path, served_names(listen, allow), max_streams)
+    more names (--allow-host); `max_streams`: live event streams at most; `tables`: the
+    tables it plays (vora_host.web.tables.TableHost), or None."""
+    server = _server(sock, path, served_names(listen, allow), max_streams, tables=tables)
     server.run(sockets=[sock])
     return 0
 
 
-def start_in_thread(sock, path, listen=None, allow=(), max_streams=MAX_STREAMS, seats=None):
+def start_in_thread(sock, path, listen=None, allow=(), max_streams=MAX_STREAMS, seats=None,
+                    tables=None):
     """Serve in a daemon thread (beside `vora play`); returns the uvicorn server, whose
     `should_exit = True` stops it. `seats`: the browser seats of the game played beside
-    it (vora_host.web.seats.SeatRegistry)."""
-    server = _server(sock, path, served_names(listen, allow), max_streams, seats)
+    it (vora_host.web.seats.SeatRegistry); `tables`: the tables it plays (as serve())."""
+    server = _server(sock, path, served_names(listen, allow), max_streams, seats, tables)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]},
                               name="vora-web", daemon=True)
     thread.start()

@@ -41,3 +41,6 @@ async function refresh() {
 }
 
 follow("/api/events", refresh);  // its hello reads the list
+// A server that plays tables (vora serve --tables) says so; any other has no /api/tables.
+getJSON("/api/tables").then(() => { document.getElementById("tables-link").hidden = false; },
+  () => {});
