@@ -3,6 +3,7 @@ through the API, played by browser seats and the server's bots, logged, and take
 from the log when the server starts again (issue 39)."""
 
 import hashlib
+import json
 import threading
 import time
 
@@ -78,6 +79,12 @@ def test_a_table_set_up_through_the_api_is_played_against_the_server_s_bot_and_l
             assert answer.status_code == 200, answer.text
             played += 1
         assert played > 3
+        # Over and logged: the table takes nothing more (a takeback would reopen a game
+        # whose log is closed), and lets go of the positions it kept for takebacks.
+        answer = client.post("/api/seat/%s/takeback" % token, headers=HEADERS, json={})
+        assert answer.status_code == 422 and answer.json()["error"] == "the game is over"
+        (hosted,) = host._tables
+        assert hosted.done.wait(DEADLINE) and hosted.table.before == []
     glog = GameLog(path)
     try:
         info = glog.game(made["table"])
@@ -209,3 +216,77 @@ def test_the_bots_of_many_tables_play_at_once_and_each_game_verifies(tmp_path):
     glog = GameLog(path)
     for m in made:
         assert glog.game(m["table"])["status"] == "over" and glog.verify(m["table"]).ok
+
+
+def test_seats_waiting_on_their_streams_hold_no_thread_of_the_server(tmp_path, monkeypatch):
+    # Found by bench/bench_tables_load.py: each open seat stream waited for the table in a
+    # thread of asyncio's default pool (a handful of threads: cores + 4), so with more
+    # pages open than that, every request of every seat waited for a stream's wait to run
+    # out (p95 1 s with 3 tables). With the waits made endless here, a request would never
+    # be answered.
+    import httpx2
+    from vora_host.web import seats as web_seats
+    from vora_host.web import serve
+    monkeypatch.setattr(web_seats, "WAIT_SECONDS", 3600.0)
+    path = tmp_path / "games.db"
+    host = _host(path, max_tables=25)
+    tokens = []
+    for k in range(20):
+        made = host.create({"game": "vorcept", "seats": ["browser", "browser"], "seed": k})
+        tokens += [s["token"] for s in made["seats"]]
+    sock = serve.bind("127.0.0.1", 0)
+    server = serve.start_in_thread(sock, path, tables=host)
+    base = serve.address_of(sock)
+    opened, clients = [], {}
+
+    def follow(token, ready):
+        with httpx2.Client(base_url=base, timeout=None) as c, \
+                c.stream("GET", "/api/seat/%s/events" % token) as response:
+            for line in response.iter_lines():
+                if line.startswith("data: ") and "client" in line and token not in clients:
+                    clients[token] = json.loads(line[6:])["client"]
+                if line.startswith("event: seat"):
+                    ready.set()
+    try:
+        for token in tokens:  # 40 pages open, more than the pool's threads on any machine
+            ready = threading.Event()
+            threading.Thread(target=follow, args=(token, ready), daemon=True).start()
+            opened.append(ready)
+        assert all(r.wait(DEADLINE) for r in opened)
+        with httpx2.Client(base_url=base, timeout=DEADLINE) as c:
+            view = c.get("/api/seat/%s" % tokens[0]).json()
+            answer = c.post("/api/seat/%s/move" % tokens[0], headers=HEADERS,
+                            json={"move": view["moves"][0]["move"], "number": 0,
+                                  "client": clients[tokens[0]]})
+            assert answer.status_code == 200 and answer.json()["number"] == 1
+    finally:
+        host.registry.close()  # every stream ends at once, whatever its wait
+        server.should_exit = True
+        server.thread.join(DEADLINE)
+
+
+def test_a_bot_that_fails_stops_its_table_and_nothing_else(tmp_path, monkeypatch):
+    path = tmp_path / "games.db"
+    host = _host(path)
+    with _client(host, path) as client:
+        made = _create(client, {"game": "vorcept", "seats": ["browser", "easy"], "seed": 2})
+        token = _token(made["seats"][0]["link"])
+        (hosted,) = host._tables
+        bot = hosted.table.agents[1]
+
+        def broken(state):
+            raise RuntimeError("planted")
+        monkeypatch.setattr(bot, "choose", broken)
+        view = client.get("/api/seat/%s" % token).json()
+        client.post("/api/seat/%s/move" % token, headers=HEADERS,
+                    json={"move": view["moves"][0]["move"], "number": 0})
+        assert hosted.done.wait(DEADLINE)
+        view = client.get("/api/seat/%s" % token).json()
+        assert view["stopped"] == "the server's bot failed" and view["over"]
+        answer = client.post("/api/seat/%s/resign" % token, headers=HEADERS, json={})
+        assert answer.status_code == 422 and "bot failed" in answer.json()["error"]
+        # The server goes on: another table is set up and played.
+        other = _create(client, {"game": "vorcept", "seats": ["browser", "browser"]})
+        assert other["table"] != made["table"]
+    glog = GameLog(path)
+    assert glog.game(made["table"])["status"] == "interrupted"

@@ -98,10 +98,12 @@ class Table:
     claim_after: seconds a seat may be gone before the others may claim (CLAIM_AFTER)
     clock:  the seconds clock gone seats are timed with (time.monotonic; tests give theirs)
     seed:   the game's seed, when a client may be told it (public_record())
+    final:  the table closes (close()) as its game ends, by the rules, a resignation or a
+            claim: a server's table, whose log is closed then (no takeback reopens it)
     """
 
     def __init__(self, game, state, agents, log=None, record=None, label=None,
-                 claim_after=CLAIM_AFTER, clock=None, seed=None):
+                 claim_after=CLAIM_AFTER, clock=None, seed=None, final=False):
         self.game = game
         self.view = host_games.host_game(game).VIEW
         self.hidden = self.view.rules.HIDDEN_INFORMATION
@@ -128,6 +130,28 @@ class Table:
         self.gone = {}  # {player: (since when by self.clock, "left" or "not here yet")}
         self.lock = threading.RLock()
         self._changed = threading.Condition(self.lock)
+        self._listeners = []  # called at every event (listen()): a server's streams
+        self.closed = None  # why nothing more is played here (close()), or None
+        self.final = final
+
+    def close(self, why):
+        """Nothing more is played at this table (a server's table whose game is over and
+        logged, or whose server stops): every move and request is refused with `why` from
+        now on, and the states kept for takebacks are let go (a server keeps finished
+        tables a while for their seats to read)."""
+        with self._changed:
+            self.closed = why
+            self.takeback = None
+            self.before = []
+
+    def _ended(self):
+        # The game has just ended (under the lock): a final table takes nothing more.
+        if self.final:
+            self.close("the game is over")
+
+    def _refuse_if_closed(self):
+        if self.closed is not None:
+            raise Refused(self.closed)
 
     # ---- reading
 
@@ -164,6 +188,18 @@ class Table:
         with self.lock:
             return [e for e in self.events if e[0] > seq]
 
+    def listen(self, poke):
+        """Call `poke()` at every event from now on, in the thread that made it (under the
+        table's lock: it must only note the change, such as an event loop's
+        call_soon_threadsafe). A server's event streams wait so, without a thread each."""
+        with self.lock:
+            self._listeners.append(poke)
+
+    def unlisten(self, poke):
+        with self.lock:
+            if poke in self._listeners:
+                self._listeners.remove(poke)
+
     def wait(self, seq, timeout):
         """Block until an event after `seq` exists, or `timeout` seconds pass: the newest
         sequence number."""
@@ -192,6 +228,8 @@ class Table:
             self.events.append((self.seq, what, texts))
             del self.events[:-TABLE_EVENTS]
             self._changed.notify_all()
+            for poke in list(self._listeners):
+                poke()
 
     def say(self, what, text):
         self.said(what, {None: text})
@@ -211,6 +249,7 @@ class Table:
         """Refused(reason) unless `move` may be played now: the game goes on, it is
         `player`'s turn (when given), the client saw the current position (`number`,
         when given) and the rules take the move (tried on a copy)."""
+        self._refuse_if_closed()
         if self.stopped is not None:
             raise Refused("the game has stopped (%s)" % self.stopped)
         if self.state.is_over():
@@ -257,6 +296,7 @@ class Table:
                     self.log.ended("over", result_of(self.state))
             self.said("move", texts)
             if self.state.is_over():
+                self._ended()
                 self.say("over", "; ".join(self.view.result_lines(self.state)))
             return texts
 
@@ -292,6 +332,7 @@ class Table:
         for answer_takeback(). Refused when nothing can be taken back or one waits. `how`:
         how the others agree, and `refuse` how they refuse, in the asking client's words."""
         with self._changed:
+            self._refuse_if_closed()
             if self.stopped is not None:
                 raise Refused("the game has stopped (%s)" % self.stopped)
             if self.takeback is not None:
@@ -363,6 +404,7 @@ class Table:
         (`number`, as with a move), or when the game moved on while it was computed.
         Returns the Hint (vora_host.bots.hints.Hint)."""
         with self.lock:
+            self._refuse_if_closed()
             if self.stopped is not None:
                 raise Refused("the game has stopped (%s)" % self.stopped)
             if self.state.is_over():
@@ -455,6 +497,7 @@ class Table:
         "abort" (it stops; nobody wins) or "win" (in a game of two players, the game is
         theirs). Refused, with why, otherwise. Logged as abandoned, its end saying it."""
         with self._changed:
+            self._refuse_if_closed()
             if what not in CLAIMS:
                 raise Refused("a claim is %s" % " or ".join(CLAIMS))
             if self.is_over():
@@ -483,6 +526,7 @@ class Table:
             self.takeback = None
             if self.log is not None:
                 self.log.ended("abandoned", result_of(self.state, self.stopped))
+            self._ended()
             self.say("claim", "%s; the game stops here" % self.stopped)
 
     def _claim_words(self):
@@ -494,6 +538,7 @@ class Table:
         """`player` gives the game up: it stops here, logged as abandoned with who resigned
         and the scores so far."""
         with self._changed:
+            self._refuse_if_closed()
             if self.is_over():
                 raise Refused("the game is over already")
             if player not in self.humans:
@@ -502,6 +547,7 @@ class Table:
             self.takeback = None
             if self.log is not None:
                 self.log.ended("abandoned", result_of(self.state, self.stopped))
+            self._ended()
             self.say("resign", "%s resigns: the game stops here" % self.label(player))
 
 

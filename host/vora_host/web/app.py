@@ -664,7 +664,7 @@ def create_app(path, watch=True, names=None, max_streams=MAX_STREAMS, seats=None
             yield
         finally:
             if tables is not None:
-                tables.registry.closing.set()
+                tables.registry.close()
                 await run_in_threadpool(tables.stop)
             if watch:
                 await run_in_threadpool(watcher.stop)

@@ -179,7 +179,7 @@ def _close_web_seats(web, table):
     seconds at most), then their streams end and the server stops."""
     server, registry = web
     registry.settle(table, SETTLE_SECONDS)
-    registry.closing.set()
+    registry.close()
     server.should_exit = True
 
 

@@ -387,6 +387,15 @@ def render_html(renderable, width=PANEL_WIDTH):
     return console.export_html(inline_styles=True, code_format="{code}")
 
 
+def render_html_and_text(renderable, width=PANEL_WIDTH):
+    """render_html() and render_text() of the same drawing, drawn once: (html, text)."""
+    console = Console(record=True, width=width, file=io.StringIO(), color_system="truecolor",
+                      force_terminal=True, legacy_windows=False)
+    console.print(renderable)
+    text = console.export_text(clear=False, styles=False)
+    return console.export_html(inline_styles=True, code_format="{code}"), text
+
+
 def render_text(renderable, width=PANEL_WIDTH):
     """The same drawing as plain text (no colours, no escape sequences): for a client that
     prints it in a terminal (vora play --join), where text from the network must not

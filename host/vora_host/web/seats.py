@@ -97,6 +97,15 @@ class SeatRegistry:
         self._lock = threading.Lock()
         self._clients = 0
         self.closing = threading.Event()
+        self._pokes = set()  # the open streams' wake-ups (close() wakes them all)
+
+    def close(self):
+        """The server stops: every open stream ends now."""
+        self.closing.set()
+        with self._lock:
+            pokes = list(self._pokes)
+        for poke in pokes:
+            poke()
 
     def open(self, table, players):
         """Give each of `players` of `table` a token: {player: token}."""
@@ -169,7 +178,7 @@ def _who(table):
 def seat_view(table, player, registry=None):
     """What the seat of `player` shows: everything drawn for that player's eyes only."""
     from vora_host.play.terminal import in_shown_order
-    from vora_host.web.game_data import _palette, board_of, render_html, render_text
+    from vora_host.web.game_data import _palette, board_of, render_html_and_text
     with table.lock:
         state = table.state
         view = table.view
@@ -202,8 +211,9 @@ def seat_view(table, player, registry=None):
         if registry is not None:
             connected = dict((s.player, s.streams > 0) for s in registry.seats_of(table))
         over = table.is_over()
-        panel = view.render(state, player, shown, table.history, width=PANEL_WIDTH,
-                            palette=_palette(view))
+        panel_html, panel_text = render_html_and_text(
+            view.render(state, player, shown, table.history, width=PANEL_WIDTH,
+                        palette=_palette(view)), PANEL_WIDTH)
         claims, against = table.claims(player)
         gone = []
         for p in sorted(table.gone):
@@ -225,12 +235,12 @@ def seat_view(table, player, registry=None):
             "moves": moves,
             "hint": hint, "can_hint": mine and not over,
             "board": {"rows": rows, "legend": legend},
-            "panel": render_html(panel, PANEL_WIDTH),
-            "panel_text": render_text(panel, PANEL_WIDTH),
+            "panel": panel_html, "panel_text": panel_text,
             "record": table.public_record(),
             "events": [[n, what, text] for n, what, text in events[-EVENTS_SHOWN:]],
             "takeback": takeback,
-            "can_take_back": table.takeback is None and not over and any(
+            "can_take_back": table.takeback is None and not over and table.closed is None
+            and any(
                 p in table.humans for p, _ in table.history),
             "gone": [] if over else gone, "claims": claims,
             "claim_against": against, "claim_after": table.claim_after,
@@ -362,6 +372,20 @@ def routes(registry, page):
         async def stream():
             seen = -1
             quiet = 0.0
+            # The stream waits for the table on this event loop, not in a thread: a
+            # thread each would take the pool every request of every seat needs (issue
+            # 39: bench/bench_tables_load.py, tests/test_web_tables.py).
+            loop = asyncio.get_running_loop()
+            changed = asyncio.Event()
+
+            def poke():
+                try:
+                    loop.call_soon_threadsafe(changed.set)
+                except RuntimeError:
+                    pass  # the loop has closed: the server stopped
+            table.listen(poke)
+            with registry._lock:
+                registry._pokes.add(poke)
             try:
                 yield "event: hello\ndata: %s\n\n" % json.dumps({"client": client,
                                                                   "api": API_VERSION})
@@ -371,6 +395,7 @@ def routes(registry, page):
                             "error": "this seat was opened in another browser: reload this "
                                      "page to take it back"})
                         return
+                    changed.clear()
                     if table.seq != seen:
                         seen = table.seq
                         quiet = 0.0
@@ -379,8 +404,9 @@ def routes(registry, page):
                         if seat.client == client:
                             seat.sent = seen
                         continue
-                    newest = await asyncio.to_thread(table.wait, seen, WAIT_SECONDS)
-                    if newest == seen:
+                    try:
+                        await asyncio.wait_for(changed.wait(), WAIT_SECONDS)
+                    except asyncio.TimeoutError:
                         # A page that has gone is found by the next write (a keepalive at
                         # the latest): Starlette's own disconnect listener reads the
                         # request's messages, so the stream does not (a second reader
@@ -390,6 +416,9 @@ def routes(registry, page):
                             quiet = 0.0
                             yield ": keepalive\n\n"
             finally:
+                table.unlisten(poke)
+                with registry._lock:
+                    registry._pokes.discard(poke)
                 seat.streams -= 1
                 if seat.streams == 0 and not registry.closing.is_set():
                     table.left(seat.player)

@@ -169,6 +169,7 @@ class _Hosted:
                 if not table.is_over():
                     table.stopped = "the server's bot failed"
                     self.live.ended("interrupted", result_of(table.state, table.stopped))
+                    table.close("the game has stopped (the server's bot failed)")
                     table.say("resign", "the server's bot failed: the game stops here")
         finally:
             self._finish()
@@ -178,6 +179,7 @@ class _Hosted:
         with table.lock:
             if not table.is_over():
                 # The server stops: the table waits in the log for its next start.
+                table.close("the server stops: the game goes on when it starts again")
                 self.live.ended("interrupted", result_of(table.state, "the server stopped"))
         message, logged = self.live.finish()
         if not logged:
@@ -276,7 +278,7 @@ class TableHost:
 
     def _open(self, game, state, agents, seed, live, tokens):
         view = host_games.host_game(game).VIEW
-        table = Table(game, state, agents, log=live, seed=seed,
+        table = Table(game, state, agents, log=live, seed=seed, final=True,
                       label=lambda p: view.seat_label(table.state, p))
         hosted = _Hosted(table, live, tokens, self._stop, self.pause)
         with self._lock:
