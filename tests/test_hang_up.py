@@ -129,3 +129,28 @@ def test_a_game_on_a_port_whose_terminal_closes_is_saved(tmp_path, sim_port, sig
         term.wait_for("(you) to", DEADLINE)
         assert _hang_up(term) == 130
     assert _status(db) == "interrupted"
+
+
+def test_an_end_of_input_is_the_terminal_closing_only_when_it_hung_up(monkeypatch):
+    # Issue 43, under load: the kernel marks a terminal's other end closed and wakes its
+    # readers before it hangs the terminal up, so a reader saw the end of input while
+    # isatty still passed, and the game ended as "end of input" (exit 1) or went on. The
+    # window is made to last here: isatty passes all along, as it did then.
+    import pty
+
+    from vora_host import hang_up
+    master, slave = pty.openpty()
+    monkeypatch.setattr(hang_up, "_terminals", {slave})
+    monkeypatch.setattr(hang_up, "_is_terminal", lambda fd: True)
+    try:
+        # Ctrl-D typed at a terminal that is still open: the end of input, no closing.
+        os.write(master, b"\x04")
+        assert os.read(slave, 16) == b""
+        assert not hang_up.terminal_closed(slave)
+        os.close(master)
+        master = None
+        assert hang_up.terminal_closed(slave)
+    finally:
+        if master is not None:
+            os.close(master)
+        os.close(slave)

@@ -19,6 +19,7 @@ before the game is written, so the standard streams are pointed at the null devi
 
 import errno
 import os
+import select
 import signal
 import sys
 
@@ -43,15 +44,28 @@ def install():
 
 def terminal_closed(fd=0, error=None):
     """Whether `fd` was a terminal when install() ran and has closed: a read or write of
-    it failed with EIO (`error`), what a terminal whose other end closed answers; or it no
-    longer passes isatty (a hung-up terminal answers every request with an error). The
-    EIO is the surer sign: while the kernel hangs the terminal up, a reader it woke can
-    see EIO a moment before isatty fails (seen under load)."""
+    it failed with EIO (`error`), what a terminal whose other end closed answers; poll()
+    says it hung up; or it no longer passes isatty (a hung-up terminal answers every
+    request with an error). The first two are the surer signs: the kernel marks the
+    terminal's other end closed before it wakes the readers, and hangs it up (isatty
+    fails) only after, so under load a reader can see the end of input (line editing
+    turns the EIO into one) while isatty still passes (issue 43). A Ctrl-D typed at a
+    terminal that is still open is an end of input with no hang-up: the game's own."""
     if fd not in _terminals:
         return False
     if isinstance(error, OSError) and error.errno == errno.EIO:
         return True
-    return not _is_terminal(fd)
+    return _polls_hung_up(fd) or not _is_terminal(fd)
+
+
+def _polls_hung_up(fd):
+    try:
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        return any(events & (select.POLLHUP | select.POLLERR | select.POLLNVAL)
+                   for _, events in poller.poll(0))
+    except (AttributeError, OSError, ValueError):
+        return False
 
 
 def stop_if_closed(fd=0, error=None):
