@@ -180,6 +180,23 @@ def test_the_copy_plays_only_what_the_table_accepts_and_follows_its_moves_and_ta
     assert here.is_over() and here.stopped == "P0 resigned"
 
 
+def test_the_board_says_the_other_seat_plays_at_another_computer():
+    # The board at a copy of a table elsewhere: its keys are refused while the other seat
+    # plays, in words that say where that seat is (not "in a browser": it may be the
+    # table's own keyboard or board), and so is the hint key.
+    from test_board_games import FakeClient as BoardClient
+    from vora_host.play.board import BoardGame
+    there, client, here = _tables()
+    events = []
+    board = BoardGame("vorcept", here.state, here.agents, BoardClient(), bot_delay_ms=0,
+                      table=here, on_event=lambda what, text: events.append((what, text)))
+    board.tick(0)
+    k = board.mapping.key_path(here.state, here.state.legal_moves()[0])[0]
+    board.key(k, True, 100)
+    assert events[-1] == ("refused", "wait: P0 plays at another computer")
+    assert board.request_hint(200) == "P0 plays at another computer: they ask for hints there"
+
+
 def test_a_copy_that_disagrees_with_the_table_stops_and_says_after_which_move():
     there, client, here = _tables()
     for _ in range(3):

@@ -90,6 +90,10 @@ class BoardGame:
     def _browser(self, player):
         return player is not None and getattr(self.agents[player], "browser", False)
 
+    def _where(self, player):
+        # Where a seat played away from the board is: "in a browser", "at another computer".
+        return getattr(self.agents[player], "where", "in a browser")
+
     def _catch_up(self, now):
         """Take in what the table did since the board last looked (a move, a takeback,
         from here or from a browser): its events said, the key pad and the hand-over
@@ -202,7 +206,7 @@ class BoardGame:
             return
         player = self.state.to_act()
         if self._browser(player):
-            self.pad._refuse(k, now, "wait: P%d plays in a browser" % player)
+            self.pad._refuse(k, now, "wait: P%d plays %s" % (player, self._where(player)))
             self._pad_said("refused")
             return
         if player not in self.humans:
@@ -297,7 +301,8 @@ class BoardGame:
         elif state.is_over():
             reason = "the game is over"
         elif self._browser(player):
-            reason = "P%d plays in a browser: the hint button is on their page" % player
+            reason = "P%d plays %s: %s" % (player, self._where(player), getattr(
+                self.agents[player], "hints_there", "the hint button is on their page"))
         elif player not in self.humans:
             reason = "%s is thinking: a hint is for a player at the board" % self.bot_name(player)
         elif self.waiting_for() is not None:

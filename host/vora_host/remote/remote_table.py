@@ -41,6 +41,8 @@ class ElsewhereSeat(Human):
 
     kind = "human"
     browser = True  # (the board's word for a seat played elsewhere)
+    where = "at another computer"  # what the board says of it
+    hints_there = "they ask for hints there"
 
     def __repr__(self):
         return "ElsewhereSeat()"
