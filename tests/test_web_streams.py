@@ -21,6 +21,8 @@ from vora_host.log.store import GameLog
 from vora_host.web import app as web_app
 from vora_host.web import serve
 
+from pgserver import pg_server, pg_url  # noqa: F401 (fixtures)
+
 
 def wait_for(condition, timeout=60.0, what="the condition"):
     end = time.monotonic() + timeout
@@ -216,3 +218,31 @@ def test_streams_past_the_most_are_refused_saying_why(db, running):
     finally:
         first.close()
         second.close()
+
+
+def test_on_postgresql_a_write_of_another_process_reaches_the_streams_at_once(pg_url):
+    # Issue 39, several servers on one PostgreSQL log: a change is told to the streams by
+    # the server's NOTIFY (LISTEN/NOTIFY), not found by the next look. The watcher here
+    # looks only once a minute: the change must come long before.
+    glog = GameLog(pg_url)  # the schema, before the watcher looks
+    watcher = web_app.LogWatcher(pg_url, interval=60.0, full_interval=60.0)
+    got = []
+
+    async def follow():
+        stream = watcher.subscribe()
+        watcher.start()
+        try:
+            while watcher.polls < 1:  # its first look (which tells nothing)
+                await asyncio.sleep(0.02)
+            threading.Thread(target=glog.start_game, kwargs={
+                "game": "vorcept", "players": 2, "seed": 4, "options": {},
+                "source": "terminal"}).start()
+            got.append(await asyncio.wait_for(stream.queue.get(), 30.0))
+        finally:
+            await asyncio.to_thread(watcher.stop)
+    try:
+        asyncio.run(follow())
+        message, _ = got[0]
+        assert message["ids"] == [glog.games()[0]["id"]]
+    finally:
+        glog.close()

@@ -30,7 +30,8 @@ Messages name the database by its URL without the password (`display_url`).
 import re
 from urllib.parse import urlsplit
 
-__all__ = ["is_db_url", "display_url", "PgConnection", "SCHEMA_TABLE", "UNREACHABLE"]
+__all__ = ["is_db_url", "display_url", "PgConnection", "PgListener", "NOTIFY_CHANNEL",
+           "SCHEMA_TABLE", "UNREACHABLE"]
 
 URL_SCHEMES = ("postgresql://", "postgres://")
 SCHEMA_TABLE = "vora_schema"
@@ -156,6 +157,40 @@ class _Rows:
         return iter(self.fetchall())
 
 
+NOTIFY_CHANNEL = "vora_log"  # every commit that changes the log notifies it
+
+
+class PgListener:
+    """A connection of its own that LISTENs to the log's changes: wait(timeout) returns
+    True at the first commit of any process that changed the log (the notifications
+    waiting then are taken with it), False when `timeout` seconds pass without one. The
+    web mirror's watcher waits so between its looks at a PostgreSQL log (vora_host.web.app):
+    what any host writes reaches every server's pages at once. OperationalError when the
+    server goes (the watcher then looks on its own clock, and listens again)."""
+
+    def __init__(self, url, timeout=5.0):
+        psycopg = _psycopg()
+        if psycopg is None:
+            raise ImportError("psycopg")
+        params = psycopg.conninfo.conninfo_to_dict(url)
+        extra = {} if "connect_timeout" in params else {
+            "connect_timeout": max(1, int(round(timeout)))}
+        self._conn = psycopg.connect(url, autocommit=True, **extra)
+        self._conn.execute("LISTEN %s" % NOTIFY_CHANNEL)
+
+    def wait(self, timeout):
+        told = False
+        for _ in self._conn.notifies(timeout=timeout, stop_after=1):
+            told = True
+        if told:  # the others that came with it: one look sees them all
+            for _ in self._conn.notifies(timeout=0.0):
+                pass
+        return told
+
+    def close(self):
+        self._conn.close()
+
+
 class PgConnection:
     """A psycopg connection that takes the store's SQLite-spelled statements and keeps the
     sqlite3 connection's interface (execute, executemany, in_transaction, close). In
@@ -174,6 +209,7 @@ class PgConnection:
         self._psycopg = psycopg
         self._conn = None
         self._in_transaction = False
+        self._wrote = False  # the transaction under way changed something (NOTIFY at COMMIT)
         self._connect()
 
     def _connect(self):
@@ -214,6 +250,7 @@ class PgConnection:
         if word in ("BEGIN", "BEGIN IMMEDIATE"):
             self._outside_transaction(lambda conn: conn.execute("BEGIN"))
             self._in_transaction = True
+            self._wrote = False
             return _Rows([])
         if word in ("COMMIT", "ROLLBACK"):
             self._in_transaction = False
@@ -223,8 +260,14 @@ class PgConnection:
                     return _Rows([])  # the server rolled it back when the connection went
                 raise self._psycopg.OperationalError("the connection to the server was lost "
                                                      "before the commit")
+            if word == "COMMIT" and self._wrote:
+                # Every server watching the log (vora serve, on any machine) is told at
+                # the commit, by the server itself: LISTEN/NOTIFY (PgListener).
+                conn.execute("NOTIFY %s" % NOTIFY_CHANNEL)
             conn.execute(word)
             return _Rows([])
+        if self._in_transaction and word.startswith(("INSERT", "UPDATE", "DELETE")):
+            self._wrote = True
         sql = _sql(statement)
         returning = word.startswith("INSERT INTO GAMES (")  # the store's, for lastrowid
         if returning:
@@ -249,6 +292,8 @@ class PgConnection:
             return run(self._usable())
 
     def executemany(self, statement, seq):
+        if self._in_transaction:
+            self._wrote = True
         with self._usable().cursor() as cur:
             cur.executemany(_sql(statement), [tuple(p) for p in seq])
 

@@ -17,7 +17,11 @@ server follows every board and every `vora play` that logs to the same log, what
 log's backend. One watcher thread polls the log every POLL_SECONDS for the games being
 played (their move counts and statuses) and every FULL_POLL_SECONDS for the whole list
 (less often for a log so large that listing it takes more than a twentieth of that), and
-tells every open event stream; while no page is open it does not poll at all. The watcher
+tells every open event stream; while no page is open it does not poll at all. On a
+PostgreSQL log it also LISTENs: every commit that changes the log, by any host (another
+`vora serve` process, a board's PC elsewhere), NOTIFYs it (vora_host.log.postgres), so it
+looks at once then and on its own clock only every LISTENING_POLL_SECONDS: the live events
+between server processes go through PostgreSQL. The watcher
 keeps one connection to the log while streams are open; every request opens its own
 (vora_host.log.database keeps the two from costing each other their file locks, issue 43).
 
@@ -56,6 +60,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from vora_host.log import postgres
 from vora_host.log.database import db_label
 from vora_host.log.errors import (CannotWrite, DatabaseError, DatabaseLocked, GameLogError, NoLog,
                                   NoSuchGame)
@@ -71,6 +76,9 @@ POLL_SECONDS = 0.02  # how often the games being played are looked at
 FULL_POLL_SECONDS = 1.0  # how often the whole list is (deletions, imports of old games)
 KEEPALIVE_SECONDS = 15.0  # a comment line on a quiet event stream, so proxies keep it
 STOP_CHECK_SECONDS = 0.25  # how often a quiet event stream looks whether the server stops
+# On PostgreSQL the watcher is told of every commit (LISTEN/NOTIFY) and looks then; on its
+# own clock only this often (a writer that does not notify, a notification missed).
+LISTENING_POLL_SECONDS = 1.0
 LOCK_TIMEOUT = 2.0
 STREAM_QUEUE = 64  # events waiting for one stream at most: past that they are merged
 WRITE_STALL_SECONDS = 10.0  # a page whose connection takes no byte this long is dropped
@@ -322,8 +330,41 @@ class LogWatcher:
     def _state(rows):
         return dict((g["id"], (g["move_count"], g["taken_back"], g["status"])) for g in rows)
 
+    def _listen(self, listener):
+        """On a PostgreSQL log, the connection that hears its changes (PgListener), made
+        when missing; None on SQLite, or when it cannot be made now (said by the looks)."""
+        if listener is not None or not postgres.is_db_url(str(self.path)):
+            return listener
+        try:
+            return postgres.PgListener(str(self.path))
+        except Exception:  # noqa: BLE001 - the looks go on on their own clock
+            return None
+
+    def _pause(self, listener):
+        """Wait for the next look: the poll interval; on PostgreSQL, until a commit of any
+        host changes the log (NOTIFY), LISTENING_POLL_SECONDS at most. Returns the
+        listener, None once it failed."""
+        if listener is None:
+            self._stop.wait(self.interval)
+            return None
+        end = time.monotonic() + max(self.interval, LISTENING_POLL_SECONDS)
+        try:
+            while not self._stop.is_set():
+                left = end - time.monotonic()
+                if left <= 0 or listener.wait(min(left, STOP_CHECK_SECONDS)):
+                    break
+            return listener
+        except Exception:  # noqa: BLE001 - the server went: look on the clock, listen again
+            try:
+                listener.close()
+            except Exception:  # noqa: BLE001
+                pass
+            self._stop.wait(self.interval)
+            return None
+
     def _run(self):
         glog = None
+        listener = None
         playing, everything = {}, {}
         last_full = 0.0
         full_interval = self.full_interval
@@ -339,6 +380,9 @@ class LogWatcher:
                 if glog is not None:
                     glog.close()  # not kept open (and holding the file) for nobody
                     glog = None
+                if listener is not None:
+                    listener.close()
+                    listener = None
                 self._wake.wait()
                 self._wake.clear()
                 silent = True
@@ -396,9 +440,11 @@ class LogWatcher:
                     glog = None
                 self._stop.wait(1.0)
             self.polls += 1
-            self._stop.wait(self.interval)
+            listener = self._pause(self._listen(listener))
         if glog is not None:
             glog.close()
+        if listener is not None:
+            listener.close()
 
 
 class _EventStream(Response):
