@@ -6,6 +6,9 @@
 - Every virtual board a test starts keeps its stable device name (a symbolic link,
   docs/host.md) in a folder of this run, not in the user's own runtime folder, where a
   virtual board the user is playing on may be keeping it.
+- The suite runs as from a terminal: Ctrl-C and a hang-up are given their defaults back
+  when whatever started it ignored them (tests/terminal_signals.py), so that every
+  program a test starts gets them as a user's would.
 - Each test's time, as last recorded on a quiet machine, is kept in tests/durations.json:
   the whole suite starts the longest tests first (with xdist's work stealing the two
   workers then end together), and `--quick` leaves out every test recorded at
@@ -23,6 +26,10 @@ import shutil
 import tempfile
 
 import pytest
+
+from terminal_signals import as_from_a_terminal
+
+as_from_a_terminal()  # at once, in the controller and in each worker, before any test
 
 _SIM_FOLDER = None
 DURATIONS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "durations.json")

@@ -90,7 +90,7 @@ def test_a_table_set_up_through_the_api_is_played_against_the_server_s_bot_and_l
         info = glog.game(made["table"])
         assert info["source"] == saved.TABLE_SOURCE and info["status"] == "over"
         assert glog.verify(made["table"]).ok
-        seats = [e["data"]["seats"] for e in glog.events(made["table"]) if e["kind"] == "seats"]
+        seats = [e["data"]["seats"] for e in glog.events(made["table"]) if e["kind"] == "table"]
         # The log keeps the token's SHA-256 only: a copy of the log gives nobody the seat.
         assert seats[0][0] == {"player": 0, "kind": "browser",
                                "token": hashlib.sha256(token.encode()).hexdigest()}

@@ -2,25 +2,16 @@
 page on a phone, its seat's link (and QR code) shown, the seat played against the server's
 bot, the server stopped with Ctrl-C and started again: the same link plays on."""
 
-import os
 import re
 import signal
 import subprocess
 import sys
 
-import pytest
-
 from vora_host.log.store import GameLog
 from vora_host.play import saved
 
-CHROMIUM = "/usr/bin/chromium"
-if not os.path.exists(CHROMIUM):
-    pytest.skip("the browser tests need Debian's Chromium at %s (./dev setup installs it: "
-                "apt-get install chromium)" % CHROMIUM, allow_module_level=True)
-sync_api = pytest.importorskip("playwright.sync_api",
-                               reason="the browser tests need the playwright package")
-
-from test_web_seats_browser import CHROMIUM_ARGS, PHONE, SHOWN  # noqa: E402
+# Debian's Chromium and playwright: without them this module is skipped as that one is.
+from test_web_seats_browser import CHROMIUM, CHROMIUM_ARGS, PHONE, SHOWN, sync_api
 
 
 def _serve(db):

@@ -297,12 +297,12 @@ class GameLog(Database, Holding, Writes, Queries, Reviews):
                 changed = True
         return changed
 
-    EVENT_KINDS = ("hint", "seats")
+    EVENT_KINDS = ("hint", "table")
 
     def add_event(self, game_id, kind, data) -> None:
         """Record that something happened to a game beside its moves: kind is one of
         EVENT_KINDS ("hint": a player asked for a hint, data says which seat, at which
-        move, and the move shown; "seats": who sits where at a table of vora serve, each
+        move, and the move shown; "table": who sits where at a table of vora serve, each
         browser seat's token as its SHA-256 only, see vora_host.web.tables), data a dict of at most 2,000 characters as JSON. The
         event carries the game's live move count then. Fenced like a move: raises
         NoSuchGame, GameHeld or LeaseLost, and CannotWrite or DatabaseLocked when the file

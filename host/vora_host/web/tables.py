@@ -27,7 +27,7 @@ page of another site cannot create tables.
 
 Nothing is lost when the server stops or is killed: every move is in the log before the
 seat's request is answered (the LiveLog), and the table's seats are in the log too, as
-an event "seats" with each browser seat's token as its SHA-256 (a copy of the log gives
+an event "table" with each browser seat's token as its SHA-256 (a copy of the log gives
 nobody a seat). When the server starts again, resume() sets up every unfinished table
 from the log, the same links play the same seats, and the bots go on. A table whose game
 another process holds (another server on the same log) is left to it.
@@ -258,7 +258,7 @@ class TableHost:
         hosted = self._open(game, state, agents, seed, live, tokens)
         players = [p for p, k in enumerate(kinds) if k == "browser"]
         tokens.update(self.registry.open(hosted.table, players))
-        live.event("seats", {"seats": [
+        live.event("table", {"seats": [
             {"player": p, "kind": "browser", "token": token_hash(tokens[p])}
             if p in tokens else {"player": p, "kind": agents[p].kind}
             for p in range(len(agents))]})
@@ -322,7 +322,7 @@ class TableHost:
                                  % (elsewhere.get("host"), elsewhere.get("pid"))))
                     continue
                 seats = [e["data"].get("seats") for e in glog.events(info["id"])
-                         if e["kind"] == "seats"]
+                         if e["kind"] == "table"]
                 wanted.append((glog.game(info["id"]), seats[-1] if seats else None))
         except GameLogError as exc:
             self.say("the tables of the log cannot be taken up: %s" % exc)
