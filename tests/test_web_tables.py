@@ -290,3 +290,38 @@ def test_a_bot_that_fails_stops_its_table_and_nothing_else(tmp_path, monkeypatch
         assert other["table"] != made["table"]
     glog = GameLog(path)
     assert glog.game(made["table"])["status"] == "interrupted"
+
+
+def test_tables_set_up_at_once_never_pass_the_most(tmp_path, monkeypatch):
+    # Six requests at once for a server of two tables: the most was checked, then the
+    # table made, so all six could pass the check before any was counted. Each request
+    # here waits, once past the check, until every other has passed it or been refused.
+    from vora_host.web import tables as web_tables
+    host = _host(tmp_path / "games.db", max_tables=2)
+    asked = threading.Condition()
+    counts = {"in": 0, "refused": 0}
+    real = host._live_log
+
+    def held(*args, **kwargs):
+        with asked:
+            counts["in"] += 1
+            asked.notify_all()
+            assert asked.wait_for(lambda: counts["in"] + counts["refused"] == 6, DEADLINE)
+        return real(*args, **kwargs)
+    monkeypatch.setattr(host, "_live_log", held)
+    made = []
+
+    def create():
+        try:
+            made.append(host.create({"game": "vorcept", "seats": ["browser", "browser"]}))
+        except web_tables.TooMany:
+            with asked:
+                counts["refused"] += 1
+                asked.notify_all()
+    threads = [threading.Thread(target=create) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(DEADLINE)
+    host.stop()
+    assert len(made) == 2 and counts["refused"] == 4

@@ -197,6 +197,7 @@ class TableHost:
         self.pause = pause
         self.say = say or (lambda text: log.warning("%s", text))
         self._tables = []  # [_Hosted], oldest first
+        self._making = 0  # tables being set up (create() under way), not listed yet
         self._lock = threading.Lock()
         self._stop = threading.Event()
 
@@ -204,7 +205,10 @@ class TableHost:
 
     def live_count(self):
         with self._lock:
-            return sum(1 for h in self._tables if not h.table.is_over())
+            return self._count_live()
+
+    def _count_live(self):
+        return sum(1 for h in self._tables if not h.table.is_over())
 
     def tables(self):
         """The tables being played and the last ones finished, as anyone may see them."""
@@ -239,10 +243,22 @@ class TableHost:
         module, game, kinds, seed, options = parse_table_request(body)
         if self._stop.is_set():
             raise Refused("the server is stopping")
-        if self.live_count() >= self.max_tables:
-            raise TooMany("this server already plays %d tables, its most (vora serve "
-                          "--max-tables %d): try again when one has ended"
-                          % (self.max_tables, self.max_tables))
+        # A place is taken under the lock before the table is made, so that requests at
+        # once never pass the most together (a table counts as being made until create()
+        # returns, listed or not: for that moment twice, so never over the most).
+        with self._lock:
+            if self._count_live() + self._making >= self.max_tables:
+                raise TooMany("this server already plays %d tables, its most (vora serve "
+                              "--max-tables %d): try again when one has ended"
+                              % (self.max_tables, self.max_tables))
+            self._making += 1
+        try:
+            return self._create(module, game, kinds, seed, options)
+        finally:
+            with self._lock:
+                self._making -= 1
+
+    def _create(self, module, game, kinds, seed, options):
         chosen = seed is not None
         if seed is None:
             seed = new_seed(module)
