@@ -381,9 +381,10 @@ def test_interrupt_keeps_the_games_and_resume_goes_on(tmp_path):
     # Ctrl-C reaches the whole foreground process group: the driver and its workers.
     out = tmp_path / "run"
     args = ["--seed-effect", "10", "--no-plots", "--out", str(out), "--workers", "2"]
-    # (Under stress a run of 5,000 was once found finished, and one of 500,000 still
-    # running 12 minutes on: the Ctrl-C had not taken there. Not understood yet; the run
-    # is killed at the end whatever happens, so that a failure leaves nothing behind.)
+    # (Under stress a run of 5,000 was once found finished: the stress script had started
+    # the suite with SIGINT ignored, which its programs inherited; tests/terminal_signals.py
+    # puts it back. The run is killed at the end whatever happens, so that a failure
+    # leaves nothing behind.)
     proc = subprocess.Popen([sys.executable, "-m", "vora_host", "lab", "vora", "--games",
                              "5000", *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True, cwd=ROOT, start_new_session=True,

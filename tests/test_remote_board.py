@@ -20,9 +20,9 @@ from vora_host.web.seats import seat_view
 
 from pty_screen import PtyScreen
 from test_play_web_seats import DEADLINE, Typed
+from test_remote_join import LINK, host_table
 
 VORA = str(Path(sys.executable).with_name("vora"))
-LINK = r"P1 Red plays in a browser: (http://127\.0\.0\.1:\d+/seat/\S+)"
 
 
 def _view(api):
@@ -73,8 +73,7 @@ def _board_move(board, api, guest_db):
 
 def test_a_virtual_board_plays_a_seat_of_a_table_on_another_computer(tmp_path):
     host_db, guest_db = tmp_path / "host.sqlite3", tmp_path / "guest.sqlite3"
-    host = Typed("vorcept", "--seed", "6", "--bot", "0=random", "--web", "1", "--serve", "0",
-                 "--db", str(host_db))
+    host = host_table(host_db)
     try:
         link = host.wait_for(LINK).group(1)
         api = link.replace("/seat/", "/api/seat/")

@@ -23,6 +23,13 @@ from test_play_web_seats import DEADLINE, Typed
 LINK = r"P1 Red plays in a browser: (http://127\.0\.0\.1:\d+/seat/\S+)"
 
 
+def host_table(db):
+    """The host's table the tests join: Vorcept, seed 6, P0 its random bot, P1 a seat
+    for another computer (its link printed: LINK), logged in `db`."""
+    return Typed("vorcept", "--seed", "6", "--bot", "0=random", "--web", "1", "--serve", "0",
+                 "--db", str(db))
+
+
 def _games(db):
     with GameLog(db) as log:
         return [(info, log.game(info["id"])) for info in log.games()]
@@ -35,8 +42,7 @@ def _moves_and_digests(db, gid):
 
 def test_a_whole_game_joined_from_another_terminal_is_the_same_in_both_logs(tmp_path):
     host_db, guest_db = tmp_path / "host.sqlite3", tmp_path / "guest.sqlite3"
-    host = Typed("vorcept", "--seed", "6", "--bot", "0=random", "--web", "1", "--serve", "0",
-                 "--db", str(host_db))
+    host = host_table(host_db)
     guest = None
     try:
         link = host.wait_for(LINK).group(1)
@@ -76,8 +82,7 @@ def test_a_whole_game_joined_from_another_terminal_is_the_same_in_both_logs(tmp_
 def test_a_joined_terminal_takes_back_asks_hints_and_leaves_and_its_copy_is_never_resumed(
         tmp_path):
     host_db, guest_db = tmp_path / "host.sqlite3", tmp_path / "guest.sqlite3"
-    host = Typed("vorcept", "--seed", "6", "--bot", "0=random", "--web", "1", "--serve", "0",
-                 "--db", str(host_db))
+    host = host_table(host_db)
     try:
         link = host.wait_for(LINK).group(1)
         guest = Typed("--join", link, "--db", str(guest_db))
@@ -254,8 +259,7 @@ def test_a_joined_terminal_that_closes_leaves_the_table_and_keeps_its_copy(tmp_p
     from pty_screen import PtyScreen
     from test_hang_up import _hang_up
     host_db, guest_db = tmp_path / "host.sqlite3", tmp_path / "guest.sqlite3"
-    host = Typed("vorcept", "--seed", "6", "--bot", "0=random", "--web", "1", "--serve", "0",
-                 "--db", str(host_db))
+    host = host_table(host_db)
     try:
         link = host.wait_for(LINK).group(1)
         vora = str(Path(sys.executable).with_name("vora"))

@@ -99,6 +99,15 @@ class SeatRegistry:
         self.closing = threading.Event()
         self._pokes = set()  # the open streams' wake-ups (close() wakes them all)
 
+    def watch(self, poke):
+        """`poke()` is called when the server stops (close()): an open stream's wake-up."""
+        with self._lock:
+            self._pokes.add(poke)
+
+    def unwatch(self, poke):
+        with self._lock:
+            self._pokes.discard(poke)
+
     def close(self):
         """The server stops: every open stream ends now."""
         self.closing.set()
@@ -384,8 +393,7 @@ def routes(registry, page):
                 except RuntimeError:
                     pass  # the loop has closed: the server stopped
             table.listen(poke)
-            with registry._lock:
-                registry._pokes.add(poke)
+            registry.watch(poke)
             try:
                 yield "event: hello\ndata: %s\n\n" % json.dumps({"client": client,
                                                                   "api": API_VERSION})
@@ -417,8 +425,7 @@ def routes(registry, page):
                             yield ": keepalive\n\n"
             finally:
                 table.unlisten(poke)
-                with registry._lock:
-                    registry._pokes.discard(poke)
+                registry.unwatch(poke)
                 seat.streams -= 1
                 if seat.streams == 0 and not registry.closing.is_set():
                     table.left(seat.player)

@@ -35,6 +35,7 @@ another process holds (another server on the same log) is left to it.
 
 import logging
 import threading
+import time
 
 from shared_rules import games as rules_games
 
@@ -54,14 +55,17 @@ __all__ = ["TableHost", "TooMany", "NotLogged", "MAX_TABLES", "BOT_PAUSE",
 
 BOT_PAUSE = 0.6  # seconds between a bot's moves, so that the players follow them
 FINISHED_KEPT = 100  # finished tables whose seats still answer (their end), newest kept
-STOP_WAIT = 5.0  # seconds the server waits for each table's bot when it stops
+STOP_WAIT = 5.0  # seconds the server waits for the tables' bots when it stops
 SEAT_KINDS = ("browser",) + bots.LEVEL_NAMES
+_GAMES = []  # _games(), once made
 
 log = logging.getLogger("vora.web")
 
 
 def _games():
-    """The games a table can be set up for, as the page offers them."""
+    """The games a table can be set up for, as the page offers them (made once)."""
+    if _GAMES:
+        return _GAMES
     out = []
     for name in rules_games.names():
         module = rules_games.load(name)
@@ -69,7 +73,8 @@ def _games():
                     "players": list(module.PLAYER_COUNTS),
                     "hidden": bool(module.HIDDEN_INFORMATION),
                     "options": [spec[0] for spec in module.OPTIONS]})
-    return out
+    _GAMES.extend(out)
+    return _GAMES
 
 
 def parse_table_request(body):
@@ -386,14 +391,15 @@ class TableHost:
     # ---- stopping
 
     def stop(self):
-        """The server stops: each table's bot ends (STOP_WAIT seconds at most each), and
-        each unfinished table is left in the log as interrupted, for the next start."""
+        """The server stops: the tables' bots end (STOP_WAIT seconds at most for them all:
+        a bot in the middle of its search is left to the process's end), and each
+        unfinished table is left in the log as interrupted, for the next start."""
         self._stop.set()
         with self._lock:
             hosted = list(self._tables)
+        deadline = time.monotonic() + STOP_WAIT
         for h in hosted:
-            if h.thread.is_alive():
-                h.thread.join(STOP_WAIT)
+            h.thread.join(max(0.0, deadline - time.monotonic()))
 
 
 class TooMany(Refused):
