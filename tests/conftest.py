@@ -6,7 +6,7 @@
 - Every virtual board a test starts keeps its stable device name (a symbolic link,
   docs/host.md) in a folder of this run, not in the user's own runtime folder, where a
   virtual board the user is playing on may be keeping it.
-- The suite runs as from a terminal: Ctrl-C and a hang-up are given their defaults back
+- The suite runs as from a terminal: Ctrl-C, a hang-up and SIGTERM are given their defaults back
   when whatever started it ignored them (tests/terminal_signals.py), so that every
   program a test starts gets them as a user's would.
 - Each test's time, as last recorded on a quiet machine, is kept in tests/durations.json:

@@ -9,8 +9,13 @@ user had asked for that: only in the workers that had not run, by chance, an in-
 event loop, whose signal handling puts SIGINT's default back when it ends (asyncio does).
 Found in whole-suite runs under load started from a script (issue 43).
 
-`as_from_a_terminal()` gives Ctrl-C and a hang-up their defaults back in this process,
-before any test starts a program (tests/conftest.py calls it), and says which it changed.
+A runner may ignore SIGTERM as well (some supervisors do, to outlive their own stop):
+then every `terminate()` a program or a test sends does nothing, and what it stops plays
+on; it is given its default back too.
+
+`as_from_a_terminal()` gives Ctrl-C, a hang-up and SIGTERM their defaults back in this
+process, before any test starts a program (tests/conftest.py calls it), and says which it
+changed.
 """
 
 import signal
@@ -19,8 +24,8 @@ __all__ = ["as_from_a_terminal"]
 
 
 def as_from_a_terminal():
-    """Put back the default handling of SIGINT (KeyboardInterrupt) and SIGHUP where they
-    are ignored; returns the names of those changed."""
+    """Put back the default handling of SIGINT (KeyboardInterrupt), SIGHUP and SIGTERM
+    where they are ignored; returns the names of those changed."""
     changed = []
     if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -28,4 +33,7 @@ def as_from_a_terminal():
     if hasattr(signal, "SIGHUP") and signal.getsignal(signal.SIGHUP) == signal.SIG_IGN:
         signal.signal(signal.SIGHUP, signal.SIG_DFL)
         changed.append("SIGHUP")
+    if signal.getsignal(signal.SIGTERM) == signal.SIG_IGN:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        changed.append("SIGTERM")
     return changed

@@ -1,12 +1,19 @@
 """Ending a pool of worker processes, shared by the lab (its runs and ladders) and the
 review: both stop their pools the same way when a command is interrupted."""
 
+import time
+
+# How long stopped workers have to end on SIGTERM before they are killed outright: a
+# worker whose start inherited SIGTERM ignored (some runners and supervisors start
+# programs so) shrugs it off and would play on after its command said it stopped.
+TERMINATE_GRACE_S = 5.0
+
 
 def stop_local_pool(pool, finished):
     """Shut `pool` (a concurrent.futures.ProcessPoolExecutor) down: waiting for it when its
     work `finished`; else (interrupted, failed, a worker lost) its workers may be busy with
-    dropped work, so they are ended by their handles and joined, gone before the command
-    says it stopped."""
+    dropped work, so they are ended by their handles (SIGTERM, then SIGKILL for any still
+    there after TERMINATE_GRACE_S) and joined, gone before the command says it stopped."""
     if finished:
         pool.shutdown(wait=True)
         return
@@ -15,5 +22,10 @@ def stop_local_pool(pool, finished):
     for process in processes:
         if process.is_alive():
             process.terminate()
+    deadline = time.monotonic() + TERMINATE_GRACE_S
     for process in processes:
-        process.join(5)
+        process.join(max(0.0, deadline - time.monotonic()))
+    for process in processes:
+        if process.is_alive():
+            process.kill()
+            process.join()
