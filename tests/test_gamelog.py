@@ -1208,3 +1208,19 @@ def test_cli_verify_keeps_a_hidden_games_secrets(db, capsys):
     err = capsys.readouterr().err
     assert "move 4" in err and public_texts[3] in err and "another digest than the log" in err
     assert secret not in err and "deadbeef" not in err and state.digest() not in err
+
+
+def test_a_tables_long_words_for_why_a_game_stopped_are_logged_short_and_safe(tmp_path):
+    # A table's reason ("this copy parted from the table: after move 2 ...") is free text:
+    # result_of keeps it within what the log takes (a short line, no quotes).
+    from vora_host.log.checks import END_MAX
+    from vora_host.log.records import result_of
+    state = vora.new_game(2, 3)
+    words = 'P0 said "enough" and left\n' + "x" * 100
+    result = result_of(state, words)
+    assert len(result["end"]) == END_MAX and result["end"].endswith("...")
+    assert result["end"].startswith("P0 said 'enough' and left") and '"' not in result["end"]
+    with GameLog(tmp_path / "g.sqlite3") as log:
+        gid = log.start_game(players=2, seed=3, source="terminal")
+        log.end_game(gid, "abandoned", result)
+        assert log.game(gid)["result"]["end"] == result["end"]

@@ -236,3 +236,30 @@ def test_vora_is_joined_from_the_terminal_not_the_board(tmp_path):
     assert done.returncode == 1
     assert "the board's own game, refereed by the board" in done.stdout
     assert "vora play --join LINK' without --port" in " ".join(done.stdout.split())
+
+
+def test_a_copy_that_parts_from_the_table_logs_why(tmp_path):
+    # The `parted` event once failed as an event kind the log did not know (a ValueError
+    # out of the stream's thread): the copy must log it and stop as it says.
+    from vora_host.remote.join import open_copy
+    state = rules_games.load("vorcept").new_game(2, 4)
+    there = Table("vorcept", state, [Human(), Human()], seed=4)
+    client = FakeClient(there, 1)
+    view = client.view()
+    said = []
+    live, _ = open_copy(tmp_path / "guest.sqlite3", "remote test", view["record"],
+                        view["record"]["options"], said.append)
+    here = RemoteTable(client, view, log=live)
+    for _ in range(2):
+        there.play(there.state.legal_moves()[0])
+    view = client.view()
+    view["record"]["digests"][1] = "f" * 16
+    here.sync(view)
+    assert here.parted is not None
+    live.finish()
+    with GameLog(tmp_path / "guest.sqlite3") as log:
+        gid = log.games()[0]["id"]
+        events = log.events(gid)
+        assert [e["kind"] for e in events] == ["parted"]
+        assert "after move 2" in events[0]["data"]["why"]
+        assert log.games()[0]["status"] == "interrupted"

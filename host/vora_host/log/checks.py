@@ -17,6 +17,8 @@ from shared_rules.errors import BadPosition
 
 from vora_host.log.errors import GameClosed, MoveConflict, MoveGap, NotLastMove
 
+END_MAX = 64  # characters of a result's `end` (why a game ended, in a few words)
+
 __all__ = ["STATUSES", "END_STATUSES", "RESULT_KEYS", "MOVE_RE", "DIGEST_RE", "U32_MAX",
            "ATTENTION_NOTES", "normalize_options"]
 
@@ -99,7 +101,7 @@ def _check_result(result, status):
     if not isinstance(over, bool):
         raise ValueError("result 'over' must be true or false, not %s" % _short(over))
     if not isinstance(end, str) or not end or any(ord(c) < 32 or c == '"' for c in end) \
-            or len(end) > 64:
+            or len(end) > END_MAX:
         raise ValueError("result 'end' must be a short word, not %s" % _short(end))
     if not _is_int(turns) or not 0 <= turns <= 10 ** 9:
         raise ValueError("result 'turns_completed' must be a whole number, not %s"

@@ -23,6 +23,7 @@ from shared_rules.errors import BadPosition, IllegalMove
 
 from vora_host import private_files
 from vora_host.log import formats, readers
+from vora_host.log.checks import END_MAX
 from vora_host.log.errors import BadImport
 
 __all__ = [
@@ -68,15 +69,21 @@ def new_record(players, seed, options, agents=(), game="vora"):
 
 def result_of(state, stopped=None):
     """The `result` part of a record, for any game. `stopped` says why an unfinished
-    game stopped ('quit', 'interrupted', 'end of input')."""
+    game stopped ('quit', 'interrupted', 'end of input', or a table's own words, which
+    are cut to END_MAX characters, their quotes and control characters made safe)."""
     over = state.is_over()
     return {
         "over": over,
-        "end": state.end_reason() if over else (stopped or "unfinished"),
+        "end": state.end_reason() if over else _end_words(stopped or "unfinished"),
         "turns_completed": state.turn_count(),
         "scores": state.scores(),
         "winner": state.winner(),
     }
+
+
+def _end_words(text):
+    text = "".join("'" if c == '"' else c for c in str(text) if ord(c) >= 32) or "unfinished"
+    return text if len(text) <= END_MAX else text[:END_MAX - 3] + "..."
 
 
 def write_record(path, record):

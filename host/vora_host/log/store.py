@@ -297,13 +297,17 @@ class GameLog(Database, Holding, Writes, Queries, Reviews):
                 changed = True
         return changed
 
-    EVENT_KINDS = ("hint", "table")
+    EVENT_KINDS = ("hint", "table", "parted", "resync")
 
     def add_event(self, game_id, kind, data) -> None:
         """Record that something happened to a game beside its moves: kind is one of
         EVENT_KINDS ("hint": a player asked for a hint, data says which seat, at which
         move, and the move shown; "table": who sits where at a table of vora serve, each
-        browser seat's token as its SHA-256 only, see vora_host.web.tables), data a dict of at most 2,000 characters as JSON. The
+        browser seat's token as its SHA-256 only, see vora_host.web.tables; "parted": a
+        copy of a table on another computer stopped following it, data says why;
+        "resync": a board playing at such a table was set back in step with it, data
+        says why, vora_host.remote.remote_vora), data a dict of at most 2,000 characters
+        as JSON. The
         event carries the game's live move count then. Fenced like a move: raises
         NoSuchGame, GameHeld or LeaseLost, and CannotWrite or DatabaseLocked when the file
         cannot be written (an event is not kept in memory: it is never worth a game)."""
