@@ -18,6 +18,7 @@ def stop_local_pool(pool, finished):
         pool.shutdown(wait=True)
         return
     processes = list((getattr(pool, "_processes", None) or {}).values())
+    manager = getattr(pool, "_executor_manager_thread", None)
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         if process.is_alive():
@@ -29,3 +30,8 @@ def stop_local_pool(pool, finished):
         if process.is_alive():
             process.kill()
             process.join()
+    # The pool's own thread reaps the workers too, once it sees them gone: a process reaped
+    # by one thread while the other looks is "alive" to the other (its wait finds no child
+    # and says nothing), so is_alive() is only true to the facts once that thread is done.
+    if manager is not None and manager.is_alive():
+        manager.join(TERMINATE_GRACE_S)
