@@ -675,9 +675,11 @@ REFUSED = const(0x19)  # board -> host: u8 key (255: a request), u8 reason, UTF-
 TAKEBACK_REQ = const(0x1A)  # host -> board: u32 game: ask the people to agree to a takeback
 TAKEBACK = const(0x1B)  # board -> host: u32 game, u16 moves kept, 8 digest bytes after
 POSITION = const(0x1C)  # host -> board: u32 seed, position text: a game from that position
+RESYNC = const(0x1D)  # host -> board: a save's text (capability "resync"): the game instead
 
 TYPE_NAMES.update({BOTS: "BOTS", BOT_MOVE: "BOT_MOVE", REFUSED: "REFUSED",
-                   TAKEBACK_REQ: "TAKEBACK_REQ", TAKEBACK: "TAKEBACK", POSITION: "POSITION"})
+                   TAKEBACK_REQ: "TAKEBACK_REQ", TAKEBACK: "TAKEBACK", POSITION: "POSITION",
+                   RESYNC: "RESYNC"})
 
 MAX_DETAIL = const(200)  # bytes of a REFUSED detail text
 MAX_POSITION = const(200)  # bytes of a POSITION text (a 4-player position is under 120)

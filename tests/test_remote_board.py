@@ -220,22 +220,98 @@ def test_a_hidden_game_is_not_copied_to_a_board():
     assert "vora play --join LINK" in str(refused.value)
 
 
-def test_vora_is_joined_from_the_terminal_not_the_board(tmp_path):
+def test_vora_on_a_virtual_board_plays_a_seat_of_a_table_on_another_computer(tmp_path):
+    # The board keeps its own Vora (its keys, its previews) and the table there decides:
+    # the other seat's moves come to the board as the PC's, the board's go to the table.
+    host_db, guest_db = tmp_path / "host.sqlite3", tmp_path / "guest.sqlite3"
     host = Typed("vora", "--seed", "6", "--bot", "0=random", "--web", "1", "--serve", "0",
-                 "--db", str(tmp_path / "host.sqlite3"))
+                 "--db", str(host_db))
     try:
         link = host.wait_for(r"P1[^\n]* plays in a browser: (http://127\.0\.0\.1:\d+/seat/\S+)"
                              ).group(1)
-        import subprocess
-        done = subprocess.run([VORA, "play", "--join", link, "--port", "sim", "--db",
-                               str(tmp_path / "guest.sqlite3")], capture_output=True,
-                              text=True, timeout=DEADLINE, stdin=subprocess.DEVNULL,
-                              env=dict(os.environ, VORA_SIM_DEVICE=str(tmp_path / "tty")))
+        api = link.replace("/seat/", "/api/seat/")
+        with PtyScreen([VORA, "play", "--join", link, "--port", "sim", "--db", str(guest_db),
+                        "--save-dir", str(tmp_path / "save")], cols=100, rows=40,
+                       env={"VORA_SIM_DEVICE": str(tmp_path / "tty")}) as board:
+            board.wait_for("the board is set to the table's game", DEADLINE)
+            assert "P0 South (plays at another computer)" in board.text()
+            assert "S far" in board.text()  # its corner: the seat is played elsewhere
+            for _ in range(4):
+                _vora_board_move(board, api)
+            board.send("q", 0)
+            board.wait_for("You left the table", DEADLINE)
+            assert board.wait_exit(DEADLINE) == 0
     finally:
         host.kill()
-    assert done.returncode == 1
-    assert "the board's own game, refereed by the board" in done.stdout
-    assert "vora play --join LINK' without --port" in " ".join(done.stdout.split())
+    guest_info, guest_moves = _live(guest_db)
+    host_info, host_moves = _live(host_db)
+    assert guest_info["source"].startswith("remote 127.0.0.1:")
+    assert guest_moves == host_moves[:len(guest_moves)] and len(guest_moves) >= 4
+
+
+def _vora_board_move(board, api, side="North", others=()):
+    """The seat's move made on the virtual board (typed on its line: its keys pressed),
+    once the board shows the table's game at the seat's turn (the seat sits at `side`;
+    the screens of `others` are read meanwhile)."""
+    def turn():
+        for other in others:
+            other.pump(0)
+        view = _view(api)
+        return view if view["your_turn"] else None
+    view = _until("the seat's turn", turn, board)
+    move = view["moves"][0]["move"]
+    # The board shows the seat to act once the table's moves are played there.
+    _until("the board at the seat's turn", lambda: "%s to act" % side in board.text(), board)
+    board.send(move + "\r", 0)
+    _until("the table took the board's move", lambda: _view(api)["number"] > view["number"],
+           board)
+
+
+def test_two_virtual_boards_at_two_homes_play_vora_through_one_server(tmp_path):
+    # A table of `vora serve --tables` with two browser seats, each joined by a board:
+    # every move is made by keys on one board and shown on the other; the three logs
+    # hold the same game with the same digests.
+    from test_web_tables_browser import _serve, _stop
+    host_db = tmp_path / "host.sqlite3"
+    proc, base, _ = _serve(host_db)
+    try:
+        request = urllib.request.Request(
+            base + "api/tables", method="POST", headers={
+                "X-Vora-Seat": "1", "Content-Type": "application/json"},
+            data=json.dumps({"game": "vora", "seats": ["browser", "browser"],
+                             "seed": 6}).encode())
+        with urllib.request.urlopen(request, timeout=DEADLINE) as answer:
+            links = [seat["link"] for seat in json.load(answer)["seats"]]
+        boards = []
+        for k, link in enumerate(links):
+            boards.append(PtyScreen(
+                [VORA, "play", "--join", link, "--port", "sim", "--db",
+                 str(tmp_path / ("home%d.sqlite3" % k)), "--save-dir",
+                 str(tmp_path / ("save%d" % k))], cols=100, rows=40,
+                env={"VORA_SIM_DEVICE": str(tmp_path / ("tty%d" % k))}))
+        south, north = (board.__enter__() for board in boards)
+        try:
+            for board in (south, north):
+                board.wait_for("the board is set to the table's game", DEADLINE)
+            apis = [link.replace("/seat/", "/api/seat/") for link in links]
+            while _view(apis[0])["number"] < 8:
+                player = _view(apis[0])["to_act"]
+                board, other = (south, north) if player == 0 else (north, south)
+                _vora_board_move(board, apis[player], ("South", "North")[player], [other])
+            for board in (south, north):
+                board.send("q", 0)
+                board.wait_for("You left the table", DEADLINE)
+                assert board.wait_exit(DEADLINE) == 0
+        finally:
+            for board in boards:
+                board.__exit__(None, None, None)
+    finally:
+        _stop(proc)
+    host_info, host_moves = _live(host_db)
+    for k in range(2):
+        info, moves = _live(tmp_path / ("home%d.sqlite3" % k))
+        assert info["source"].startswith("remote 127.0.0.1:")
+        assert moves == host_moves[:len(moves)] and len(moves) >= 8
 
 
 def test_a_copy_that_parts_from_the_table_logs_why(tmp_path):

@@ -488,8 +488,8 @@ def test_version_refusal_names_both_versions():
 
 def test_type_names_are_unique_and_complete():
     names = {wire.type_name(t) for t in wire.TYPE_NAMES}
-    # The base messages, the play messages 0x17..0x1C, the makers' 0x40..0x46 and 0x50..0x51.
-    assert len(names) == len(wire.TYPE_NAMES) == 18 + 6 + 9
+    # The base messages, the play messages 0x17..0x1D, the makers' 0x40..0x46 and 0x50..0x51.
+    assert len(names) == len(wire.TYPE_NAMES) == 18 + 7 + 9
     for name in names:
         assert getattr(wire, name) in wire.TYPE_NAMES
     assert wire.type_name(0x7F) == "0x7f"

@@ -20,7 +20,9 @@ code the PC runs. This module decides what the board says and how it answers:
 - REPL: the application stops and MicroPython's REPL is free for mpremote.
 - Play (capability "play", messages 0x17..0x1C): the host's bots (BOTS, BOT_MOVE), a
   takeback asked from the PC (TAKEBACK_REQ) and reported (TAKEBACK), a position to set up
-  (POSITION), and every refused key or request with its reason (REFUSED).
+  (POSITION), and every refused key or request with its reason (REFUSED). With
+  capability "resync" (0x1D): the game replaced by the one the host sends (RESYNC), for a
+  seat of a table whose referee is on another computer.
 Bytes from the host are data, never code: nothing here evaluates what it receives.
 """
 
@@ -43,7 +45,7 @@ from vora_fw.clock import ticks_diff
 NO_KEY = const(255)  # vora_ui.NO_KEY: a refusal of a request from the PC, not of a key
 R_NOT_NOW = const(17)  # vora_ui.R_NOT_NOW
 
-CAPABILITIES = ("standalone", "terminal", "moves", "state", "keys", "repl", "play")
+CAPABILITIES = ("standalone", "terminal", "moves", "state", "keys", "repl", "play", "resync")
 OWED_EVENTS = const(4)  # GAME events kept while the queue is full (then a STATE says it all)
 OWED_KEYS = const(16)  # key events kept while the queue is full (the oldest go first)
 KEY_ROOM = const(8)  # standalone: a key report leaves this many places for moves and answers
@@ -181,6 +183,8 @@ class BoardLink:
         elif type == wire.POSITION:
             seed, text = wire.unpack_position(payload)
             ui.set_position(text, seed, self.now)
+        elif type == wire.RESYNC:
+            ui.resync(wire.unpack_text(payload), self.now)
 
     def _hello(self, payload):
         try:

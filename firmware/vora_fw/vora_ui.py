@@ -243,6 +243,14 @@ class VoraUI(Frames, Keys):
         _let_go()
         return why
 
+    def resync(self, text, now):
+        """The board's game, whatever it is, replaced by the one `text` holds (a save's
+        text: docs/protocol.md, RESYNC), from a PC playing a seat of a table whose referee
+        is elsewhere, when the board and that referee part. Returns 0 or the reason."""
+        why = _restore().resync(self, text, now)
+        _let_go()
+        return why
+
     def play(self, move, now):
         """Play a move from the keys (or from the host); RulesError leaves everything alone.
 

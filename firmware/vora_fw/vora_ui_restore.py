@@ -1,7 +1,8 @@
 """Vora on the board: a game put in a position other than by its next move, on demand.
 
-Three rare moments: the saved game resumed at power-up, a position the PC sets up
-(teaching, puzzles), and a takeback (back to before the last move of a person, the bots'
+Four rare moments: the saved game resumed at power-up, a position the PC sets up
+(teaching, puzzles), a game the PC sets in place of the board's (a table whose referee is
+elsewhere), and a takeback (back to before the last move of a person, the bots'
 moves after it too: asked from the menu or by the PC, agreed by every other person with
 their corner, cancelled by any other key). VoraUI (vora_fw.vora_ui) imports this module for
 them and lets it go once done, so that play never holds its code; vora_fw.start interns its
@@ -25,10 +26,6 @@ def resume(ui, text, levels_letters, default_level):
     try:
         saved = parse_game(text)  # every field checked, as link input is
         state = vora.from_json(saved["state"])
-        moves = saved["moves"]
-        game_id = saved["game_id"]
-        seed = saved["seed"]
-        start = saved.get("start")
         bots = saved.get("bots", "")
         if any(b not in state.seats for b in bots):
             raise ValueError("bots at seats %r where nobody sits" % bots)
@@ -50,15 +47,39 @@ def resume(ui, text, levels_letters, default_level):
             if where:
                 ui.error += " (kept as %s)" % where
         return
+    _adopt(ui, state, saved, bots, levels)
+    ui._tell("resume", None)
+
+
+def _adopt(ui, state, saved, bots, levels):
+    # The game a checked save holds becomes the board's (at power-up, or from the PC).
     ui._enter_game(state)
-    ui.moves = MoveLog(moves)
-    ui.game_id = game_id
-    ui.seed = seed
-    ui.start = start
+    ui.moves = MoveLog(saved["moves"])
+    ui.game_id = saved["game_id"]
+    ui.seed = saved["seed"]
+    ui.start = saved.get("start")
     ui.board_bots = bots
     ui.board_levels = levels
     ui.chosen_seats = state.seats
+
+
+def resync(ui, text, now):
+    # The board's game, whatever it is, replaced by the one the PC sends as a save's text
+    # (RESYNC: a table whose referee is elsewhere, VoraUI.resync), checked as a save is.
+    try:
+        saved = parse_game(text)
+        state = vora.from_json(saved["state"])
+        if saved.get("bots"):
+            raise ValueError("a game the PC sets has no board bots")
+    except (ValueError, KeyError, TypeError) as exc:  # BadSave, RulesError: ValueErrors
+        return ui.refuse(NO_KEY, now, R_BAD_POSITION, str(exc))
+    if ui.bot is not None:
+        ui.bot.n = -1  # its last decision was for a position that is gone
+    ui.undo_wait = ""
+    _adopt(ui, state, saved, "", "")
+    ui._save()
     ui._tell("resume", None)
+    return 0
 
 
 def set_position(ui, position, seed, now):

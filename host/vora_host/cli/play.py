@@ -311,11 +311,10 @@ def cmd_join_board(args, console):
     if client is None:
         return status
     host = host_games.host_game(view["game"])
-    if view["game"] == "vora" or not hasattr(host, "BOARD"):
-        console.print("[red]%s on the board is %s: play this seat from the terminal ('vora "
-                      "play --join LINK' without --port)[/red]" % (
-                          escape(view["title"]), "the board's own game, refereed by the "
-                          "board" if view["game"] == "vora" else "not mapped to the keys"))
+    if view["game"] != "vora" and not hasattr(host, "BOARD"):
+        console.print("[red]%s on the board is not mapped to the keys: play this seat from "
+                      "the terminal ('vora play --join LINK' without --port)[/red]"
+                      % escape(view["title"]))
         return 1
     device = None
     if args.port not in ports.VIRTUAL:
@@ -324,6 +323,9 @@ def cmd_join_board(args, console):
         except ports.NoBoard as exc:
             console.print("[red]%s[/red]" % escape(str(exc)))
             return 1
+    if view["game"] == "vora":  # the board's own game, kept in step with the table there
+        from vora_host.cli.join_vora import cmd_join_vora_board
+        return cmd_join_vora_board(args, console, client, view, device)
     plain = not (sys.stdout.isatty() and sys.stdin.isatty())
     live = None
     logged = []

@@ -874,6 +874,15 @@ class BoardClient:
         """A game set up from `position` (checked by the board's rules too)."""
         return self.plays() and self.send(wire.POSITION, wire.pack_position(seed, position))
 
+    def takes_games(self):
+        """True when the board takes a game in place of its own (it announced "resync")."""
+        return self.plays() and "resync" in ((self.board or {}).get("caps") or ())
+
+    def send_resync(self, save_text):
+        """The board's game replaced by the one `save_text` holds (a board save's text:
+        game_id, seed, start, moves, state), checked by the board as a save is."""
+        return self.takes_games() and self.send(wire.RESYNC, wire.pack_text(save_text))
+
     def ping(self, token):
         self.session.send_unreliable(wire.PING, token)
 

@@ -276,12 +276,17 @@ class VirtualBoard:
         if seat in ui.board_bots:
             return "the board's bot, %s" % vora_ui.bot_level_name(ui.bot_level(seat))
         if seat in ui.host_bots:
-            names = self.host_bot_names
-            return ((names() if callable(names) else names) or {}).get(seat, "bot") + \
-                " on the PC"
+            role = self._host_role(seat)
+            return role if " " in role else role + " on the PC"
         return ""
 
-    host_bot_names = None  # seat -> bot kind (or a function giving it), from vora play
+    def _host_role(self, seat):
+        names = self.host_bot_names
+        return ((names() if callable(names) else names) or {}).get(seat, "bot")
+
+    # seat -> bot kind (or a function giving it), from vora play; a phrase (with a space)
+    # is shown as it is: a seat played elsewhere ("played at another computer")
+    host_bot_names = None
 
     def detail(self):
         """A second line: the preview, the farm on view (and from whose seat it is laid
@@ -356,7 +361,8 @@ class VirtualBoard:
             if seat in ui.board_bots:
                 marks[k] = seat + " bot"
             elif st is not None and seat in st.seats:
-                marks[k] = _SEAT_NAMES[seat] if seat not in ui.host_bots else seat + " bot"
+                marks[k] = _SEAT_NAMES[seat] if seat not in ui.host_bots else seat + (
+                    " far" if " " in self._host_role(seat) else " bot")
             elif st is None and seat in ui.chosen_seats:
                 marks[k] = _SEAT_NAMES[seat]
         if st is None or ui.mode == vora_ui.MODE_SETUP:
