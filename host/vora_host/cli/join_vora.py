@@ -7,7 +7,32 @@ import sys
 
 from rich.markup import escape
 
-__all__ = ["cmd_join_vora_board"]
+__all__ = ["cmd_join_vora_board", "open_copy_table"]
+
+
+def open_copy_table(args, console, client, view, say):
+    """(the copy of the table there, RemoteTable, its LiveLog in this computer's log or
+    None, None) for `vora play --join LINK --port ...`; or (None, None, exit status) when
+    the copy cannot be made or logged (said). `say(text)`: the log's words."""
+    from vora_host.remote.remote_table import CannotCopy, RemoteTable
+    live, logged = None, []
+    if not args.no_log and view.get("record") is not None:
+        from vora_host.cli.resume import _refuse_held
+        from vora_host.log.database import resolve_db_path
+        from vora_host.log.errors import GameHeld
+        from vora_host.remote.join import open_copy
+        try:
+            live, logged = open_copy(resolve_db_path(args.db), "remote %s" % client.host,
+                                     view["record"], view["record"]["options"], say)
+        except GameHeld as exc:
+            return None, None, _refuse_held(console, exc)
+    try:
+        return RemoteTable(client, view, log=live, logged=logged), live, None
+    except CannotCopy as exc:
+        console.print("[red]%s[/red]" % escape(str(exc)))
+        if live is not None:
+            live.finish()
+        return None, None, 1
 
 
 def cmd_join_vora_board(args, console, client, view, device):
@@ -15,29 +40,13 @@ def cmd_join_vora_board(args, console, client, view, device):
     path; None: the virtual board). Returns the exit status."""
     from vora_host.link.mirror import VirtualCompanion, run_mirror
     from vora_host.log.records import result_of
-    from vora_host.remote.remote_table import CannotCopy, RemoteTable, start_following
+    from vora_host.remote.remote_table import start_following
     from vora_host.remote.remote_vora import RemoteVoraPlay
     from vora_host.virtual import sim
     plain = not (sys.stdout.isatty() and sys.stdin.isatty())
-    live, logged = None, []
-    if not args.no_log:
-        from vora_host.log.database import resolve_db_path
-        from vora_host.log.errors import GameHeld
-        from vora_host.cli.resume import _refuse_held
-        from vora_host.remote.join import open_copy
-        try:
-            live, logged = open_copy(resolve_db_path(args.db), "remote %s" % client.host,
-                                     view["record"], view["record"]["options"],
-                                     console.print)
-        except GameHeld as exc:
-            return _refuse_held(console, exc)
-    try:
-        table = RemoteTable(client, view, log=live, logged=logged)
-    except CannotCopy as exc:
-        console.print("[red]%s[/red]" % escape(str(exc)))
-        if live is not None:
-            live.finish()
-        return 1
+    table, live, status = open_copy_table(args, console, client, view, console.print)
+    if table is None:
+        return status
     console.print("[bold]%s[/bold] at %s on this board: you play %s; the others play there. "
                   "The board keeps its own keys and lights; the table there decides. Typed "
                   "beside it: undo, yes/no (to a takeback), resign, q." % (

@@ -305,7 +305,7 @@ def cmd_join_board(args, console):
     from vora_host.link import portlock, ports
     from vora_host.play.board_session import BoardGameCompanion, run_board_game
     from vora_host.remote.join import open_seat
-    from vora_host.remote.remote_table import CannotCopy, RemoteTable, start_following
+    from vora_host.remote.remote_table import start_following
     from vora_host.virtual import sim
     client, view, status = open_seat(args.join, console)
     if client is None:
@@ -326,27 +326,11 @@ def cmd_join_board(args, console):
     if view["game"] == "vora":  # the board's own game, kept in step with the table there
         from vora_host.cli.join_vora import cmd_join_vora_board
         return cmd_join_vora_board(args, console, client, view, device)
+    from vora_host.cli.join_vora import open_copy_table
     plain = not (sys.stdout.isatty() and sys.stdin.isatty())
-    live = None
-    logged = []
-    log_lines = []
-    if not args.no_log and view.get("record") is not None:
-        from vora_host.log.database import resolve_db_path
-        from vora_host.log.errors import GameHeld
-        from vora_host.remote.join import open_copy
-        try:
-            live, logged = open_copy(resolve_db_path(args.db), "remote %s" % client.host,
-                                     view["record"], view["record"]["options"],
-                                     log_lines.append)
-        except GameHeld as exc:
-            return _refuse_held(console, exc)
-    try:
-        table = RemoteTable(client, view, log=live, logged=logged)
-    except CannotCopy as exc:
-        console.print("[red]%s[/red]" % escape(str(exc)))
-        if live is not None:
-            live.finish()
-        return 1
+    table, live, status = open_copy_table(args, console, client, view, lambda text: None)
+    if table is None:
+        return status
     companion = BoardGameCompanion(view["game"], table.state, table.agents, log=live,
                                    seed=table.seed, out=sys.stdout, plain=plain)
     companion.table = table
