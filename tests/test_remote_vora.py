@@ -192,3 +192,20 @@ def test_a_resync_text_out_of_bounds_is_refused_by_the_codec(text):
         return
     with pytest.raises(wire.BadPayload):
         wire.pack_text(text)
+
+
+def test_hint_and_resign_typed_beside_the_board_go_to_the_table_and_its_words_come_back():
+    there, client, here, board, play = _setup(seed=4)
+    _until(board, play, lambda: _in_step(there, board, play), "the board never took the game")
+    _turn_there(there, client, here)
+    _until(board, play, lambda: _in_step(there, board, play), "P0's turn never reached the board")
+    assert play.command("hint") == ["ok"]
+    _until(board, play, lambda: any(m.startswith("hint for P1") for m in play.messages),
+           "no hint came")
+    assert play.command("what?") is None  # not the table's: the board's line takes it
+    assert play.command("resign") == ["ok"]
+    _until(board, play, lambda: there.stopped is not None, "the table never heard it")
+    here.sync(client.view())
+    _until(board, play, lambda: "the table's game is over: q leaves" in play.messages,
+           "the end was never said")
+    assert any("resign" in m for m in play.messages)

@@ -49,7 +49,7 @@ def cmd_join_vora_board(args, console, client, view, device):
         return status
     console.print("[bold]%s[/bold] at %s on this board: you play %s; the others play there. "
                   "The board keeps its own keys and lights; the table there decides. Typed "
-                  "beside it: undo, yes/no (to a takeback), resign, q." % (
+                  "beside it: hint, undo, yes/no (to a takeback), resign, q." % (
                       escape(view["title"]), escape(client.host),
                       escape(table.labels[table.you])), soft_wrap=True)
     plays = []

@@ -69,7 +69,8 @@ class RemoteVoraPlay:
     """Beside a BoardClient (`client`), as vora_host.play.board_play.BoardPlay is: what
     `vora play --join` plays on a board at a Vora table elsewhere (`table`: a RemoteTable;
     see the module doc). poll() every few tens of milliseconds; `messages` and `said` are
-    what to tell the player; command(text) takes `undo`, `yes`, `no` and `resign`."""
+    what to tell the player (with what the table says: a hint, a seat gone, a claim, a
+    resignation, a takeback); command(text) takes `hint`, `undo`, `yes`, `no`, `resign`."""
 
     def __init__(self, client, table, new_id=None):
         self.client = client
@@ -96,6 +97,7 @@ class RemoteVoraPlay:
         self._asked_said = None
         self.failed = None  # why the board cannot be set in step (it refused; said once)
         self.resyncs = 0
+        self._heard = table.seq  # the table's events said so far (none of before)
 
     # ---- what the screens ask
 
@@ -120,10 +122,12 @@ class RemoteVoraPlay:
         self.said += 1
 
     def command(self, text):
-        """A line typed beside the board: `undo` (ask the table for a takeback), `yes` or
-        `no` (answer the table's), `resign`. Its answer lines, or None: not ours."""
+        """A line typed beside the board: `hint` (the hard level's move, thought of on
+        the copy: Vora hides nothing), `undo` (ask the table for a takeback), `yes` or `no`
+        (answer the table's), `resign`. Its answer lines, or None: not ours."""
         word = text.strip().lower()
-        calls = {"undo": ("a takeback", self.table.request_takeback, self.you),
+        calls = {"hint": ("a hint", self.table.hint, self.you, None),
+                 "undo": ("a takeback", self.table.request_takeback, self.you),
                  "takeback": ("a takeback", self.table.request_takeback, self.you),
                  "yes": ("yes to the takeback", self.table.answer_takeback, self.you, True),
                  "no": ("no to the takeback", self.table.answer_takeback, self.you, False),
@@ -141,6 +145,7 @@ class RemoteVoraPlay:
         c = self.client
         self._refusals()
         self._answers()
+        self._table_says()
         if not c.connected:
             return
         if not c.takes_games():
@@ -250,6 +255,14 @@ class RemoteVoraPlay:
             self._requests.remove(request)
             if request.refused is not None:
                 self.say("%s refused: %s" % (request.name, request.refused))
+
+    def _table_says(self):
+        # What the table says, as this seat may see it; its moves are the board's to show.
+        events, _ = self.table.events_since(self._heard, viewer=self.you)
+        for number, what, text in events:
+            self._heard = number
+            if what != "move":
+                self.say(text)
 
     def _takeback_on_board(self):
         # The board's own takeback (its menu) is asked of the table, which decides; the
