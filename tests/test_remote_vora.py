@@ -209,3 +209,37 @@ def test_hint_and_resign_typed_beside_the_board_go_to_the_table_and_its_words_co
     _until(board, play, lambda: "the table's game is over: q leaves" in play.messages,
            "the end was never said")
     assert any("resign" in m for m in play.messages)
+
+
+def test_the_boards_own_takeback_is_asked_of_the_table_which_decides():
+    from vora_fw import layout
+    from vora_fw.vora_ui import HOLD_MS
+    there, client, here, board, play = _setup(seed=9)
+    ui = board.app.ui
+    _until(board, play, lambda: _in_step(there, board, play), "the board never took the game")
+    _turn_there(there, client, here)
+    _until(board, play, lambda: _in_step(there, board, play), "P0's turn never reached the board")
+    while ui.state.seats[ui.state.active] == "N" and not ui.state.is_over():
+        before = there.number
+        board.play(ui.legal[0])
+        _until(board, play, lambda: there.number > before, "the table never got it")
+    _turn_there(there, client, here)
+    _until(board, play, lambda: _in_step(there, board, play), "P0's turn never reached the board")
+    played = there.number
+    # North holds its corner (the menu) and presses the centre key: the takeback.
+    k = layout.key_index("cN")
+    board.hw.press(k)
+    board.run(HOLD_MS + 100)
+    board.hw.release(k)
+    board.run(60)
+    board.press("c3")
+    # Asked of the table, where P0 answers; the board shows the table's game meanwhile.
+    _until(board, play, lambda: there.takeback is not None and _in_step(there, board, play),
+           "the takeback was not asked of the table")
+    assert there.number == played and there.takeback["waiting"] == [0]
+    assert "a takeback is asked of the table" in " ".join(play.messages)
+    there.answer_takeback(0, True)
+    here.sync(client.view())
+    _until(board, play, lambda: there.number < played and _in_step(there, board, play),
+           "the table's takeback never reached the board")
+    assert "taken back at the table" in " ".join(play.messages)

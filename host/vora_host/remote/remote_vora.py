@@ -214,6 +214,8 @@ class RemoteVoraPlay:
     def _step(self, moves):
         # The board's moves and the table's, both from the table's position at `base`.
         c = self.client
+        if self.base > len(moves):
+            return self._resync("taken back at the table, to before this turn")
         board, table = list(c.moves), moves[self.base:]
         same = 0
         while same < min(len(board), len(table)) and board[same] == table[same]:
