@@ -11,6 +11,7 @@ prints one plain line per event, for logs and scripts.
 """
 
 import asyncio
+import errno
 import io
 import os
 import sys
@@ -117,6 +118,9 @@ class Follower:
         loop = asyncio.get_running_loop()
         while True:
             try:
+                if ports.name_gone(self.path):
+                    # A killed virtual board's name: what it points at is not a board now.
+                    raise FileNotFoundError(errno.ENOENT, "the virtual board is not running")
                 self.port = SerialPort(self.path)
             except portlock.PortBusy as exc:
                 if self.refuse_busy and not self.opened:

@@ -49,6 +49,31 @@ class NoBoard(Exception):
     """No board to talk to; the message says what was looked at and what to do."""
 
 
+def name_gone(path):
+    """True when `path` is a virtual board's stable name (a link with LINK.lock beside it,
+    vora_host.virtual.port.StableName) whose board is no longer running (the process the
+    lock file names is gone): a killed board leaves its link pointing at a pseudo-terminal
+    whose number the system gives the next program that asks, which is not a board. False
+    for any other path, and when it cannot tell."""
+    path = str(path)
+    if not os.path.islink(path):
+        return False
+    try:
+        with open(path + ".lock") as f:
+            pid = int(f.read(32).strip() or "0")
+    except (OSError, ValueError):
+        return False
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False  # alive (another user's: not ours to judge)
+    return False
+
+
 def identify(port):
     """What a port looks like to us: a description of a known board, or None."""
     for vid, pid, what in KNOWN_BOARDS:

@@ -82,6 +82,11 @@ class StableName:
         except OSError:
             os.close(fd)
             return False
+        try:  # who holds the name: a program about to open the link asks (ports.name_gone)
+            os.ftruncate(fd, 0)
+            os.write(fd, b"%d\n" % os.getpid())
+        except OSError:
+            pass
         self._lock = fd
         return True
 
