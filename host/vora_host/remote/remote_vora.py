@@ -98,6 +98,7 @@ class RemoteVoraPlay:
         self.failed = None  # why the board cannot be set in step (it refused; said once)
         self.resyncs = 0
         self._heard = table.seq  # the table's events said so far (none of before)
+        self._owed_why = None  # why the board must be set, when the link was down then
 
     # ---- what the screens ask
 
@@ -303,6 +304,8 @@ class RemoteVoraPlay:
             start = self._state_at(k).position()
             moves = list(self.table.moves[k:])
             state = json.loads(self.table.state.to_json())
+        if self._owed_why is not None:  # said when it could not be sent
+            why, self._owed_why = self._owed_why, None
         game = self._new_id()
         while game == c.game_id:
             game = self._new_id()
@@ -310,6 +313,7 @@ class RemoteVoraPlay:
                            "start": start, "moves": moves, "state": state},
                           separators=(",", ":"))
         if not c.send_resync(text):
+            self._owed_why = why  # the link is down: sent, with its reason, once it is up
             return
         self._asked = (game, k, c.session.now)
         self._relayed.clear()
@@ -334,6 +338,12 @@ class RemoteVoraPlay:
                 self.failed = text
                 self._asked = None
                 text = "the board cannot take the table's game: %s" % text
+            elif key == 255 and self._sent is not None:
+                # A move of the table's the board would not take: the two disagree on
+                # where the game is, and the table is the referee.
+                self.say(text)
+                self._resync("the board refused the table's move: %s" % text)
+                continue
             self.say(text)
 
 
