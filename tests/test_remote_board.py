@@ -291,8 +291,11 @@ def test_two_virtual_boards_at_two_homes_play_vora_through_one_server(tmp_path):
                 env={"VORA_SIM_DEVICE": str(tmp_path / ("tty%d" % k))}))
         south, north = (board.__enter__() for board in boards)
         try:
-            for board in (south, north):
-                board.wait_for("the board is set to the table's game", DEADLINE)
+            # Each board set to the table's game: the other seat's corner marked "far"
+            # (what the board said of it may be gone from the screen: the table's words
+            # that the seats are here come after it).
+            south.wait_for("N far", DEADLINE)
+            north.wait_for("S far", DEADLINE)
             apis = [link.replace("/seat/", "/api/seat/") for link in links]
             while _view(apis[0])["number"] < 8:
                 player = _view(apis[0])["to_act"]
@@ -339,3 +342,24 @@ def test_a_copy_that_parts_from_the_table_logs_why(tmp_path):
         assert [e["kind"] for e in events] == ["parted"]
         assert "after move 2" in events[0]["data"]["why"]
         assert log.games()[0]["status"] == "interrupted"
+
+
+def test_an_answer_older_than_the_stream_does_not_bring_back_a_move_taken_back(monkeypatch):
+    # The move's answer (a POST's view) came after the stream's newer view, a takeback
+    # of that very move: taken as it came, it put the move back in the copy (a stress run).
+    there, client, here = _tables()
+    there.play(there.state.legal_moves()[0], player=0, number=0)
+    here.sync(client.view())
+    real_post = client.post
+
+    def post(action, body=None):
+        answer = real_post(action, body)  # the move is played there
+        there.request_takeback(0)  # and taken back there before the answer arrives here
+        there.answer_takeback(1, True)
+        here.sync(client.view())  # the stream's newer view comes first
+        return answer
+    monkeypatch.setattr(client, "post", post)
+    with pytest.raises(Refused) as refused:
+        here.play(here.state.legal_moves()[0], player=1, number=1)
+    assert "took it back" in refused.value.reason
+    assert here.moves == there.moves and here.digests == there.digests

@@ -94,7 +94,8 @@ def test_the_board_takes_the_tables_game_and_both_seats_play_through_it():
         while ui.state.seats[ui.state.active] == "N" and not ui.state.is_over():
             before = there.number
             board.play(ui.legal[0])
-            _until(board, play, lambda: there.number > before, "the table never got it")
+            _until(board, play, lambda: there.number > before and play.settled(),
+                   "the table never got it")
         _until(board, play, lambda: _in_step(there, board, play), "the board left the table's game")
     assert play.resyncs == 1  # set once, never set back
     # The board's record is the table's, from the position it was set at.
@@ -141,7 +142,8 @@ def test_a_takeback_at_the_table_sets_the_board_back_mid_turn():
     _until(board, play, lambda: _in_step(there, board, play), "P0's turn never reached the board")
     first = there.number
     board.play(ui.legal[0])
-    _until(board, play, lambda: there.number > first, "the table never got it")
+    _until(board, play, lambda: there.number > first and play.settled(),
+           "the table never got it")
     # P1's turn is under way (an action played); the table takes moves back to P0's turn.
     there.request_takeback(1)
     there.answer_takeback(0, True)
@@ -222,7 +224,8 @@ def test_the_boards_own_takeback_is_asked_of_the_table_which_decides():
     while ui.state.seats[ui.state.active] == "N" and not ui.state.is_over():
         before = there.number
         board.play(ui.legal[0])
-        _until(board, play, lambda: there.number > before, "the table never got it")
+        _until(board, play, lambda: there.number > before and play.settled(),
+                   "the table never got it")
     _turn_there(there, client, here)
     _until(board, play, lambda: _in_step(there, board, play), "P0's turn never reached the board")
     played = there.number

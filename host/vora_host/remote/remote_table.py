@@ -74,6 +74,7 @@ class RemoteTable(Table):
         self.labels = labels
         self.parted = None  # why this copy stopped following the table
         self.said_there = 0  # the table's newest event said here
+        self._stream_seq = 0  # the seq of the newest view the stream brought (see sync)
         # Joined again: what the log holds is played without being logged twice, what the
         # table took back since is taken back in the log.
         same = 0
@@ -88,11 +89,20 @@ class RemoteTable(Table):
 
     # ---- the table's changes, played here
 
-    def sync(self, view):
-        """Bring the copy to the table's view (its record, its takeback, its end)."""
+    def sync(self, view, answer=False):
+        """Bring the copy to the table's view (its record, its takeback, its end). A view
+        from the stream is always taken (the stream is in order, and a table started
+        again counts its events anew); one answering a request (`answer`) is dropped when
+        the stream brought a newer one meanwhile (the request's thread ran late): taken,
+        it would bring back a move taken back since. Returns whether it was taken."""
         with self._changed:
             if self.parted is not None:
-                return
+                return False
+            seq = view.get("seq", 0)
+            if answer and seq < self._stream_seq:
+                return False
+            if not answer:
+                self._stream_seq = seq
             record = view.get("record")
             self.takeback = None  # the table's own, set again below
             if record is not None:
@@ -117,6 +127,7 @@ class RemoteTable(Table):
                     from vora_host.log.records import result_of
                     self.log.ended("abandoned", result_of(self.state, self.stopped))
                 self.say("resign", "%s: the game stops here" % view["stopped"])
+            return True
 
     def _follow(self, moves, digests):
         same = 0
@@ -150,13 +161,14 @@ class RemoteTable(Table):
     # ---- this PC's requests, sent to the table
 
     def _send(self, action, body=None):
+        """The request sent; whether its answer was taken (see sync)."""
         try:
             view = self.client.post(action, body)
         except TableRefused as exc:
             raise Refused(exc.reason)
         except RemoteError as exc:
             raise Refused("the table cannot be reached now: %s" % exc)
-        self.sync(view)
+        return self.sync(view, answer=True)
 
     def play(self, move, player=None, number=None):
         """A move made here: checked here (the same reasons, at once), then sent to the
@@ -164,10 +176,11 @@ class RemoteTable(Table):
         with self.lock:
             self.check(move, player, number)
             at = len(self.moves)
-        self._send("move", {"move": move, "number": at})
+        taken = self._send("move", {"move": move, "number": at})
         with self.lock:
             if len(self.moves) <= at or self.moves[at] != move:
-                raise Refused("the table took another move meanwhile")
+                raise Refused("the table took another move meanwhile" if taken else
+                              "the table took it and then took it back (a takeback there)")
             return self.move_texts(self.before[at], self.history[at][0], move)
 
     def request_takeback(self, asker, how=None, refuse=None):
