@@ -246,23 +246,3 @@ def test_the_boards_own_takeback_is_asked_of_the_table_which_decides():
     _until(board, play, lambda: there.number < played and _in_step(there, board, play),
            "the table's takeback never reached the board")
     assert "taken back at the table" in " ".join(play.messages)
-
-
-def test_a_move_of_the_table_the_board_will_not_take_sets_the_board_from_the_table(
-        monkeypatch):
-    there, client, here, board, play = _setup(seed=13)
-    _until(board, play, lambda: _in_step(there, board, play), "the board never took the game")
-    real = board.client.send_bot_move
-    wrong = []
-
-    def send_bot_move(n, move):  # once, a number the board does not await
-        if not wrong:
-            wrong.append(n)
-            return real(n + 5, move)
-        return real(n, move)
-    monkeypatch.setattr(board.client, "send_bot_move", send_bot_move)
-    _turn_there(there, client, here)
-    _until(board, play, lambda: wrong and _in_step(there, board, play),
-           "the board never came back in step")
-    assert play.resyncs == 2
-    assert "the board refused the table's move" in " ".join(play.messages)

@@ -338,12 +338,6 @@ class RemoteVoraPlay:
                 self.failed = text
                 self._asked = None
                 text = "the board cannot take the table's game: %s" % text
-            elif key == 255 and self._sent is not None:
-                # A move of the table's the board would not take: the two disagree on
-                # where the game is, and the table is the referee.
-                self.say(text)
-                self._resync("the board refused the table's move: %s" % text)
-                continue
             self.say(text)
 
 
