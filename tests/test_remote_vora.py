@@ -78,6 +78,15 @@ def _turn_there(there, client, here):
     here.sync(client.view())
 
 
+def _at_p1s_turn(seed):
+    """_setup's, once the board has the table's game and P0's first turn: P1 to act."""
+    there, client, here, board, play = _setup(seed=seed)
+    _until(board, play, lambda: _in_step(there, board, play), "the board never took the game")
+    _turn_there(there, client, here)
+    _until(board, play, lambda: _in_step(there, board, play), "P0's turn never reached the board")
+    return there, client, here, board, play
+
+
 def test_the_board_takes_the_tables_game_and_both_seats_play_through_it():
     there, client, here, board, play = _setup()
     ui = board.app.ui
@@ -135,11 +144,8 @@ def test_a_move_the_table_refuses_is_taken_off_the_board_and_the_disagreement_lo
 
 
 def test_a_takeback_at_the_table_sets_the_board_back_mid_turn():
-    there, client, here, board, play = _setup(seed=11)
+    there, client, here, board, play = _at_p1s_turn(seed=11)
     ui = board.app.ui
-    _until(board, play, lambda: _in_step(there, board, play), "the board never took the game")
-    _turn_there(there, client, here)
-    _until(board, play, lambda: _in_step(there, board, play), "P0's turn never reached the board")
     first = there.number
     board.play(ui.legal[0])
     _until(board, play, lambda: there.number > first and play.settled(),
@@ -216,11 +222,8 @@ def test_hint_and_resign_typed_beside_the_board_go_to_the_table_and_its_words_co
 def test_the_boards_own_takeback_is_asked_of_the_table_which_decides():
     from vora_fw import layout
     from vora_fw.vora_ui import HOLD_MS
-    there, client, here, board, play = _setup(seed=9)
+    there, client, here, board, play = _at_p1s_turn(seed=9)
     ui = board.app.ui
-    _until(board, play, lambda: _in_step(there, board, play), "the board never took the game")
-    _turn_there(there, client, here)
-    _until(board, play, lambda: _in_step(there, board, play), "P0's turn never reached the board")
     while ui.state.seats[ui.state.active] == "N" and not ui.state.is_over():
         before = there.number
         board.play(ui.legal[0])
