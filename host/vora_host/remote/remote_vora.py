@@ -30,6 +30,8 @@ import random
 import threading
 
 from shared_rules import vora
+from vora_fw import layout
+from vora_fw.vora_ui_keys import NO_KEY, R_BAD_POSITION
 
 from vora_host.games.vora import view as vora_view
 from vora_host.table import Refused
@@ -90,7 +92,6 @@ class RemoteVoraPlay:
         self._relayed = set()
         self._requests = []  # the player's other requests under way (_Request)
         self._takebacks = None  # (board game, its takebacks counted so far)
-        self._refused_seen = 0
         self._waiting = None  # the board's own game we wait to see ended (said once)
         self._missing_said = False
         self._over_said = False
@@ -332,18 +333,10 @@ class RemoteVoraPlay:
         c = self.client
         while c.refused:
             key, reason, detail = c.refused.popleft()
-            text = vora_view.refusal_text(reason, None if key == 255 else _key_name(key),
-                                          detail)
-            if key == 255 and self._asked is not None and reason == R_BAD_POSITION:
+            text = vora_view.refusal_text(
+                reason, None if key == NO_KEY else layout.KEY_NAMES[key], detail)
+            if key == NO_KEY and self._asked is not None and reason == R_BAD_POSITION:
                 self.failed = text
                 self._asked = None
                 text = "the board cannot take the table's game: %s" % text
             self.say(text)
-
-
-R_BAD_POSITION = 19  # the board's refusal of a position or a game the rules refuse
-
-
-def _key_name(k):
-    from vora_fw import layout
-    return layout.KEY_NAMES[k]
