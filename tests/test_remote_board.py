@@ -4,6 +4,7 @@ the copy; the table there is the referee, and both logs hold the same game."""
 
 import json
 import os
+import re
 import sys
 import time
 import urllib.request
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from shared_rules import games as rules_games
+from shared_rules import vora
 from vora_host.log.store import GameLog
 from vora_host.remote.remote_table import CannotCopy, RemoteTable
 from vora_host.remote.seat_client import Refused as TableRefused
@@ -249,6 +251,23 @@ def test_vora_on_a_virtual_board_plays_a_seat_of_a_table_on_another_computer(tmp
     assert guest_moves == host_moves[:len(guest_moves)] and len(guest_moves) >= 4
 
 
+def _last_moves(lines):
+    """The moves under the mirror's "Last moves" (oldest first), without their player."""
+    for row, line in enumerate(lines):
+        col = line.find("Last moves")
+        if col >= 0:
+            break
+    else:
+        return []
+    shown = []
+    for line in lines[row + 1:]:  # each indented under the title (what follows is not)
+        entry = re.match(r"  P\d (.+)", line[col:])
+        if entry is None:
+            break
+        shown.append(entry.group(1).strip())
+    return shown
+
+
 def _vora_board_move(board, api, side="North", others=()):
     """The seat's move made on the virtual board (typed on its line: its keys pressed),
     once the board shows the table's game at the seat's turn (the seat sits at `side`;
@@ -260,8 +279,19 @@ def _vora_board_move(board, api, side="North", others=()):
         return view if view["your_turn"] else None
     view = _until("the seat's turn", turn, board)
     move = view["moves"][0]["move"]
-    # The board shows the seat to act once the table's moves are played there.
-    _until("the board at the seat's turn", lambda: "%s to act" % side in board.text(), board)
+    # The board has the table's moves once its line says whose turn, which turn and which
+    # part of it the table's moves lead to, and its mirror's last moves are the table's
+    # last (a screen drawn before the board's own move came in may say the same turn).
+    table = view["record"]["moves"]
+    state = rules_games.replay(dict(view["record"], seed=int(view["record"]["seed"])))
+    phase = {vora.PHASE_ACTION: "act", vora.PHASE_COLLECT: "collect",
+             vora.PHASE_BONUS: "take a bonus"}[state.phase]
+    expected = "%s to %s (turn %d)" % (side, phase, state.turn + 1)
+
+    def caught_up():
+        shown = _last_moves(board.lines())
+        return expected in board.text() and shown == table[len(table) - len(shown):]
+    _until("the board at the seat's turn with the table's moves", caught_up, board)
     board.send(move + "\r", 0)
     _until("the table took the board's move", lambda: _view(api)["number"] > view["number"],
            board)
