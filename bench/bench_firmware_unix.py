@@ -38,7 +38,8 @@ from maker_support import full_bundle, small_bundle  # noqa: E402
 from mpy import (firmware_tree, parse_mem_info, romfs_heapsize, romfs_tree,  # noqa: E402
                  run_unix_micropython, unix_gc_block, unix_micropython)
 
-DRIVERS = [ROOT / "tests" / "board_player.py", ROOT / "tests" / "mp_scripts" / "board_soak.py"]
+DRIVERS = [ROOT / "tests" / "board_player.py", ROOT / "tests" / "mp_scripts" / "board_soak.py",
+           ROOT / "shared_rules" / "wire_host.py"]  # the soak's PC packs with the host's half
 
 
 def write_bundle(out, full=False):

@@ -183,16 +183,6 @@ def _cobs_encode_into(data, n, out, o):
         i = z + 1
 
 
-def cobs_encode(data):
-    """COBS encoding of a bytes-like `data` (no delimiter): bytes without any 0x00."""
-    if not isinstance(data, (bytes, bytearray)):
-        data = bytes(data)
-    n = len(data)
-    out = bytearray(n + n // 254 + 1)  # the most COBS can need: one code per 254 bytes
-    o = _cobs_encode_into(data, n, out, 0)
-    return bytes(memoryview(out)[:o])
-
-
 def _cobs_decode_into(src, n, dst):
     """Decode src[:n] (no zeros in it) into dst; returns the length or a BadCobs error."""
     mv = memoryview(src)
@@ -213,24 +203,6 @@ def _cobs_decode_into(src, n, dst):
             dst[o] = 0
             o += 1
     return o
-
-
-def cobs_decode(data, limit=MAX_FRAME):
-    """Decode one COBS-encoded block of bytes (no delimiter): bytes, or a BadCobs, or a
-    TooLong for an input over `limit` bytes (refused before any work)."""
-    n = len(data)
-    if n > limit:
-        return TooLong("frame of %d bytes: at most %d" % (n, limit))
-    if not isinstance(data, (bytes, bytearray)):
-        data = bytes(data)
-    z = data.find(b"\x00")
-    if z >= 0:
-        return BadCobs("bad COBS: a zero byte inside the frame at byte %d" % z)
-    out = bytearray(n)
-    m = _cobs_decode_into(data, n, out)
-    if isinstance(m, WireError):
-        return m
-    return bytes(memoryview(out)[:m])
 
 
 # --- frames -----------------------------------------------------------------------------
@@ -285,24 +257,6 @@ def _decode_body(body, n):
         return UnknownType("unknown message type 0x%02x (seq %d, %d bytes of payload)"
                            % (t, body[1], length))
     return (t, body[1], body[2], bytes(memoryview(body)[HEADER_SIZE:end]))
-
-
-def decode_body(body):
-    """Check a COBS-decoded body: (type, seq, ack, payload) or a WireError value (never raises)."""
-    return _decode_body(body, len(body))
-
-
-def decode_frame(frame):
-    """Decode one whole frame (with or without its trailing delimiter): a tuple or a WireError."""
-    n = len(frame)
-    if n and frame[n - 1] == 0:
-        n -= 1
-    if n > MAX_FRAME:
-        return TooLong("frame of %d bytes: at most %d" % (n, MAX_FRAME))
-    body = cobs_decode(memoryview(frame)[:n])
-    if isinstance(body, WireError):
-        return body
-    return decode_body(body)
 
 
 class FrameReader:
@@ -458,29 +412,6 @@ def pack_move(game, n, digest_hex, move):
     return bytes(out)
 
 
-def unpack_move(payload):
-    """(game, n, digest_hex, move) from a MOVE payload, or BadPayload."""
-    _check_len("MOVE", payload, 6 + DIGEST_SIZE + 1)
-    _check_max("MOVE", payload)
-    n = _u16(payload, 4)
-    if n == 0:
-        raise BadPayload("MOVE: move numbers start at 1, got 0")
-    text = bytes(payload[6 + DIGEST_SIZE:])
-    _check_move_text("MOVE", text)
-    digest = binascii.hexlify(bytes(payload[6:6 + DIGEST_SIZE])).decode()
-    return _u32(payload, 0), n, digest, text.decode()
-
-
-def pack_moves_req(game, first):
-    """MOVES_REQ payload: u32 game id, u16 first move number wanted (1-based)."""
-    _check_int("MOVES_REQ", "game", game, 0, U32_MAX)
-    _check_int("MOVES_REQ", "first move number", first, 1, 0xFFFF)
-    out = bytearray(6)
-    _put_u32(out, 0, game)
-    _put_u16(out, 4, first)
-    return bytes(out)
-
-
 def unpack_moves_req(payload):
     """(game, first) from a MOVES_REQ payload, or BadPayload."""
     if len(payload) != 6:
@@ -527,45 +458,10 @@ def pack_moves(game, first, moves, limit=MAX_PAYLOAD):
     return bytes(out), count
 
 
-def unpack_moves(payload):
-    """(game, first, [move, ...]) from a MOVES payload, or BadPayload."""
-    _check_len("MOVES", payload, 6)
-    _check_max("MOVES", payload)
-    first = _u16(payload, 4)
-    if first == 0:
-        raise BadPayload("MOVES: move numbers start at 1, got 0")
-    moves = []
-    text = bytes(payload[6:])
-    if text:
-        for part in text.split(b"\n"):
-            if not part:
-                raise BadPayload("MOVES: an empty move text (two separators in a row or at an end)")
-            _check_move_text("MOVES", part)
-            moves.append(part.decode())
-    return _u32(payload, 0), first, moves
-
-
 def pack_key(key, pressed):
     """KEY payload: u8 key index 0..48, u8 1 pressed / 0 released."""
     _check_int("KEY", "key", key, 0, KEYS - 1)
     return bytes((key, 1 if pressed else 0))
-
-
-def unpack_key(payload):
-    """(key, pressed: bool) from a KEY payload, or BadPayload."""
-    if len(payload) != 2:
-        raise BadPayload("KEY payload is 2 bytes, not %d" % len(payload))
-    key = payload[0]
-    if key >= KEYS:
-        raise BadPayload("KEY: key index %d, the board has keys 0..%d" % (key, KEYS - 1))
-    if payload[1] > 1:
-        raise BadPayload("KEY: pressed is 0 or 1, not %d" % payload[1])
-    return key, payload[1] == 1
-
-
-def pack_mode(mode):
-    _check_int("MODE", "mode", mode, MODE_STANDALONE, MODE_TERMINAL)
-    return bytes((mode,))
 
 
 def unpack_mode(payload):
@@ -580,24 +476,6 @@ def check_pixels(payload):
     if len(payload) != PIXELS_SIZE:
         raise BadPayload("PIXELS payload is %d bytes, not %d" % (PIXELS_SIZE, len(payload)))
     return payload
-
-
-def pack_pixels_diff(changes):
-    """PIXELS_DIFF payload from (key, r, g, b) tuples: 4 bytes each, at most 49 of them."""
-    changes = list(changes)
-    if len(changes) > KEYS:
-        raise BadPayload("PIXELS_DIFF: %d changes, at most %d" % (len(changes), KEYS))
-    out = bytearray(4 * len(changes))
-    i = 0
-    for change in changes:
-        if len(change) != 4:
-            raise BadPayload("PIXELS_DIFF: a change is (key, r, g, b), not %r" % (change,))
-        _check_int("PIXELS_DIFF", "key", change[0], 0, KEYS - 1)
-        for v in change[1:]:
-            _check_int("PIXELS_DIFF", "colour", v, 0, 255)
-        out[i:i + 4] = bytes(change)
-        i += 4
-    return bytes(out)
 
 
 def unpack_pixels_diff(payload):
@@ -685,11 +563,12 @@ MAX_DETAIL = const(200)  # bytes of a REFUSED detail text
 MAX_POSITION = const(200)  # bytes of a POSITION text (a 4-player position is under 120)
 
 
-def pack_bots(seats):
+def check_seats(seats):
+    """BOTS' seats: each of S, W, N, E at most once; returns them or BadPayload."""
     for i in range(len(seats)):
         if seats[i] not in "SWNE" or seats.count(seats[i]) > 1:
             raise BadPayload("BOTS: %r is not a set of seats among S, W, N, E" % (seats,))
-    return seats.encode()
+    return seats
 
 
 def unpack_bots(payload):
@@ -699,19 +578,7 @@ def unpack_bots(payload):
         seats = bytes(payload).decode()
     except Exception:
         raise BadPayload("BOTS: not ASCII")
-    pack_bots(seats)
-    return seats
-
-
-def pack_bot_move(game, n, move):
-    _check_int("BOT_MOVE", "game id", game, 0, U32_MAX)
-    _check_int("BOT_MOVE", "move number", n, 1, 0xFFFF)
-    text = _move_bytes("BOT_MOVE", move)
-    out = bytearray(6 + len(text))
-    _put_u32(out, 0, game)
-    _put_u16(out, 4, n)
-    out[6:] = text
-    return bytes(out)
+    return check_seats(seats)
 
 
 def unpack_bot_move(payload):
@@ -729,29 +596,6 @@ def pack_refused(key, reason, detail=""):
     if len(text) > MAX_DETAIL:  # non-ASCII text: cut where no character can be split
         text = detail[:MAX_DETAIL // 4].encode()
     return bytes((key, reason)) + text
-
-
-def unpack_refused(payload):
-    """(key, reason, detail) of a REFUSED (key 255: not a key but a request)."""
-    _check_len("REFUSED", payload, 2)
-    if len(payload) > 2 + MAX_DETAIL:
-        raise BadPayload("REFUSED: a detail of %d bytes, at most %d" % (
-            len(payload) - 2, MAX_DETAIL))
-    key = payload[0]
-    if key >= KEYS and key != 255:
-        raise BadPayload("REFUSED: key %d is not 0..48 or 255" % key)
-    try:
-        detail = bytes(payload[2:]).decode()
-    except Exception:
-        raise BadPayload("REFUSED: the detail is not UTF-8")
-    return key, payload[1], detail
-
-
-def pack_takeback_req(game):
-    _check_int("TAKEBACK_REQ", "game id", game, 0, U32_MAX)
-    out = bytearray(4)
-    _put_u32(out, 0, game)
-    return bytes(out)
 
 
 def unpack_takeback_req(payload):
@@ -773,24 +617,6 @@ def pack_takeback(game, n, digest_hex):
     _put_u32(out, 0, game)
     _put_u16(out, 4, n)
     return bytes(out) + digest
-
-
-def unpack_takeback(payload):
-    """(game, moves kept, digest hex) of a TAKEBACK."""
-    if len(payload) != 6 + DIGEST_SIZE:
-        raise BadPayload("TAKEBACK: %d bytes, it has %d" % (len(payload), 6 + DIGEST_SIZE))
-    return _u32(payload, 0), _u16(payload, 4), binascii.hexlify(bytes(payload[6:])).decode()
-
-
-def pack_position(seed, position):
-    _check_int("POSITION", "seed", seed, 0, U32_MAX)
-    text = position.encode()
-    if not 0 < len(text) <= MAX_POSITION:
-        raise BadPayload("POSITION: a text of 1 to %d bytes" % MAX_POSITION)
-    _check_move_text("POSITION", text)
-    out = bytearray(4)
-    _put_u32(out, 0, seed)
-    return bytes(out) + text
 
 
 def unpack_position(payload):
@@ -834,23 +660,6 @@ UPD_CHUNK = const(1019)  # MAX_PAYLOAD - 5: the data of one UPD_DATA at most
 UPD_MAX_FILES = const(255)  # file numbers are a byte; 0 is the manifest
 
 
-def _check_hash(what, digest):
-    if not isinstance(digest, (bytes, bytearray)) or len(digest) != HASH_SIZE:
-        raise BadPayload("%s: a SHA-256 is %d bytes, not %r" % (what, HASH_SIZE, digest))
-
-
-def pack_upd_offer(size, digest, allow_downgrade=False):
-    """UPD_OFFER payload: u8 flags (bit 0: downgrade allowed), u32 manifest size in bytes,
-    the manifest's 32-byte SHA-256 (which names the bundle)."""
-    _check_int("UPD_OFFER", "manifest size", size, 1, U32_MAX)
-    _check_hash("UPD_OFFER", digest)
-    out = bytearray(5 + HASH_SIZE)
-    out[0] = UPD_ALLOW_DOWNGRADE if allow_downgrade else 0
-    _put_u32(out, 1, size)
-    out[5:] = digest
-    return bytes(out)
-
-
 def unpack_upd_offer(payload):
     """(size, digest, allow_downgrade) from an UPD_OFFER payload, or BadPayload."""
     if len(payload) != 5 + HASH_SIZE:
@@ -863,33 +672,12 @@ def unpack_upd_offer(payload):
     return size, bytes(payload[5:]), payload[0] == UPD_ALLOW_DOWNGRADE
 
 
-def pack_upd_data(file, offset, data):
-    """UPD_DATA payload: u8 file number (0 the manifest, 1.. the manifest's files in order),
-    u32 offset of this chunk in that file, then 1..UPD_CHUNK bytes of it."""
-    _check_int("UPD_DATA", "file", file, 0, UPD_MAX_FILES)
-    _check_int("UPD_DATA", "offset", offset, 0, U32_MAX)
-    n = len(data)
-    if not 1 <= n <= UPD_CHUNK:
-        raise BadPayload("UPD_DATA: a chunk is 1..%d bytes, not %d" % (UPD_CHUNK, n))
-    out = bytearray(5 + n)
-    out[0] = file
-    _put_u32(out, 1, offset)
-    out[5:] = data
-    return bytes(out)
-
-
 def unpack_upd_data(payload):
     """(file, offset, data) from an UPD_DATA payload, or BadPayload. data is a memoryview
     of the payload (no copy: the board writes and hashes it as it is)."""
     if len(payload) < 6:
         raise BadPayload("UPD_DATA payload too short: %d bytes, at least 6" % len(payload))
     return payload[0], _u32(payload, 1), memoryview(payload)[5:]
-
-
-def pack_upd_commit(digest):
-    """UPD_COMMIT payload: the SHA-256 of the manifest being committed."""
-    _check_hash("UPD_COMMIT", digest)
-    return bytes(digest)
 
 
 def unpack_upd_commit(payload):

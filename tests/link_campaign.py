@@ -127,13 +127,13 @@ class GameResult:
 def _faulty_board(link, ui, rng, share):
     """Make the board of `link` and `ui` faulty (see the module doc): returns a function to
     call after each move the board plays, and a list counting the faults made."""
-    from shared_rules import wire
+    from shared_rules import wire, wire_host
     faults = []
     send = link._send
 
     def lying_send(type, payload):
         if type == wire.MOVE and rng.random() < share / 2:
-            game, n, digest, move = wire.unpack_move(payload)
+            game, n, digest, move = wire_host.unpack_move(payload)
             wrong = "%016x" % (int(digest, 16) ^ (1 << rng.randrange(64)))
             sent = send(type, wire.pack_move(game, n, wrong, move))
             if sent:  # (held back, the move goes out later in a MOVES, without a digest)

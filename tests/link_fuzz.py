@@ -22,7 +22,7 @@ ones may:
 
 import json
 
-from shared_rules import vora, wire
+from shared_rules import vora, wire, wire_host
 from vora_fw import store as store_mod
 from vora_fw.link import BoardLink
 from vora_fw.store import Store
@@ -226,11 +226,11 @@ def host_frames():
         (wire.HELLO, wire.pack_json({"proto": wire.PROTOCOL_VERSION, "minor": 0, "nonce": 7,
                                      "role": "host", "caps": ["standalone"]})),
         (wire.STATE_REQ, b""),
-        (wire.MOVES_REQ, wire.pack_moves_req(77, 1)),
-        (wire.MODE, wire.pack_mode(1)),
-        (wire.MODE, wire.pack_mode(0)),
+        (wire.MOVES_REQ, wire_host.pack_moves_req(77, 1)),
+        (wire.MODE, wire_host.pack_mode(1)),
+        (wire.MODE, wire_host.pack_mode(0)),
         (wire.PIXELS, bytes(range(147))),
-        (wire.PIXELS_DIFF, wire.pack_pixels_diff([(3, 1, 2, 3), (40, 9, 9, 9)])),
+        (wire.PIXELS_DIFF, wire_host.pack_pixels_diff([(3, 1, 2, 3), (40, 9, 9, 9)])),
         (wire.PING, b"x"),
         (wire.LOG, b"hello board"),
     ]
@@ -273,7 +273,7 @@ def fuzz_board(rng, target=None, count=8):
         target.one(rng)
 
 
-UNPACKERS = (wire.unpack_move, wire.unpack_moves_req, wire.unpack_moves, wire.unpack_key,
+UNPACKERS = (wire_host.unpack_move, wire.unpack_moves_req, wire_host.unpack_moves, wire_host.unpack_key,
              wire.unpack_mode, wire.unpack_pixels_diff, wire.check_pixels, wire.unpack_json,
              wire.unpack_text)
 
@@ -289,7 +289,7 @@ def fuzz_decoders(rng):
     else:  # a valid frame around a damaged payload
         payload = mutated_payload(rng, payload)
         frame = wire.encode_frame(t, rng.randrange(256), rng.randrange(256), payload)
-    for result in (wire.decode_frame(frame), wire.decode_body(frame), wire.cobs_decode(frame[:-1])):
+    for result in (wire_host.decode_frame(frame), wire_host.decode_body(frame), wire_host.cobs_decode(frame[:-1])):
         assert isinstance(result, (tuple, bytes, wire.WireError)), result
     got = wire.FrameReader().feed(frame)
     for item in got:

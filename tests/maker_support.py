@@ -6,7 +6,7 @@ import functools
 import shutil
 from pathlib import Path
 
-from shared_rules import wire
+from shared_rules import wire, wire_host
 from vora_fw import boot, update
 from vora_fw.store import Store
 from vora_host.maker import bundle as bundles
@@ -153,7 +153,7 @@ def push(up, b, chunk=wire.UPD_CHUNK, corrupt=None, stop_after=None, allow_downg
             part = data[o:o + chunk]
             if corrupt is not None:
                 part = corrupt(k, o, part)
-            answer = up.data(k, o, memoryview(wire.pack_upd_data(k, o, part))[5:])
+            answer = up.data(k, o, memoryview(wire_host.pack_upd_data(k, o, part))[5:])
             if answer is not None and answer["state"] == "staged":
                 return up.commit(b.id)  # the board says so with its last chunk
             if answer is not None:

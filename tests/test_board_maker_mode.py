@@ -10,7 +10,7 @@ switched and confirmed."""
 
 import pytest
 
-from shared_rules import wire
+from shared_rules import wire, wire_host
 from vora_fw import boot, link as link_module, start, vora_ui
 from vora_fw.hal_sim import SimHardware, default_pinmap
 from vora_fw.maker import MakerService
@@ -82,13 +82,13 @@ def one_life(fs, root, b):
         svc = MakerService(link, NoApp(), default_pinmap(), running, IDENTITY,
                            running.version, link.reset)
         svc.updater = svc._make_updater()
-        svc.handle(wire.UPD_OFFER, wire.pack_upd_offer(len(b.manifest_bytes), b.id))
+        svc.handle(wire.UPD_OFFER, wire_host.pack_upd_offer(len(b.manifest_bytes), b.id))
         st = link.last()
         assert st["state"] in ("receiving", "staged"), st  # staged: resumed from the flash
         for k, o, data in messages(b):
             if st["state"] == "receiving" and (k, o) >= (st["file"], st["offset"]):
-                svc.handle(wire.UPD_DATA, wire.pack_upd_data(k, o, data))
-        svc.handle(wire.UPD_COMMIT, wire.pack_upd_commit(b.id))
+                svc.handle(wire.UPD_DATA, wire_host.pack_upd_data(k, o, data))
+        svc.handle(wire.UPD_COMMIT, wire_host.pack_upd_commit(b.id))
         assert link.last()["state"] == "switched", link.last()
         svc.handle(wire.UPD_RESET, b"")
         assert link.resets == 1
@@ -99,7 +99,7 @@ def one_life(fs, root, b):
         return "confirmed"
     svc = MakerService(link, NoApp(), default_pinmap(), running, IDENTITY, running.version,
                        link.reset, maker_mode=start.MAKER_REQUEST)
-    svc.handle(wire.UPD_OFFER, wire.pack_upd_offer(len(b.manifest_bytes), b.id))
+    svc.handle(wire.UPD_OFFER, wire_host.pack_upd_offer(len(b.manifest_bytes), b.id))
     assert link.last()["state"] == "restart" and link.resets == 1, link.sent
     assert svc.updater is None  # the game never loaded the updater
     return "restart"
@@ -178,7 +178,7 @@ def test_no_maker_mode_while_a_new_version_waits_to_boot(flash):
     link = Wire()
     svc = MakerService(link, NoApp(), default_pinmap(), running, IDENTITY, "0.1.0",
                        link.reset, maker_mode=start.MAKER_REQUEST)
-    svc.handle(wire.UPD_OFFER, wire.pack_upd_offer(len(new.manifest_bytes), new.id))
+    svc.handle(wire.UPD_OFFER, wire_host.pack_upd_offer(len(new.manifest_bytes), new.id))
     assert link.last()["code"] == "busy" and link.resets == 0
     assert not (flash / start.MAKER_REQUEST).exists()
 
@@ -190,9 +190,9 @@ def test_the_other_update_messages_in_the_game_need_no_updater(flash):
                        maker_mode=start.MAKER_REQUEST)
     svc.handle(wire.UPD_QUERY, b"")
     assert link.last()["state"] == "idle"
-    svc.handle(wire.UPD_COMMIT, wire.pack_upd_commit(b"\x01" * 32))
+    svc.handle(wire.UPD_COMMIT, wire_host.pack_upd_commit(b"\x01" * 32))
     assert link.last()["code"] == "order"
-    svc.handle(wire.UPD_DATA, wire.pack_upd_data(0, 0, b"x"))
+    svc.handle(wire.UPD_DATA, wire_host.pack_upd_data(0, 0, b"x"))
     svc.handle(wire.UPD_ABORT, b"")
     assert link.last()["state"] == "idle" and len(link.sent) == 3
     assert svc.updater is None and link.resets == 0
@@ -232,13 +232,13 @@ def test_the_maker_mode_takes_a_whole_update_over_the_link_and_shows_its_progres
     frame = rig.hw.frame_rgb()
     assert all(frame[3 * k + 2] > 0 for k in edges) and frame[3 * 24 + 2] == 0  # the mode
     new = small_bundle("0.2.0")
-    c.send(wire.UPD_OFFER, wire.pack_upd_offer(len(new.manifest_bytes), new.id))
+    c.send(wire.UPD_OFFER, wire_host.pack_upd_offer(len(new.manifest_bytes), new.id))
     assert until(rig, lambda: rig.got) and rig.got[-1][1]["state"] == "receiving"
     for k, o, data in messages(new):
-        payload = wire.pack_upd_data(k, o, data)
+        payload = wire_host.pack_upd_data(k, o, data)
         assert until(rig, lambda: c.send(wire.UPD_DATA, payload))
     assert until(rig, lambda: rig.got[-1][1]["state"] == "staged")
-    c.send(wire.UPD_COMMIT, wire.pack_upd_commit(new.id))
+    c.send(wire.UPD_COMMIT, wire_host.pack_upd_commit(new.id))
     assert until(rig, lambda: rig.got[-1][1]["state"] == "switched")
     c.send(wire.DIAG_REQ, b"")  # the doctor works here too
     assert until(rig, lambda: rig.got[-1][0] == wire.DIAG)
@@ -258,7 +258,7 @@ def test_an_update_the_maker_mode_cannot_hold_is_refused_with_the_figures_then_t
     before = snapshot(flash)
     rig = maker_mode_rig(flash)
     new = small_bundle("0.2.0")
-    rig.client.send(wire.UPD_OFFER, wire.pack_upd_offer(len(new.manifest_bytes), new.id))
+    rig.client.send(wire.UPD_OFFER, wire_host.pack_upd_offer(len(new.manifest_bytes), new.id))
     assert until(rig, lambda: rig.got)
     st = rig.got[-1][1]
     need = maker_mode.UPDATE_HEAP + len(new.manifest_bytes)

@@ -7,7 +7,7 @@ messages")."""
 
 import pytest
 
-from shared_rules import games, vora, wire
+from shared_rules import games, vora, wire, wire_host
 from shared_rules.errors import BadPosition
 from vora_fw import layout
 from vora_fw.vora_ui import (AUTO_MS, HOLD_MS, MODE_MENU, MODE_PLAY, MODE_SETUP, MODE_UNDO,
@@ -595,12 +595,12 @@ def test_a_refused_key_reaches_the_pc_with_its_reason():
 
 
 @pytest.mark.parametrize("pack,unpack,args", [
-    (wire.pack_bots, wire.unpack_bots, ("NE",)),
-    (wire.pack_bot_move, wire.unpack_bot_move, (7, 12, "push crow Sc")),
-    (wire.pack_refused, wire.unpack_refused, (3, 13, "why")),
-    (wire.pack_takeback_req, wire.unpack_takeback_req, (7,)),
-    (wire.pack_takeback, wire.unpack_takeback, (7, 11, "0123456789abcdef")),
-    (wire.pack_position, wire.unpack_position, (42, POSITION)),
+    (wire_host.pack_bots, wire.unpack_bots, ("NE",)),
+    (wire_host.pack_bot_move, wire.unpack_bot_move, (7, 12, "push crow Sc")),
+    (wire.pack_refused, wire_host.unpack_refused, (3, 13, "why")),
+    (wire_host.pack_takeback_req, wire.unpack_takeback_req, (7,)),
+    (wire.pack_takeback, wire_host.unpack_takeback, (7, 11, "0123456789abcdef")),
+    (wire_host.pack_position, wire.unpack_position, (42, POSITION)),
 ])
 def test_play_messages_round_trip(pack, unpack, args):
     got = unpack(pack(*args))
@@ -612,9 +612,9 @@ def test_play_messages_round_trip(pack, unpack, args):
     (wire.unpack_bots, b"SWNES", "at most 4"),
     (wire.unpack_bot_move, b"\x00\x00\x00\x07\x00\x01", "too short"),
     (wire.unpack_bot_move, b"\x00\x00\x00\x07\x00\x01pu\x00sh", "printable"),
-    (wire.unpack_refused, b"\x40\x01", "key 64"),
-    (wire.unpack_refused, b"\x01\x01" + b"x" * 300, "at most"),
-    (wire.unpack_takeback, b"\x00" * 5, "it has 14"),
+    (wire_host.unpack_refused, b"\x40\x01", "key 64"),
+    (wire_host.unpack_refused, b"\x01\x01" + b"x" * 300, "at most"),
+    (wire_host.unpack_takeback, b"\x00" * 5, "it has 14"),
     (wire.unpack_position, b"\x00\x00\x00\x01" + b"P" * 300, "at most"),
     (wire.unpack_position, b"\x00\x00\x00\x01\n", "printable"),
 ])

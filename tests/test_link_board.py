@@ -5,7 +5,7 @@ board never blocks or raises for it.
 The host here is a script of frames (HELLO, requests, acknowledgements), so the test
 decides exactly when the board's queue is full and when room comes back."""
 
-from shared_rules import wire
+from shared_rules import wire, wire_host
 from vora_fw.link import BoardLink
 from vora_fw.vora_ui import VoraUI
 
@@ -69,13 +69,13 @@ def test_an_answer_waits_for_room_instead_of_being_dropped():
     # Finding 1: when the board's send queue was full it dropped its answer to MOVES_REQ.
     b = Board()
     fill_the_queue(b)
-    b.request(wire.MOVES_REQ, wire.pack_moves_req(77, 1))
+    b.request(wire.MOVES_REQ, wire_host.pack_moves_req(77, 1))
     b.request(wire.STATE_REQ)
     for _ in range(40):
         b.ack_all()
         b.time_passes()
         b.frames()
-    moves = [wire.unpack_moves(p) for t, _, p in b.seen if t == wire.MOVES]
+    moves = [wire_host.unpack_moves(p) for t, _, p in b.seen if t == wire.MOVES]
     got = []
     for game, first, part in moves:
         assert game == 77 and first == len(got) + 1 or first <= len(got) + 1
@@ -95,11 +95,11 @@ def test_move_reports_refused_by_a_full_queue_follow_later_in_order():
     got = []
     for t, _, p in b.seen:
         if t == wire.MOVE:
-            game, n, digest, move = wire.unpack_move(p)
+            game, n, digest, move = wire_host.unpack_move(p)
             assert n == len(got) + 1, "move %d after %d" % (n, len(got))
             got.append(move)
         elif t == wire.MOVES:
-            game, first, part = wire.unpack_moves(p)
+            game, first, part = wire_host.unpack_moves(p)
             assert first == len(got) + 1
             got += part
     assert got == b.ui.moves
@@ -108,7 +108,7 @@ def test_move_reports_refused_by_a_full_queue_follow_later_in_order():
 def test_an_answer_for_a_game_the_board_does_not_have_is_never_dropped_either():
     b = Board()
     fill_the_queue(b)
-    b.request(wire.MOVES_REQ, wire.pack_moves_req(12345, 1))
+    b.request(wire.MOVES_REQ, wire_host.pack_moves_req(12345, 1))
     for _ in range(40):
         b.ack_all()
         b.time_passes()

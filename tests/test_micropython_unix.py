@@ -22,7 +22,8 @@ from mpy import (REPO_ROOT, firmware_tree, gc_pool, parse_mem_info, romfs_heapsi
 DRIVERS = [REPO_ROOT / "tests" / "board_player.py",
            REPO_ROOT / "tests" / "mp_scripts" / "board_soak.py",
            REPO_ROOT / "tests" / "mp_scripts" / "board_low_memory.py",
-           REPO_ROOT / "tests" / "mp_scripts" / "board_scan_no_memory.py"]
+           REPO_ROOT / "tests" / "mp_scripts" / "board_scan_no_memory.py",
+           REPO_ROOT / "shared_rules" / "wire_host.py"]  # the PC's half of the codec
 GAMES = 3
 # The Unix port is a 64-bit build: the same objects take more heap than on the RP2040's
 # 32-bit words. On this firmware, the smallest heap of this run (the update through the
@@ -213,7 +214,7 @@ def test_a_save_needs_no_block_as_big_as_the_game(tmp_path):
 
 @pytest.fixture(scope="module")
 def romfs_board(tmp_path_factory):
-    return romfs_tree(tmp_path_factory.mktemp("romfs"), DRIVERS[:2])
+    return romfs_tree(tmp_path_factory.mktemp("romfs"), DRIVERS[:2] + DRIVERS[-1:])
 
 
 def test_the_firmware_run_from_romfs_plays_the_same_in_a_smaller_heap(romfs_board, bundle, runs):

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shared_rules import session as sn
-from shared_rules import wire
+from shared_rules import wire, wire_host
 
 PERIOD = 1 << 30
 
@@ -195,10 +195,10 @@ def test_the_session_fails_cleanly_when_the_peer_is_gone():
     assert len(written) == 27
     assert s.send(wire.MOVE, b"late") is False and s.refused == 1
     s.send_unreliable(wire.PING, b"still")  # unreliable frames still work: HELLO needs them
-    assert wire.decode_frame(written[-1])[:2] == (wire.PING, 0)
+    assert wire_host.decode_frame(written[-1])[:2] == (wire.PING, 0)
     s.reset()
     assert s.state == sn.OPEN and s.pending == 0 and s.send(wire.MOVE, b"again")
-    assert wire.decode_frame(written[-1])[:2] == (wire.MOVE, 1)
+    assert wire_host.decode_frame(written[-1])[:2] == (wire.MOVE, 1)
 
 
 def test_progress_resets_the_retry_count():
@@ -210,7 +210,7 @@ def test_progress_resets_the_retry_count():
     put = pair.to["B"].put
 
     def lossy(frame, now):
-        t, seq = wire.decode_frame(frame)[:2]
+        t, seq = wire_host.decode_frame(frame)[:2]
         copies[seq] = copies.get(seq, 0) + 1
         if seq == 0 or copies[seq] > 2:
             put(frame, now)
@@ -227,7 +227,7 @@ def test_progress_resets_the_retry_count():
     pair.A.reset()
     pair.B.reset()
     put_b = pair.to["B"].put
-    pair.A._write = lambda f: None if wire.decode_frame(f)[1] else put_b(f, pair.t)
+    pair.A._write = lambda f: None if wire_host.decode_frame(f)[1] else put_b(f, pair.t)
     pair.A.send(wire.MOVE, b"lost")
     for _ in range(400):
         pair.step(5)
@@ -241,10 +241,10 @@ def test_window_and_queue_bounds():
     results = [s.send(wire.KEY, wire.pack_key(k % 49, 1)) for k in range(30)]
     assert results == [True] * 24 + [False] * 6
     assert len(written) == 8 and s.pending == 24 and s.refused == 6
-    assert [wire.decode_frame(f)[1] for f in written] == list(range(1, 9))
+    assert [wire_host.decode_frame(f)[1] for f in written] == list(range(1, 9))
     # An ack for 3 frees three places: frames 9, 10, 11 go out at once.
     s.feed(wire.encode_frame(wire.ACK, 0, 3), 10)
-    assert [wire.decode_frame(f)[1] for f in written[8:]] == [9, 10, 11]
+    assert [wire_host.decode_frame(f)[1] for f in written[8:]] == [9, 10, 11]
     assert s.pending == 21
 
 
@@ -256,7 +256,7 @@ def test_unreliable_frames_are_never_resent():
     for t in range(0, 10000, 10):
         s.poll(t)
     assert len(written) == 1 and s.frames_resent == 0 and s.idle
-    assert wire.decode_frame(written[0]) == (wire.PING, 0, 0, b"hi")
+    assert wire_host.decode_frame(written[0]) == (wire.PING, 0, 0, b"hi")
 
 
 def test_unreliable_frames_are_delivered_as_they_come():
@@ -277,10 +277,10 @@ def test_duplicates_and_out_of_order_frames_are_dropped_and_re_acked():
     assert got == [b"one"] and written == []  # the ack waits ack_delay_ms for a ride
     s.feed(f1, 1)
     assert got == [b"one"] and s.duplicates == 1
-    assert [wire.decode_frame(f) for f in written] == [(wire.ACK, 0, 1, b"")]
+    assert [wire_host.decode_frame(f) for f in written] == [(wire.ACK, 0, 1, b"")]
     s.feed(f3, 2)
     assert got == [b"one"] and s.out_of_order == 1
-    assert wire.decode_frame(written[-1]) == (wire.ACK, 0, 1, b"")
+    assert wire_host.decode_frame(written[-1]) == (wire.ACK, 0, 1, b"")
     s.feed(wire.encode_frame(wire.LOG, 2, 0, b"two") + f3, 3)
     assert got == [b"one", b"two", b"three"]
 
@@ -293,16 +293,16 @@ def test_when_acks_go_out():
     s.poll(119)
     assert written == [] and not s.idle
     s.poll(120)  # ack_delay_ms after the first unacknowledged arrival
-    assert [wire.decode_frame(f) for f in written] == [(wire.ACK, 0, 1, b"")] and s.idle
+    assert [wire_host.decode_frame(f) for f in written] == [(wire.ACK, 0, 1, b"")] and s.idle
     # Half a window (4) arriving in order is acknowledged at once, in the same feed().
     frames = b"".join(wire.encode_frame(wire.LOG, k, 0, b"b") for k in range(2, 6))
     s.feed(frames, 130)
-    assert wire.decode_frame(written[-1]) == (wire.ACK, 0, 5, b"") and len(written) == 2
+    assert wire_host.decode_frame(written[-1]) == (wire.ACK, 0, 5, b"") and len(written) == 2
     # Anything sent carries the ack: no bare ACK then.
     s.feed(wire.encode_frame(wire.LOG, 6, 0, b"c"), 140)
     s.send(wire.LOG, b"reply")
     s.poll(200)
-    assert [wire.decode_frame(f)[:3] for f in written[2:]] == [(wire.LOG, 1, 6)]
+    assert [wire_host.decode_frame(f)[:3] for f in written[2:]] == [(wire.LOG, 1, 6)]
 
 
 def test_ack_rides_on_a_reply_sent_from_deliver():
@@ -333,7 +333,7 @@ def test_sequence_numbers_wrap_and_skip_zero():
     msgs = [(wire.LOG, b"%d" % k) for k in range(600)]
     seqs = []
     write = pair.A._write
-    pair.A._write = lambda f: (seqs.append(wire.decode_frame(f)[1]), write(f))
+    pair.A._write = lambda f: (seqs.append(wire_host.decode_frame(f)[1]), write(f))
     run_traffic(pair, msgs, [])
     assert pair.got["B"] == msgs
     data_seqs = [s for s in seqs if s]
@@ -373,7 +373,7 @@ def test_reset_starts_a_new_session():
     s.reset()
     assert s.state == sn.OPEN and s.pending == 0 and s.idle and s.resets == 1
     s.send(wire.LOG, b"new")
-    assert wire.decode_frame(written[-1]) == (wire.LOG, 1, 0, b"new")  # seq 1, ack 0 again
+    assert wire_host.decode_frame(written[-1]) == (wire.LOG, 1, 0, b"new")  # seq 1, ack 0 again
     got = []
     s._deliver = lambda t, p: got.append(p)
     s.feed(wire.encode_frame(wire.LOG, 1, 0, b"fresh"), 2)

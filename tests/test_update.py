@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shared_rules import wire
+from shared_rules import wire, wire_host
 from vora_fw import boot, start, update
 from vora_fw.hal_sim import default_pinmap
 from vora_fw.store import Store
@@ -486,19 +486,19 @@ def test_an_update_through_the_link_even_a_noisy_one(flash, faults):
     assert c.board["fw"] == "0.1.0" and c.board["boot"]["state"] == "confirmed"
     assert c.board["port"] == "rp2" and c.board["mpy"] == "6.3"
     new = small_bundle("0.2.0")
-    assert c.send(wire.UPD_OFFER, wire.pack_upd_offer(len(new.manifest_bytes), new.id))
+    assert c.send(wire.UPD_OFFER, wire_host.pack_upd_offer(len(new.manifest_bytes), new.id))
     assert _until(rig, lambda: statuses)
     assert statuses.pop()[1]["state"] == "receiving"
     pieces = [new.manifest_bytes] + [d for _, d in new.files]
     for k, data in enumerate(pieces):
         for o in range(0, len(data), wire.UPD_CHUNK):
-            payload = wire.pack_upd_data(k, o, data[o:o + wire.UPD_CHUNK])
+            payload = wire_host.pack_upd_data(k, o, data[o:o + wire.UPD_CHUNK])
             assert _until(rig, lambda: c.send(wire.UPD_DATA, payload))
     c.send(wire.UPD_QUERY, b"")
     assert _until(rig, lambda: len(statuses) == 2)  # the last chunk's and the query's
     assert [d["state"] for _, d in statuses] == ["staged", "staged"]
     statuses.clear()
-    c.send(wire.UPD_COMMIT, wire.pack_upd_commit(new.id))
+    c.send(wire.UPD_COMMIT, wire_host.pack_upd_commit(new.id))
     assert _until(rig, lambda: statuses)
     assert statuses.pop()[1]["state"] == "switched"
     c.send(wire.UPD_RESET, b"")

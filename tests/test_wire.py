@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mpy import REPO_ROOT, run_micropython
-from shared_rules import wire
+from shared_rules import wire, wire_host
 from wire_errors import assert_no_bogus_frame, frames_for_the_error_test
 
 SCRIPTS = Path(__file__).resolve().parent / "mp_scripts"
@@ -92,26 +92,26 @@ WIKIPEDIA_VECTORS = [  # https://en.wikipedia.org/wiki/Consistent_Overhead_Byte_
 
 @pytest.mark.parametrize("data,encoded", WIKIPEDIA_VECTORS, ids=lambda v: v[:4].hex() + "_%d" % len(v))
 def test_cobs_known_vectors(data, encoded):
-    assert wire.cobs_encode(data) == encoded
-    assert wire.cobs_decode(encoded) == data
+    assert wire_host.cobs_encode(data) == encoded
+    assert wire_host.cobs_decode(encoded) == data
     assert cobs_ref.encode(data) == encoded  # the reference agrees with the paper's examples
 
 
 def test_cobs_empty_and_run_boundaries():
-    assert wire.cobs_encode(b"") == b"\x01"
+    assert wire_host.cobs_encode(b"") == b"\x01"
     for n in (253, 254, 255, 507, 508, 509, 1029):
         data = b"\x01" * n
-        assert wire.cobs_encode(data) == cobs_ref.encode(data), n
-        assert wire.cobs_encode(data + b"\x00") == cobs_ref.encode(data + b"\x00"), n
+        assert wire_host.cobs_encode(data) == cobs_ref.encode(data), n
+        assert wire_host.cobs_encode(data + b"\x00") == cobs_ref.encode(data + b"\x00"), n
 
 
 @settings(max_examples=400)
 @given(any_data)
 def test_cobs_encode_equals_the_cobs_package(data):
-    encoded = wire.cobs_encode(data)
+    encoded = wire_host.cobs_encode(data)
     assert encoded == cobs_ref.encode(data)
     assert b"\x00" not in encoded
-    assert wire.cobs_decode(encoded) == data
+    assert wire_host.cobs_decode(encoded) == data
 
 
 @settings(max_examples=400)
@@ -119,7 +119,7 @@ def test_cobs_encode_equals_the_cobs_package(data):
 def test_cobs_decode_of_arbitrary_bytes_agrees_with_the_cobs_package(data):
     # Both accept the same inputs and decode them alike; what the package refuses, ours
     # returns as a BadCobs value (never raises).
-    ours = wire.cobs_decode(data)
+    ours = wire_host.cobs_decode(data)
     try:
         ref = cobs_ref.decode(data)
     except cobs_ref.DecodeError:
@@ -130,9 +130,9 @@ def test_cobs_decode_of_arbitrary_bytes_agrees_with_the_cobs_package(data):
 
 
 def test_cobs_decode_errors_are_named():
-    err = wire.cobs_decode(b"\x05\x01")
+    err = wire_host.cobs_decode(b"\x05\x01")
     assert isinstance(err, wire.BadCobs) and "4 bytes follow, only 1" in str(err)
-    err = wire.cobs_decode(b"\x02\x01\x00")
+    err = wire_host.cobs_decode(b"\x02\x01\x00")
     assert isinstance(err, wire.BadCobs) and "zero byte" in str(err)
 
 
@@ -144,7 +144,7 @@ def test_move_frame_layout_byte_by_byte():
     body += zlib.crc32(body).to_bytes(4, "big")
     assert frame == cobs_ref.encode(body) + b"\x00"
     assert frame.count(0) == 1 and frame[-1] == 0
-    assert wire.decode_frame(frame) == (wire.MOVE, 1, 0, MOVE_PAYLOAD)
+    assert wire_host.decode_frame(frame) == (wire.MOVE, 1, 0, MOVE_PAYLOAD)
 
 
 def test_frame_sizes_on_the_wire():
@@ -154,7 +154,7 @@ def test_frame_sizes_on_the_wire():
     assert len(wire.encode_frame(wire.ACK, 0, 17)) == 11
     assert len(wire.encode_frame(wire.PIXELS, 9, 3, bytes(147))) == 158
     assert len(wire.encode_frame(wire.KEY, 9, 3, wire.pack_key(3, 1))) == 13
-    assert len(wire.encode_frame(wire.MOVES_REQ, 9, 3, wire.pack_moves_req(7, 1))) == 17
+    assert len(wire.encode_frame(wire.MOVES_REQ, 9, 3, wire_host.pack_moves_req(7, 1))) == 17
     biggest = wire.encode_frame(wire.LOG, 9, 3, b"\x01" * wire.MAX_PAYLOAD)
     assert len(biggest) == wire.MAX_BODY + 5 + 1 <= wire.MAX_FRAME + 1
 
@@ -175,7 +175,7 @@ def test_frame_round_trip(t, seq, ack, payload):
     frame = wire.encode_frame(t, seq, ack, payload)
     assert frame.index(0) == len(frame) - 1
     assert len(frame) <= wire.MAX_FRAME + 1
-    assert wire.decode_frame(frame) == (t, seq, ack, payload)
+    assert wire_host.decode_frame(frame) == (t, seq, ack, payload)
     assert wire.FrameReader().feed(frame) == [(t, seq, ack, payload)]
 
 
@@ -195,18 +195,18 @@ def body_of(t, seq, ack, payload, length=None):
 
 
 def test_decode_body_names_each_problem():
-    assert isinstance(wire.decode_body(b""), wire.TooShort)
-    assert "at least 9" in str(wire.decode_body(b"\x04\x00\x00\x00\x00\xff"))
-    good = wire.cobs_decode(wire.encode_frame(wire.MOVE, 1, 0, MOVE_PAYLOAD)[:-1])
+    assert isinstance(wire_host.decode_body(b""), wire.TooShort)
+    assert "at least 9" in str(wire_host.decode_body(b"\x04\x00\x00\x00\x00\xff"))
+    good = wire_host.cobs_decode(wire.encode_frame(wire.MOVE, 1, 0, MOVE_PAYLOAD)[:-1])
     bad = bytearray(good)
     bad[8] ^= 1
-    err = wire.decode_body(bytes(bad))
+    err = wire_host.decode_body(bytes(bad))
     assert isinstance(err, wire.BadCrc) and err.kind == "crc" and "bad CRC" in str(err)
-    err = wire.decode_body(body_of(0x7E, 5, 0, b"payload"))
+    err = wire_host.decode_body(body_of(0x7E, 5, 0, b"payload"))
     assert isinstance(err, wire.UnknownType) and "0x7e" in str(err) and err.kind == "type"
-    err = wire.decode_body(body_of(wire.LOG, 0, 0, b"x" * (wire.MAX_PAYLOAD + 1)))
+    err = wire_host.decode_body(body_of(wire.LOG, 0, 0, b"x" * (wire.MAX_PAYLOAD + 1)))
     assert isinstance(err, wire.TooLong) and "1025" in str(err)
-    err = wire.decode_body(body_of(wire.LOG, 0, 0, b"abc", length=4))
+    err = wire_host.decode_body(body_of(wire.LOG, 0, 0, b"abc", length=4))
     assert isinstance(err, wire.BadLength) and err.kind == "length"
     assert "says its payload is 4 bytes (it holds 3)" in str(err)
 
@@ -217,8 +217,8 @@ def test_a_zero_appended_to_a_body_is_caught_by_the_length():
     # CRC's final xor refuse it.
     frame = wire.encode_frame(wire.KEY, 1, 0, wire.pack_key(5, 1))
     body = cobs_ref.decode(frame[:-1])
-    assert isinstance(wire.decode_body(body + b"\x00"), wire.BadLength)
-    assert isinstance(wire.decode_body(body[:-1]), wire.BadLength)
+    assert isinstance(wire_host.decode_body(body + b"\x00"), wire.BadLength)
+    assert isinstance(wire_host.decode_body(body[:-1]), wire.BadLength)
     assert frames_of(wire.FrameReader().feed(frame[:-1] + b"\x01\x00")) == []
 
 
@@ -231,7 +231,7 @@ def sample_frames():
         wire.encode_frame(wire.HELLO, 0, 0, wire.pack_json({"proto": 2, "nonce": 77})),
         wire.encode_frame(wire.KEY, 200, 255, wire.pack_key(48, True)),
         wire.encode_frame(wire.PIXELS, 3, 2, bytes(range(147))),
-        wire.encode_frame(wire.PIXELS_DIFF, 4, 2, wire.pack_pixels_diff([(0, 255, 0, 0)])),
+        wire.encode_frame(wire.PIXELS_DIFF, 4, 2, wire_host.pack_pixels_diff([(0, 255, 0, 0)])),
         wire.encode_frame(wire.LOG, 0, 9, b"\x00" * 300 + b"x" * 600),
         wire.encode_frame(wire.STATE_REQ, 5, 0),
     ]
@@ -251,7 +251,7 @@ def split_feed(reader, stream, rng, max_chunk=64):
 @given(st.randoms(use_true_random=False), st.integers(1, 200))
 def test_reader_random_chunk_splits(rng, max_chunk):
     frames = sample_frames()
-    expected = [wire.decode_frame(f) for f in frames]
+    expected = [wire_host.decode_frame(f) for f in frames]
     reader = wire.FrameReader()
     assert split_feed(reader, b"".join(frames), rng, max_chunk) == expected
     assert reader.partial == 0
@@ -272,7 +272,7 @@ def test_reader_resynchronises_after_noise_ending_in_a_delimiter(rng, noises):
     frames = sample_frames()
     stream = b"".join(noise + b"\x00" + f for noise, f in zip(noises, frames))
     got = split_feed(wire.FrameReader(), stream, rng)
-    assert frames_of(got) == [wire.decode_frame(f) for f in frames]
+    assert frames_of(got) == [wire_host.decode_frame(f) for f in frames]
     for e in errors_of(got):
         assert e.kind in wire.ERROR_KINDS and str(e)
 
@@ -280,7 +280,7 @@ def test_reader_resynchronises_after_noise_ending_in_a_delimiter(rng, noises):
 def test_noise_glued_to_a_frame_costs_that_frame_only():
     a, b, c = sample_frames()[:3]
     got = wire.FrameReader().feed(a + b"\x13\x37" + b + c)
-    assert frames_of(got) == [wire.decode_frame(a), wire.decode_frame(c)]
+    assert frames_of(got) == [wire_host.decode_frame(a), wire_host.decode_frame(c)]
     assert len(errors_of(got)) == 1
 
 
@@ -306,7 +306,7 @@ def test_corrupted_frame_then_good_frame():
         i = rng.randrange(len(a) - 1)  # not the delimiter: the next frame must survive
         bad[i] = (bad[i] + rng.randint(1, 255)) % 256
         got = wire.FrameReader().feed(bytes(bad) + b)
-        assert frames_of(got) == [wire.decode_frame(b)]
+        assert frames_of(got) == [wire_host.decode_frame(b)]
         assert 1 <= len(errors_of(got)) <= 2
 
 
@@ -319,7 +319,7 @@ def test_oversize_frame_is_reported_once_and_discarded():
         assert reader.partial <= wire.MAX_FRAME
     assert len(got) == 1 and isinstance(got[0], wire.TooLong) and got[0].kind == "long"
     assert "longer than 1200" in str(got[0])
-    assert reader.feed(b"\x41\x00" + frame) == [wire.decode_frame(frame)]
+    assert reader.feed(b"\x41\x00" + frame) == [wire_host.decode_frame(frame)]
 
 
 def test_largest_frame_fits_and_max_frame_is_enforced_exactly():
@@ -350,7 +350,7 @@ def test_fuzz_any_bytes_never_raise_and_errors_say_what(chunks, rng):
             assert len(payload) <= wire.MAX_PAYLOAD
     assert reader.partial <= wire.MAX_FRAME
     # The one-shot decoders never raise either.
-    for item in (wire.cobs_decode(stream), wire.decode_body(stream), wire.decode_frame(stream)):
+    for item in (wire_host.cobs_decode(stream), wire_host.decode_body(stream), wire_host.decode_frame(stream)):
         assert isinstance(item, (tuple, bytes, wire.WireError))
 
 
@@ -364,7 +364,7 @@ def test_fuzz_a_megabyte_of_noise_in_bounded_time():
     assert len(got) > 1000 and all(isinstance(x, wire.WireError) for x in got)
 
 
-UNPACKERS = [wire.unpack_move, wire.unpack_moves_req, wire.unpack_moves, wire.unpack_key,
+UNPACKERS = [wire_host.unpack_move, wire.unpack_moves_req, wire_host.unpack_moves, wire_host.unpack_key,
              wire.unpack_mode, wire.unpack_pixels_diff, wire.check_pixels, wire.unpack_json,
              wire.unpack_text]
 
@@ -388,12 +388,12 @@ move_text = st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7
 def test_move_round_trip(game, n, digest, move):
     payload = wire.pack_move(game, n, digest.hex(), move)
     assert len(payload) == 14 + len(move)
-    assert wire.unpack_move(payload) == (game, n, digest.hex(), move)
+    assert wire_host.unpack_move(payload) == (game, n, digest.hex(), move)
 
 
 @given(st.integers(0, 2**32 - 1), st.integers(1, 65535))
 def test_moves_req_round_trip(game, first):
-    assert wire.unpack_moves_req(wire.pack_moves_req(game, first)) == (game, first)
+    assert wire.unpack_moves_req(wire_host.pack_moves_req(game, first)) == (game, first)
 
 
 @given(st.integers(0, 2**32 - 1), st.integers(1, 60000), st.lists(move_text, max_size=400))
@@ -406,7 +406,7 @@ def test_moves_split_under_the_payload_limit_and_reassemble(game, first, moves):
         payload, count = wire.pack_moves(game, number, rest)
         messages += 1
         assert len(payload) <= wire.MAX_PAYLOAD
-        g, f, part = wire.unpack_moves(payload)
+        g, f, part = wire_host.unpack_moves(payload)
         assert (g, f, len(part)) == (game, number, count)
         got += part
         number += count
@@ -421,16 +421,16 @@ def test_moves_of_a_long_game_take_several_messages():
     moves = ["push crow Sc"] * 270
     payload, count = wire.pack_moves(1, 1, moves)
     assert 0 < count < 270 and len(payload) <= wire.MAX_PAYLOAD
-    assert wire.unpack_moves(wire.pack_moves(1, 5, [])[0]) == (1, 5, [])
+    assert wire_host.unpack_moves(wire.pack_moves(1, 5, [])[0]) == (1, 5, [])
 
 
 def test_key_mode_pixels_round_trips():
     for key in (0, 24, 48):
         for pressed in (False, True):
-            assert wire.unpack_key(wire.pack_key(key, pressed)) == (key, pressed)
-    assert wire.unpack_mode(wire.pack_mode(wire.MODE_TERMINAL)) == 1
+            assert wire_host.unpack_key(wire.pack_key(key, pressed)) == (key, pressed)
+    assert wire.unpack_mode(wire_host.pack_mode(wire.MODE_TERMINAL)) == 1
     changes = [(k, k, 255 - k, 7) for k in range(49)]
-    assert wire.unpack_pixels_diff(wire.pack_pixels_diff(changes)) == changes
+    assert wire.unpack_pixels_diff(wire_host.pack_pixels_diff(changes)) == changes
     assert wire.check_pixels(bytes(147)) == bytes(147)
     hello = {"proto": 1, "minor": 0, "role": "host", "nonce": 123, "caps": ["standalone"]}
     assert wire.unpack_json(wire.pack_json(hello)) == hello
@@ -438,9 +438,9 @@ def test_key_mode_pixels_round_trips():
 
 
 @pytest.mark.parametrize("call,message", [
-    (lambda: wire.unpack_move(bytes(14)), "too short: 14 bytes, at least 15"),
-    (lambda: wire.unpack_move(bytes(4) + b"\x00\x00" + bytes(8) + b"x"), "start at 1"),
-    (lambda: wire.unpack_move(bytes(4) + b"\x00\x01" + bytes(8) + b"a\xff"), "byte 0xff"),
+    (lambda: wire_host.unpack_move(bytes(14)), "too short: 14 bytes, at least 15"),
+    (lambda: wire_host.unpack_move(bytes(4) + b"\x00\x00" + bytes(8) + b"x"), "start at 1"),
+    (lambda: wire_host.unpack_move(bytes(4) + b"\x00\x01" + bytes(8) + b"a\xff"), "byte 0xff"),
     (lambda: wire.pack_move(-1, 1, "00" * 8, "x"), "game must be an integer in 0..4294967295"),
     (lambda: wire.pack_move(2**32, 1, "00" * 8, "x"), "game"),
     (lambda: wire.pack_move(1, 0, "00" * 8, "x"), "move number"),
@@ -450,21 +450,21 @@ def test_key_mode_pixels_round_trips():
     (lambda: wire.pack_move(1, 1, "00" * 8, "é"), "non-empty ASCII"),
     (lambda: wire.pack_move(1, 1, "00" * 8, "a\nb"), "byte 0x0a"),
     (lambda: wire.unpack_moves_req(bytes(5)), "6 bytes, not 5"),
-    (lambda: wire.pack_moves_req(1, 0), "first move number"),
-    (lambda: wire.unpack_moves(bytes(5)), "too short"),
-    (lambda: wire.unpack_moves(bytes(4) + b"\x00\x01" + b"a\n"), "empty move"),
-    (lambda: wire.unpack_moves(bytes(4) + b"\x00\x01" + b"a\tb"), "byte 0x09"),
+    (lambda: wire_host.pack_moves_req(1, 0), "first move number"),
+    (lambda: wire_host.unpack_moves(bytes(5)), "too short"),
+    (lambda: wire_host.unpack_moves(bytes(4) + b"\x00\x01" + b"a\n"), "empty move"),
+    (lambda: wire_host.unpack_moves(bytes(4) + b"\x00\x01" + b"a\tb"), "byte 0x09"),
     (lambda: wire.pack_moves(1, 1, ["x" * 2000]), "does not fit"),
     (lambda: wire.pack_key(49, 1), "key must be an integer in 0..48"),
-    (lambda: wire.unpack_key(b"\x00"), "2 bytes, not 1"),
-    (lambda: wire.unpack_key(b"\x31\x00"), "key index 49"),
-    (lambda: wire.unpack_key(b"\x01\x02"), "pressed is 0 or 1"),
-    (lambda: wire.pack_mode(2), "mode"),
+    (lambda: wire_host.unpack_key(b"\x00"), "2 bytes, not 1"),
+    (lambda: wire_host.unpack_key(b"\x31\x00"), "key index 49"),
+    (lambda: wire_host.unpack_key(b"\x01\x02"), "pressed is 0 or 1"),
+    (lambda: wire_host.pack_mode(2), "mode"),
     (lambda: wire.unpack_mode(b""), "one byte"),
     (lambda: wire.check_pixels(bytes(148)), "147 bytes, not 148"),
-    (lambda: wire.pack_pixels_diff([(49, 0, 0, 0)]), "key"),
-    (lambda: wire.pack_pixels_diff([(1, 0, 256, 0)]), "colour"),
-    (lambda: wire.pack_pixels_diff([(1, 0, 0)]), "(key, r, g, b)"),
+    (lambda: wire_host.pack_pixels_diff([(49, 0, 0, 0)]), "key"),
+    (lambda: wire_host.pack_pixels_diff([(1, 0, 256, 0)]), "colour"),
+    (lambda: wire_host.pack_pixels_diff([(1, 0, 0)]), "(key, r, g, b)"),
     (lambda: wire.unpack_pixels_diff(bytes(6)), "4 bytes per key"),
     (lambda: wire.unpack_pixels_diff(b"\x40\x00\x00\x00"), "key index 64"),
     (lambda: wire.unpack_json(b"{nope"), "not UTF-8 JSON"),
@@ -595,9 +595,9 @@ def test_limits_are_checked_before_any_work(monkeypatch):
         if hasattr(wire, name):
             monkeypatch.setattr(wire, name, no_work)
     huge = b"\x41" * 70000
-    for result in (wire.decode_frame(huge), wire.decode_frame(huge + b"\x00"),
-                   wire.decode_body(huge)):
+    for result in (wire_host.decode_frame(huge), wire_host.decode_frame(huge + b"\x00"),
+                   wire_host.decode_body(huge)):
         assert isinstance(result, wire.TooLong), result
-    for unpack in (wire.unpack_json, wire.unpack_text, wire.unpack_moves):
+    for unpack in (wire.unpack_json, wire.unpack_text, wire_host.unpack_moves):
         with pytest.raises(wire.BadPayload, match="70000 bytes"):
             unpack(huge)

@@ -4,7 +4,7 @@ but the frame that follows it."""
 
 import random
 
-from shared_rules import wire
+from shared_rules import wire, wire_host
 
 _MOVES = ["push crow Sc", "take b3", "mole e3 e2", "pass", "water c2", "steal 1 pig", "wolf Nd",
           "extra a1", "ladybug d4", "duck b2 b3", "pig Wa"]
@@ -21,7 +21,7 @@ def random_frame(rng):
     elif t == wire.KEY:
         p = wire.pack_key(rng.randrange(49), rng.random() < .5)
     elif t == wire.MOVES_REQ:
-        p = wire.pack_moves_req(rng.getrandbits(32), rng.randint(1, 400))
+        p = wire_host.pack_moves_req(rng.getrandbits(32), rng.randint(1, 400))
     elif t == wire.GAME:
         p = wire.pack_json({"event": "new", "game": rng.getrandbits(32),
                             "seed": rng.getrandbits(32), "moves": 0, "players": 2})
@@ -29,7 +29,7 @@ def random_frame(rng):
         p = wire.pack_moves(rng.getrandbits(32), rng.randint(1, 300),
                             [rng.choice(_MOVES) for _ in range(rng.randint(0, 12))])[0]
     elif t == wire.PIXELS_DIFF:
-        p = wire.pack_pixels_diff([(rng.randrange(49), rng.randrange(256), 0, rng.randrange(256))
+        p = wire_host.pack_pixels_diff([(rng.randrange(49), rng.randrange(256), 0, rng.randrange(256))
                                    for _ in range(rng.randint(0, 6))])
     elif t == wire.LOG:
         p = bytes(rng.choice(b"ab \x00\x01") for _ in range(rng.randint(0, 40)))
@@ -60,7 +60,7 @@ def _decoded(frame):
     if got is None:
         if len(_DECODED) > 64:
             _DECODED.clear()
-        got = _DECODED[frame] = wire.decode_frame(frame)
+        got = _DECODED[frame] = wire_host.decode_frame(frame)
     return got
 
 

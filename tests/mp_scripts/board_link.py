@@ -12,7 +12,7 @@ _ROOT = __file__.rsplit("/", 3)[0]
 sys.path.append(_ROOT + "/tests")
 sys.path.append(_ROOT + "/firmware")
 
-from shared_rules import prng, wire  # noqa: E402
+from shared_rules import prng, wire, wire_host  # noqa: E402
 from vora_fw import layout  # noqa: E402
 from vora_fw.app import App  # noqa: E402
 from vora_fw.hal_sim import SimHardware, default_pinmap  # noqa: E402
@@ -36,15 +36,15 @@ def show(item):
     t, seq, ack, payload = item
     name = wire.type_name(t)
     if t == wire.MOVE:
-        print(name, seq, wire.unpack_move(payload))
+        print(name, seq, wire_host.unpack_move(payload))
     elif t == wire.MOVES:
-        game, first, moves = wire.unpack_moves(payload)
+        game, first, moves = wire_host.unpack_moves(payload)
         print(name, seq, game, first, len(moves), moves[:2])
     elif t in (wire.HELLO_OK, wire.GAME, wire.STATE):
         d = wire.unpack_json(payload)
         print(name, seq, sorted((k, d[k]) for k in d if k not in ("state", "caps")))
     elif t == wire.KEY:
-        print(name, seq, wire.unpack_key(payload))
+        print(name, seq, wire_host.unpack_key(payload))
     elif t == wire.ACK:
         pass
     else:
@@ -90,12 +90,12 @@ for _ in range(6):
     board_player.enter_move(app.ui, app.ui.legal[i], press)
 send(wire.STATE_REQ)
 run(50)
-send(wire.MOVES_REQ, wire.pack_moves_req(77, 2))
+send(wire.MOVES_REQ, wire_host.pack_moves_req(77, 2))
 run(50)
-send(wire.MODE, wire.pack_mode(wire.MODE_TERMINAL))
+send(wire.MODE, wire_host.pack_mode(wire.MODE_TERMINAL))
 run(50)
 press("a1")
-send(wire.PIXELS_DIFF, wire.pack_pixels_diff([(24, 255, 0, 0)]))
+send(wire.PIXELS_DIFF, wire_host.pack_pixels_diff([(24, 255, 0, 0)]))
 run(50)
 print("pixel", hw.frame_rgb()[3 * 24] > 0)
 send(wire.MODE, b"\x09")  # no such mode: refused with a LOG, the board goes on

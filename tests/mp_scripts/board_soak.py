@@ -55,7 +55,7 @@ from vora_fw.hal_sim import SimHardware, default_pinmap  # noqa: E402
 
 ALONE = sys.argv[3] == "-"
 if not ALONE:
-    from shared_rules import wire
+    from shared_rules import wire, wire_host
     from vora_fw.link import BoardLink
     from vora_fw.start import attach, take_maker_request
 
@@ -390,7 +390,7 @@ def update_and_doctor():
     scan(5)
     print("diag", R.diag["fw"], R.diag["pixels"], R.diag["keys_down"])
     names_interned("before_update")
-    send(wire.UPD_OFFER, wire.pack_upd_offer(size, bundle_id))
+    send(wire.UPD_OFFER, wire_host.pack_upd_offer(size, bundle_id))
     scan(5)
     # The game is saved: the board restarts into its maker mode; the PC offers again.
     assert R.statuses[-1] == "restart" and R.resets == 1, (R.statuses, R.refusal)
@@ -401,18 +401,18 @@ def update_in_maker_mode():
     print("maker_mode", type(R.app).__name__, "vora_fw.vora_ui" in sys.modules)
     mem("maker_mode")
     names = read_bundle(True)
-    send(wire.UPD_OFFER, wire.pack_upd_offer(size, bundle_id))
+    send(wire.UPD_OFFER, wire_host.pack_upd_offer(size, bundle_id))
     scan(5)
     for k in range(len(names) + 1):
         path = BUNDLE + "/" + (names[k - 1] if k else "manifest.json")
         size = os.stat(path)[6]
         with open(path, "rb") as f:
             for offset in range(0, size, wire.UPD_CHUNK):
-                send(wire.UPD_DATA, wire.pack_upd_data(k, offset, f.read(wire.UPD_CHUNK)))
+                send(wire.UPD_DATA, wire_host.pack_upd_data(k, offset, f.read(wire.UPD_CHUNK)))
                 scan(5)
     send(wire.UPD_QUERY)
     scan(5)
-    send(wire.UPD_COMMIT, wire.pack_upd_commit(bundle_id))
+    send(wire.UPD_COMMIT, wire_host.pack_upd_commit(bundle_id))
     scan(5)
     status = R.statuses[-1]
     send(wire.UPD_RESET)

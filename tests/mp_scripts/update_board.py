@@ -31,7 +31,7 @@ import hashlib  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
 
-from shared_rules import wire  # noqa: E402
+from shared_rules import wire, wire_host  # noqa: E402
 from vora_fw import boot  # noqa: E402
 from vora_fw.link import BoardLink  # noqa: E402
 from vora_fw.maker import MakerService  # noqa: E402
@@ -107,15 +107,15 @@ def setup(code):
 def frame_for(item):
     kind = item[0]
     if kind == "offer":
-        t, p = wire.UPD_OFFER, wire.pack_upd_offer(len(R.manifest), R.id)
+        t, p = wire.UPD_OFFER, wire_host.pack_upd_offer(len(R.manifest), R.id)
     elif kind == "offer_other":
-        t, p = wire.UPD_OFFER, wire.pack_upd_offer(len(R.manifest), b"\x55" * 32)
+        t, p = wire.UPD_OFFER, wire_host.pack_upd_offer(len(R.manifest), b"\x55" * 32)
     elif kind == "abort":
         t, p = wire.UPD_ABORT, b""
     elif kind == "query":
         t, p = wire.UPD_QUERY, b""
     elif kind == "commit":
-        t, p = wire.UPD_COMMIT, wire.pack_upd_commit(R.id)
+        t, p = wire.UPD_COMMIT, wire_host.pack_upd_commit(R.id)
     else:
         k, o = item[1], item[2]
         if k == 0:
@@ -124,7 +124,7 @@ def frame_for(item):
             with open(BUNDLE + "/" + R.files[k - 1], "rb") as f:
                 f.seek(o)
                 data = f.read(wire.UPD_CHUNK)
-        t, p = wire.UPD_DATA, wire.pack_upd_data(k, o, data)
+        t, p = wire.UPD_DATA, wire_host.pack_upd_data(k, o, data)
     R.seq = R.seq % 255 + 1
     return wire.encode_frame(t, R.seq, R.last_in, p)
 

@@ -20,7 +20,8 @@ if _ROOT not in sys.path:
 
 from shared_rules import prng  # noqa: E402
 
-wire = sess = None  # imported by load(): the bench measures what importing them keeps
+wire = sess = wire_host = None  # imported by load(): the bench measures what importing
+# the board's two keeps (the host's half, which the board never loads, comes after)
 
 
 def load():
@@ -28,6 +29,12 @@ def load():
     from shared_rules import session as s
     from shared_rules import wire as w
     wire, sess = w, s
+
+
+def load_host():
+    global wire_host
+    from shared_rules import wire_host as h
+    wire_host = h
 
 MICRO = sys.implementation.name == "micropython"
 
@@ -64,12 +71,12 @@ def vectors():
                  b"\x11\x00\x00\x00", bytes(range(1, 255)), bytes(range(0, 255)),
                  bytes(range(1, 256)), bytes(range(2, 256)) + b"\x00",
                  bytes(range(3, 256)) + b"\x00\x01"):
-        enc = wire.cobs_encode(data)
+        enc = wire_host.cobs_encode(data)
         print("cobs %d -> %d %s" % (len(data), len(enc), hx(enc) if len(enc) < 40 else
                                      hx(enc[:8]) + ".." + hx(enc[-8:])))
-        assert wire.cobs_decode(enc) == data
+        assert wire_host.cobs_decode(enc) == data
     for bad in (b"\x03\x01", b"\x02\x01\x00", b"\x05", b"\xff\x01"):
-        print("cobs decode %s -> %s" % (hx(bad), show(wire.cobs_decode(bad))))
+        print("cobs decode %s -> %s" % (hx(bad), show(wire_host.cobs_decode(bad))))
 
     move = wire.pack_move(0x01020304, 12, "0123456789abcdef", "push crow Sc")
     frames = [
@@ -78,15 +85,15 @@ def vectors():
         wire.encode_frame(wire.HELLO, 0, 0, b'{"proto":2}'),
         wire.encode_frame(wire.KEY, 200, 255, wire.pack_key(48, True)),
         wire.encode_frame(wire.PIXELS, 3, 2, bytes(range(147))),
-        wire.encode_frame(wire.PIXELS_DIFF, 4, 2, wire.pack_pixels_diff([(0, 255, 0, 0), (24, 1, 2, 3)])),
+        wire.encode_frame(wire.PIXELS_DIFF, 4, 2, wire_host.pack_pixels_diff([(0, 255, 0, 0), (24, 1, 2, 3)])),
         wire.encode_frame(wire.MOVES, 5, 2, wire.pack_moves(9, 3, ["take a1", "mole b3 c4"])[0]),
         wire.encode_frame(wire.LOG, 0, 9, b"x" * 300),
     ]
     for f in frames:
         print("frame %d %s" % (len(f), hx(f) if len(f) < 80 else hx(f[:20]) + ".." + hx(f[-20:])))
-        print("  " + show(wire.decode_frame(f)))
-    print("move %r" % (wire.unpack_move(wire.decode_frame(frames[0])[3]),))
-    print("moves %r" % (wire.unpack_moves(wire.decode_frame(frames[6])[3]),))
+        print("  " + show(wire_host.decode_frame(f)))
+    print("move %r" % (wire_host.unpack_move(wire_host.decode_frame(frames[0])[3]),))
+    print("moves %r" % (wire_host.unpack_moves(wire_host.decode_frame(frames[6])[3]),))
 
     # Every single-byte change of the MOVE frame, followed by the ACK frame: what the reader
     # reports. good counts frames let through other than the ACK (must be 0).
@@ -103,24 +110,24 @@ def vectors():
             for item in out:
                 if isinstance(item, wire.WireError):
                     kinds[item.kind] = kinds.get(item.kind, 0) + 1
-                elif item != wire.decode_frame(frames[1]):
+                elif item != wire_host.decode_frame(frames[1]):
                     good += 1
     print("corruptions: good=%d %s" % (good, " ".join(
         "%s=%d" % (k, kinds[k]) for k in wire.ERROR_KINDS if k in kinds)))
 
     # Errors by name.
-    print(show(wire.decode_body(b"\x11\x01")))
-    print(show(wire.decode_body(b"\x7f\x01\x00" + bytes(2))))
+    print(show(wire_host.decode_body(b"\x11\x01")))
+    print(show(wire_host.decode_body(b"\x7f\x01\x00" + bytes(2))))
     body = bytearray(b"\x7f\x01\x00\x00\x00\x00\x00\x00\x00")
     c = wire.crc32(body[:5])
     body[5:9] = bytes(((c >> 24) & 0xFF, (c >> 16) & 0xFF, (c >> 8) & 0xFF, c & 0xFF))
-    print(show(wire.decode_body(bytes(body))))
+    print(show(wire_host.decode_body(bytes(body))))
     body[4] = 1  # the length field says one byte more than there is
-    print(show(wire.decode_body(bytes(body))))
+    print(show(wire_host.decode_body(bytes(body))))
     big = bytearray(wire.MAX_BODY + 1)
     big[0] = wire.LOG
-    print(show(wire.decode_body(bytes(big))))
-    print(show(wire.decode_frame(b"\x01" * 5000)))
+    print(show(wire_host.decode_body(bytes(big))))
+    print(show(wire_host.decode_frame(b"\x01" * 5000)))
     print([show(x) for x in wire.FrameReader().feed(b"\x01" * 1300 + b"\x00" + frames[1])])
 
     # The reader: noise, frames and noise again, in pseudo-random chunks.
@@ -141,8 +148,8 @@ def vectors():
         print("read " + show(item))
 
     # Payload helper errors.
-    for fn, args in ((wire.unpack_move, (b"\x00" * 10,)), (wire.unpack_key, (b"\x31\x01",)),
-                     (wire.unpack_key, (b"\x01\x02",)), (wire.unpack_moves, (b"\x00" * 6 + b"a\n\nb",)),
+    for fn, args in ((wire_host.unpack_move, (b"\x00" * 10,)), (wire_host.unpack_key, (b"\x31\x01",)),
+                     (wire_host.unpack_key, (b"\x01\x02",)), (wire_host.unpack_moves, (b"\x00" * 6 + b"a\n\nb",)),
                      (wire.unpack_moves_req, (b"\x00" * 6,)), (wire.unpack_pixels_diff, (b"\x00" * 5,)),
                      (wire.unpack_mode, (b"\x02",)), (wire.pack_move, (1, 0, "00" * 8, "x")),
                      (wire.pack_move, (1, 1, "zz" * 8, "x")), (wire.pack_move, (1, 1, "00" * 8, "a\nb")),
@@ -287,6 +294,7 @@ def step():
     elif B.stage == 3:
         print("live for one Session (reader buffers 2 x %d included): %d bytes"
               % (wire.MAX_FRAME, (gc.mem_alloc() if MICRO else 0) - B.base))
+        load_host()
         move = wire.pack_move(7, 12, "0123456789abcdef", "push crow Sc")
         mf = wire.encode_frame(wire.MOVE, 1, 0, move)
         px = bytes(range(147))
@@ -308,8 +316,8 @@ def step():
         measure("FrameReader.feed 1024 zero bytes", lambda: reader.feed(bf), 30)
         measure("crc32 (binascii), 1024 B", lambda: wire.crc32(big), 30)
         measure("crc32 soft, 1024 B", lambda: wire.crc32_soft(big), 10)
-        measure("cobs_encode 1024 zero bytes", lambda: wire.cobs_encode(big), 30)
-        measure("cobs_encode 1024 B text", lambda: wire.cobs_encode(text), 30)
+        measure("cobs_encode 1024 zero bytes", lambda: wire_host.cobs_encode(big), 30)
+        measure("cobs_encode 1024 B text", lambda: wire_host.cobs_encode(text), 30)
         s = B.s
         measure("Session.send MOVE + poll", lambda: (s.send(wire.MOVE, move), s.poll(0), s.reset()), 100)
     else:
@@ -325,4 +333,5 @@ if __name__ == "__main__":
                 pass
     else:
         load()
+        load_host()
         vectors()

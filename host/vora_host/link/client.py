@@ -28,7 +28,7 @@ import collections
 import random
 import time
 
-from shared_rules import games, prng, vora, wire
+from shared_rules import games, prng, vora, wire, wire_host
 from shared_rules.errors import RulesError
 from shared_rules.session import Session, ticks_diff
 
@@ -323,11 +323,11 @@ class BoardClient:
         elif not self.connected:
             return
         elif type == wire.MOVE:
-            game, n, digest, move = wire.unpack_move(payload)
+            game, n, digest, move = wire_host.unpack_move(payload)
             if game == self.game_id:
                 self._move(n, move, digest)
         elif type == wire.MOVES:
-            game, first, moves = wire.unpack_moves(payload)
+            game, first, moves = wire_host.unpack_moves(payload)
             if game == self.game_id:
                 if first + len(moves) - 1 > 0xFFFF:
                     raise wire.BadPayload("MOVES: move numbers past 65535")
@@ -343,13 +343,13 @@ class BoardClient:
             self.mode = summary.get("mode", self.mode)
             self._follow(summary)
         elif type == wire.KEY:
-            self.keys.append(wire.unpack_key(payload))
+            self.keys.append(wire_host.unpack_key(payload))
             self.on_change("key")
         elif type == wire.REFUSED:
-            self.refused.append(wire.unpack_refused(payload))
+            self.refused.append(wire_host.unpack_refused(payload))
             self.on_change("refused_key")
         elif type == wire.TAKEBACK:
-            game, n, digest = wire.unpack_takeback(payload)
+            game, n, digest = wire_host.unpack_takeback(payload)
             if game == self.game_id:
                 self._take_back(n, digest)
         elif self.on_message is not None:
@@ -597,7 +597,7 @@ class BoardClient:
                 return
             if self.asked_from == have + 1:
                 self.ask_wait = min(2 * self.ask_wait, ASK_MAX_MS)  # no progress: slower
-        if self.send(wire.MOVES_REQ, wire.pack_moves_req(self.game_id, have + 1)):
+        if self.send(wire.MOVES_REQ, wire_host.pack_moves_req(self.game_id, have + 1)):
             self.asked_from = have + 1
             self.asked_at = now
             self.asks += 1
@@ -835,7 +835,7 @@ class BoardClient:
         return self.send(wire.STATE_REQ, b"")
 
     def set_mode(self, mode):
-        return self.send(wire.MODE, wire.pack_mode(mode))
+        return self.send(wire.MODE, wire_host.pack_mode(mode))
 
     def show(self, frame):
         """Terminal mode: the whole frame (147 bytes, RGB per key index)."""
@@ -844,7 +844,7 @@ class BoardClient:
 
     def show_changes(self, changes):
         """Terminal mode: [(key, r, g, b)] changed pixels."""
-        return self.send(wire.PIXELS_DIFF, wire.pack_pixels_diff(changes))
+        return self.send(wire.PIXELS_DIFF, wire_host.pack_pixels_diff(changes))
 
     def ask_repl(self):
         return self.send(wire.REPL, b"")
@@ -857,22 +857,22 @@ class BoardClient:
 
     def send_bots(self, seats):
         """The seats the PC's bots play (letters); the board waits for their moves."""
-        return self.plays() and self.send(wire.BOTS, wire.pack_bots(seats))
+        return self.plays() and self.send(wire.BOTS, wire_host.pack_bots(seats))
 
     def send_bot_move(self, n, move):
         """Move number n of the followed game, for a bot seat: the board checks it like
         keys, shows it, plays it (or answers REFUSED)."""
         return self.plays() and self.send(wire.BOT_MOVE,
-                                          wire.pack_bot_move(self.game_id, n, move))
+                                          wire_host.pack_bot_move(self.game_id, n, move))
 
     def ask_takeback(self):
         """Ask the people at the board to agree to take back the last move."""
         return (self.plays() and self.game_id is not None
-                and self.send(wire.TAKEBACK_REQ, wire.pack_takeback_req(self.game_id)))
+                and self.send(wire.TAKEBACK_REQ, wire_host.pack_takeback_req(self.game_id)))
 
     def send_position(self, seed, position):
         """A game set up from `position` (checked by the board's rules too)."""
-        return self.plays() and self.send(wire.POSITION, wire.pack_position(seed, position))
+        return self.plays() and self.send(wire.POSITION, wire_host.pack_position(seed, position))
 
     def takes_games(self):
         """True when the board takes a game in place of its own (it announced "resync")."""

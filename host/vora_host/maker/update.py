@@ -28,7 +28,7 @@ import time
 
 from rich.console import Console
 
-from shared_rules import wire
+from shared_rules import wire, wire_host
 from vora_host.maker import bundle as bundles
 from vora_host.maker.link import Connection, LinkError, LinkLost, LinkOpenError
 
@@ -171,7 +171,7 @@ class Updater:
                     if st is None:
                         st = _status(self.conn.request(wire.UPD_QUERY, b"", wire.UPD_STATUS))
                 if st["state"] == "staged":
-                    st = _status(self.conn.request(wire.UPD_COMMIT, wire.pack_upd_commit(
+                    st = _status(self.conn.request(wire.UPD_COMMIT, wire_host.pack_upd_commit(
                         bundle.id), wire.UPD_STATUS, timeout=60.0))
                 if st["state"] == "switched":
                     break
@@ -208,7 +208,7 @@ class Updater:
 
     def _offer(self):
         b = self.bundle
-        payload = wire.pack_upd_offer(len(b.manifest_bytes), b.id, self.allow_downgrade)
+        payload = wire_host.pack_upd_offer(len(b.manifest_bytes), b.id, self.allow_downgrade)
         return _status(self.conn.request(wire.UPD_OFFER, payload, wire.UPD_STATUS))
 
     def _pieces(self):
@@ -231,7 +231,7 @@ class Updater:
             o = offset if k == file else 0
             while o < len(data):
                 chunk = data[o:o + wire.UPD_CHUNK]
-                conn.send(wire.UPD_DATA, wire.pack_upd_data(k, o, chunk))
+                conn.send(wire.UPD_DATA, wire_host.pack_upd_data(k, o, chunk))
                 o += len(chunk)
                 self.sent += len(chunk)
                 self._advance(len(chunk))
