@@ -48,7 +48,7 @@ class PortBusy(Exception):
 
 def _printable(text, limit=COMMAND_LIMIT):
     # A command line read from a file or /proc may hold anything: escape it for a terminal.
-    from vora_host.link.client import printable
+    from vora_host.link.board_checks import printable
     return printable(text, limit)
 
 
