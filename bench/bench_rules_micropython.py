@@ -9,6 +9,7 @@ Times are WebAssembly on this PC, not an RP2040: compare them with each other an
 targets, and expect a Pico to be several times slower.
 """
 
+import ast
 import shutil
 import subprocess
 import sys
@@ -26,11 +27,34 @@ def mpy_cross():
     return exe
 
 
+def game_files(module):
+    # The game's module and the files of its own it always loads with it (imported at the
+    # top of the module or of such a part: gaia_vora_options, gaia_vora_sky...), which the
+    # board holds together. A part loaded only when needed (vora_position, imported inside
+    # functions) or only on CPython (vora_tables, imported under an `if`) is left out.
+    names = [module]
+    for name in names:
+        source = (ROOT / "shared_rules" / (name + ".py")).read_text(encoding="utf-8")
+        for node in ast.parse(source).body:
+            if not isinstance(node, ast.ImportFrom) or not node.module:
+                continue
+            if node.module == "shared_rules":
+                found = [alias.name for alias in node.names]
+            elif node.module.startswith("shared_rules."):
+                found = [node.module.split(".", 1)[1]]
+            else:
+                found = []
+            for part in found:
+                if part.startswith(module + "_") and part not in names:
+                    names.append(part)
+    return tuple(names)
+
+
 def mpy_bytes(module):
     # The rules as the board gets them: .mpy files compiled by mpy-cross.
     total = 0
     with tempfile.TemporaryDirectory() as tmp:
-        for name in COMMON + (module,):
+        for name in COMMON + game_files(module):
             src = ROOT / "shared_rules" / (name + ".py")
             out = Path(tmp) / (src.stem + ".mpy")
             subprocess.run([mpy_cross(), "-o", str(out), str(src)], check=True)

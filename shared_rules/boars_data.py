@@ -5,8 +5,9 @@ FACTS.md), so these are the project's own design, clearly house data. A data set
 never changed in place: a new design gets a new name ("house-2"), so that records naming
 "house-1" keep replaying. The formats are the ones a user's own files use
 (docs/boars-notation.md): lines starting with # are comments, the first other line is
-the header. shared_rules.boars.parse_track() and parse_cards() read them; the choices
-and their measurements are in docs/rules-decisions.md ("Boars on the Run!").
+the header. parse_track() and parse_cards() (shared_rules.boars_files, offered by
+shared_rules.boars too) read them; the choices and their measurements are in
+docs/rules-decisions.md ("Boars on the Run!").
 """
 
 TRACK_HOUSE_1 = """\
