@@ -56,6 +56,7 @@ package(
         "prng.py",
         "session.py",
         "vora.py",
+        "vora_meadow.py",
         "vora_position.py",
         "wire.py",
     ),

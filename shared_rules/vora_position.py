@@ -1,16 +1,20 @@
-"""Vora's positions as text (docs/vora-notation.md, "Positions"): the notation written
-by VoraState.position() and read by vora.from_position() and new_game(position=...).
+"""Vora's states from text and positions as text, loaded only when one is read or written:
+- the notation of positions (docs/vora-notation.md, "Positions"): written by
+  VoraState.position(), read by vora.from_position() and new_game(position=...);
+- a state's JSON (VoraState.to_json()) read back by vora.from_json(), every field checked.
 
-Apart from shared_rules/vora.py, which loads it when a position is first written or read:
-on the board a game dealt from the box never needs it, and its code (some 3 KB of the
-board's heap) stays out of RAM unless a PC sets up a position.
+Apart from shared_rules/vora.py, which loads it inside those functions: on the board a game
+dealt from the box and played never needs it, and its code (some 5 KB of the board's heap)
+is in RAM only while the board resumes its save, sets up a position or takes the PC's game
+(vora_fw.vora_ui lets it go after each).
 """
 
 from shared_rules import prng
 from shared_rules.errors import BadPosition
 from shared_rules.vora import (CELL_NAMES, DEFAULT_CHAIN_LINES, DEFAULT_MAX_TURNS,
-                               DEFAULT_PUSHED_OUT, EMPTY, LETTERS, N_TYPES, TYPES, VoraState,
-                               _box_counts, _check_options)
+                               DEFAULT_PUSHED_OUT, EMPTY, FORMAT_VERSION, LETTERS, N_TYPES, NAME,
+                               PHASE_ACTION, PHASE_BONUS, PHASE_COLLECT, PHASE_OVER, TYPES,
+                               VoraState, _box_counts, _check_options)
 
 
 def position(state):
@@ -138,4 +142,76 @@ def from_position(text, pushed_out=DEFAULT_PUSHED_OUT, max_turns=DEFAULT_MAX_TUR
     if not rng.isdigit() or not 0 < int(rng) <= 0xFFFFFFFF:
         raise BadPosition("the PRNG state must be a number from 1 to 4294967295, not %r" % rng)
     s.rng = int(rng)
+    return s
+
+
+def from_json(text):
+    """Rebuild a state from to_json() text (or that text already parsed into a dict),
+    checking every field."""
+    if isinstance(text, dict):
+        d = text
+    else:
+        import json
+        try:
+            d = json.loads(text)
+        except (ValueError, TypeError) as exc:
+            raise BadPosition("not JSON text: %s" % (exc,))
+    if not isinstance(d, dict):
+        raise BadPosition("a Vora state is a JSON object")
+    if d.get("game") != NAME or d.get("format") != FORMAT_VERSION:
+        raise BadPosition("not a Vora state of format %d (game=%r, format=%r)"
+                          % (FORMAT_VERSION, d.get("game"), d.get("format")))
+
+    def field(key, kind):
+        if key not in d:
+            raise BadPosition("field %r is missing" % key)
+        v = d[key]
+        if not isinstance(v, kind) or isinstance(v, bool):
+            raise BadPosition("field %r has the wrong type: %r" % (key, v))
+        return v
+
+    def ints(key, n, lo, hi, v=None):
+        if v is None:
+            v = field(key, list)
+        if not isinstance(v, list) or len(v) != n or any(not isinstance(x, int) or not lo <= x <= hi for x in v):
+            raise BadPosition("field %r must be %d integers from %d to %d" % (key, n, lo, hi))
+        return v[:]  # the state's own list: playing on it must not change the caller's dict
+
+    s = VoraState()
+    s.players = field("players", int)
+    s.seats = _check_options(s.players, field("seats", str), field("pushed_out", str),
+                             field("max_turns", int), field("chain_lines", str))
+    s.pushed_out = d["pushed_out"]
+    s.max_turns = d["max_turns"]
+    s.chain_lines = d["chain_lines"]
+    s.grid = ints("grid", 25, EMPTY, N_TYPES - 1)
+    farms = field("farms", list)
+    if len(farms) != s.players:
+        raise BadPosition("field 'farms' must hold %d farms" % s.players)
+    for p in range(s.players):
+        s.farms.append(ints("farms[%d]" % p, N_TYPES, 0, 9999, farms[p]))
+    s.box = ints("box", N_TYPES, 0, 9999)
+    s.eaten = ints("eaten", N_TYPES, 0, 9999)
+    s.rng = field("rng", int)
+    if not 0 < s.rng <= 0xFFFFFFFF:
+        raise BadPosition("field 'rng' must be from 1 to 4294967295")
+    s.turn = field("turn", int)
+    s.active = field("active", int)
+    if not 0 <= s.active < s.players:
+        raise BadPosition("field 'active' must be a player from 0 to %d" % (s.players - 1))
+    s.phase = field("phase", int)
+    if not PHASE_ACTION <= s.phase <= PHASE_OVER:
+        raise BadPosition("field 'phase' must be 0 to 3")
+    before = field("before", list)
+    s.before = ints("before", 25, EMPTY, N_TYPES - 1) if before else []
+    s.touched = field("touched", int)
+    s.bonus = field("bonus", int)
+    s.pinned = field("pinned", int)
+    s.chain = field("chain", int)
+    s.end = field("end", str)
+    if not 0 <= s.touched < 1 << 25 or not 0 <= s.bonus <= 2 or not -1 <= s.pinned < 25 \
+            or s.chain not in (0, 1) or s.end not in ("", "box", "turns"):
+        raise BadPosition("fields 'touched', 'bonus', 'pinned', 'chain' or 'end' are out of range")
+    if (s.phase in (PHASE_COLLECT, PHASE_BONUS)) != bool(s.before):
+        raise BadPosition("field 'before' must be given exactly while lines are being collected")
     return s

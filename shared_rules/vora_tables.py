@@ -9,12 +9,13 @@ file off the board.
 """
 
 from shared_rules import vora as V
+from shared_rules import vora_meadow as M  # the name orders: the meadow's, not vora's names
 
 __all__ = ["action_moves", "may_hold_water_group"]
 
-_NAME_ORDER = V._NAME_ORDER  # cells a1, a2, ..., b1, ...
-_EDGES_BY_NAME = V._EDGES_BY_NAME  # edges E1, ..., Na, ...
-_TYPES_BY_NAME = V._TYPES_BY_NAME
+_NAME_ORDER = M._NAME_ORDER  # cells a1, a2, ..., b1, ...
+_EDGES_BY_NAME = M._EDGES_BY_NAME  # edges E1, ..., Na, ...
+_TYPES_BY_NAME = M._TYPES_BY_NAME
 CELL_NAMES, EDGE_NAMES = V.CELL_NAMES, V.EDGE_NAMES
 PIG, CROW, WOLF, MOLE, DUCK = V.PIG, V.CROW, V.WOLF, V.MOLE, V.DUCK
 LADYBUG, WATER, GRASS = V.LADYBUG, V.WATER, V.GRASS
@@ -27,7 +28,7 @@ _WATER_MOVES = tuple("water " + CELL_NAMES[i] for i in _NAME_ORDER)
 _DUCK_MOVES = tuple(tuple("duck " + CELL_NAMES[i] + " " + CELL_NAMES[n] for n in _NAME_ORDER)
                     for i in _NAME_ORDER)
 _MOLE_MOVES = tuple(tuple((n, "mole " + CELL_NAMES[i] + " " + CELL_NAMES[n])
-                          for n in V._AROUND_BY_NAME[i]) for i in _NAME_ORDER)
+                          for n in M._AROUND_BY_NAME[i]) for i in _NAME_ORDER)
 _PIG_MOVES = tuple("pig " + EDGE_NAMES[e] for e in _EDGES_BY_NAME)
 _WOLF_MOVES = tuple("wolf " + EDGE_NAMES[e] for e in _EDGES_BY_NAME)
 _PUSH_MOVES = tuple(tuple(V._PUSH_PREFIX[t] + EDGE_NAMES[e] for e in _EDGES_BY_NAME)

@@ -4,7 +4,8 @@ VERSION = "0.1.0"
 
 
 def intern_names(modules):
-    """Import the vora_fw `modules` and let them go, so that their names are interned now.
+    """Import the vora_fw `modules` and let them go, so that their names are interned now
+    (a name with a dot is a whole module name: "shared_rules.vora_check").
 
     MicroPython interns every name a module brings, for good, in a pool that grows by
     doubling: six pools hold 1,260 names, and the seventh is one block of 1,280 entries,
@@ -19,15 +20,16 @@ def intern_names(modules):
     if sys.implementation.name != "micropython":
         return  # CPython has no such pool; and a second copy of a module would confuse
     import gc
-    vora_fw = sys.modules["vora_fw"]
     for name in modules:
-        if "vora_fw." + name in sys.modules:
+        full = name if "." in name else "vora_fw." + name
+        if full in sys.modules:
             continue  # its names are in, and whoever imported it may be using it
         try:
-            __import__("vora_fw." + name)
+            __import__(full)
         except MemoryError:
             pass
-        sys.modules.pop("vora_fw." + name, None)
-        if name in vora_fw.__dict__:
-            delattr(vora_fw, name)
+        sys.modules.pop(full, None)
+        package, _, leaf = full.rpartition(".")
+        if leaf in sys.modules[package].__dict__:
+            delattr(sys.modules[package], leaf)
     gc.collect()

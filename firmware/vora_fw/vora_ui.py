@@ -556,14 +556,16 @@ def _restore():
 
 
 def _let_go():
-    # Done with vora_fw.vora_ui_restore: its code goes back to the heap (its names stay:
-    # vora_fw.start interns them at the start).
+    # Done with vora_fw.vora_ui_restore, and with shared_rules.vora_position if it read a
+    # state or a position (vora.from_json, new_game(position=...)): their code goes back to
+    # the heap (their names stay: vora_fw.start interns them at the start).
     import sys
-    sys.modules.pop("vora_fw.vora_ui_restore", None)
-    try:
-        delattr(sys.modules["vora_fw"], "vora_ui_restore")
-    except AttributeError:
-        pass
+    for package, leaf in (("vora_fw", "vora_ui_restore"), ("shared_rules", "vora_position")):
+        sys.modules.pop(package + "." + leaf, None)
+        try:
+            delattr(sys.modules[package], leaf)
+        except AttributeError:
+            pass
 
 
 def bot_level_name(level):

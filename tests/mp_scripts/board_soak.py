@@ -350,7 +350,8 @@ def names_interned(label):
 UNLOADED = ("vora_fw.app", "vora_fw.vora_ui", "vora_fw.vora_ui_keys", "vora_fw.vora_ui_frames",
             "vora_fw.vora_ui_restore", "vora_fw.store", "vora_fw.movelog",
             "vora_fw.bot", "vora_fw.palette", "vora_fw.doctor", "vora_fw.maker_mode",
-            "vora_fw.update", "shared_rules.vora", "shared_rules.vora_position", "board_player")
+            "vora_fw.update", "shared_rules.vora", "shared_rules.vora_meadow",
+            "shared_rules.vora_position", "board_player")
 
 
 def scrub_stack(depth=60):

@@ -48,8 +48,8 @@ SIGNATURE_TAG = b"ED25519 "
 SIGNATURE_BLOCK = len(SIGNATURE_TAG) + 32 + 64
 MAX_BUNDLE = 2 * 1024 * 1024
 # What the board needs of the rules (the other games run on the PC).
-BOARD_RULES = ("__init__", "checks", "errors", "prng", "vora", "vora_position", "games", "wire",
-               "session")
+BOARD_RULES = ("__init__", "checks", "errors", "prng", "vora", "vora_meadow", "vora_position",
+               "games", "wire", "session")
 # Firmware modules that do not go into a version slot: the boot path lives at the root of
 # the board (as vora_boot.mpy), beside main.py.
 NOT_IN_SLOT = ("boot",)
