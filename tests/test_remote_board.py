@@ -269,17 +269,22 @@ def _last_moves(lines):
     return shown
 
 
-def _vora_board_move(board, api, side="North", others=()):
+def _vora_board_move(board, api, side="North", others=(), theirs=False):
     """The seat's move made on the virtual board (typed on its line: its keys pressed),
     once the board shows the table's game at the seat's turn (the seat sits at `side`;
-    the screens of `others` are read meanwhile)."""
+    the screens of `others` are read meanwhile). `api`: the board's seat's, or with
+    `theirs` another seat's, the board's move then the first the rules list."""
     def turn():
         for other in others:
             other.pump(0)
         view = _view(api)
-        return view if view["your_turn"] else None
+        return view if view["your_turn"] != theirs else None
     view = _until("the seat's turn", turn, board)
-    move = view["moves"][0]["move"]
+    if theirs:
+        move = sorted(rules_games.replay(dict(view["record"], seed=int(
+            view["record"]["seed"]))).legal_moves())[0]
+    else:
+        move = view["moves"][0]["move"]
     # The board has the table's moves once its line says whose turn, which turn and which
     # part of it the table's moves lead to, and its mirror's last moves are the table's
     # last (a screen drawn before the board's own move came in may say the same turn).
@@ -394,3 +399,53 @@ def test_an_answer_older_than_the_stream_does_not_bring_back_a_move_taken_back(m
         here.play(here.state.legal_moves()[0], player=1, number=1)
     assert "took it back" in refused.value.reason
     assert here.moves == there.moves and here.digests == there.digests
+
+
+def test_vora_on_the_board_with_a_browser_seat_at_this_pcs_table(tmp_path):
+    # `vora play vora --port sim --web 1`: the board plays South with its own Vora, North
+    # plays in a browser; a table on this PC referees and logs the game, and the board
+    # joins it through the table's own server. Moves by keys on the board and posted by the
+    # browser alternate; the log holds the game, which verifies.
+    db = tmp_path / "g.sqlite3"
+    with PtyScreen([VORA, "play", "vora", "--port", "sim", "--web", "1", "--seed", "6",
+                    "--db", str(db), "--save-dir", str(tmp_path / "save")], cols=100,
+                   rows=40, env={"VORA_SIM_DEVICE": str(tmp_path / "tty")}) as board:
+        said = rb"P1 North\S* plays in a browser: (http://127\.0\.0\.1:\d+/seat/\S+)"
+        board.wait_until(lambda: re.search(said, bytes(board.raw)), "the browser seat's link",
+                         DEADLINE)
+        link = re.search(said, bytes(board.raw)).group(1).decode()
+        api = link.replace("/seat/", "/api/seat/")
+        board.wait_for("P1 North (plays in a browser)", DEADLINE)
+        board.wait_for("N far", DEADLINE)  # the browser's corner on the board
+        for turn in range(6):
+            view = _view(api)
+            if view["your_turn"]:  # the browser's move, posted as its page does
+                before = view["number"]
+                request = urllib.request.Request(
+                    api + "/move", method="POST", data=json.dumps(
+                        {"move": view["moves"][0]["move"], "number": before}).encode(),
+                    headers={"X-Vora-Seat": "1", "Content-Type": "application/json"})
+                urllib.request.urlopen(request, timeout=DEADLINE).close()
+                _until("the table took the browser's move",
+                       lambda: _view(api)["number"] > before, board)
+            else:
+                _vora_board_move(board, api, side="South", theirs=True)
+        board.send("q", 0)
+        assert board.wait_exit(DEADLINE) == 0
+    with GameLog(db) as log:
+        games = log.games()
+        assert len(games) == 1 and games[0]["move_count"] >= 6
+        assert games[0]["status"] == "interrupted"
+        assert log.verify(games[0]["id"]).ok
+
+
+def test_vora_on_the_board_with_browser_seats_plays_one_seat_at_the_board(tmp_path):
+    # Every seat a browser's or a bot's: the board plays one seat at a table, said.
+    import subprocess
+    done = subprocess.run([VORA, "play", "vora", "--port", "sim", "--web", "1", "--bot",
+                           "0=random", "--db", str(tmp_path / "g.sqlite3")],
+                          capture_output=True, text=True, timeout=DEADLINE)
+    assert done.returncode == 2
+    assert "the board plays one seat, the one no browser (--web) and no bot" in done.stderr
+    assert "here every seat is a browser's or a bot's" in done.stderr
+    assert not (tmp_path / "g.sqlite3").exists()  # nothing logged, no server started

@@ -167,10 +167,8 @@ def cmd_play_board(args, console, parser):
     host = None
     play = None
     if args.game == "vora":
-        if args.web is not None:
-            parser.error("--web: Vora on the board is the board's own game, refereed by "
-                         "the board; play Vora with browser seats typed ('vora play --typed "
-                         "--web 1'), or another game on the board")
+        if args.web is not None:  # a table on this PC, which the board joins
+            return _vora_board_table(args, console, parser)
         play = _board_play_options(args, parser)
     else:
         # Vora is the board's own; the others are run here, every seat a human at the
@@ -296,6 +294,23 @@ def cmd_play_board(args, console, parser):
         portlock.release(held)
         if log is not None:
             _close_log(log, announce)
+
+
+def _vora_board_table(args, console, parser):
+    """vora play vora --port DEVICE|sim --web SEATS (vora_host.cli.join_vora)."""
+    from vora_host.cli.join_vora import cmd_vora_board_table
+    from vora_host.link import ports
+    device = None
+    if args.port not in ports.VIRTUAL:
+        try:
+            device = ports.choose_port(args.port, must_exist=True)
+        except ports.NoBoard as exc:
+            if args.port:
+                console.print("[red]%s[/red]" % escape(str(exc)))
+                return 1
+            Console(stderr=True).print("No board on USB: starting the virtual board.",
+                                       style="dim")
+    return cmd_vora_board_table(args, console, parser, device)
 
 
 def cmd_join_board(args, console):

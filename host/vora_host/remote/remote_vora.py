@@ -36,11 +36,8 @@ from vora_fw.vora_ui_keys import NO_KEY, R_BAD_POSITION
 from vora_host.games.vora import view as vora_view
 from vora_host.table import Refused
 
-__all__ = ["RemoteVoraPlay", "ELSEWHERE"]
+__all__ = ["RemoteVoraPlay"]
 
-# What plays the other seats, on the virtual board's screen (a phrase: shown as it is,
-# its corners marked "far" where a PC bot's say "bot").
-ELSEWHERE = "played at another computer"
 RESYNC_AGAIN_MS = 5000  # a RESYNC the board has not taken by then is sent again
 
 
@@ -74,10 +71,13 @@ class RemoteVoraPlay:
     what to tell the player (with what the table says: a hint, a seat gone, a claim, a
     resignation, a takeback); command(text) takes `hint`, `undo`, `yes`, `no`, `resign`."""
 
-    def __init__(self, client, table, new_id=None):
+    def __init__(self, client, table, new_id=None, played=None):
         self.client = client
         self.table = table
         self.you = table.you
+        # {player: how that seat is played, a phrase ("plays in a browser")}: at a table on
+        # this PC the seats are named as they are; elsewhere, all "at another computer"
+        self.played = played or {}
         self.messages = collections.deque(maxlen=6)
         self.said = 0
         self._new_id = new_id or (lambda: random.SystemRandom().randrange(1, 1 << 32))
@@ -108,11 +108,14 @@ class RemoteVoraPlay:
         return "".join(s for p, s in enumerate(self.table.state.seats) if p != self.you)
 
     def names(self):
-        return dict((s, ELSEWHERE) for s in self.seats())
+        """{seat letter: a phrase} for the virtual board's screen ("played ...")."""
+        return dict((self.table.state.seats[p], "played" + phrase.partition("plays")[2])
+                    for p, phrase in self.who().items())
 
     def who(self):
-        return dict((p, "plays at another computer") for p in range(len(self.table.agents))
-                    if p != self.you)
+        """{player: a phrase} for the mirror ("plays ..."), every seat not the board's."""
+        return dict((p, self.played.get(p, "plays at another computer"))
+                    for p in range(len(self.table.agents)) if p != self.you)
 
     def settled(self):
         """The board plays the table's game and nothing is on its way to either."""
