@@ -562,10 +562,8 @@ def _let_go():
     import sys
     for package, leaf in (("vora_fw", "vora_ui_restore"), ("shared_rules", "vora_position")):
         sys.modules.pop(package + "." + leaf, None)
-        try:
+        if leaf in sys.modules[package].__dict__:  # not always imported (MicroPython: KeyError)
             delattr(sys.modules[package], leaf)
-        except AttributeError:
-            pass
 
 
 def bot_level_name(level):
