@@ -3,7 +3,6 @@
 the copy; the table there is the referee, and both logs hold the same game."""
 
 import json
-import os
 import re
 import sys
 import time

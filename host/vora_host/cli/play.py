@@ -159,7 +159,7 @@ def cmd_play_board(args, console, parser):
     """A game on the board: Vora refereed by the board and mirrored here; any other game
     run here with the board as screen and keypad (terminal mode). The board found on USB,
     or the virtual board."""
-    from vora_host.link import portlock, ports
+    from vora_host.link import portlock
     from vora_host.virtual import sim
     from vora_host.link.mirror import VirtualCompanion, run_mirror
     from vora_host.play.board_session import BoardGameCompanion, run_board_game
@@ -196,17 +196,9 @@ def cmd_play_board(args, console, parser):
             return 1
     held = None
     try:
-        device = None
-        if args.port not in ports.VIRTUAL:
-            try:
-                device = ports.choose_port(args.port, must_exist=True)
-            except ports.NoBoard as exc:
-                if args.port:
-                    console.print("[red]%s[/red]" % escape(str(exc)))
-                    return 1
-                # stderr: the first line on stdout is the virtual board's serial device
-                Console(stderr=True).print("No board on USB: starting the virtual board.",
-                                           style="dim")
+        device = _board_device(args, console)
+        if device is False:
+            return 1
         if device is not None:
             try:  # the port is this game's alone until it ends (two programs on one
                 held = portlock.acquire(device)  # port take each other's bytes)
@@ -296,20 +288,31 @@ def cmd_play_board(args, console, parser):
             _close_log(log, announce)
 
 
+def _board_device(args, console):
+    """The board's serial device for --port: a path, None for the virtual board (asked
+    for, or no board on USB when --port was not given: said), or False after saying that
+    the board asked for is not there."""
+    from vora_host.link import ports
+    if args.port in ports.VIRTUAL:
+        return None
+    try:
+        return ports.choose_port(args.port, must_exist=True)
+    except ports.NoBoard as exc:
+        if args.port:
+            console.print("[red]%s[/red]" % escape(str(exc)))
+            return False
+        # stderr: the first line on stdout is the virtual board's serial device
+        Console(stderr=True).print("No board on USB: starting the virtual board.",
+                                   style="dim")
+        return None
+
+
 def _vora_board_table(args, console, parser):
     """vora play vora --port DEVICE|sim --web SEATS (vora_host.cli.join_vora)."""
     from vora_host.cli.join_vora import cmd_vora_board_table
-    from vora_host.link import ports
-    device = None
-    if args.port not in ports.VIRTUAL:
-        try:
-            device = ports.choose_port(args.port, must_exist=True)
-        except ports.NoBoard as exc:
-            if args.port:
-                console.print("[red]%s[/red]" % escape(str(exc)))
-                return 1
-            Console(stderr=True).print("No board on USB: starting the virtual board.",
-                                       style="dim")
+    device = _board_device(args, console)
+    if device is False:
+        return 1
     return cmd_vora_board_table(args, console, parser, device)
 
 
