@@ -348,8 +348,8 @@ class VoraState(MeadowMoves):
         return out
 
 
-# The words of a move as numbers (move_text(), move_code()); the kinds, MOVE_CROW and
-# the rest, are in vora_meadow with MOVE_VERBS.
+# The words of a move after its verb, as numbers (move_text(), move_code()); the kinds,
+# MOVE_CROW and the rest, are in vora_meadow with MOVE_VERBS.
 # c: a cell, e: an edge, t: a cube type, p: a player
 _MOVE_WORDS = ("c", "cc", "c", "c", "cc", "", "e", "te", "pt", "c", "c", "e")
 _TYPE_INDEX = {name: t for t, name in enumerate(TYPES)}
