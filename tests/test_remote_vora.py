@@ -249,3 +249,22 @@ def test_the_boards_own_takeback_is_asked_of_the_table_which_decides():
     _until(board, play, lambda: there.number < played and _in_step(there, board, play),
            "the table's takeback never reached the board")
     assert "taken back at the table" in " ".join(play.messages)
+
+
+def test_the_seats_are_named_as_they_are_played():
+    # At a table elsewhere every other seat is "at another computer"; at this PC's table
+    # (vora play vora --port sim --web 1) a browser's seat and a bot's are named as such,
+    # the bot as the PC's bots are, so the board marks its corner a bot's.
+    there = Table("vora", vora.new_game(3, 4), [Human(), Human(), Human()], seed=4)
+    client = FakeClient(there, 0)
+    here = RemoteTable(client, client.view())
+    board = rig()
+    elsewhere = RemoteVoraPlay(board.client, here)
+    seats = here.state.seats
+    assert elsewhere.who() == {1: "plays at another computer", 2: "plays at another computer"}
+    assert elsewhere.names() == {seats[1]: "played at another computer",
+                                 seats[2]: "played at another computer"}
+    local = RemoteVoraPlay(board.client, here, played={
+        1: ("plays in a browser", "played in a browser"), 2: ("random (PC)", "random")})
+    assert local.who() == {1: "plays in a browser", 2: "random (PC)"}
+    assert local.names() == {seats[1]: "played in a browser", seats[2]: "random"}

@@ -62,8 +62,8 @@ def cmd_join_vora_board(args, console, client, view, device, played=None):
                       "own keys and lights; this PC's table decides. Typed beside it: hint, "
                       "undo, yes/no (to a takeback), resign, q." % (
                           escape(view["title"]), escape(label(table.you)),
-                          escape("; ".join("%s %s" % (label(p), phrase)
-                                           for p, phrase in sorted(played.items())))),
+                          escape("; ".join("%s: %s" % (label(p), shown[0])
+                                           for p, shown in sorted(played.items())))),
                       soft_wrap=True)
     plays = []
 
@@ -164,8 +164,8 @@ def cmd_vora_board_table(args, console, parser, device):
             err.print("[red]vora play --web: the board cannot reach this PC's table: %s"
                       "[/red]" % escape(str(exc)), soft_wrap=True)
             return 1
-        played = dict((p, "plays in a browser" if p in web else "is the PC's bot (%s)"
-                       % getattr(agents[p], "kind", "bot"))
+        played = dict((p, ("plays in a browser", "played in a browser") if p in web else
+                       ("%s (PC)" % agents[p].kind, agents[p].kind))
                       for p in range(len(agents)) if p != you)
         args.no_log = True  # the table logs the game: the board's copy is not logged again
         status = cmd_join_vora_board(args, console, client, view, device, played=played)

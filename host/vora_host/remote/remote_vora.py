@@ -75,8 +75,9 @@ class RemoteVoraPlay:
         self.client = client
         self.table = table
         self.you = table.you
-        # {player: how that seat is played, a phrase ("plays in a browser")}: at a table on
-        # this PC the seats are named as they are; elsewhere, all "at another computer"
+        # {player: (for the mirror, for the board's screen)}: how that seat is played, at a
+        # table on this PC ("plays in a browser", "played in a browser"; a bot: "random
+        # (PC)", "random", as the PC's bots are shown); elsewhere all at another computer
         self.played = played or {}
         self.messages = collections.deque(maxlen=6)
         self.said = 0
@@ -107,15 +108,20 @@ class RemoteVoraPlay:
         """The seat letters played elsewhere (the PC's, for the board)."""
         return "".join(s for p, s in enumerate(self.table.state.seats) if p != self.you)
 
+    def _played(self):
+        return dict((p, self.played.get(p, ("plays at another computer",
+                                            "played at another computer")))
+                    for p in range(len(self.table.agents)) if p != self.you)
+
     def names(self):
-        """{seat letter: a phrase} for the virtual board's screen ("played ...")."""
-        return dict((self.table.state.seats[p], "played" + phrase.partition("plays")[2])
-                    for p, phrase in self.who().items())
+        """{seat letter: what plays it} for the virtual board's screen (a phrase is shown
+        as it is, a bot's kind as a PC bot's)."""
+        return dict((self.table.state.seats[p], shown[1])
+                    for p, shown in self._played().items())
 
     def who(self):
-        """{player: a phrase} for the mirror ("plays ..."), every seat not the board's."""
-        return dict((p, self.played.get(p, "plays at another computer"))
-                    for p in range(len(self.table.agents)) if p != self.you)
+        """{player: what plays it} for the mirror, every seat not the board's."""
+        return dict((p, shown[0]) for p, shown in self._played().items())
 
     def settled(self):
         """The board plays the table's game and nothing is on its way to either."""
