@@ -19,8 +19,11 @@ class Failing:
 
     def __init__(self, ui, name, times):
         self.ui, self.name, self.times = ui, name, times
-        self.orig = type(ui.state).__dict__[name]
         cls = type(ui.state)
+        # The method may live on a mixin (VoraState takes its meadow from vora_meadow):
+        # shadow it on the class itself and take the shadow away afterwards.
+        self.own = name in cls.__dict__
+        self.orig = getattr(cls, name)
         me = self
 
         def failing(state, *args):
@@ -31,7 +34,10 @@ class Failing:
         setattr(cls, name, failing)
 
     def restore(self):
-        setattr(type(self.ui.state), self.name, self.orig)
+        if self.own:
+            setattr(type(self.ui.state), self.name, self.orig)
+        else:
+            delattr(type(self.ui.state), self.name)
 
 
 def board(tmp_path):

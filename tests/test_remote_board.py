@@ -13,6 +13,7 @@ import pytest
 
 from shared_rules import games as rules_games
 from shared_rules import vora
+from vora_host.log.records import result_of
 from vora_host.log.store import GameLog
 from vora_host.remote.remote_table import CannotCopy, RemoteTable
 from vora_host.remote.seat_client import Refused as TableRefused
@@ -377,6 +378,32 @@ def test_a_copy_that_parts_from_the_table_logs_why(tmp_path):
         assert [e["kind"] for e in events] == ["parted"]
         assert "after move 2" in events[0]["data"]["why"]
         assert log.games()[0]["status"] == "interrupted"
+
+
+def test_a_view_the_stream_brings_as_the_seat_leaves_does_not_reopen_the_log(tmp_path):
+    # CI: the table's next move came in on the stream's thread just as the board's seat
+    # left; played into the copy after the log's last word, it reopened the game, which
+    # the log then kept as "playing" (no process writing it) instead of "interrupted".
+    from vora_host.remote.join import open_copy
+    state = rules_games.load("vorcept").new_game(2, 4)
+    there = Table("vorcept", state, [Human(), Human()], seed=4)
+    client = FakeClient(there, 1)
+    view = client.view()
+    live, _ = open_copy(tmp_path / "guest.sqlite3", "remote test", view["record"],
+                        view["record"]["options"], lambda text: None)
+    here = RemoteTable(client, view, log=live)
+    there.play(there.state.legal_moves()[0])
+    here.sync(client.view())
+    here.leave()  # the seat leaves, and then the copy's log ends (cmd_join_vora_board)
+    live.ended("interrupted", result_of(here.state, "left the remote table"))
+    there.play(there.state.legal_moves()[0])
+    assert not here.sync(client.view())  # the stream's late view: not taken
+    assert len(here.moves) == 1
+    live.finish()
+    with GameLog(tmp_path / "guest.sqlite3") as log:
+        game = log.games()[0]
+        assert game["status"] == "interrupted" and game["move_count"] == 1
+        assert log.verify(game["id"]).ok
 
 
 def test_an_answer_older_than_the_stream_does_not_bring_back_a_move_taken_back(monkeypatch):

@@ -81,6 +81,7 @@ def cmd_join_vora_board(args, console, client, view, device, played=None):
                                                         play=make_play))
     finally:
         stop.set()
+        table.leave()
     logged_ok = True
     if live is not None:
         if not table.is_over():

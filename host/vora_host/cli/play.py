@@ -373,6 +373,7 @@ def cmd_join_board(args, console):
                              headless=plain, companion=companion)
     finally:
         stop.set()
+        table.leave()  # before the log's last word (companion.finish)
         portlock.release(held)
     message, logged = companion.finish()
     console.print(escape(message), style=None if logged else "bold red", soft_wrap=True)

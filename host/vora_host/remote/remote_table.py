@@ -158,6 +158,14 @@ class RemoteTable(Table):
             self.log.ended("interrupted", result_of(self.state, self.stopped))
         self.say("resign", "the game here stops: %s" % why)
 
+    def leave(self):
+        """This PC leaves the table: the copy takes no more of its views. The stream's
+        thread may bring one as the seat leaves; played after the log's last word (the
+        caller's, once this returns), its move would reopen the game there."""
+        with self._changed:
+            if self.parted is None:
+                self.parted = "this computer left the table"
+
     # ---- this PC's requests, sent to the table
 
     def _send(self, action, body=None):
