@@ -268,3 +268,49 @@ def test_the_seats_are_named_as_they_are_played():
         1: ("plays in a browser", "played in a browser"), 2: ("random (PC)", "random")})
     assert local.who() == {1: "plays in a browser", 2: "random (PC)"}
     assert local.names() == {seats[1]: "played in a browser", seats[2]: "random"}
+
+
+def _compact_seat_lines(client, play, width=26):
+    """The seats' lines of the mirror's narrow column beside the virtual board at 80
+    columns (80 - the board's 54), as plain text."""
+    import re
+    from types import SimpleNamespace
+    from vora_host.link.mirror import ansi_lines, mirror_renderable
+    follower = SimpleNamespace(client=client, status="open", path="sim")
+    lines = ansi_lines(mirror_renderable(follower, width, meadow=False, compact=True,
+                                         play=play), width)
+    plain = [re.sub(r"\x1b\[[0-9;]*m", "", line) for line in lines]
+    return dict((int(m.group(1)), line) for line in plain
+                for m in [re.match(r"[> ]P(\d) ", line)] if m)
+
+
+def test_who_plays_each_seat_is_said_whole_in_the_mirrors_narrow_column():
+    # At 80 columns the mirror beside the virtual board is 26 wide: "P1 West -1 plays in
+    # a bro" and "P1 North +0 board bot, ha" were cut mid-word. There each seat says who
+    # plays it in a word that fits.
+    from test_board_play import HOLD_MS
+    from vora_fw import layout
+    from vora_host.play.board_play import BoardPlay
+    board = rig()
+    k = layout.key_index("cN")
+    for _ in range(2):  # North held twice in setup: the board's bot, hard
+        board.hw.press(k)
+        board.run(HOLD_MS + 100)
+        board.hw.release(k)
+        board.run(60)
+    board.press("c3")
+    board.settle()
+    assert BoardPlay(board.client).who() == {1: "board bot, hard"}  # the wide mirror's
+    assert _compact_seat_lines(board.client, BoardPlay(board.client))[1].rstrip() \
+        .endswith(" board bot")
+    there = Table("vora", vora.new_game(2, 4), [Human(), Human()], seed=4)
+    client = FakeClient(there, 0)
+    here = RemoteTable(client, client.view())
+    for play, word in ((RemoteVoraPlay(board.client, here), "remote"),
+                       (RemoteVoraPlay(board.client, here, played={
+                           1: ("plays in a browser", "played in a browser", "browser")}),
+                        "browser"),
+                       (RemoteVoraPlay(board.client, here, played={
+                           1: ("random (PC)", "random")}), "random (PC)")):
+        line = _compact_seat_lines(board.client, play)[1].rstrip()
+        assert line.endswith(" " + word), line

@@ -108,6 +108,7 @@ def cmd_vora_board_table(args, console, parser, device):
     from vora_host.log.database import resolve_db_path
     from vora_host.log.records import result_of
     from vora_host.play.saved import end_status
+    from vora_host.remote.remote_vora import IN_A_BROWSER
     from vora_host.remote.seat_client import RemoteError, SeatClient
     from vora_host.table import Human, Table
     from vora_host.web import seating
@@ -165,7 +166,7 @@ def cmd_vora_board_table(args, console, parser, device):
             err.print("[red]vora play --web: the board cannot reach this PC's table: %s"
                       "[/red]" % escape(str(exc)), soft_wrap=True)
             return 1
-        played = dict((p, ("plays in a browser", "played in a browser") if p in web else
+        played = dict((p, IN_A_BROWSER if p in web else
                        ("%s (PC)" % agents[p].kind, agents[p].kind))
                       for p in range(len(agents)) if p != you)
         args.no_log = True  # the table logs the game: the board's copy is not logged again

@@ -176,7 +176,7 @@ def mirror_renderable(follower, width=100, meadow=True, compact=False, play=None
     narrow column (the virtual board at 80 columns). `play`: vora play's BoardPlay, for
     who plays each seat and what the board refused."""
     c = follower.client
-    who = play.who() if play is not None else {}
+    who = play.who(compact=compact) if play is not None else {}
     if compact:
         return _compact_mirror(follower, width, who)
     parts = []

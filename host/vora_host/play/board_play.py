@@ -192,8 +192,9 @@ class BoardPlay:
                 out[key] = kind
         return out
 
-    def who(self):
-        """player -> what plays the seat ('greedy (PC)', 'board bot'), for the mirror."""
+    def who(self, compact=False):
+        """player -> what plays the seat ('greedy (PC)', 'board bot, hard'), for the
+        mirror; `compact`: in a word or two, for its narrow column (no level)."""
         st = self.client.state
         if st is None:
             return {}
@@ -204,7 +205,7 @@ class BoardPlay:
                 out[p] = "%s (PC)" % names[seat]
             elif seat in self.client.board_bots:
                 level = self.client.board_bot_level(seat)
-                out[p] = "board bot, %s" % level if level else "board bot"
+                out[p] = "board bot, %s" % level if level and not compact else "board bot"
         return out
 
     def say(self, text):

@@ -36,8 +36,12 @@ from vora_fw.vora_ui_keys import NO_KEY, R_BAD_POSITION
 from vora_host.games.vora import view as vora_view
 from vora_host.table import Refused
 
-__all__ = ["RemoteVoraPlay"]
+__all__ = ["RemoteVoraPlay", "AT_ANOTHER_COMPUTER", "IN_A_BROWSER"]
 
+# How a seat not the board's is played, as the mirror says it, the board's screen, and the
+# mirror's narrow column beside the virtual board at 80 columns (26 wide: a phrase is cut).
+AT_ANOTHER_COMPUTER = ("plays at another computer", "played at another computer", "remote")
+IN_A_BROWSER = ("plays in a browser", "played in a browser", "browser")
 RESYNC_AGAIN_MS = 5000  # a RESYNC the board has not taken by then is sent again
 
 
@@ -75,9 +79,10 @@ class RemoteVoraPlay:
         self.client = client
         self.table = table
         self.you = table.you
-        # {player: (for the mirror, for the board's screen)}: how that seat is played, at a
-        # table on this PC ("plays in a browser", "played in a browser"; a bot: "random
-        # (PC)", "random", as the PC's bots are shown); elsewhere all at another computer
+        # {player: (for the mirror, for the board's screen[, for the mirror's narrow
+        # column])}: how that seat is played, at a table on this PC (IN_A_BROWSER; a bot:
+        # "random (PC)", "random", as the PC's bots are shown); elsewhere all
+        # AT_ANOTHER_COMPUTER
         self.played = played or {}
         self.messages = collections.deque(maxlen=6)
         self.said = 0
@@ -109,8 +114,7 @@ class RemoteVoraPlay:
         return "".join(s for p, s in enumerate(self.table.state.seats) if p != self.you)
 
     def _played(self):
-        return dict((p, self.played.get(p, ("plays at another computer",
-                                            "played at another computer")))
+        return dict((p, self.played.get(p, AT_ANOTHER_COMPUTER))
                     for p in range(len(self.table.agents)) if p != self.you)
 
     def names(self):
@@ -119,9 +123,11 @@ class RemoteVoraPlay:
         return dict((self.table.state.seats[p], shown[1])
                     for p, shown in self._played().items())
 
-    def who(self):
-        """{player: what plays it} for the mirror, every seat not the board's."""
-        return dict((p, shown[0]) for p, shown in self._played().items())
+    def who(self, compact=False):
+        """{player: what plays it} for the mirror, every seat not the board's; `compact`:
+        the word for its narrow column, where a seat's phrase has one."""
+        return dict((p, shown[2] if compact and len(shown) > 2 else shown[0])
+                    for p, shown in self._played().items())
 
     def settled(self):
         """The board plays the table's game and nothing is on its way to either."""
