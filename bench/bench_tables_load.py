@@ -56,12 +56,31 @@ def sse(lines):
 
 
 def rss_kb(pid):
-    """The process's resident memory and its peak, in KB (Linux)."""
-    out = {}
-    for line in Path("/proc/%d/status" % pid).read_text().splitlines():
-        if line.startswith(("VmRSS:", "VmHWM:")):
-            out[line.split(":")[0]] = int(line.split()[1])
-    return out["VmRSS"], out["VmHWM"]
+    """The resident memory and its peak of the process and its children (the workers of
+    --workers), in KB (Linux)."""
+    rss = hwm = 0
+    for p in [pid] + _children(pid):
+        try:
+            for line in Path("/proc/%d/status" % p).read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    rss += int(line.split()[1])
+                elif line.startswith("VmHWM:"):
+                    hwm += int(line.split()[1])
+        except OSError:
+            pass  # (a worker gone meanwhile)
+    return rss, hwm
+
+
+def _children(pid):
+    out = []
+    for task in Path("/proc/%d/task" % pid).glob("*"):
+        try:
+            kids = [int(k) for k in (task / "children").read_text().split()]
+        except OSError:
+            continue
+        for k in kids:
+            out += [k] + _children(k)
+    return out
 
 
 class Seat(threading.Thread):
@@ -185,6 +204,9 @@ def main(argv=None):
     parser.add_argument("--postgresql", action="store_true",
                         help="the log on a PostgreSQL server this script starts")
     parser.add_argument("--db", default=None, help="the log: an SQLite path or a URL")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="server processes (vora serve --workers; more than one needs "
+                             "--postgresql or a postgresql:// --db)")
     args = parser.parse_args(argv)
 
     server = None
@@ -197,7 +219,8 @@ def main(argv=None):
         proc = subprocess.Popen([sys.executable, "-m", "vora_host", "serve", "--tables",
                                  "--max-tables", str(max(args.tables, 1)), "--max-streams",
                                  str(2 * args.tables + args.spectators + 10), "--port", "0",
-                                 "--db", db], stdout=subprocess.PIPE,
+                                 "--workers", str(args.workers), "--db", db],
+                                stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True)
         try:
             return run(args, proc, db, server)
@@ -211,17 +234,28 @@ def main(argv=None):
 
 def run(args, proc, db, server):
     first = proc.stdout.readline()
-    found = re.search(r"at (http://\S+) \(Ctrl-C stops\)", first)
+    found = re.search(r"at (http://\S+)(?: with \d+ server processes)? \(Ctrl-C stops\)",
+                      first)
     if not found:
         print("vora serve did not start: %s%s" % (first, proc.stdout.read()))
         return 1
     base = found.group(1)
     threading.Thread(target=proc.stdout.read, daemon=True).start()  # its later lines
-    before = rss_kb(proc.pid)
     shared = {"lock": threading.Lock(), "posted": {}, "arrived": [], "accepted": {},
               "refused": [], "seen": [], "post_ms": []}
     seats, made = [], []
     with httpx2.Client(base_url=base, timeout=60) as c:
+        end = time.monotonic() + 60
+        while True:  # (the workers of --workers start after the address is said)
+            try:
+                c.get("/api/tables")
+                break
+            except httpx2.TransportError:
+                if time.monotonic() > end:
+                    print("vora serve does not answer")
+                    return 1
+                time.sleep(0.1)
+        before = rss_kb(proc.pid)
         for k in range(args.tables):
             answer = c.post("/api/tables", headers=HEADERS,
                             json={"game": args.game, "seats": ["browser", "browser"],
@@ -265,9 +299,11 @@ def run(args, proc, db, server):
                                            for g, n, at in shared["seen"]])
     moves = len(shared["posted"])
     print("vora serve --tables: %d tables of %s, 2 browser seats each, %d spectators, "
-          "the log on %s, one server process" % (
+          "the log on %s, %s" % (
               args.tables, args.game, args.spectators,
-              "PostgreSQL (fsync on)" if server else "SQLite"))
+              "PostgreSQL (fsync on)" if server else "SQLite",
+              "one server process" if args.workers == 1 else
+              "%d server processes" % args.workers))
     print("  %d moves in %.1f s (%.0f moves/s; each seat thinks %.2f s)"
           % (moves, elapsed, moves / elapsed, args.think))
     if to_seat:

@@ -712,6 +712,8 @@ def create_app(path, watch=True, names=None, max_streams=MAX_STREAMS, seats=None
             if tables is not None:
                 tables.registry.close()
                 await run_in_threadpool(tables.stop)
+            if seats is not None and seats.relay is not None:
+                await run_in_threadpool(seats.relay.stop)
             if watch:
                 await run_in_threadpool(watcher.stop)
 

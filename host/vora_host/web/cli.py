@@ -15,6 +15,12 @@ from rich.markup import escape
 from vora_host.web import DEFAULT_PORT as DEFAULT_WEB_PORT
 from vora_host.web import MAX_TABLES
 
+
+def display_path(text):
+    """A log's path or URL as it may be shown (a URL's password hidden)."""
+    from vora_host.log.postgres import hide_passwords
+    return hide_passwords(str(text))
+
 __all__ = ["add_parser", "cmd_serve", "WEB_PORT", "port_number", "stream_count"]
 
 WEB_PORT = DEFAULT_WEB_PORT  # vora serve, vora play --serve
@@ -52,8 +58,13 @@ def add_parser(sub):
                             "'vora play --join') and the server's bots; logged in this log, "
                             "and taken up again when the server starts again")
     serve.add_argument("--max-tables", type=table_count, default=None, metavar="N",
-                       help="with --tables: tables played at once at most (default %d)"
-                            % MAX_TABLES)
+                       help="with --tables: tables played at once at most (default %d, "
+                            "each worker)" % MAX_TABLES)
+    serve.add_argument("--workers", type=worker_count, default=1, metavar="N",
+                       help="server processes answering on the port (default 1). With "
+                            "--tables each plays its own tables, and a seat's request "
+                            "reaching another is relayed to it through the log's "
+                            "database: a PostgreSQL log (--db postgresql://...)")
 
 
 def port_number(text):
@@ -66,6 +77,14 @@ def table_count(text):
     if not (text.isdigit() and text.isascii()) or not 1 <= int(text) <= 1000:
         raise argparse.ArgumentTypeError("%r is not a number of tables (1 to 1000)"
                                          % text[:40])
+    return int(text)
+
+
+def worker_count(text):
+    from vora_host.web.workers import MAX_WORKERS
+    if not (text.isdigit() and text.isascii()) or not 1 <= int(text) <= MAX_WORKERS:
+        raise argparse.ArgumentTypeError("%r is not a number of server processes (1 to %d)"
+                                         % (text[:40], MAX_WORKERS))
     return int(text)
 
 
@@ -99,23 +118,43 @@ def cmd_serve(args, console):
     if args.max_tables is not None and not args.tables:
         err.print("[red]vora serve: --max-tables goes with --tables[/red]")
         return 2
+    from vora_host.log.postgres import is_db_url
+    if args.workers > 1 and args.tables and not is_db_url(str(path)):
+        err.print("[red]vora serve: --tables with --workers needs a PostgreSQL log (--db "
+                  "postgresql://...): a seat's request reaching another worker is relayed "
+                  "through the database; with an SQLite log, serve the tables with one "
+                  "worker[/red]", soft_wrap=True)
+        return 2
     try:
         sock = serve.bind(args.host, WEB_PORT if args.port is None else args.port)
     except serve.PortBusy as exc:
         err.print("[red]vora serve: %s[/red]" % escape(str(exc)), soft_wrap=True)
         return 1
     tables = None
-    if args.tables:
+    if args.tables and args.workers == 1:
         tables = _table_host(path, args, console)
-    console.print("Serving the game log %s at %s (Ctrl-C stops)"
-                  % (escape(str(path)), serve.address_of(sock)), soft_wrap=True)
-    if tables is not None:
-        console.print("Tables: %stables sets one up (at most %d at once)%s."
-                      % (serve.address_of(sock), tables.max_tables,
+        if tables is None:
+            return 1
+    most = tables.max_tables if tables is not None else (
+        MAX_TABLES if args.max_tables is None else args.max_tables)
+    console.print("Serving the game log %s at %s%s (Ctrl-C stops)"
+                  % (escape(display_path(path)), serve.address_of(sock),
+                     " with %d server processes" % args.workers if args.workers > 1
+                     else ""), soft_wrap=True)
+    if args.tables:
+        console.print("Tables: %stables sets one up (at most %d at once%s)%s."
+                      % (serve.address_of(sock), most,
+                         " in each process" if args.workers > 1 else "",
                          "; anyone on the network who reaches this server may"
                          if args.host not in ("127.0.0.1", "localhost", "::1") else ""),
                       soft_wrap=True)
     sys.stdout.flush()
+    if args.workers > 1:
+        from vora_host.web.hosts import served_names
+        from vora_host.web.workers import run
+        return run(sock, path, served_names(args.host, args.allow_host), args.max_streams,
+                   args.workers, {"max_tables": most} if args.tables else None,
+                   grace=serve.GRACE_SECONDS)
     return serve.serve(sock, path, listen=args.host, allow=args.allow_host,
                        max_streams=args.max_streams, tables=tables)
 
@@ -127,7 +166,19 @@ def _table_host(path, args, console):
 
     def say(text):
         console.print("[yellow]%s[/yellow]" % escape(text), soft_wrap=True)
-    tables = TableHost(path, SeatRegistry(), MAX_TABLES if args.max_tables is None
+    registry = SeatRegistry()
+    from vora_host.log.postgres import is_db_url
+    if is_db_url(str(path)):
+        # Other servers on the same database (several hosts behind a proxy) may be
+        # asked for this server's seats, and this one for theirs: vora_host.web.relay.
+        from vora_host.web.relay import Relay
+        try:
+            registry.attach(Relay(str(path)).start())
+        except Exception as exc:  # the database cannot be reached
+            console.print("[red]vora serve: the tables cannot start: %s[/red]"
+                          % escape(display_path(str(exc))), soft_wrap=True)
+            return None
+    tables = TableHost(path, registry, MAX_TABLES if args.max_tables is None
                        else args.max_tables, say=say)
     tables.resume()
     return tables

@@ -43,7 +43,6 @@ import json
 import secrets
 import threading
 
-from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, StreamingResponse
 from starlette.routing import Route
 
@@ -98,6 +97,28 @@ class SeatRegistry:
         self._clients = 0
         self.closing = threading.Event()
         self._pokes = set()  # the open streams' wake-ups (close() wakes them all)
+        self.relay = None  # the tables' relay between server processes (attach())
+
+    def attach(self, relay):
+        """Seats of tables played by other server processes on the same PostgreSQL log
+        are answered through `relay` (vora_host.web.relay.Relay), and this registry's
+        own are played for them."""
+        self.relay = relay
+        relay.handle = lambda digest, action, body: self._relayed(digest, action, body)
+        relay.view_of = self._far_view
+
+    def _relayed(self, digest, action, body):
+        with self._lock:
+            seat = self._seats.get(digest)
+        return None if seat is None else act(self, seat, action, body)
+
+    def _far_view(self, digest):
+        with self._lock:
+            seat = self._seats.get(digest)
+        if seat is None:
+            return None
+        with seat.table.lock:
+            return seat.table.seq, seat.client, seat_view(seat.table, seat.player, self)
 
     def watch(self, poke):
         """`poke()` is called when the server stops (close()): an open stream's wake-up."""
@@ -130,6 +151,8 @@ class SeatRegistry:
                 self._seats[digest] = _Seat(table, p, digest)
         for p in hashes:
             table.away(p)  # not here until its link is opened
+        if self.relay is not None:
+            self.relay.home(table, hashes, getattr(table.log, "gid", None) or 0)
 
     def close_table(self, table):
         """Forget the seats of `table` (a table finished long ago): their links answer
@@ -137,6 +160,8 @@ class SeatRegistry:
         with self._lock:
             for digest in [d for d, s in self._seats.items() if s.table is table]:
                 del self._seats[digest]
+        if self.relay is not None:
+            self.relay.forget(table)
 
     def get(self, token):
         if not isinstance(token, str) or len(token) > 64:
@@ -151,7 +176,9 @@ class SeatRegistry:
         with self._lock:
             self._clients += 1
             seat.client = self._clients
-            return seat.client
+        if self.relay is not None:  # a stream open elsewhere on the seat is told
+            self.relay.changed([seat.digest])
+        return seat.client
 
     def settle(self, table, timeout):
         """Wait (at most `timeout` seconds) until every seat of `table` with a browser
@@ -295,14 +322,143 @@ async def _body(request):
     return body
 
 
+NO_SEAT = "no such seat: the game may have ended, or the link is wrong"
+REPLACED = ("this seat was opened in another browser since: reload this page to take it "
+            "back")
+
+
+def act(registry, seat, action, body):
+    """A seat's request, played here: a POST of this server's, or one another server
+    process relays (vora_host.web.relay). (HTTP status, JSON data): the seat's view, or
+    {"error": why}. `action`: a POST's (move, takeback, answer, resign, claim, hint), or
+    the relay's view, open and close (a stream opened and closed elsewhere)."""
+    table, player = seat.table, seat.player
+    if action == "view":
+        return 200, seat_view(table, player, registry)
+    if action == "open":
+        if registry.relay is not None:
+            registry.relay.remote[seat.digest] = registry.relay.remote.get(seat.digest, 0) + 1
+        client = registry.new_client(seat)
+        seat.streams += 1
+        if seat.streams == 1:
+            table.back(player, "browser")
+        with table.lock:
+            return 200, {"client": client, "seq": table.seq,
+                         "view": seat_view(table, player, registry)}
+    if action == "close":
+        if registry.relay is not None:
+            registry.relay.remote[seat.digest] = max(
+                0, registry.relay.remote.get(seat.digest, 0) - 1)
+        seat.streams = max(0, seat.streams - 1)
+        if seat.streams == 0 and not registry.closing.is_set():
+            table.left(player)
+        return 200, {}
+    do = ACTIONS.get(action)
+    if do is None:
+        return 404, {"error": "a seat's requests are %s" % ", ".join(sorted(ACTIONS))}
+    client = body.get("client")
+    if seat.client and client != seat.client:
+        return 409, {"error": REPLACED}
+    try:
+        do(seat, body)
+    except Refused as exc:
+        return 422, {"error": exc.reason}
+    return 200, seat_view(table, player, registry)
+
+
+def _move(seat, body):
+    number = body.get("number")
+    text = body.get("move")
+    if not isinstance(text, str) or len(text) > 200:
+        raise Refused("a move is text in the game's notation")
+    if not isinstance(number, int) or isinstance(number, bool) or number < 0:
+        raise Refused("a move carries the number of moves its page saw (\"number\")")
+    seat.table.play(text, player=seat.player, number=number)
+
+
+def _takeback(seat, body):
+    seat.table.request_takeback(seat.player)
+
+
+def _answer(seat, body):
+    yes = body.get("yes")
+    if not isinstance(yes, bool):
+        raise Refused("an answer is {\"yes\": true} or {\"yes\": false}")
+    seat.table.answer_takeback(seat.player, yes)
+
+
+def _resign(seat, body):
+    seat.table.resign(seat.player)
+
+
+def _claim(seat, body):
+    what = body.get("what")
+    if what not in ("win", "abort"):
+        raise Refused("a claim is {\"what\": \"win\"} or {\"what\": \"abort\"}")
+    seat.table.claim(seat.player, what)
+
+
+def _hint(seat, body):
+    number = body.get("number")
+    if not isinstance(number, int) or isinstance(number, bool) or number < 0:
+        raise Refused("a hint carries the number of moves its page saw (\"number\")")
+    seat.table.hint(seat.player, number)
+
+
+ACTIONS = {"move": _move, "takeback": _takeback, "answer": _answer, "resign": _resign,
+           "claim": _claim, "hint": _hint}
+
+
+class _FarSeat:
+    """A seat of a table another server process plays (its home), reached through the
+    registry's relay."""
+
+    def __init__(self, digest, home):
+        self.digest = digest
+        self.home = home
+
+
 def routes(registry, page):
     """The browser seats' routes; `page(name)` reads a static file of the web package."""
 
-    def seat_of(request):
-        return registry.get(request.path_params["token"])
+    def _seat_of(token):
+        seat = registry.get(token)
+        if seat is not None or registry.relay is None:
+            return seat
+        if not isinstance(token, str) or len(token) > 64:
+            return None
+        digest = token_hash(token)
+        home = registry.relay.home_of(digest)
+        return None if home is None else _FarSeat(digest, home)
+
+    async def seat_of(request):
+        if registry.relay is None:
+            return registry.get(request.path_params["token"])
+        return await asyncio.to_thread(_seat_of, request.path_params["token"])
+
+    async def answer(seat, action, body):
+        """(status, data) of `action` played where the seat's table is."""
+        if isinstance(seat, _FarSeat):
+            from vora_host.web.relay import RelayError
+            try:
+                return await asyncio.to_thread(registry.relay.ask, seat.digest, action,
+                                               body, seat.home)
+            except RelayError as exc:
+                return 503, {"error": str(exc)}
+            except Exception as exc:  # the database away
+                return 503, {"error": "the table cannot be reached now (%s): try again "
+                                      "soon" % type(exc).__name__}
+        return await asyncio.to_thread(act, registry, seat, action, body)
+
+    def reply(status, data, seat=None):
+        response = _error(status, data.get("error", "refused")) if status != 200 else \
+            _private(JSONResponse(data))
+        if isinstance(seat, _FarSeat):  # said, as a proxy says itself (docs/web.md)
+            response.headers[RELAYED_HEADER] = "1"
+        return response
 
     async def seat_page(request):
-        if seat_of(request) is None:
+        if await seat_of(request) is None:
             return _private(HTMLResponse(
                 "<!doctype html><title>No such seat</title><p>This link names no seat of a "
                 "game being played here: the game may have ended, or the link is wrong. Ask "
@@ -310,68 +466,29 @@ def routes(registry, page):
         return _private(HTMLResponse(page("seat.html")))
 
     async def api_seat(request):
-        seat = seat_of(request)
+        seat = await seat_of(request)
         if seat is None:
-            return _error(404, "no such seat: the game may have ended, or the link is wrong")
-        data = await asyncio.to_thread(seat_view, seat.table, seat.player, registry)
-        return _private(JSONResponse(data))
+            return _error(404, NO_SEAT)
+        return reply(*await answer(seat, "view", {}), seat=seat)
 
     def poster(action):
         async def post(request):
-            seat = seat_of(request)
+            seat = await seat_of(request)
             if seat is None:
-                return _error(404, "no such seat: the game may have ended, or the link is "
-                                   "wrong")
+                return _error(404, NO_SEAT)
             try:
                 body = await _body(request)
-                client = body.get("client")
-                if seat.client and client != seat.client:
-                    return _error(409, "this seat was opened in another browser since: "
-                                       "reload this page to take it back")
-                await asyncio.to_thread(action, seat, body)
             except Refused as exc:
                 return _error(422, exc.reason)
-            data = await asyncio.to_thread(seat_view, seat.table, seat.player, registry)
-            return _private(JSONResponse(data))
+            return reply(*await answer(seat, action, body), seat=seat)
         return post
 
-    def move(seat, body):
-        number = body.get("number")
-        text = body.get("move")
-        if not isinstance(text, str) or len(text) > 200:
-            raise Refused("a move is text in the game's notation")
-        if not isinstance(number, int) or isinstance(number, bool) or number < 0:
-            raise Refused("a move carries the number of moves its page saw (\"number\")")
-        seat.table.play(text, player=seat.player, number=number)
-
-    def takeback(seat, body):
-        seat.table.request_takeback(seat.player)
-
-    def answer(seat, body):
-        yes = body.get("yes")
-        if not isinstance(yes, bool):
-            raise Refused("an answer is {\"yes\": true} or {\"yes\": false}")
-        seat.table.answer_takeback(seat.player, yes)
-
-    def resign(seat, body):
-        seat.table.resign(seat.player)
-
-    def claim(seat, body):
-        what = body.get("what")
-        if what not in ("win", "abort"):
-            raise Refused("a claim is {\"what\": \"win\"} or {\"what\": \"abort\"}")
-        seat.table.claim(seat.player, what)
-
-    def hint(seat, body):
-        number = body.get("number")
-        if not isinstance(number, int) or isinstance(number, bool) or number < 0:
-            raise Refused("a hint carries the number of moves its page saw (\"number\")")
-        seat.table.hint(seat.player, number)
-
     async def events(request):
-        seat = seat_of(request)
+        seat = await seat_of(request)
         if seat is None:
-            return _error(404, "no such seat: the game may have ended, or the link is wrong")
+            return _error(404, NO_SEAT)
+        if isinstance(seat, _FarSeat):
+            return await _far_events(request, seat)
         client = registry.new_client(seat)
         table = seat.table
         seat.streams += 1
@@ -384,31 +501,21 @@ def routes(registry, page):
             # The stream waits for the table on this event loop, not in a thread: a
             # thread each would take the pool every request of every seat needs (issue
             # 39: bench/bench_tables_load.py, tests/test_web_tables.py).
-            loop = asyncio.get_running_loop()
-            changed = asyncio.Event()
-
-            def poke():
-                try:
-                    loop.call_soon_threadsafe(changed.set)
-                except RuntimeError:
-                    pass  # the loop has closed: the server stopped
+            changed, poke = _waker()
             table.listen(poke)
             registry.watch(poke)
             try:
-                yield "event: hello\ndata: %s\n\n" % json.dumps({"client": client,
-                                                                  "api": API_VERSION})
+                yield _hello(client)
                 while not registry.closing.is_set() and not _closing(request):
                     if seat.client != client:
-                        yield "event: replaced\ndata: %s\n\n" % json.dumps({
-                            "error": "this seat was opened in another browser: reload this "
-                                     "page to take it back"})
+                        yield _replaced()
                         return
                     changed.clear()
                     if table.seq != seen:
                         seen = table.seq
                         quiet = 0.0
                         data = await asyncio.to_thread(seat_view, table, seat.player, registry)
-                        yield "id: %d\nevent: seat\ndata: %s\n\n" % (seen, json.dumps(data))
+                        yield _seat_event(seen, data)
                         if seat.client == client:
                             seat.sent = seen
                         continue
@@ -432,14 +539,95 @@ def routes(registry, page):
 
         return _private(StreamingResponse(stream(), media_type="text/event-stream"))
 
+    async def _far_events(request, seat):
+        # The seat's table is played by another server process: the stream is opened
+        # there (counted as the seat's browser, the newest one winning) and fed the views
+        # it publishes for this seat (vora_host.web.relay).
+        relay = registry.relay
+        status, opened = await answer(seat, "open", {})
+        if status != 200:
+            return _error(status, opened.get("error", "refused"))
+        client = opened["client"]
+
+        async def stream():
+            changed, poke = _waker()
+            relay.watch(seat.digest, poke)
+            registry.watch(poke)
+            seen, quiet, since_look = opened["seq"], 0.0, 0.0
+            try:
+                yield _hello(client)
+                yield _seat_event(seen, opened["view"])
+                changed.set()  # (a view published before the watch began)
+                while not registry.closing.is_set() and not _closing(request):
+                    if changed.is_set() or since_look >= FAR_LOOK_SECONDS:
+                        changed.clear()
+                        since_look = 0.0
+                        row = await asyncio.to_thread(relay.view, seat.digest)
+                        if row is not None and row[1] != client:
+                            yield _replaced()
+                            return
+                        if row is not None and row[0] != seen:
+                            seen, quiet = row[0], 0.0
+                            yield _seat_event(seen, row[2])
+                            continue
+                    try:
+                        await asyncio.wait_for(changed.wait(), WAIT_SECONDS)
+                    except asyncio.TimeoutError:
+                        quiet += WAIT_SECONDS
+                        since_look += WAIT_SECONDS
+                        if quiet >= KEEPALIVE_SECONDS:
+                            quiet = 0.0
+                            yield ": keepalive\n\n"
+            finally:
+                relay.unwatch(seat.digest, poke)
+                registry.unwatch(poke)
+                # Told to the home on a thread of its own: a stream ending waits for
+                # nothing (the server may be stopping).
+                threading.Thread(target=_close_far, args=(relay, seat, client),
+                                 daemon=True).start()
+
+        return _private(StreamingResponse(stream(), media_type="text/event-stream"))
+
     return [
         Route("/seat/{token}", seat_page),
         Route("/api/seat/{token}", api_seat),
         Route("/api/seat/{token}/events", events),
-        Route("/api/seat/{token}/move", poster(move), methods=["POST"]),
-        Route("/api/seat/{token}/takeback", poster(takeback), methods=["POST"]),
-        Route("/api/seat/{token}/answer", poster(answer), methods=["POST"]),
-        Route("/api/seat/{token}/resign", poster(resign), methods=["POST"]),
-        Route("/api/seat/{token}/claim", poster(claim), methods=["POST"]),
-        Route("/api/seat/{token}/hint", poster(hint), methods=["POST"]),
-    ]
+    ] + [Route("/api/seat/{token}/%s" % name, poster(name), methods=["POST"])
+         for name in ACTIONS]
+
+
+FAR_LOOK_SECONDS = 5.0  # a stream on a seat played elsewhere looks this often unasked
+RELAYED_HEADER = "X-Vora-Relayed"  # on an answer that another server process gave
+
+
+def _close_far(relay, seat, client):
+    try:
+        relay.ask(seat.digest, "close", {"client": client}, seat.home)
+    except Exception:  # the home gone: it counts the seat's streams no more anyway
+        pass
+
+
+def _waker():
+    """(an asyncio.Event, a poke() that sets it from any thread)."""
+    loop = asyncio.get_running_loop()
+    changed = asyncio.Event()
+
+    def poke():
+        try:
+            loop.call_soon_threadsafe(changed.set)
+        except RuntimeError:
+            pass  # the loop has closed: the server stopped
+    return changed, poke
+
+
+def _hello(client):
+    return "event: hello\ndata: %s\n\n" % json.dumps({"client": client, "api": API_VERSION})
+
+
+def _replaced():
+    return "event: replaced\ndata: %s\n\n" % json.dumps({
+        "error": "this seat was opened in another browser: reload this page to take it back"})
+
+
+def _seat_event(seq, data):
+    return "id: %d\nevent: seat\ndata: %s\n\n" % (seq, json.dumps(data))

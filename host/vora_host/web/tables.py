@@ -205,6 +205,8 @@ class TableHost:
         self._making = 0  # tables being set up (create() under way), not listed yet
         self._lock = threading.Lock()
         self._stop = threading.Event()
+        if registry.relay is not None:  # the other server processes list these too
+            registry.relay.tables = self.tables
 
     # ---- reading
 
@@ -234,6 +236,15 @@ class TableHost:
                             "seats": seats, "number": t.number, "over": t.is_over(),
                             "to_act": t.to_act()})
         return out
+
+    def all_tables(self):
+        """tables() with those the other server processes on the same PostgreSQL log
+        play (vora_host.web.relay), newest first."""
+        relay = self.registry.relay
+        here = self.tables()
+        if relay is None:
+            return here
+        return sorted(here + relay.tables_elsewhere(), key=lambda t: -t["table"])
 
     def games(self):
         return _games()
@@ -437,7 +448,7 @@ def routes(host, page):
     async def api_tables(request):
         if request.method == "POST":
             return await create(request)
-        tables = await asyncio.to_thread(host.tables)
+        tables = await asyncio.to_thread(host.all_tables)
         return JSONResponse({"api": API_VERSION, "games": host.games(), "tables": tables,
                              "max_tables": host.max_tables, "seat_kinds": list(SEAT_KINDS)},
                             headers={"Cache-Control": "no-store"})

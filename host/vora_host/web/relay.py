@@ -1,0 +1,395 @@
+"""Tables spread over several `vora serve` processes on one PostgreSQL log (issue 39:
+`vora serve --tables --workers N`, or several servers behind one proxy): a seat's
+request may reach any of them, and is played by the one that plays its table.
+
+A table is played by one process, its home: the one that set it up or took it up from
+the log (the game's lease in the log makes it the game's only writer). The others know
+its seats by their tokens' SHA-256 from the database and relay through PostgreSQL
+itself, its tables and LISTEN/NOTIFY (nothing home-made on the wire):
+
+    vora_relay_seats      digest -> (game id, home)      written by the home
+    vora_relay_requests   a seat's request, its answer   written by the asker, the home
+    vora_relay_views      digest -> (seq, client, view)  the home's latest view of a seat
+                                                         whose stream is open elsewhere
+    NOTIFY vora_relay_<home>, 'request id'    a request for the home
+    NOTIFY vora_relay_done, 'request id'      its answer is written
+    NOTIFY vora_relay_view, 'digest'          a seat's view is written
+
+So a POST reaching another process is checked and played by the home exactly as its own
+(the same code: vora_host.web.seats.act), and a seat's event stream opened elsewhere is
+counted by the home as the seat's browser (the newest browser wins across processes) and
+fed the views the home draws for that seat's eyes only. A home that does not answer in
+ASK_SECONDS (its process gone: the next server to start takes its tables up from the log)
+is said in the answer (503), and nothing is played.
+
+The relay's three tables hold no secret the log does not: a view is what the seat's
+player may see, and the log holds the game's seed anyway (docs/secrets.md).
+"""
+
+import json
+import logging
+import os
+import secrets
+import socket
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+__all__ = ["Relay", "RelayError", "ASK_SECONDS"]
+
+ASK_SECONDS = 10.0  # a relayed request's answer is waited for this long at most
+LISTEN_POLL = 1.0  # seconds between the listener's looks whether the relay stops
+KEPT_REQUESTS = 300.0  # seconds a request's row is kept (a crashed asker's are cleared)
+HANDLERS = 8  # threads of a home answering relayed requests at once
+LIST_SECONDS = 2.0  # how long the tables' list waits for another process's tables
+
+log = logging.getLogger("vora.web")
+
+SCHEMA = (
+    "CREATE UNLOGGED TABLE IF NOT EXISTS vora_relay_seats (digest TEXT PRIMARY KEY, game_id BIGINT "
+    "NOT NULL, home TEXT NOT NULL, since DOUBLE PRECISION NOT NULL)",
+    "CREATE UNLOGGED TABLE IF NOT EXISTS vora_relay_requests (id BIGSERIAL PRIMARY KEY, home TEXT "
+    "NOT NULL, digest TEXT NOT NULL, action TEXT NOT NULL, body TEXT NOT NULL, status "
+    "INTEGER, answer TEXT, made DOUBLE PRECISION NOT NULL)",
+    "CREATE UNLOGGED TABLE IF NOT EXISTS vora_relay_views (digest TEXT PRIMARY KEY, seq BIGINT NOT "
+    "NULL, client BIGINT NOT NULL, view TEXT NOT NULL)",
+)
+DONE_CHANNEL = "vora_relay_done"
+VIEW_CHANNEL = "vora_relay_view"
+
+
+class RelayError(Exception):
+    """A relayed request got no answer (the home is gone, the database is away)."""
+
+
+def _connect(url):
+    # The relay's rows are messages in passing, not the log: its tables are UNLOGGED and
+    # its commits do not wait for the disk (what is lost in a crash was in flight anyway:
+    # the asker is told the home does not answer, and the log holds every move).
+    import psycopg
+    params = psycopg.conninfo.conninfo_to_dict(url)
+    options = ((params.get("options") or "") + " -c synchronous_commit=off").strip()
+    return psycopg.connect(url, autocommit=True, connect_timeout=5, options=options)
+
+
+class Relay:
+    """One server process's part (see the module doc). `handle(digest, action, body)` ->
+    (HTTP status, JSON data) plays a request for a seat of this process's tables (None
+    when no such seat is here); `view_of(digest)` -> (seq, client, view) or None draws a
+    seat's view for a stream open elsewhere."""
+
+    def __init__(self, url, handle=None, view_of=None, tables=None):
+        self.url = url
+        self.handle = handle
+        self.view_of = view_of
+        self.tables = tables  # () -> the tables played here, as GET /api/tables lists them
+        self.worker = "vora_relay_w%s" % secrets.token_hex(6)  # also its channel's name
+        self.where = "%s, process %d" % (socket.gethostname(), os.getpid())
+        self._local = threading.local()  # a connection each thread (psycopg's are not shared)
+        self._lock = threading.Lock()
+        self._answers = {}  # {request id: Event} of the requests this process waits for
+        self._watchers = {}  # {digest: set(poke)} of the streams open here on seats elsewhere
+        self._homed = {}  # {digest: (table, player)} of the seats whose home is here
+        self._tables = {}  # {id(table): (table, poke)} listened to for publishing
+        self._dirty = set()  # digests whose view is to be published
+        self._publish = threading.Condition(self._lock)
+        self._stop = threading.Event()
+        self._threads = []
+        self._pool = ThreadPoolExecutor(HANDLERS, thread_name_prefix="vora-relay")
+        self.remote = {}  # {digest: streams open elsewhere} of seats homed here
+
+    # ---- running
+
+    def start(self):
+        with _connect(self.url) as conn:
+            for statement in SCHEMA:
+                try:
+                    conn.execute(statement)
+                except Exception:  # two processes creating it at once: the other did
+                    if not _exists(conn):
+                        raise
+        self._listener = _connect(self.url)
+        for channel in (self.worker, DONE_CHANNEL, VIEW_CHANNEL):
+            self._listener.execute("LISTEN %s" % channel)
+        for target, name in ((self._listen, "listen"), (self._publisher, "publish")):
+            thread = threading.Thread(target=target, daemon=True,
+                                      name="vora-relay-%s" % name)
+            thread.start()
+            self._threads.append(thread)
+        return self
+
+    def stop(self):
+        """This process stops: its seats are no longer said to be here."""
+        self._stop.set()
+        with self._publish:
+            self._publish.notify_all()
+        for thread in self._threads:
+            thread.join(LISTEN_POLL + 2.0)
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        try:
+            self._execute("DELETE FROM vora_relay_seats WHERE home = %s", (self.worker,))
+        except Exception as exc:  # the database away: the rows name a process gone
+            log.warning("relay: %s", exc)
+        try:
+            self._listener.close()
+        except Exception:
+            pass
+
+    def _conn(self):
+        conn = getattr(self._local, "conn", None)
+        if conn is None or conn.closed or conn.broken:
+            conn = self._local.conn = _connect(self.url)
+        return conn
+
+    def _execute(self, sql, params=()):
+        cur = self._conn().execute(sql, params)
+        return cur.fetchall() if cur.description is not None else []
+
+    # ---- the home's side
+
+    def home(self, table, hashes, game_id):
+        """The seats of `table` ({player: digest}) are played here from now on."""
+        now = time.time()
+        with self._lock:
+            for p, digest in hashes.items():
+                self._homed[digest] = (table, p)
+            if id(table) not in self._tables:
+                def poke(digests=tuple(hashes.values())):
+                    self.changed(digests)
+                self._tables[id(table)] = (table, poke)
+                table.listen(poke)
+        for digest in hashes.values():
+            self._execute(
+                "INSERT INTO vora_relay_seats (digest, game_id, home, since) VALUES "
+                "(%s, %s, %s, %s) ON CONFLICT (digest) DO UPDATE SET game_id = "
+                "EXCLUDED.game_id, home = EXCLUDED.home, since = EXCLUDED.since",
+                (digest, int(game_id), self.worker, now))
+
+    def forget(self, table):
+        """`table` is played here no more (finished long ago): its seats are let go."""
+        with self._lock:
+            held = self._tables.pop(id(table), None)
+            digests = [d for d, (t, _) in self._homed.items() if t is table]
+            for d in digests:
+                del self._homed[d]
+        if held is not None:
+            table.unlisten(held[1])
+        for d in digests:
+            self._execute("DELETE FROM vora_relay_seats WHERE digest = %s AND home = %s",
+                          (d, self.worker))
+            self._execute("DELETE FROM vora_relay_views WHERE digest = %s", (d,))
+
+    def changed(self, digests):
+        """The views of these seats changed (the table, or the seat's browser): those with
+        a stream open elsewhere are published. Called under the table's lock: only
+        noted here, the publisher draws and writes."""
+        with self._publish:
+            for d in digests:
+                if self.remote.get(d):
+                    self._dirty.add(d)
+            if self._dirty:
+                self._publish.notify()
+
+    def _publisher(self):
+        while not self._stop.is_set():
+            with self._publish:
+                self._publish.wait_for(lambda: self._dirty or self._stop.is_set(),
+                                       LISTEN_POLL)
+                digests, self._dirty = self._dirty, set()
+            for digest in digests:
+                try:
+                    self._write_view(digest)
+                except Exception as exc:
+                    log.warning("relay: the view of a seat was not published: %s", exc)
+
+    def _write_view(self, digest):
+        drawn = self.view_of(digest) if self.view_of is not None else None
+        if drawn is None:
+            return
+        seq, client, view = drawn
+        conn = self._conn()
+        with conn.transaction():
+            conn.execute(
+                "INSERT INTO vora_relay_views (digest, seq, client, view) VALUES (%s, %s, "
+                "%s, %s) ON CONFLICT (digest) DO UPDATE SET seq = EXCLUDED.seq, client = "
+                "EXCLUDED.client, view = EXCLUDED.view",
+                (digest, int(seq), int(client), json.dumps(view, separators=(",", ":"))))
+            conn.execute("SELECT pg_notify(%s, %s)", (VIEW_CHANNEL, digest))
+
+    def _answer(self, rid):
+        rows = self._execute("SELECT digest, action, body FROM vora_relay_requests WHERE "
+                             "id = %s AND home = %s AND status IS NULL", (rid, self.worker))
+        if not rows:
+            return
+        digest, action, body = rows[0]
+        try:
+            if action == "tables":  # (no seat's: the list of another process's page)
+                result = 200, {"tables": self.tables() if self.tables else []}
+            else:
+                result = self.handle(digest, action, json.loads(body)) if self.handle \
+                    else None
+            status, data = result if result is not None else (
+                404, {"error": "no such seat: the game may have ended, or the link is wrong"})
+        except Exception as exc:  # a failure here must not leave the asker waiting
+            log.exception("relay: a request for a seat failed")
+            status, data = 500, {"error": "internal error (%s): the server goes on"
+                                          % type(exc).__name__}
+        conn = self._conn()
+        with conn.transaction():
+            conn.execute("UPDATE vora_relay_requests SET status = %s, answer = %s WHERE "
+                         "id = %s", (int(status), json.dumps(data, separators=(",", ":")),
+                                     rid))
+            conn.execute("SELECT pg_notify(%s, %s)", (DONE_CHANNEL, str(rid)))
+
+    # ---- the other processes' side
+
+    def home_of(self, digest):
+        """The process that plays the seat (its worker name), or None: no such seat."""
+        rows = self._execute("SELECT home FROM vora_relay_seats WHERE digest = %s",
+                             (digest,))
+        return rows[0][0] if rows else None
+
+    def ask(self, digest, action, body=None, home=None, timeout=ASK_SECONDS):
+        """The seat's home plays `action` with `body`: (HTTP status, JSON data) as it
+        answers. RelayError when it does not answer in `timeout` seconds."""
+        home = home or self.home_of(digest)
+        if home is None:
+            return 404, {"error": "no such seat: the game may have ended, or the link is "
+                                  "wrong"}
+        now = time.time()
+        conn = self._conn()
+        with conn.transaction():
+            rid = conn.execute(
+                "INSERT INTO vora_relay_requests (home, digest, action, body, made) VALUES "
+                "(%s, %s, %s, %s, %s) RETURNING id",
+                (home, digest, action, json.dumps(body or {}), now)).fetchone()[0]
+            conn.execute("SELECT pg_notify(%s, %s)", (home, str(rid)))
+        done = threading.Event()
+        with self._lock:
+            self._answers[rid] = done
+        try:
+            deadline = time.monotonic() + timeout
+            while True:
+                rows = self._execute("SELECT status, answer FROM vora_relay_requests WHERE "
+                                     "id = %s", (rid,))
+                if rows and rows[0][0] is not None:
+                    self._execute("DELETE FROM vora_relay_requests WHERE id = %s", (rid,))
+                    return rows[0][0], json.loads(rows[0][1])
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    self._execute("DELETE FROM vora_relay_requests WHERE id = %s", (rid,))
+                    raise RelayError("the server process that plays this table does not "
+                                     "answer (it may have stopped: the next server to start "
+                                     "takes its tables up from the log); try again soon")
+                done.wait(min(left, LISTEN_POLL))  # (a notification missed: looked again)
+                done.clear()
+        finally:
+            with self._lock:
+                self._answers.pop(rid, None)
+
+    def tables_elsewhere(self, timeout=LIST_SECONDS):
+        """The tables the other server processes play, as each lists its own; a process
+        that does not answer within `timeout` seconds (gone, its rows not yet taken
+        over) is left out."""
+        homes = [h for (h,) in self._execute("SELECT DISTINCT home FROM vora_relay_seats")
+                 if h != self.worker]
+        if not homes:
+            return []
+        futures = [self._pool.submit(self.ask, "", "tables", {}, h, timeout) for h in homes]
+        out = []
+        for future in futures:
+            try:
+                status, data = future.result(timeout + 1.0)
+            except Exception:  # (RelayError, the database away: that one is left out)
+                continue
+            if status == 200:
+                out.extend(data.get("tables") or [])
+        return out
+
+    def watch(self, digest, poke):
+        """`poke()` at every view of the seat its home publishes (a stream open here)."""
+        with self._lock:
+            self._watchers.setdefault(digest, set()).add(poke)
+
+    def unwatch(self, digest, poke):
+        with self._lock:
+            pokes = self._watchers.get(digest)
+            if pokes is not None:
+                pokes.discard(poke)
+                if not pokes:
+                    del self._watchers[digest]
+
+    def view(self, digest):
+        """(seq, client, view) the home last published for the seat, or None."""
+        rows = self._execute("SELECT seq, client, view FROM vora_relay_views WHERE "
+                             "digest = %s", (digest,))
+        return (rows[0][0], rows[0][1], json.loads(rows[0][2])) if rows else None
+
+    # ---- the listener: requests for this home, answers and views for the others
+
+    def _listen(self):
+        last_sweep = 0.0
+        while not self._stop.is_set():
+            try:
+                for note in self._listener.notifies(timeout=LISTEN_POLL):
+                    self._dispatch(note.channel, note.payload)
+            except Exception as exc:  # the server restarted: listen again
+                if self._stop.is_set():
+                    return
+                log.warning("relay: the listener lost the database (%s); again", exc)
+                self._relisten()
+            if time.monotonic() - last_sweep > KEPT_REQUESTS / 10:
+                last_sweep = time.monotonic()
+                self._sweep()
+
+    def _relisten(self):
+        try:
+            self._listener.close()
+        except Exception:
+            pass
+        while not self._stop.wait(1.0):
+            try:
+                self._listener = _connect(self.url)
+                for channel in (self.worker, DONE_CHANNEL, VIEW_CHANNEL):
+                    self._listener.execute("LISTEN %s" % channel)
+            except Exception:
+                continue
+            # What came meanwhile: waiting askers look again, open requests are answered.
+            with self._lock:
+                for done in self._answers.values():
+                    done.set()
+                watchers = [p for pokes in self._watchers.values() for p in pokes]
+            for poke in watchers:
+                poke()
+            for (rid,) in self._execute("SELECT id FROM vora_relay_requests WHERE home = "
+                                        "%s AND status IS NULL", (self.worker,)):
+                self._pool.submit(self._answer, rid)
+            return
+
+    def _dispatch(self, channel, payload):
+        if channel == self.worker:
+            try:
+                self._pool.submit(self._answer, int(payload))
+            except (ValueError, RuntimeError):
+                pass  # not a request's id; or the relay stops
+        elif channel == DONE_CHANNEL:
+            with self._lock:
+                done = self._answers.get(int(payload)) if payload.isdigit() else None
+            if done is not None:
+                done.set()
+        elif channel == VIEW_CHANNEL:
+            with self._lock:
+                pokes = list(self._watchers.get(payload, ()))
+            for poke in pokes:
+                poke()
+
+    def _sweep(self):
+        try:
+            self._execute("DELETE FROM vora_relay_requests WHERE made < %s",
+                          (time.time() - KEPT_REQUESTS,))
+        except Exception:
+            pass
+
+
+def _exists(conn):
+    return conn.execute("SELECT to_regclass('vora_relay_views') IS NOT NULL").fetchone()[0]

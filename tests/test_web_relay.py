@@ -1,0 +1,237 @@
+"""Tables over several server processes on one PostgreSQL log (issue 39: vora serve
+--tables --workers N, or several servers behind a proxy): a seat's request reaching a
+server that does not play its table is relayed through PostgreSQL to the one that does
+(vora_host.web.relay), and answered as that one answers it."""
+
+import json
+import queue
+import subprocess
+import sys
+import threading
+import time
+
+import httpx2
+import pytest
+
+from vora_host.log.store import GameLog
+from vora_host.web import serve
+from vora_host.web.relay import Relay
+from vora_host.web.seats import SeatRegistry
+from vora_host.web.tables import TableHost
+
+from pgserver import pg_server, pg_url  # noqa: F401 (fixtures)
+
+HEADERS = {"X-Vora-Seat": "1"}
+DEADLINE = 60.0
+
+
+class Server:
+    """One `vora serve --tables` process's worth, in this process: its tables, its seats
+    with their relay, its web server on a port of its own."""
+
+    def __init__(self, url):
+        registry = SeatRegistry()
+        registry.attach(Relay(url).start())
+        self.tables = TableHost(url, registry, pause=0.0)
+        self.sock = serve.bind("127.0.0.1", 0)
+        self.server = serve.start_in_thread(self.sock, url, tables=self.tables)
+        self.base = serve.address_of(self.sock)
+        self.http = httpx2.Client(base_url=self.base, timeout=DEADLINE)
+
+    def stop(self):
+        self.http.close()
+        self.server.should_exit = True
+        self.server.thread.join(DEADLINE)
+
+
+class Stream:
+    """A seat's event stream, read in a thread: its events in a queue."""
+
+    def __init__(self, base, token):
+        self.events = queue.Queue()
+        self.client = None
+        ready = threading.Event()
+
+        def read():
+            with httpx2.Client(base_url=base, timeout=None) as c, \
+                    c.stream("GET", "/api/seat/%s/events" % token) as response:
+                if response.status_code != 200:
+                    self.events.put(("error", response.status_code))
+                    ready.set()
+                    return
+                kind = None
+                for line in response.iter_lines():
+                    if line.startswith("event: "):
+                        kind = line[7:]
+                    elif line.startswith("data: "):
+                        data = json.loads(line[6:])
+                        if kind == "hello":
+                            self.client = data["client"]
+                            ready.set()
+                        self.events.put((kind, data))
+                        if kind == "replaced":
+                            return
+        threading.Thread(target=read, daemon=True).start()
+        assert ready.wait(DEADLINE), "the stream did not open"
+
+    def until(self, check, what):
+        end = time.monotonic() + DEADLINE
+        while True:
+            try:
+                kind, data = self.events.get(timeout=max(0.0, end - time.monotonic()))
+            except queue.Empty:
+                raise AssertionError("the stream never brought %s" % what)
+            if check(kind, data):
+                return data
+
+
+def _token(link):
+    return link.rsplit("/", 1)[1]
+
+
+@pytest.fixture
+def two_servers(pg_url):
+    GameLog(pg_url).close()  # the log's schema, before the servers look
+    servers = [Server(pg_url), Server(pg_url)]
+    yield servers
+    for s in servers:
+        s.tables.registry.close()
+    for s in servers:
+        s.stop()
+
+
+def test_a_seat_is_played_through_a_server_that_does_not_play_its_table(two_servers, pg_url):
+    home, other = two_servers
+    made = home.http.post("/api/tables", headers=HEADERS, json={
+        "game": "vorcept", "seats": ["browser", "browser"], "seed": 5})
+    assert made.status_code == 201, made.text
+    first, second = (_token(s["link"]) for s in made.json()["seats"])
+    # The seat's page and view answer at the other server, as at its home.
+    assert other.http.get("/seat/%s" % first).status_code == 200
+    there, here = (s.http.get("/api/seat/%s" % first).json() for s in (home, other))
+    for view in (there, here):  # (how long each seat has been gone: read at two times)
+        for gone in view["gone"]:
+            gone.pop("seconds"), gone.pop("claim_in")
+    assert here == there and here["your_turn"] and here["you"] == 0
+    # Each seat's stream open at the other server; a move posted there is played at home.
+    streams = [Stream(other.base, first), Stream(other.base, second)]
+    for stream in streams:
+        stream.until(lambda k, d: k == "seat", "the seat's first view")
+    move = here["moves"][0]["move"]
+    answer = other.http.post("/api/seat/%s/move" % first, headers=HEADERS,
+                             json={"move": move, "number": 0, "client": streams[0].client})
+    assert answer.status_code == 200 and answer.json()["number"] == 1, answer.text
+    assert home.tables.tables()[0]["number"] == 1
+    seen = streams[1].until(lambda k, d: k == "seat" and d["number"] == 1,
+                            "the other seat's view after the move")
+    assert seen["your_turn"] and seen["record"]["moves"] == [move]
+    # The same refusals, said by the home: a stale move, a move out of turn.
+    stale = other.http.post("/api/seat/%s/move" % second, headers=HEADERS,
+                            json={"move": seen["moves"][0]["move"], "number": 0,
+                                  "client": streams[1].client})
+    assert stale.status_code == 422 and "move" in stale.json()["error"]
+    wrong = other.http.post("/api/seat/%s/move" % first, headers=HEADERS,
+                            json={"move": move, "number": 1, "client": streams[0].client})
+    assert wrong.status_code == 422
+    # The seat opened again at its home: the newest browser wins, the older one is told,
+    # and its client's moves are refused.
+    newer = Stream(home.base, first)
+    streams[0].until(lambda k, d: k == "replaced", "the older browser told it was replaced")
+    old = other.http.post("/api/seat/%s/takeback" % first, headers=HEADERS,
+                          json={"client": streams[0].client})
+    assert old.status_code == 409
+    # A move at home reaches the stream open elsewhere.
+    reply = seen["moves"][0]["move"]
+    answer = home.http.post("/api/seat/%s/move" % second, headers=HEADERS,
+                            json={"move": reply, "number": 1, "client": streams[1].client})
+    assert answer.status_code == 200, answer.text
+    streams[1].until(lambda k, d: k == "seat" and d["number"] == 2, "the seat's own move")
+    newer.until(lambda k, d: k == "seat" and d["number"] == 2, "the move at the home")
+    # Each server's list of tables holds the other's too.
+    for s in (home, other):
+        listed = s.http.get("/api/tables").json()["tables"]
+        assert [t["table"] for t in listed] == [made.json()["table"]]
+        assert listed[0]["number"] == 2 and [x["kind"] for x in listed[0]["seats"]] == \
+            ["browser", "browser"]
+    # What no server plays is no seat anywhere.
+    assert other.http.get("/api/seat/%s" % ("x" * 32)).status_code == 404
+    assert other.http.post("/api/seat/%s/move" % ("x" * 32), headers=HEADERS,
+                           json={"move": move, "number": 0}).status_code == 404
+
+
+def test_a_home_that_does_not_answer_is_said_and_nothing_is_played(pg_url, monkeypatch):
+    from vora_host.web import relay as web_relay
+    monkeypatch.setattr(web_relay, "ASK_SECONDS", 1.0)
+    GameLog(pg_url).close()
+    home, other = Server(pg_url), Server(pg_url)
+    try:
+        made = home.http.post("/api/tables", headers=HEADERS, json={
+            "game": "vorcept", "seats": ["browser", "browser"], "seed": 5}).json()
+        token = _token(made["seats"][0]["link"])
+        view = other.http.get("/api/seat/%s" % token).json()
+        # The home's listener stops (as a process that hangs): its seats stay in the
+        # database, and a request relayed to it gets no answer in time.
+        home.tables.registry.relay._stop.set()
+        time.sleep(web_relay.LISTEN_POLL + 0.5)  # (the listener's wait runs out)
+        answer = other.http.post("/api/seat/%s/move" % token, headers=HEADERS, json={
+            "move": view["moves"][0]["move"], "number": 0})
+        assert answer.status_code == 503 and "does not answer" in answer.json()["error"]
+        assert home.tables.tables()[0]["number"] == 0
+    finally:
+        for s in (home, other):
+            s.tables.registry.close()
+            s.stop()
+
+
+def test_vora_serve_with_two_workers_plays_every_seat_whichever_worker_answers(pg_url,
+                                                                              tmp_path):
+    # `vora serve --tables --workers 2`: requests on the one port reach either process;
+    # a whole game of two browser seats is played through it, every request answered,
+    # and the log holds the game, verified.
+    GameLog(pg_url).close()
+    proc = subprocess.Popen([sys.executable, "-m", "vora_host", "serve", "--tables",
+                             "--workers", "2", "--db", pg_url, "--port", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        line = proc.stdout.readline()
+        assert "with 2 server processes" in line, line
+        base = line.split(" at ")[1].split()[0]
+        # A connection a request (as many browsers): each may reach either worker.
+        with httpx2.Client(base_url=base, timeout=DEADLINE, headers={"Connection": "close"},
+                           limits=httpx2.Limits(max_keepalive_connections=0)) as http:
+            end = time.monotonic() + DEADLINE
+            while True:  # the workers start after the address is said
+                try:
+                    made = http.post("/api/tables", headers=HEADERS, json={
+                        "game": "vorcept", "seats": ["browser", "browser"], "seed": 3})
+                    break
+                except httpx2.TransportError:
+                    assert time.monotonic() < end, "no worker answered"
+                    time.sleep(0.1)
+            assert made.status_code == 201, made.text
+            gid = made.json()["table"]
+            tokens = [_token(s["link"]) for s in made.json()["seats"]]
+            played, relayed, answers = 0, 0, 0
+            while played < 60:
+                got = [http.get("/api/seat/%s" % t) for t in tokens]
+                relayed += sum(a.headers.get("X-Vora-Relayed") == "1" for a in got)
+                answers += len(got)
+                views = [a.json() for a in got]
+                assert all(v["number"] == played for v in views), views
+                if views[0]["over"]:
+                    break
+                p = views[0]["to_act"]
+                answer = http.post("/api/seat/%s/move" % tokens[p], headers=HEADERS, json={
+                    "move": views[p]["moves"][0]["move"], "number": played})
+                assert answer.status_code == 200, answer.text
+                relayed += answer.headers.get("X-Vora-Relayed") == "1"
+                answers += 1
+                played += 1
+            # Both workers answered: those of the other relayed to the table's own.
+            assert 0 < relayed < answers, (relayed, answers)
+    finally:
+        proc.terminate()
+        proc.wait(DEADLINE)
+    with GameLog(pg_url) as log:
+        assert log.game(gid)["move_count"] == played
+        assert log.verify(gid).ok
