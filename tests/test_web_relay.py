@@ -5,6 +5,7 @@ server that does not play its table is relayed through PostgreSQL to the one tha
 
 import json
 import queue
+import signal
 import subprocess
 import sys
 import threading
@@ -183,55 +184,76 @@ def test_a_home_that_does_not_answer_is_said_and_nothing_is_played(pg_url, monke
             s.stop()
 
 
-def test_vora_serve_with_two_workers_plays_every_seat_whichever_worker_answers(pg_url,
-                                                                              tmp_path):
-    # `vora serve --tables --workers 2`: requests on the one port reach either process;
-    # a whole game of two browser seats is played through it, every request answered,
-    # and the log holds the game, verified.
-    GameLog(pg_url).close()
+def _serve_workers(pg_url, port=0):
+    """`vora serve --tables --workers 2` on the log: (its process, its address) once a
+    worker answers."""
     proc = subprocess.Popen([sys.executable, "-m", "vora_host", "serve", "--tables",
-                             "--workers", "2", "--db", pg_url, "--port", "0"],
+                             "--workers", "2", "--db", pg_url, "--port", str(port)],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    line = proc.stdout.readline()
+    assert "with 2 server processes" in line, line + proc.stdout.read()
+    base = line.split(" at ")[1].split()[0]
+    end = time.monotonic() + DEADLINE
+    while True:  # the workers start after the address is said
+        try:
+            httpx2.get(base + "api/tables", timeout=DEADLINE)
+            return proc, base
+        except httpx2.TransportError:
+            assert time.monotonic() < end, "no worker answered"
+            time.sleep(0.1)
+
+
+def _stop(proc):
+    """Ctrl-C, as a user stops it: the workers stop and leave their tables in the log."""
+    proc.send_signal(signal.SIGINT)
+    out = proc.communicate(timeout=DEADLINE)[0]
+    assert proc.returncode == 0 and "Traceback" not in out, out
+
+
+def test_vora_serve_with_two_workers_plays_every_seat_whichever_worker_answers(pg_url):
+    # `vora serve --tables --workers 2`: requests on the one port reach either process;
+    # a game of two browser seats is played through it, every request answered, the
+    # server stopped and started again, and the same links play on; the log holds the
+    # game, verified.
+    GameLog(pg_url).close()
+    proc, base = _serve_workers(pg_url)
+    # A connection a request (as many browsers): each may reach either worker.
+    options = dict(base_url=base, timeout=DEADLINE, headers={"Connection": "close"},
+                   limits=httpx2.Limits(max_keepalive_connections=0))
+    played, relayed, answers = 0, 0, 0
     try:
-        line = proc.stdout.readline()
-        assert "with 2 server processes" in line, line
-        base = line.split(" at ")[1].split()[0]
-        # A connection a request (as many browsers): each may reach either worker.
-        with httpx2.Client(base_url=base, timeout=DEADLINE, headers={"Connection": "close"},
-                           limits=httpx2.Limits(max_keepalive_connections=0)) as http:
-            end = time.monotonic() + DEADLINE
-            while True:  # the workers start after the address is said
-                try:
-                    made = http.post("/api/tables", headers=HEADERS, json={
-                        "game": "vorcept", "seats": ["browser", "browser"], "seed": 3})
-                    break
-                except httpx2.TransportError:
-                    assert time.monotonic() < end, "no worker answered"
-                    time.sleep(0.1)
+        with httpx2.Client(**options) as http:
+            made = http.post("/api/tables", headers=HEADERS, json={
+                "game": "vorcept", "seats": ["browser", "browser"], "seed": 3})
             assert made.status_code == 201, made.text
             gid = made.json()["table"]
             tokens = [_token(s["link"]) for s in made.json()["seats"]]
-            played, relayed, answers = 0, 0, 0
-            while played < 60:
-                got = [http.get("/api/seat/%s" % t) for t in tokens]
-                relayed += sum(a.headers.get("X-Vora-Relayed") == "1" for a in got)
-                answers += len(got)
-                views = [a.json() for a in got]
-                assert all(v["number"] == played for v in views), views
-                if views[0]["over"]:
-                    break
-                p = views[0]["to_act"]
-                answer = http.post("/api/seat/%s/move" % tokens[p], headers=HEADERS, json={
-                    "move": views[p]["moves"][0]["move"], "number": played})
-                assert answer.status_code == 200, answer.text
-                relayed += answer.headers.get("X-Vora-Relayed") == "1"
-                answers += 1
-                played += 1
-            # Both workers answered: those of the other relayed to the table's own.
-            assert 0 < relayed < answers, (relayed, answers)
+            for stop_at in (30, 60):
+                while played < stop_at:
+                    got = [http.get("/api/seat/%s" % t) for t in tokens]
+                    relayed += sum(a.headers.get("X-Vora-Relayed") == "1" for a in got)
+                    answers += len(got)
+                    views = [a.json() for a in got]
+                    assert all(v["number"] == played for v in views), views
+                    assert not views[0]["over"]
+                    p = views[0]["to_act"]
+                    answer = http.post("/api/seat/%s/move" % tokens[p], headers=HEADERS,
+                                       json={"move": views[p]["moves"][0]["move"],
+                                             "number": played})
+                    assert answer.status_code == 200, answer.text
+                    relayed += answer.headers.get("X-Vora-Relayed") == "1"
+                    answers += 1
+                    played += 1
+                if stop_at == 30:  # stopped and started again: one worker takes it up
+                    _stop(proc)
+                    with GameLog(pg_url) as log:
+                        assert log.game(gid)["status"] == "interrupted"
+                    proc, _ = _serve_workers(pg_url, int(base.rstrip("/").rsplit(":", 1)[1]))
+        # Both workers answered: those of the other relayed to the table's own.
+        assert 0 < relayed < answers, (relayed, answers)
     finally:
-        proc.terminate()
-        proc.wait(DEADLINE)
+        if proc.poll() is None:
+            _stop(proc)
     with GameLog(pg_url) as log:
         assert log.game(gid)["move_count"] == played
         assert log.verify(gid).ok

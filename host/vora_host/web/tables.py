@@ -364,7 +364,11 @@ class TableHost:
         for info, seats in wanted:
             try:
                 done.append((info["id"], self._resume_one(info, seats)))
-            except (saved.ResumeError, GameHeld, NotLogged, ValueError) as exc:
+            except GameHeld as exc:  # taken up meanwhile (another worker starting too)
+                holder = exc.holder or {}
+                done.append((info["id"], "played by another program (%s, process %s)"
+                             % (holder.get("host"), holder.get("pid"))))
+            except (saved.ResumeError, NotLogged, ValueError) as exc:
                 done.append((info["id"], "left as it is: %s" % exc))
         for gid, what in done:
             self.say("table %d: %s" % (gid, what))
