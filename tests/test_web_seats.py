@@ -282,3 +282,31 @@ def test_a_seat_whose_browser_went_lets_the_other_claim_from_its_page(tmp_path):
     with GameLog(db) as log:
         info = log.game(live.gid)
         assert info["status"] == "abandoned" and info["result"]["end"] == view["stopped"]
+
+
+@pytest.mark.parametrize("game", ["vorcept", "boars"])
+def test_a_seats_board_and_panel_drawn_once_a_position_are_always_the_positions(game):
+    # seat_view draws the board and panel once a position and seat (the POST's answer
+    # and the mover's stream share it): after each move, a takeback and a resignation,
+    # every seat's view is what a view drawn afresh shows.
+    table = _table(game, players=3 if game == "boars" else 2, seed=9)
+    rng = random.Random(3)
+
+    def check():
+        for p in range(len(table.agents)):
+            cached = seat_view(table, p)
+            table.drawn_for_seats = {}
+            fresh = seat_view(table, p)
+            assert (cached["panel"], cached["panel_text"], cached["board"]) == \
+                (fresh["panel"], fresh["panel_text"], fresh["board"])
+    check()
+    for _ in range(6):
+        p = table.to_act()
+        table.play(rng.choice(table.state.legal_moves()), player=p, number=table.number)
+        check()
+    table.request_takeback(table.history[-1][0])
+    for p in list(table.takeback["waiting"]) if table.takeback else []:
+        table.answer_takeback(p, True)
+        check()
+    table.resign(table.to_act())
+    check()

@@ -125,6 +125,7 @@ class Table:
         self.seq = 0
         self.changes = 0  # grows with every move played or taken back: the position's age
         self.hints = {}  # {player: (changes then, Hint)}: each human's last hint
+        self.drawn_for_seats = {}  # a server's drawings of this position (web.seats)
         self.claim_after = float(claim_after)
         self.clock = clock or time.monotonic
         self.gone = {}  # {player: (since when by self.clock, "left" or "not here yet")}

@@ -230,7 +230,20 @@ def seat_view(table, player, registry=None):
             for move in in_shown_order(state.legal_moves()):
                 keys = list(mapping.key_path(state, move)) if mapping is not None else []
                 moves.append({"move": move, "keys": keys})
-        rows, legend = board_of(table.game, state, player)
+        # The board and the panel, the costly part of a view, are drawn once a position
+        # and seat: a move's POST answer and the mover's stream show the same (issue 39,
+        # bench/bench_tables_load.py).
+        key = (table.changes, len(table.history), table.stopped, player)
+        drawn = table.drawn_for_seats
+        if key not in drawn:
+            if drawn and next(iter(drawn))[:3] != key[:3]:
+                drawn = {}  # another position: the old drawings let go
+            rows, legend = board_of(table.game, state, player)
+            drawn[key] = (rows, legend) + render_html_and_text(
+                view.render(state, player, shown, table.history, width=PANEL_WIDTH,
+                            palette=_palette(view)), PANEL_WIDTH)
+            table.drawn_for_seats = drawn
+        rows, legend, panel_html, panel_text = drawn[key]
         events, _ = table.events_since(max(0, table.seq - 40), viewer=player)
         hint = table.current_hint(player)
         if hint is not None:
@@ -247,9 +260,6 @@ def seat_view(table, player, registry=None):
         if registry is not None:
             connected = dict((s.player, s.streams > 0) for s in registry.seats_of(table))
         over = table.is_over()
-        panel_html, panel_text = render_html_and_text(
-            view.render(state, player, shown, table.history, width=PANEL_WIDTH,
-                        palette=_palette(view)), PANEL_WIDTH)
         claims, against = table.claims(player)
         gone = []
         for p in sorted(table.gone):

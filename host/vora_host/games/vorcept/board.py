@@ -67,8 +67,9 @@ class VorceptBoard(BoardMapping):
     def key_marks(self, state, viewer, pressed=()):
         seen = self.rules.determinize(state.view(viewer), 0)
         marks = {}
+        rows = seen.board_rows()  # (once: drawn for every seat's view of a server's table)
         for name in seen.cell_names():
-            letter = seen.board_rows()[seen.size - int(name[1:])][ord(name[0]) - 97]
+            letter = rows[seen.size - int(name[1:])][ord(name[0]) - 97]
             if letter != ".":
                 marks[cell_key(name)] = letter
         return marks
