@@ -96,6 +96,9 @@ class Relay:
         self._stop = threading.Event()
         self._threads = []
         self._pool = ThreadPoolExecutor(HANDLERS, thread_name_prefix="vora-relay")
+        # The asks of the tables' list wait for other processes' handlers: a pool of
+        # their own, so that they never hold the handlers the others' asks wait for.
+        self._asks = ThreadPoolExecutor(4, thread_name_prefix="vora-relay-list")
         self.remote = {}  # {digest: streams open elsewhere} of seats homed here
 
     # ---- running
@@ -126,6 +129,7 @@ class Relay:
         for thread in self._threads:
             thread.join(LISTEN_POLL + 2.0)
         self._pool.shutdown(wait=False, cancel_futures=True)
+        self._asks.shutdown(wait=False, cancel_futures=True)
         try:
             self._execute("DELETE FROM vora_relay_seats WHERE home = %s", (self.worker,))
         except Exception as exc:  # the database away: the rows name a process gone
@@ -150,6 +154,7 @@ class Relay:
     def home(self, table, hashes, game_id):
         """The seats of `table` ({player: digest}) are played here from now on."""
         now = time.time()
+        poke = None
         with self._lock:
             for p, digest in hashes.items():
                 self._homed[digest] = (table, p)
@@ -157,7 +162,10 @@ class Relay:
                 def poke(digests=tuple(hashes.values())):
                     self.changed(digests)
                 self._tables[id(table)] = (table, poke)
-                table.listen(poke)
+        if poke is not None:
+            # (Outside the relay's lock: a table calls poke() under its own lock, and
+            # poke() takes the relay's.)
+            table.listen(poke)
         for digest in hashes.values():
             self._execute(
                 "INSERT INTO vora_relay_seats (digest, game_id, home, since) VALUES "
@@ -295,7 +303,7 @@ class Relay:
                  if h != self.worker]
         if not homes:
             return []
-        futures = [self._pool.submit(self.ask, "", "tables", {}, h, timeout) for h in homes]
+        futures = [self._asks.submit(self.ask, "", "tables", {}, h, timeout) for h in homes]
         out = []
         for future in futures:
             try:
