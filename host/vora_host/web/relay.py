@@ -154,15 +154,17 @@ class Relay:
     def home(self, table, hashes, game_id):
         """The seats of `table` ({player: digest}) are played here from now on."""
         now = time.time()
-        poke = None
+        digests = tuple(hashes.values())
+
+        def poke():
+            self.changed(digests)
         with self._lock:
             for p, digest in hashes.items():
                 self._homed[digest] = (table, p)
-            if id(table) not in self._tables:
-                def poke(digests=tuple(hashes.values())):
-                    self.changed(digests)
+            new = id(table) not in self._tables
+            if new:
                 self._tables[id(table)] = (table, poke)
-        if poke is not None:
+        if new:
             # (Outside the relay's lock: a table calls poke() under its own lock, and
             # poke() takes the relay's.)
             table.listen(poke)
