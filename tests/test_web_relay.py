@@ -160,6 +160,32 @@ def test_a_seat_is_played_through_a_server_that_does_not_play_its_table(two_serv
                            json={"move": move, "number": 0}).status_code == 404
 
 
+def test_the_streams_a_process_gone_held_open_are_closed_at_the_home(two_servers):
+    # A seat's page followed through the other server, whose process then dies (its
+    # connections to the database gone): the home no longer counts that page as the
+    # seat's browser, and the others are told the player left, as when a page closes.
+    home, other = two_servers
+    made = home.http.post("/api/tables", headers=HEADERS, json={
+        "game": "vorcept", "seats": ["browser", "browser"], "seed": 5}).json()
+    token = _token(made["seats"][0]["link"])
+    Stream(other.base, token).until(lambda k, d: k == "seat", "the seat's first view")
+    view = home.http.get("/api/seat/%s" % token).json()
+    assert view["seats"][0]["connected"] and not [g for g in view["gone"]
+                                                  if g["player"] == 0]
+    relay = other.tables.registry.relay
+    relay._stop.set()  # the process dies: its listener's connection goes with it
+    relay._listener.close()
+    end = time.monotonic() + DEADLINE
+    while True:
+        view = home.http.get("/api/seat/%s" % token).json()
+        if not view["seats"][0]["connected"]:
+            break
+        assert time.monotonic() < end, "the home still counts the gone process's page"
+        time.sleep(0.2)
+    assert [g["why"] for g in view["gone"] if g["player"] == 0] == ["left"]
+    assert any("P0 Blue has left" in text for _, _, text in view["events"])
+
+
 def test_a_home_that_does_not_answer_is_said_and_nothing_is_played(pg_url, monkeypatch):
     from vora_host.web import relay as web_relay
     monkeypatch.setattr(web_relay, "ASK_SECONDS", 1.0)

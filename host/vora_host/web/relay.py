@@ -41,6 +41,7 @@ ASK_SECONDS = 10.0  # a relayed request's answer is waited for this long at most
 LISTEN_POLL = 1.0  # seconds between the listener's looks whether the relay stops
 KEPT_REQUESTS = 300.0  # seconds a request's row is kept (a crashed asker's are cleared)
 HANDLERS = 8  # threads of a home answering relayed requests at once
+SWEEP_SECONDS = 5.0  # how often old requests and the streams of processes gone are cleared
 LIST_SECONDS = 2.0  # how long the tables' list waits for another process's tables
 
 log = logging.getLogger("vora.web")
@@ -62,14 +63,15 @@ class RelayError(Exception):
     """A relayed request got no answer (the home is gone, the database is away)."""
 
 
-def _connect(url):
+def _connect(url, name=None):
     # The relay's rows are messages in passing, not the log: its tables are UNLOGGED and
     # its commits do not wait for the disk (what is lost in a crash was in flight anyway:
     # the asker is told the home does not answer, and the log holds every move).
     import psycopg
     params = psycopg.conninfo.conninfo_to_dict(url)
     options = ((params.get("options") or "") + " -c synchronous_commit=off").strip()
-    return psycopg.connect(url, autocommit=True, connect_timeout=5, options=options)
+    extra = {"application_name": name} if name else {}
+    return psycopg.connect(url, autocommit=True, connect_timeout=5, options=options, **extra)
 
 
 class Relay:
@@ -99,7 +101,8 @@ class Relay:
         # The asks of the tables' list wait for other processes' handlers: a pool of
         # their own, so that they never hold the handlers the others' asks wait for.
         self._asks = ThreadPoolExecutor(4, thread_name_prefix="vora-relay-list")
-        self.remote = {}  # {digest: streams open elsewhere} of seats homed here
+        self.remote = {}  # {digest: {process: its streams open}} of seats homed here
+        self.released = None  # (digest, n): n streams of the seat gone with their process
 
     # ---- running
 
@@ -111,7 +114,7 @@ class Relay:
                 except Exception:  # two processes creating it at once: the other did
                     if not _exists(conn):
                         raise
-        self._listener = _connect(self.url)
+        self._listener = _connect(self.url, self.worker)
         for channel in (self.worker, DONE_CHANNEL, VIEW_CHANNEL):
             self._listener.execute("LISTEN %s" % channel)
         for target, name in ((self._listen, "listen"), (self._publisher, "publish")):
@@ -195,10 +198,42 @@ class Relay:
         noted here, the publisher draws and writes."""
         with self._publish:
             for d in digests:
-                if self.remote.get(d):
+                if any(self.remote.get(d, {}).values()):
                     self._dirty.add(d)
             if self._dirty:
                 self._publish.notify()
+
+    def opened(self, digest, process, step):
+        """A stream on a home's seat opened (step 1) or closed (-1) at `process`."""
+        with self._lock:
+            held = self.remote.setdefault(digest, {})
+            held[process] = max(0, held.get(process, 0) + step)
+            if not held[process]:
+                del held[process]
+            if not held:
+                del self.remote[digest]
+
+    def _release_the_gone(self):
+        """The streams that processes no longer connected to the database held open on
+        this home's seats (a process killed) are closed: their seats' players are told
+        they left, as when a page closes. A relay's listener connection carries its name
+        (application_name), so PostgreSQL itself says which processes are there."""
+        with self._lock:
+            held = dict((d, dict(by)) for d, by in self.remote.items())
+        if not held:
+            return
+        alive = set(h for (h,) in self._execute(
+            "SELECT application_name FROM pg_stat_activity WHERE application_name LIKE "
+            "'vora_relay_w%%'"))
+        for digest, by in held.items():
+            for process, n in by.items():
+                if process not in alive and process != self.worker:
+                    with self._lock:
+                        self.remote.get(digest, {}).pop(process, None)
+                        if not self.remote.get(digest, True):
+                            del self.remote[digest]
+                    if self.released is not None:
+                        self.released(digest, n)
 
     def _publisher(self):
         while not self._stop.is_set():
@@ -348,7 +383,7 @@ class Relay:
                     return
                 log.warning("relay: the listener lost the database (%s); again", exc)
                 self._relisten()
-            if time.monotonic() - last_sweep > KEPT_REQUESTS / 10:
+            if time.monotonic() - last_sweep > SWEEP_SECONDS:
                 last_sweep = time.monotonic()
                 self._sweep()
 
@@ -359,7 +394,7 @@ class Relay:
             pass
         while not self._stop.wait(1.0):
             try:
-                self._listener = _connect(self.url)
+                self._listener = _connect(self.url, self.worker)
                 for channel in (self.worker, DONE_CHANNEL, VIEW_CHANNEL):
                     self._listener.execute("LISTEN %s" % channel)
             except Exception:
@@ -397,8 +432,9 @@ class Relay:
         try:
             self._execute("DELETE FROM vora_relay_requests WHERE made < %s",
                           (time.time() - KEPT_REQUESTS,))
-        except Exception:
-            pass
+            self._release_the_gone()
+        except Exception as exc:  # the database away: the next sweep
+            log.warning("relay: %s", exc)
 
 
 def _exists(conn):

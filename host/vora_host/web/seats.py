@@ -106,6 +106,20 @@ class SeatRegistry:
         self.relay = relay
         relay.handle = lambda digest, action, body: self._relayed(digest, action, body)
         relay.view_of = self._far_view
+        relay.released = self._released
+
+    def _released(self, digest, n):
+        with self._lock:
+            seat = self._seats.get(digest)
+        if seat is not None:
+            self.closed_streams(seat, n)
+
+    def closed_streams(self, seat, n):
+        """`n` streams of the seat, opened at another server process, are gone: with no
+        stream left, its player has left (as when a page closes)."""
+        seat.streams = max(0, seat.streams - n)
+        if seat.streams == 0 and not self.closing.is_set():
+            seat.table.left(seat.player)
 
     def _relayed(self, digest, action, body):
         with self._lock:
@@ -347,7 +361,7 @@ def act(registry, seat, action, body):
         return 200, seat_view(table, player, registry)
     if action == "open":
         if registry.relay is not None:
-            registry.relay.remote[seat.digest] = registry.relay.remote.get(seat.digest, 0) + 1
+            registry.relay.opened(seat.digest, body.get("process"), 1)
         client = registry.new_client(seat)
         seat.streams += 1
         if seat.streams == 1:
@@ -357,11 +371,8 @@ def act(registry, seat, action, body):
                          "view": seat_view(table, player, registry)}
     if action == "close":
         if registry.relay is not None:
-            registry.relay.remote[seat.digest] = max(
-                0, registry.relay.remote.get(seat.digest, 0) - 1)
-        seat.streams = max(0, seat.streams - 1)
-        if seat.streams == 0 and not registry.closing.is_set():
-            table.left(player)
+            registry.relay.opened(seat.digest, body.get("process"), -1)
+        registry.closed_streams(seat, 1)
         return 200, {}
     do = ACTIONS.get(action)
     if do is None:
@@ -554,7 +565,7 @@ def routes(registry, page):
         # there (counted as the seat's browser, the newest one winning) and fed the views
         # it publishes for this seat (vora_host.web.relay).
         relay = registry.relay
-        status, opened = await answer(seat, "open", {})
+        status, opened = await answer(seat, "open", {"process": relay.worker})
         if status != 200:
             return _error(status, opened.get("error", "refused"))
         client = opened["client"]
@@ -612,7 +623,8 @@ RELAYED_HEADER = "X-Vora-Relayed"  # on an answer that another server process ga
 
 def _close_far(relay, seat, client):
     try:
-        relay.ask(seat.digest, "close", {"client": client}, seat.home)
+        relay.ask(seat.digest, "close", {"client": client, "process": relay.worker},
+                  seat.home)
     except Exception:  # the home gone: it counts the seat's streams no more anyway
         pass
 
