@@ -182,6 +182,36 @@ def test_a_hidden_games_seat_through_the_other_server_is_that_seats_view_alone(
     assert len(set(json.dumps(v["panel_text"]) for v in far)) == 3
 
 
+def test_a_seat_opened_again_through_the_other_server_is_not_told_it_was_replaced(
+        two_servers, monkeypatch):
+    # The seat's page followed through the other server, then opened again there (a
+    # reload): the new page may read the view the home published for the old one before
+    # the home publishes its own; that old view must not tell it a newer browser came.
+    from hashlib import sha256
+    home, other = two_servers
+    made = home.http.post("/api/tables", headers=HEADERS, json={
+        "game": "vorcept", "seats": ["browser", "browser"], "seed": 5}).json()
+    token = _token(made["seats"][0]["link"])
+    digest = sha256(token.encode()).hexdigest()
+    relay = home.tables.registry.relay
+    older = Stream(other.base, token)
+    end = time.monotonic() + DEADLINE
+    while (relay.view(digest) or (0, 0))[1] != older.client:  # its view published
+        assert time.monotonic() < end, "the home never published the seat's view"
+        time.sleep(0.05)
+    real = relay._write_view  # the home slow to publish the newer page's
+    monkeypatch.setattr(relay, "_write_view", lambda d: (time.sleep(1.0), real(d)))
+    newer = Stream(other.base, token)
+    older.until(lambda k, d: k == "replaced", "the older page told a newer one came")
+    view = newer.until(lambda k, d: k == "seat", "the newer page's first view")
+    answer = other.http.post("/api/seat/%s/move" % token, headers=HEADERS, json={
+        "move": view["moves"][0]["move"], "number": 0, "client": newer.client})
+    assert answer.status_code == 200, answer.text
+    kind = newer.until(lambda k, d: k == "replaced" or (k == "seat" and d["number"] == 1),
+                       "the move's view")
+    assert kind.get("number") == 1, "the newer page was told it was replaced"
+
+
 def test_the_streams_a_process_gone_held_open_are_closed_at_the_home(two_servers):
     # A seat's page followed through the other server, whose process then dies (its
     # connections to the database gone): the home no longer counts that page as the

@@ -584,10 +584,12 @@ def routes(registry, page):
                         changed.clear()
                         since_look = 0.0
                         row = await asyncio.to_thread(relay.view, seat.digest)
-                        if row is not None and row[1] != client:
+                        # (The home numbers its browsers in order: a row of an older
+                        # one is from before this stream, a newer one has replaced it.)
+                        if row is not None and row[1] > client:
                             yield _replaced()
                             return
-                        if row is not None and row[0] != seen:
+                        if row is not None and row[1] == client and row[0] != seen:
                             seen, quiet = row[0], 0.0
                             yield _seat_event(seen, row[2])
                             continue
