@@ -72,6 +72,7 @@ class Stream:
                         self.events.put((kind, data))
                         if kind == "replaced":
                             return
+            self.events.put(("end", None))  # the server ended the stream
         threading.Thread(target=read, daemon=True).start()
         assert ready.wait(DEADLINE), "the stream did not open"
 
@@ -210,6 +211,23 @@ def test_a_seat_opened_again_through_the_other_server_is_not_told_it_was_replace
     kind = newer.until(lambda k, d: k == "replaced" or (k == "seat" and d["number"] == 1),
                        "the move's view")
     assert kind.get("number") == 1, "the newer page was told it was replaced"
+
+
+def test_a_page_followed_through_the_other_server_is_let_go_when_the_home_stops(
+        two_servers):
+    # The home stops (its tables wait in the log for the next server): a seat's stream
+    # open at the other server ends, so that the page, connecting again, finds the table
+    # where it is played next.
+    home, other = two_servers
+    made = home.http.post("/api/tables", headers=HEADERS, json={
+        "game": "vorcept", "seats": ["browser", "browser"], "seed": 5}).json()
+    token = _token(made["seats"][0]["link"])
+    stream = Stream(other.base, token)
+    stream.until(lambda k, d: k == "seat", "the seat's first view")
+    home.tables.registry.close()
+    home.stop()
+    stream.until(lambda k, d: k == "end", "the stream's end")
+    assert other.http.get("/api/seat/%s" % token).status_code == 404
 
 
 def test_the_streams_a_process_gone_held_open_are_closed_at_the_home(two_servers):

@@ -580,6 +580,12 @@ def routes(registry, page):
                 yield _seat_event(seen, opened["view"])
                 changed.set()  # (a view published before the watch began)
                 while not registry.closing.is_set() and not _closing(request):
+                    if since_look >= FAR_LOOK_SECONDS:
+                        # The home stopped (its table taken up elsewhere, or waiting in
+                        # the log): the stream ends, and the page, connecting again,
+                        # reaches the table where it is played now.
+                        if await asyncio.to_thread(relay.home_of, seat.digest) != seat.home:
+                            return
                     if changed.is_set() or since_look >= FAR_LOOK_SECONDS:
                         changed.clear()
                         since_look = 0.0
