@@ -525,17 +525,23 @@ def test_the_pcs_bot_plays_a_seat_through_the_link_and_its_moves_are_logged():
     assert r.client.problems == []
 
 
-def test_the_pc_is_told_each_board_bots_level():
-    from vora_host.play.board_play import BoardPlay
+def rig_with_a_hard_board_bot():
+    """A rig whose game has the board's bot at North, hard (North held twice in setup)."""
     r = rig()
     k = layout.key_index("cN")
-    for _ in range(2):  # North held twice in setup: the board's bot, hard
+    for _ in range(2):
         r.hw.press(k)
         r.run(HOLD_MS + 100)
         r.hw.release(k)
         r.run(60)
     r.press("c3")
     r.settle()
+    return r
+
+
+def test_the_pc_is_told_each_board_bots_level():
+    from vora_host.play.board_play import BoardPlay
+    r = rig_with_a_hard_board_bot()
     assert (r.client.board_bots, r.client.board_levels) == ("N", "h")
     assert BoardPlay(r.client).who() == {1: "board bot, hard"}
 

@@ -288,18 +288,9 @@ def test_who_plays_each_seat_is_said_whole_in_the_mirrors_narrow_column():
     # At 80 columns the mirror beside the virtual board is 26 wide: "P1 West -1 plays in
     # a bro" and "P1 North +0 board bot, ha" were cut mid-word. There each seat says who
     # plays it in a word that fits.
-    from test_board_play import HOLD_MS
-    from vora_fw import layout
+    from test_board_play import rig_with_a_hard_board_bot
     from vora_host.play.board_play import BoardPlay
-    board = rig()
-    k = layout.key_index("cN")
-    for _ in range(2):  # North held twice in setup: the board's bot, hard
-        board.hw.press(k)
-        board.run(HOLD_MS + 100)
-        board.hw.release(k)
-        board.run(60)
-    board.press("c3")
-    board.settle()
+    board = rig_with_a_hard_board_bot()
     assert BoardPlay(board.client).who() == {1: "board bot, hard"}  # the wide mirror's
     assert _compact_seat_lines(board.client, BoardPlay(board.client))[1].rstrip() \
         .endswith(" board bot")
