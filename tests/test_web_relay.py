@@ -153,6 +153,20 @@ def test_a_seat_is_played_through_a_server_that_does_not_play_its_table(two_serv
         assert [t["table"] for t in listed] == [made.json()["table"]]
         assert listed[0]["number"] == 2 and [x["kind"] for x in listed[0]["seats"]] == \
             ["browser", "browser"]
+    # The database away: said as such, never as a seat that is not there.
+    import psycopg
+
+    def away(digest):
+        raise psycopg.OperationalError("the server closed the connection")
+    relay = other.tables.registry.relay
+    real, relay.home_of = relay.home_of, away
+    try:
+        for answer in (other.http.get("/api/seat/%s" % first),
+                       other.http.post("/api/seat/%s/move" % first, headers=HEADERS,
+                                       json={"move": move, "number": 2})):
+            assert answer.status_code == 503 and "cannot be reached" in answer.json()["error"]
+    finally:
+        relay.home_of = real
     # What no server plays is no seat anywhere.
     assert other.http.get("/api/seat/%s" % ("x" * 32)).status_code == 404
     assert other.http.post("/api/seat/%s/move" % ("x" * 32), headers=HEADERS,

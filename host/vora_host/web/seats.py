@@ -43,6 +43,7 @@ import json
 import secrets
 import threading
 
+from starlette.exceptions import HTTPException
 from starlette.responses import HTMLResponse, JSONResponse, StreamingResponse
 from starlette.routing import Route
 
@@ -114,11 +115,22 @@ class SeatRegistry:
         if seat is not None:
             self.closed_streams(seat, n)
 
-    def closed_streams(self, seat, n):
-        """`n` streams of the seat, opened at another server process, are gone: with no
-        stream left, its player has left (as when a page closes)."""
-        seat.streams = max(0, seat.streams - n)
-        if seat.streams == 0 and not self.closing.is_set():
+    def opened_stream(self, seat):
+        """A stream of the seat opened (here, or at another server process): its player
+        is here."""
+        with self._lock:
+            seat.streams += 1
+            first = seat.streams == 1
+        if first:
+            seat.table.back(seat.player, "browser")
+
+    def closed_streams(self, seat, n=1):
+        """`n` streams of the seat closed (here, or at another server process, or gone
+        with it): with none left, its player has left (as when a page closes)."""
+        with self._lock:
+            seat.streams = max(0, seat.streams - n)
+            last = seat.streams == 0
+        if last and not self.closing.is_set():
             seat.table.left(seat.player)
 
     def _relayed(self, digest, action, body):
@@ -363,9 +375,7 @@ def act(registry, seat, action, body):
         if registry.relay is not None:
             registry.relay.opened(seat.digest, body.get("process"), 1)
         client = registry.new_client(seat)
-        seat.streams += 1
-        if seat.streams == 1:
-            table.back(player, "browser")
+        registry.opened_stream(seat)
         with table.lock:
             return 200, {"client": client, "seq": table.seq,
                          "view": seat_view(table, player, registry)}
@@ -455,7 +465,11 @@ def routes(registry, page):
     async def seat_of(request):
         if registry.relay is None:
             return registry.get(request.path_params["token"])
-        return await asyncio.to_thread(_seat_of, request.path_params["token"])
+        try:
+            return await asyncio.to_thread(_seat_of, request.path_params["token"])
+        except Exception as exc:  # the database away: not "no such seat"
+            raise HTTPException(503, "the tables' database cannot be reached now (%s): "
+                                     "try again soon" % type(exc).__name__)
 
     async def answer(seat, action, body):
         """(status, data) of `action` played where the seat's table is."""
@@ -512,9 +526,7 @@ def routes(registry, page):
             return await _far_events(request, seat)
         client = registry.new_client(seat)
         table = seat.table
-        seat.streams += 1
-        if seat.streams == 1:
-            table.back(seat.player, "browser")
+        registry.opened_stream(seat)
 
         async def stream():
             seen = -1
@@ -554,9 +566,7 @@ def routes(registry, page):
             finally:
                 table.unlisten(poke)
                 registry.unwatch(poke)
-                seat.streams -= 1
-                if seat.streams == 0 and not registry.closing.is_set():
-                    table.left(seat.player)
+                registry.closed_streams(seat)
 
         return _private(StreamingResponse(stream(), media_type="text/event-stream"))
 
@@ -580,18 +590,22 @@ def routes(registry, page):
                 yield _seat_event(seen, opened["view"])
                 changed.set()  # (a view published before the watch began)
                 while not registry.closing.is_set() and not _closing(request):
-                    if since_look >= FAR_LOOK_SECONDS:
-                        # The home stopped (its table taken up elsewhere, or waiting in
-                        # the log): the stream ends, and the page, connecting again,
-                        # reaches the table where it is played now.
-                        if await asyncio.to_thread(relay.home_of, seat.digest) != seat.home:
-                            return
-                    if changed.is_set() or since_look >= FAR_LOOK_SECONDS:
+                    looking = changed.is_set() or since_look >= FAR_LOOK_SECONDS
+                    if looking:
                         changed.clear()
+                        try:
+                            if since_look >= FAR_LOOK_SECONDS and await asyncio.to_thread(
+                                    relay.home_of, seat.digest) != seat.home:
+                                # The home stopped (its table taken up elsewhere, or
+                                # waiting in the log): the stream ends, and the page,
+                                # connecting again, finds the table where it is played.
+                                return
+                            row = await asyncio.to_thread(relay.view, seat.digest)
+                        except Exception:  # the database away: the page connects again
+                            return
                         since_look = 0.0
-                        row = await asyncio.to_thread(relay.view, seat.digest)
-                        # (The home numbers its browsers in order: a row of an older
-                        # one is from before this stream, a newer one has replaced it.)
+                        # (The home numbers its browsers in order: a row of an older one
+                        # is from before this stream, a newer one has replaced it.)
                         if row is not None and row[1] > client:
                             yield _replaced()
                             return
