@@ -28,9 +28,7 @@ player may see, and the log holds the game's seed anyway (docs/secrets.md).
 
 import json
 import logging
-import os
 import secrets
-import socket
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -86,7 +84,6 @@ class Relay:
         self.view_of = view_of
         self.tables = tables  # () -> the tables played here, as GET /api/tables lists them
         self.worker = "vora_relay_w%s" % secrets.token_hex(6)  # also its channel's name
-        self.where = "%s, process %d" % (socket.gethostname(), os.getpid())
         self._local = threading.local()  # a connection each thread (psycopg's are not shared)
         self._lock = threading.Lock()
         self._answers = {}  # {request id: Event} of the requests this process waits for
