@@ -367,3 +367,14 @@ def test_vora_serve_with_two_workers_plays_every_seat_whichever_worker_answers(p
     with GameLog(pg_url) as log:
         assert log.game(gid)["move_count"] == played
         assert log.verify(gid).ok
+
+
+def test_tables_over_several_workers_on_an_sqlite_log_are_refused_saying_why(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "vora_host", "serve", "--tables",
+                           "--workers", "2", "--db", str(tmp_path / "games.sqlite3"),
+                           "--port", "0"], capture_output=True, text=True, timeout=DEADLINE)
+    assert done.returncode == 2 and "needs a PostgreSQL log" in done.stderr, done.stderr
+    assert not (tmp_path / "games.sqlite3").exists()  # nothing made
+    done = subprocess.run([sys.executable, "-m", "vora_host", "serve", "--workers", "17"],
+                          capture_output=True, text=True, timeout=DEADLINE)
+    assert done.returncode == 2 and "1 to 16" in done.stderr
