@@ -40,6 +40,7 @@ LISTEN_POLL = 1.0  # seconds between the listener's looks whether the relay stop
 KEPT_REQUESTS = 300.0  # seconds a request's row is kept (a crashed asker's are cleared)
 HANDLERS = 8  # threads of a home answering relayed requests at once
 SWEEP_SECONDS = 5.0  # how often old requests and the streams of processes gone are cleared
+HOMES_SECONDS = 15.0  # how long a starting process waits for its siblings' tables
 LIST_SECONDS = 2.0  # how long the tables' list waits for another process's tables
 
 log = logging.getLogger("vora.web")
@@ -53,6 +54,7 @@ SCHEMA = (
     "CREATE UNLOGGED TABLE IF NOT EXISTS vora_relay_views (digest TEXT PRIMARY KEY, seq BIGINT NOT "
     "NULL, client BIGINT NOT NULL, view TEXT NOT NULL)",
 )
+SCHEMA_LOCK = 0x766f7261  # the advisory lock the relay's tables are made under ("vora")
 DONE_CHANNEL = "vora_relay_done"
 VIEW_CHANNEL = "vora_relay_view"
 
@@ -105,12 +107,14 @@ class Relay:
 
     def start(self):
         with _connect(self.url) as conn:
-            for statement in SCHEMA:
-                try:
+            # Several processes start at once (--workers): one makes the tables, under a
+            # lock of the database's own, and the others find them made.
+            conn.execute("SELECT pg_advisory_lock(%s)", (SCHEMA_LOCK,))
+            try:
+                for statement in SCHEMA:
                     conn.execute(statement)
-                except Exception:  # two processes creating it at once: the other did
-                    if not _exists(conn):
-                        raise
+            finally:
+                conn.execute("SELECT pg_advisory_unlock(%s)", (SCHEMA_LOCK,))
         self._listener = _connect(self.url, self.worker)
         for channel in (self.worker, DONE_CHANNEL, VIEW_CHANNEL):
             self._listener.execute("LISTEN %s" % channel)
@@ -285,6 +289,26 @@ class Relay:
 
     # ---- the other processes' side
 
+    def wait_for_homes(self, game_ids, timeout=HOMES_SECONDS):
+        """Wait until each of the log's unfinished tables `game_ids` is played somewhere
+        (another process starting beside this one is taking it up), at most `timeout`
+        seconds: a process starting serves no sooner, so that none of those tables' seats
+        is answered "no such seat" meanwhile. Returns the ids still without a home (a
+        process elsewhere that holds them and has gone: taken up when its lease runs out)."""
+        wanted = set(int(g) for g in game_ids)
+        deadline = time.monotonic() + timeout
+        while wanted:
+            # (A home counts while its relay is connected: the rows of a process that
+            # was killed stay until its tables are taken up again.)
+            found = self._execute(
+                "SELECT DISTINCT s.game_id FROM vora_relay_seats s JOIN pg_stat_activity a "
+                "ON a.application_name = s.home WHERE s.game_id = ANY(%s)", (sorted(wanted),))
+            wanted -= set(g for (g,) in found)
+            if not wanted or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        return sorted(wanted)
+
     def home_of(self, digest):
         """The process that plays the seat (its worker name), or None: no such seat."""
         rows = self._execute("SELECT home FROM vora_relay_seats WHERE digest = %s",
@@ -434,5 +458,3 @@ class Relay:
             log.warning("relay: %s", exc)
 
 
-def _exists(conn):
-    return conn.execute("SELECT to_regclass('vora_relay_views') IS NOT NULL").fetchone()[0]

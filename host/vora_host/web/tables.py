@@ -370,6 +370,14 @@ class TableHost:
                              % (holder.get("host"), holder.get("pid"))))
             except (saved.ResumeError, NotLogged, ValueError) as exc:
                 done.append((info["id"], "left as it is: %s" % exc))
+        relay = self.registry.relay
+        elsewhere = [gid for gid, what in done if what.startswith("played by another")]
+        if relay is not None and elsewhere:
+            # Played by a process starting beside this one (--workers): served once it
+            # has them, so that their seats are never "no such seat" here meanwhile.
+            late = set(relay.wait_for_homes(elsewhere))
+            done = [(gid, what + (" (which has not taken it up yet)" if gid in late
+                                  else "")) for gid, what in done]
         for gid, what in done:
             self.say("table %d: %s" % (gid, what))
         return done
