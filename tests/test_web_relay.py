@@ -282,8 +282,10 @@ def test_a_home_that_does_not_answer_is_said_and_nothing_is_played(pg_url, monke
         view = other.http.get("/api/seat/%s" % token).json()
         # The home's listener stops (as a process that hangs): its seats stay in the
         # database, and a request relayed to it gets no answer in time.
-        home.tables.registry.relay._stop.set()
-        time.sleep(web_relay.LISTEN_POLL + 0.5)  # (the listener's wait runs out)
+        relay = home.tables.registry.relay
+        relay._stop.set()
+        relay._threads[0].join(DEADLINE)  # the listener, once its wait runs out
+        assert not relay._threads[0].is_alive()
         answer = other.http.post("/api/seat/%s/move" % token, headers=HEADERS, json={
             "move": view["moves"][0]["move"], "number": 0})
         assert answer.status_code == 503 and "does not answer" in answer.json()["error"]
