@@ -19,7 +19,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Iterable, Tuple, Union
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -196,17 +196,37 @@ def run_unix_micropython(
     """Run module `module` (found on `tree`, see firmware_tree) as __main__ under the Unix
     port with a hard heap of `heap` bytes (sys.argv = [module, *args]); cwd: its working
     folder (the saves and the flash go there), a fresh temporary folder by default.
-    returncode is 0 on success, 1 when Python raised (a MemoryError too)."""
-    command = [unix_micropython(), "-X", "heapsize=%d" % int(heap), "-m", module, *map(str, args)]
-    # .frozen first: asyncio and the other bundled modules; then the tree, nothing else
-    # (not the current folder, so the repository's .py sources can never be picked up).
-    env = dict(os.environ, MICROPYPATH=".frozen:" + str(Path(tree).resolve()))
-    # The Unix port's flush() is an fsync: on a disk every save of the game costs ms that
-    # the board's flash does not, so the working folder is in memory where Linux has one.
+    returncode is 0 on success, 1 when Python raised (a MemoryError too).
+
+    The tree and every argument given as a Path (a ROMFS image, a bundle's folder) are
+    linked into the working folder and passed by short names of a fixed length: the path
+    strings sit on the heap, and their lengths moved the largest free block after a game by
+    5 KB (pytest's temporary folder from pytest-999 to pytest-1002 failed a bound), so the
+    heap's layout must not depend on where the files are."""
     shm = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
     with tempfile.TemporaryDirectory(prefix="mpy-unix-", dir=shm) as tmp:
-        result = subprocess.run(command, cwd=str(cwd or tmp), env=env, capture_output=True,
-                                text=True, encoding="utf-8", errors="replace", timeout=timeout)
+        work = Path(cwd or tmp)
+        links = Path(tempfile.mkdtemp(prefix="l", dir=work)).name  # a fixed length too
+
+        def linked(path, name):
+            (work / links / name).symlink_to(Path(path).resolve())
+            return "%s/%s" % (links, name)
+
+        argv = [linked(a, "a%d" % i) if isinstance(a, PurePath) else str(a)
+                for i, a in enumerate(args)]
+        command = [unix_micropython(), "-X", "heapsize=%d" % int(heap), "-m", module, *argv]
+        # .frozen first: asyncio and the other bundled modules; then the tree, nothing else
+        # (not the current folder, so the repository's .py sources can never be picked up).
+        env = dict(os.environ, MICROPYPATH=".frozen:" + linked(tree, "tree"))
+        # The Unix port's flush() is an fsync: on a disk every save of the game costs ms
+        # that the board's flash does not, so the working folder is in memory where Linux
+        # has one.
+        try:
+            result = subprocess.run(command, cwd=str(work), env=env, capture_output=True,
+                                    text=True, encoding="utf-8", errors="replace",
+                                    timeout=timeout)
+        finally:
+            shutil.rmtree(work / links)
     if check and result.returncode != 0:
         raise AssertionError(
             f"MicroPython (Unix port, heap {heap}) exited with {result.returncode}\n"

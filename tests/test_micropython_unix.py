@@ -87,11 +87,11 @@ def test_the_heap_cap_is_hard():
 
 @pytest.fixture(scope="module")
 def runs(tree, bundle):
-    args = ["1", str(GAMES), str(bundle)]
+    args = ["1", str(GAMES), bundle]
     done = run_unix_micropython("board_soak", tree, args, heap=HEAP_CAP, timeout=240)
     shm = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None  # saves fsync: not on disk
     with tempfile.TemporaryDirectory(dir=shm) as tmp:
-        cpython = subprocess.run([sys.executable, str(DRIVERS[1]), *args], cwd=tmp,
+        cpython = subprocess.run([sys.executable, str(DRIVERS[1]), *map(str, args)], cwd=tmp,
                                  capture_output=True, text=True, check=True, env={
                                      "PYTHONPATH": "%s:%s/firmware:%s/tests" % ((REPO_ROOT,) * 3)})
     return done, cpython
@@ -225,7 +225,7 @@ def test_the_firmware_run_from_romfs_plays_the_same_in_a_smaller_heap(romfs_boar
     tree, image = romfs_board
     heap = romfs_heapsize(ROMFS_HEAP_CAP, tree, image)
     done = run_unix_micropython("board_romfs", tree, [image, "board_soak", "1", str(GAMES),
-                                                      str(bundle)], heap=heap, timeout=240)
+                                                      bundle], heap=heap, timeout=240)
     assert done.returncode == 0 and "MemoryError" not in done.stderr, done.stderr[-3000:]
     lines = done.stdout.splitlines()
     assert lines[-1] == "firmware_from /rom/vora_fw/__init__.mpy /rom/shared_rules/vora.mpy"

@@ -52,6 +52,7 @@ try:
 except ImportError:
     pass
 
+import gc
 import json
 from array import array
 
@@ -232,6 +233,27 @@ class VoraUI(Frames, Keys):
         self.game_id = self.id_fn() & 0xFFFFFFFF
         self._save()
         self._tell("new", None)
+
+    def _leave_game(self):
+        """Back to the setup, the game over or abandoned. What the game held goes and the
+        collector runs now, while nobody waits on the keys: the next game's state and
+        lists are then made together at the bottom of the heap, not in the holes the last
+        game's garbage left all over it (a board's heap is fixed, and scattered survivors
+        split its free memory into blocks too small for a save; the largest free block
+        after a game: tests/test_micropython_unix.py). The record of moves goes too: with
+        no game, a PC that asks for moves hears the game is unknown (vora_fw.link)."""
+        if self.store is not None:
+            self.store.clear()
+        self.state = None
+        self.moves = MoveLog()
+        self.snap = None
+        self.legal = NO_MOVES
+        self.scroll = None
+        self.winner_player = None
+        self.bot = None
+        self._reset_selection()
+        self.mode = MODE_SETUP
+        gc.collect()
 
     def set_position(self, position, seed, now):
         """A game set up from a position (from the PC: teaching, puzzles). Refused while

@@ -84,6 +84,7 @@ class Keys:
     _set_bot: "Any"
     _tell: "Any"
     _reset_selection: "Any"
+    _leave_game: "Any"
     farm_cells: "Any"
     request_takeback: "Any"
 
@@ -107,20 +108,14 @@ class Keys:
             self.request_takeback(self.menu_seat, now)
         elif k == MENU_END_KEY:
             self._tell("abandon", None)
-            if self.store is not None:
-                self.store.clear()
-            self.state = None
-            self.mode = MODE_SETUP
+            self._leave_game()
         else:
             self.refuse(k, now, R_MENU_KEY)
 
     def _key_over(self, k, now):
         seat = layout.SEAT_OF_CORNER.get(k)
         if k == CENTRE_KEY:
-            if self.store is not None:
-                self.store.clear()
-            self.state = None
-            self.mode = MODE_SETUP
+            self._leave_game()
         elif seat is not None and seat in self.state.seats:
             self._peek(self.state.seats.index(seat), now)
         else:

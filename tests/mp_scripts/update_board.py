@@ -87,21 +87,30 @@ def setup(code):
     R.link.receive(wire.encode_frame(wire.HELLO, 0, 0,
                                      wire.pack_json({"proto": wire.PROTOCOL_VERSION})), 0)
     assert R.link.connected, "the scripted host must be connected: the update goes over it"
-    R.plan = [("offer",)]
-    pieces = [None] + R.files
-    for k in range(len(pieces)):
-        size = len(R.manifest) if k == 0 else os.stat(BUNDLE + "/" + pieces[k])[6]
-        for o in range(0, size, wire.UPD_CHUNK):
-            R.plan.append(("data", k, o))
-    # Then another bundle offered (busy: the switched one waits for its first boot) and
-    # an abort: the trial slot must stay whole.
-    R.plan += [("query",), ("commit",), ("offer_other",), ("abort",)]
+    # The messages, made one at a time: a list of them all (a tuple per chunk) stood on
+    # the heap beside the board's objects and counted in its peak, which then grew with
+    # every 256 bytes a file of the bundle gained.
+    R.plan = plan()
+    R.item = next(R.plan)
     R.peak = 0
     R.alloc = 0
     R.messages = 0
     R.worst = ""
     R.chunk_alloc = 0
     R.statuses = []
+
+
+def plan():
+    yield ("offer",)
+    pieces = [None] + R.files
+    for k in range(len(pieces)):
+        size = len(R.manifest) if k == 0 else os.stat(BUNDLE + "/" + pieces[k])[6]
+        for o in range(0, size, wire.UPD_CHUNK):
+            yield ("data", k, o)
+    # Then another bundle offered (busy: the switched one waits for its first boot) and
+    # an abort: the trial slot must stay whole.
+    for item in (("query",), ("commit",), ("offer_other",), ("abort",)):
+        yield item
 
 
 def frame_for(item):
@@ -163,7 +172,7 @@ def step():
     if not R.ready:
         setup(live)  # imports done and (under --steps) collected: that is code
         return True
-    if not R.plan:
+    if R.item is None:
         rec = boot.read_record(boot.Fs(), FLASH)
         print("record", " ".join("%s=%s" % (k, rec[k]) for k in sorted(rec)))
         print("trial_slot_files", count_files(FLASH + "/fw/" + str(rec["trial"])))
@@ -175,7 +184,8 @@ def step():
             print("worst_message", R.worst)
             print("code_bytes", R.code - BASE)
         return False
-    item = R.plan.pop(0)
+    item = R.item
+    R.item = next(R.plan, None)
     frame = frame_for(item)
     live = collect()
     if MICRO:
