@@ -3,6 +3,7 @@ buffer that grows with the game (a fixed heap seldom has one big free block: a g
 buffer of the whole game's text could not find 3,673 bytes in one piece in a 192 KiB heap
 with 66 KB free, docs/benchmarks.md)."""
 
+import json
 import random
 from array import array
 
@@ -55,3 +56,35 @@ def test_no_buffer_of_a_long_game_grows_past_about_a_kilobyte():
     assert len(log) == 1000 and log[999] == "e5-d4+c3x999"
     sizes = [len(buf) * getattr(buf, "itemsize", 1) for buf in buffers(log)]
     assert sizes and max(sizes) <= 1024, max(sizes)
+
+
+def test_a_buffer_is_made_whole_once_and_never_made_again():
+    # A bytearray that grows by extend() is made again a little bigger at each move: on a
+    # board's fixed heap, hundreds of such blocks split the free memory until one move's
+    # buffer found no block (docs/benchmarks.md, "The setup lets go of the last game").
+    rng = random.Random(7)
+    log, moves, made = MoveLog(), [], {}
+    for i in range(700):
+        if rng.random() < 0.04 and moves:
+            keep = rng.randint(0, len(moves))
+            del log[keep:]
+            del moves[keep:]
+        move = random_move(rng)
+        log.append(move)
+        moves.append(move)
+        for buf in buffers(log):
+            size = len(buf) * getattr(buf, "itemsize", 1)
+            assert made.setdefault(id(buf), (buf, size))[1] == size, "a buffer grew"
+    assert log == moves
+    # The save's pieces are the JSON of the list of moves, read from those buffers.
+    pieces = log.json_pieces()
+    assert all(isinstance(p, memoryview) for p in pieces)
+    assert json.loads("[" + b",".join(bytes(p) for p in pieces).decode() + "]") == moves
+
+
+def test_a_move_that_json_would_escape_or_no_piece_could_hold_is_refused():
+    log = MoveLog(["a1"])
+    for bad in ('say "hi"', "back\\slash", "tab\there", "x" * 600):
+        with pytest.raises(ValueError):
+            log.append(bad)
+    assert log == ["a1"]

@@ -245,15 +245,14 @@ class VoraUI(Frames, Keys):
         if self.store is not None:
             self.store.clear()
         self.state = None
-        self.moves = MoveLog()
-        self.snap = None
-        self.legal = NO_MOVES
-        self.scroll = None
+        self.moves = None  # type: ignore[assignment]  # made again below
+        self.variants = self.scroll = self.snap = self.bot = None
         self.winner_player = None
-        self.bot = None
-        self._reset_selection()
+        self.legal = NO_MOVES
         self.mode = MODE_SETUP
         gc.collect()
+        self.moves = MoveLog()  # after the collection: where the heap is lowest
+        self._reset_selection()
 
     def set_position(self, position, seed, now):
         """A game set up from a position (from the PC: teaching, puzzles). Refused while

@@ -233,7 +233,14 @@ def person_move():
     if DEBUG and len(R.app.ui.moves) % 20 == 0:
         gc.collect(); print("dbg", len(R.app.ui.moves), gc.mem_alloc(), gc.mem_free())
     ui = R.app.ui
+    # A move the board could not settle for want of memory (its legal moves, its save) is
+    # tried again every few seconds (VoraUI.settle): a person waits for the keys.
+    waited = R.now
+    while ui.unsettled is not None and R.now - waited < BOT_WAIT_MS:
+        scan(5)
     moves = ui.legal
+    assert len(moves), "the board offers no move, still settling the last one (MemoryErrors " \
+        "the board caught: %d)" % R.app.memory_errors
     i, R.chooser = prng.below(R.chooser, len(moves))
     played = len(ui.moves)
     import board_player
