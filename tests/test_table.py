@@ -1,6 +1,8 @@
 """The table (vora_host.table): the one place a game being played changes, whoever plays."""
 
+import random
 import threading
+import time
 
 import pytest
 
@@ -9,6 +11,8 @@ from vora_host.bots import make_bot
 from vora_host.log.live import LiveLog
 from vora_host.log.store import GameLog
 from vora_host.table import Human, Refused, Table
+
+DEADLINE = 60.0  # seconds for what the program does at once: a deadline, not a figure
 
 
 def _table(game="vora", players=2, seed=4, agents=None, log=None):
@@ -292,3 +296,39 @@ def test_at_the_terminal_a_player_claims_a_gone_browser_seat_at_the_prompt_or_wh
     assert read.prompts == ["P0 Blue has not come back: type claim to claim the win, abort "
                             "to stop the game, or Enter to wait on. "]
     assert table.stopped == "P0 left and did not come back: P1 claims the win"
+
+
+def test_a_browser_move_made_as_the_terminal_starts_waiting_is_not_waited_for_again():
+    # The terminal saw that the browser seat was to act, then began to wait; the browser's
+    # move landed in between (a random bot beside it answers at once, so a whole game
+    # makes the window likely under load). The terminal waited for a change after that
+    # move, which never came: the game hung at the bot's turn (tests/test_web_seats_
+    # browser.py saw it: the log held the browser's move, the terminal never played on).
+    from vora_host.web.seats import BrowserSeat
+    state = rules_games.load("vorcept").new_game(2, 3)
+    table = Table("vorcept", state, [BrowserSeat(), make_bot("random", seed=1)])
+    game, console, read = _terminal(table, [])
+    print_ = console.print
+    browser = random.Random(5)
+    moved = []
+
+    def print_then_the_browser_moves(*args, **kwargs):
+        print_(*args, **kwargs)
+        if args and "to play in the browser" in str(args[0]) and len(moved) < 3:
+            moved.append(table.number)
+            table.play(browser.choice(table.state.legal_moves()), 0, table.number)
+    console.print = print_then_the_browser_moves
+    result = []
+    runner = threading.Thread(target=lambda: result.append(game.run()), daemon=True)
+    runner.start()
+    # After its third move the browser stops answering: the terminal then waits for it,
+    # rightly, once the bot has answered each of its moves.
+    deadline = time.monotonic() + DEADLINE
+    while not (len(moved) == 3 and table.number >= moved[-1] + 2) and runner.is_alive():
+        assert time.monotonic() < deadline, "the terminal waits for a move already made: " \
+            "the browser moved at %r, the table is at %d" % (moved, table.number)
+        time.sleep(0.01)
+    assert table.to_act() == 0 and table.stopped is None
+    table.resign(0)
+    runner.join(DEADLINE)
+    assert not runner.is_alive() and result

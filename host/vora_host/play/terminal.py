@@ -414,7 +414,10 @@ class TerminalGame:
         ended (at the question whether to end the game of a seat that has gone)."""
         label = self.view.seat_label(self.state, player, self.who.get(player))
         self.console.print("[dim]Waiting for %s to play in the browser...[/dim]" % escape(label))
-        seq = self.table.seq
+        # From what this screen last read (_catch_up), not from now: a move the browser
+        # made since the loop saw whose turn it was is a change already, not one to wait
+        # for (waiting past it, the game hung at the next turn).
+        seq = self._seq
         while self.table.wait(seq, WAIT_S) == seq:
             changed = self._offer_claim()
             if changed is None:
