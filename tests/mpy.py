@@ -203,6 +203,8 @@ def run_unix_micropython(
     strings sit on the heap, and their lengths moved the largest free block after a game by
     5 KB (pytest's temporary folder from pytest-999 to pytest-1002 failed a bound), so the
     heap's layout must not depend on where the files are."""
+    # The Unix port's flush() is an fsync: on a disk every save of the game costs ms that
+    # the board's flash does not, so the working folder is in memory where Linux has one.
     shm = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
     with tempfile.TemporaryDirectory(prefix="mpy-unix-", dir=shm) as tmp:
         work = Path(cwd or tmp)
@@ -218,9 +220,6 @@ def run_unix_micropython(
         # .frozen first: asyncio and the other bundled modules; then the tree, nothing else
         # (not the current folder, so the repository's .py sources can never be picked up).
         env = dict(os.environ, MICROPYPATH=".frozen:" + linked(tree, "tree"))
-        # The Unix port's flush() is an fsync: on a disk every save of the game costs ms
-        # that the board's flash does not, so the working folder is in memory where Linux
-        # has one.
         try:
             result = subprocess.run(command, cwd=str(work), env=env, capture_output=True,
                                     text=True, encoding="utf-8", errors="replace",
