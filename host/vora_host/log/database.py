@@ -12,6 +12,7 @@ the file system; the other parts of the log speak SQL through the connection it 
 import os
 import sqlite3
 import threading
+import time
 from pathlib import Path
 from typing import Dict, Tuple
 
@@ -102,6 +103,22 @@ class _SqliteErrors:
         if exc is None or not isinstance(exc, _DB_ERRORS):
             return False
         raise _translate(exc, self.path) from exc
+
+
+def _use_wal(conn, timeout):
+    """Switch the file to WAL, once. The switch takes a lock that SQLite does not wait for
+    (its busy handler is not called): two programs, or two tables of a server, opening a
+    new log at once, one was told the log "is locked by another program". It is tried
+    again until the connection's own timeout, and is done when another did it."""
+    deadline = time.monotonic() + timeout
+    while conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return  # (a file that cannot be WAL answers its mode, as before)
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.005)
 
 
 def _translate(exc, path):
@@ -280,10 +297,17 @@ class Database:
 
     def _prepare(self):
         conn = self._conn
-        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        tables = [r[0] for r in conn.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")]
+        # Read together (one snapshot): another program making the new log's tables
+        # meanwhile showed tables and no schema version, "not a Vora game log".
+        conn.execute("BEGIN")
+        try:
+            app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            tables = [r[0] for r in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE "
+                "'sqlite_%'")]
+        finally:
+            conn.execute("COMMIT")
         if app_id not in (0, schema.APPLICATION_ID) or (version == 0 and tables):
             raise DatabaseError("%s is an SQLite database but not a Vora game log; it was left "
                                 "as it is" % self.path)
@@ -291,8 +315,7 @@ class Database:
             raise DatabaseError("%s was written by a newer vora (game log schema %d; this one "
                                 "reads up to %d)" % (self.path, version, schema.SCHEMA_VERSION))
         conn.execute("PRAGMA foreign_keys = ON")
-        if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
-            conn.execute("PRAGMA journal_mode = WAL")
+        _use_wal(conn, self._timeout)
         conn.execute("PRAGMA synchronous = FULL")
         self._version = version
         if version < schema.SCHEMA_VERSION:
