@@ -10,8 +10,8 @@ side by side on the same virtual board, in one run.
    confirmation, a fixed 3 s wait on the board, are given apart); bytes on the serial
    line both ways.
 3. `vora repl`, then the very same files copied by mpremote's own `fs cp` code
-   (SerialTransport.fs_writefile, through the raw REPL: the virtual board refuses
-   raw-paste, as many boards do), timed and counted the same way; then by the `mpremote`
+   (SerialTransport.fs_writefile, through the raw REPL in raw-paste mode, which the
+   virtual board serves as a Pico does), timed and counted the same way; then by the `mpremote`
    command itself (`fs cp -r`, a new process: what a maker types).
 
 The pseudo-terminal has no baud rate; a real USB board adds its flash writes to both.

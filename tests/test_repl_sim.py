@@ -71,16 +71,35 @@ def test_stock_mpremote_lists_copies_runs_and_resets_the_virtual_board(tmp_path)
         sim.kill()
 
 
-def test_raw_paste_is_refused_soft_reset_keeps_files_and_ctrl_c_stops_a_loop(tmp_path):
+def test_raw_paste_is_served_soft_reset_keeps_files_and_ctrl_c_stops_a_loop(tmp_path):
     sim = SimProcess("--flash", str(tmp_path / "flash"))
     try:
         port = serial.Serial(sim.path, timeout=0.2)
         port.write(b"\r\x03\x03\r\x01")
         read_until(port, b"raw REPL; CTRL-B to exit\r\n>")
+        # Raw paste as a Pico serves it (MicroPython's pyexec.c): "R\x01", a window of
+        # 128 bytes (its 256-byte buffer halved) and a second one granted at once, "\x01"
+        # for each window read, "\x04" for the end; no "OK" (the plain raw REPL's).
         port.write(b"\x05A\x01")
-        assert read_until(port, b"R\x00") == b"R\x00"  # refused: plain raw REPL from here
-        port.write(b"x = 5\nf = open('kept.txt', 'w')\nf.write('kept')\nf.close()\x04")
-        read_until(port, b"\x04>")
+        assert read_until(port, b"R\x01\x80\x00\x01") == b"R\x01\x80\x00\x01"
+        code = b"x = 5\nf = open('kept.txt', 'w')\nf.write('kept')\nf.close()\n"
+        code += b"# " + b"-" * (3 * 128 - len(code) - 3) + b"\n"  # three windows exactly
+        port.write(code[:256])
+        assert read_until(port, b"\x01\x01") == b"\x01\x01"  # two windows read
+        port.write(code[256:] + b"\x04")
+        assert read_until(port, b"\x01\x04") == b"\x01\x04"  # the third, then the end
+        assert read_until(port, b"\x04>") == b"\x04\x04>"  # no output, no error
+        port.write(b"\x05A\x01")
+        read_until(port, b"R\x01\x80\x00\x01")
+        port.write(b"print(6 * 7)\n1 / 0\n\x04")
+        out = read_until(port, b"\x04>")
+        assert out.startswith(b"\x0442\r\n\x04Traceback") and b"ZeroDivisionError" in out, out
+        assert b"OK" not in out
+        port.write(b"\x05A\x01")
+        read_until(port, b"R\x01\x80\x00\x01")
+        port.write(b"print('never run')\n\x03")  # Ctrl-C abandons the paste
+        out = read_until(port, b"\x04>")
+        assert b"KeyboardInterrupt" in out and b"never run" not in out, out
         port.write(b"\x04")  # soft reset: a fresh MicroPython, the flash stays
         assert b"soft reboot" in read_until(port, b"raw REPL; CTRL-B to exit\r\n>")
         port.write(b"print(open('kept.txt').read())\ntry:\n print(x)\nexcept NameError:\n"

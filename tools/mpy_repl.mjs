@@ -49,10 +49,16 @@ function frame(type, payload) {
 // on Linux): the raw REPL's "OK" at once, as a board sends it before running the code, and
 // anything else every 20 ms.
 let lastOut = 0;
+let dropOK = 0; // bytes of the plain raw REPL's "OK" still to drop (raw paste)
 let pending = [];
 let lastFlush = Date.now();
 function put(bytes) {
   for (const b of bytes) {
+    if (dropOK > 0 && b === "OK".charCodeAt(2 - dropOK)) {
+      dropOK--;
+      continue;
+    }
+    dropOK = 0;
     if (b === 10 && lastOut !== 13) pending.push(13);
     pending.push(b);
     lastOut = b;
@@ -210,11 +216,19 @@ async function boot(startMode, quiet, silent) {
 }
 
 // The REPL state, as far as the interception below needs it: after a raw prompt ">" the
-// next bytes may be a raw-paste request, which this port cannot serve (the event-driven
-// REPL would block reading stdin): it is refused with "R\x00", as a board without raw-paste
-// does, and mpremote falls back to the plain raw REPL.
+// next bytes may be a raw-paste request (Ctrl-E A Ctrl-A), which a Pico's MicroPython
+// serves and mpremote uses. This port's event-driven REPL cannot (it would block reading
+// stdin), so the runner serves it as a board does (shared/runtime/pyexec.c): "R\x01",
+// a window of RAW_PASTE_WINDOW bytes and one more granted at once, "\x01" each time a
+// window has been read, "\x04" when the host's Ctrl-D ends the code; then the code runs
+// through the plain raw REPL, whose "OK" a board does not send in raw-paste and is
+// dropped. Without it mpremote falls back to the plain raw REPL, 256 bytes every 10 ms:
+// `vora flash` took 20 s on the virtual board, most of it those sleeps.
+const RAW_PASTE_WINDOW = 128; // MICROPY_REPL_STDIN_BUFFER_MAX (256) / 2, as on a Pico
 let atRawPrompt = false;
 let pasteBuf = [];
+let pasted = null; // the code of a raw paste being read, or null
+let pasteWindow = 0; // bytes left in the window granted
 
 function feedChar(c) {
   const r = mp.replProcessChar(c);
@@ -225,13 +239,21 @@ async function input(bytes) {
   for (let i = 0; i < bytes.length; i++) {
     if (resetAsked) return;
     const c = bytes[i];
+    if (pasted !== null) {
+      await pasteByte(c);
+      continue;
+    }
     if (atRawPrompt && (pasteBuf.length > 0 || c === 5)) {
       pasteBuf.push(c);
       const want = [5, 65, 1];
       if (pasteBuf.every((v, k) => v === want[k])) {
         if (pasteBuf.length === 3) {
-          put(Buffer.from("R\x00"));
           pasteBuf = [];
+          atRawPrompt = false;
+          pasted = [];
+          pasteWindow = RAW_PASTE_WINDOW;
+          put(Buffer.from([82, 1, RAW_PASTE_WINDOW & 0xff, RAW_PASTE_WINDOW >> 8, 1]));
+          flushOut();
         }
         continue;
       }
@@ -242,6 +264,33 @@ async function input(bytes) {
       continue;
     }
     await step(c);
+  }
+}
+
+// One byte of a raw paste: the code, or its end (Ctrl-D runs it, Ctrl-C abandons it).
+async function pasteByte(c) {
+  if (c === 4 || c === 3) {
+    const code = pasted;
+    pasted = null;
+    put(Buffer.from([4])); // the end, told to the host
+    if (c === 3) {
+      put(Buffer.from("\x04KeyboardInterrupt: \r\n\x04>"));
+      atRawPrompt = true;
+      return;
+    }
+    flushOut();
+    dropOK = 2;
+    for (const b of code) {
+      await step(b);
+      if (resetAsked) return;
+    }
+    await step(4);
+    return;
+  }
+  pasted.push(c);
+  if (--pasteWindow === 0) {
+    put(Buffer.from([1])); // one more window free
+    pasteWindow = RAW_PASTE_WINDOW;
   }
 }
 

@@ -7,8 +7,9 @@ through MicroPython's own event-driven REPL (friendly and raw). The serial bytes
 unchanged and its output comes back unchanged, with three things a board does that this
 port cannot do by itself:
 
-- raw-paste (Ctrl-E A Ctrl-A after the raw prompt) is refused with "R\\x00", as boards
-  without it answer; mpremote then sends code through the plain raw REPL;
+- raw-paste (Ctrl-E A Ctrl-A after the raw prompt), which mpremote uses, is served as a
+  Pico serves it (windows of 128 bytes); the runner reads the code and hands it to the
+  plain raw REPL at its end, since the port's event-driven REPL cannot serve it;
 - a soft reset (Ctrl-D on an empty raw line) starts a fresh MicroPython with the same
   flash, prints "MPY: soft reboot" and the raw prompt; at the friendly prompt, and for
   `machine.reset()`, the whole virtual board restarts (on_reset), which runs the boot path;
