@@ -74,7 +74,11 @@ def pytest_collection_modifyitems(session, config, items):
             config.hook.pytest_deselected(items=left)
             items[:] = [i for i in items if id(i) not in gone]
     # Longest first; the order is the same in every xdist worker (a stable sort of the
-    # same collection), as xdist requires.
+    # same collection), as xdist requires. A file's tests are then spread over the run,
+    # and pytest ends a scope="module" fixture whenever the next test is another file's:
+    # the release check's wheel was built ten times a run. A fixture that a file's
+    # tests share is scope="session" (made once a worker) unless it cannot be: the
+    # browsers (a second sync_playwright in one thread fails) stay scope="module".
     items.sort(key=lambda i: -known.get(i.nodeid, 0.0))
 
 

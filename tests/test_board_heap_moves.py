@@ -56,7 +56,7 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def figures():
     out = run_micropython(SCRIPT, check=True, timeout=240).stdout.split("\n")
     return {line.split()[0]: [int(v) for v in line.split()[1:]] for line in out if line}

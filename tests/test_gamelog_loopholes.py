@@ -23,7 +23,7 @@ def wide_console(monkeypatch):
     monkeypatch.setenv("COLUMNS", "200")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def exports(tmp_path_factory):
     """(json, text) exports of a Vora game with a takeback, a board game id and a
     result: every kind of field a record has."""

@@ -48,7 +48,7 @@ def logged_game(log, seed=3, count=40, takeback=True):
     return gid
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def exports(tmp_path_factory):
     path = tmp_path_factory.mktemp("exports") / "g.sqlite3"
     with GameLog(path) as log:

@@ -49,12 +49,12 @@ ROMFS_HEAP_CAP = 256 * 1024
 MAX_FREE_BOUND = 8 * 1024
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def tree(tmp_path_factory):
     return firmware_tree(tmp_path_factory.mktemp("board"), DRIVERS)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def bundle(tmp_path_factory):
     b = small_bundle("0.2.0")
     out = tmp_path_factory.mktemp("bundle")
@@ -85,7 +85,7 @@ def test_the_heap_cap_is_hard():
     assert done.stdout == "capped\n", done.stdout + done.stderr
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def runs(tree, bundle):
     args = ["1", str(GAMES), bundle]
     done = run_unix_micropython("board_soak", tree, args, heap=HEAP_CAP, timeout=240)
@@ -212,7 +212,7 @@ def test_a_save_needs_no_block_as_big_as_the_game(tmp_path):
     assert resumed.moves == ui.moves and resumed.state.digest() == ui.state.digest()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def romfs_board(tmp_path_factory):
     return romfs_tree(tmp_path_factory.mktemp("romfs"), DRIVERS[:2] + DRIVERS[-1:])
 

@@ -136,7 +136,7 @@ def link_dependencies(closure, site):
                 (site / top).symlink_to(target)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def installed(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("release")
     sdist, wheel = build(tmp)

@@ -133,7 +133,7 @@ class RomBoard:
         return self.ns["_r"]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def bytecode_bundle():
     """The firmware as plain bytecode (no -march): loadable by any MicroPython of its .mpy
     version, the Unix port's included."""
