@@ -506,6 +506,33 @@ def test_an_update_through_the_link_even_a_noisy_one(flash, faults):
     assert power_on(fs_of(flash), str(flash)).version == "0.2.0"
 
 
+def test_the_makers_service_loads_at_the_pcs_first_makers_message(flash, monkeypatch):
+    # Play never needs vora_fw.maker (5.7 KB of a 32-bit heap; at 192 KiB with a PC it
+    # was the difference between 217 MemoryErrors in 200 games and 4, issue 40). HELLO_OK
+    # says what the service would (caps, version, boot record) without it; the first
+    # makers' message loads it, is answered, and the service stays.
+    import sys
+    monkeypatch.delitem(sys.modules, "vora_fw.maker", raising=False)
+    rig, statuses, resets = _rig(flash)
+    c = rig.client
+    assert c.connected and {"update", "doctor"} <= set(c.board["caps"])
+    assert c.board["fw"] == "0.1.0" and c.board["boot"]["state"] == "confirmed"
+    assert c.board["port"] == "rp2" and c.board["mpy"] == "6.3"
+    assert "vora_fw.maker" not in sys.modules
+    rig.deal()
+    assert "vora_fw.maker" not in sys.modules
+    c.send(wire.DIAG_REQ, b"")
+    assert _until(rig, lambda: statuses)
+    kind, diag = statuses.pop()
+    assert kind == wire.DIAG and diag["fw"] == "0.1.0"
+    assert "vora_fw.maker" in sys.modules
+    assert type(rig.link.maker).__name__ == "MakerService"
+    new = small_bundle("0.2.0")  # the service now answers an offer itself
+    assert c.send(wire.UPD_OFFER, wire_host.pack_upd_offer(len(new.manifest_bytes), new.id))
+    assert _until(rig, lambda: statuses)
+    assert statuses.pop()[1]["state"] == "receiving"
+
+
 def test_an_updater_that_finds_no_block_gets_the_apps_reserve_and_loads(flash, monkeypatch):
     # After a game a hard heap has room but seldom in one piece: a 32-bit board with the
     # code in ROMFS refused every message of an update, finding no block to load the

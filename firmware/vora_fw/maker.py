@@ -23,8 +23,8 @@ except ImportError:
     pass
 
 from shared_rules import wire
+from vora_fw.link import board_info, maker_caps
 
-CAPS = ("update", "doctor")
 ON_DEMAND = ("update", "doctor")  # vora_fw modules the service imports at their first message
 
 
@@ -62,7 +62,7 @@ class MakerService:
         intern_names(("doctor",) if self.maker_mode else ON_DEMAND)
 
     def caps(self):
-        return CAPS if self.boot is not None else ("doctor",)
+        return maker_caps(self.boot)
 
     def _updater(self):
         if self.updater is None and self.boot is not None:
@@ -84,12 +84,7 @@ class MakerService:
         return Updater(self.boot, self.pinmap.get("port", ""), self.identity, self.version)
 
     def hello_info(self):
-        d = {"fw": self.version, "port": self.pinmap.get("port", ""),
-             "micropython": self.identity.get("micropython"), "arch": self.identity.get("arch"),
-             "mpy": "%d.%d" % (self.identity.get("mpy", 0), self.identity.get("mpy_sub", 0))}
-        if self.boot is not None:
-            d["boot"] = self.boot.info()
-        return d
+        return board_info(self.version, self.pinmap, self.identity, self.boot)
 
     def handle(self, type, payload):
         if type == wire.DIAG_REQ:

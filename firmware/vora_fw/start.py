@@ -111,9 +111,9 @@ def attach(app, link, pinmap, boot, identity, version, reset, statvfs=None,
     offered while the game runs leaves it and restarts the board, and is taken there
     (vora_fw.maker); without it, it is taken beside the game (the virtual board, whose
     heap has no hard limit)."""
-    from vora_fw.maker import MakerService
-    link.maker = MakerService(link, app, pinmap, boot, identity, version, reset, statvfs,
-                              maker_mode)
+    from vora_fw.link import MakerOnDemand  # the service itself loads at its first message
+    link.maker = MakerOnDemand(link, (app, pinmap, boot, identity, version, reset, statvfs,
+                                      maker_mode))
     return link.maker
 
 
