@@ -38,6 +38,7 @@ class Soak:
         self.wrong = []  # (what was asked, status, the start of the answer)
         self.events = 0
         self.games_played = 0
+        self.games_by = {}  # writer's game -> games it played
         self.writer_failures = []
         self.seen = set()  # game ids the server has listed or announced
         self.integrity = None
@@ -128,8 +129,8 @@ def _requests(soak, base, stop, rnd):
             soak.answered("/", r.status_code, r.text, r.status_code == 200)
 
 
-def _writer(soak, db, game, extra, deadline):
-    while time.monotonic() < deadline:
+def _writer(soak, db, game, extra, deadline, done):
+    while time.monotonic() < deadline and not done.is_set():
         proc = subprocess.run([sys.executable, "-m", "vora_host", "play", game, "--typed",
                                "--bots-only", "--fresh", "--quiet", "--db", str(db)]
                               + list(extra), stdin=subprocess.DEVNULL,
@@ -138,12 +139,15 @@ def _writer(soak, db, game, extra, deadline):
         with soak.lock:
             if proc.returncode == 0:
                 soak.games_played += 1
+                soak.games_by[game] = soak.games_by.get(game, 0) + 1
             else:
                 soak.writer_failures.append((game, proc.returncode, proc.stdout[-500:]))
 
 
-def soak(folder, seconds, streams=4, requesters=2, writers=WRITERS, seed=1):
-    """Run a soak for `seconds` over a new log in `folder`; returns its Soak."""
+def soak(folder, seconds, streams=4, requesters=2, writers=WRITERS, seed=1, enough=None):
+    """Run a soak for `seconds` over a new log in `folder`; returns its Soak. `enough`: a
+    test of the Soak that ends it sooner (each writer then ends the game it plays): what
+    a test waits for, where a campaign (bench/bench_web_soak.py) runs its time."""
     db = Path(folder) / "games.sqlite3"
     GameLog(db).close()
     result = Soak()
@@ -165,7 +169,9 @@ def soak(folder, seconds, streams=4, requesters=2, writers=WRITERS, seed=1):
             if not ready.wait(60):
                 raise RuntimeError("an event stream did not say hello within 60 s")
         deadline = time.monotonic() + seconds
-        workers = [threading.Thread(target=_writer, args=(result, db, game, extra, deadline),
+        done = threading.Event()
+        workers = [threading.Thread(target=_writer,
+                                    args=(result, db, game, extra, deadline, done),
                                     daemon=True) for game, extra in writers]
         workers += [threading.Thread(target=_requests,
                                      args=(result, base, stop, random.Random(seed + i)),
@@ -173,7 +179,12 @@ def soak(folder, seconds, streams=4, requesters=2, writers=WRITERS, seed=1):
         for t in workers:
             t.start()
         while time.monotonic() < deadline:
+            if enough is not None:
+                with result.lock:
+                    if enough(result):
+                        break
             time.sleep(0.2)
+        done.set()
         for t in workers[:len(writers)]:
             t.join(600)  # each writer ends the game it plays
         stop.set()
