@@ -315,9 +315,13 @@ class Relay:
                              (digest,))
         return rows[0][0] if rows else None
 
-    def ask(self, digest, action, body=None, home=None, timeout=ASK_SECONDS):
+    def ask(self, digest, action, body=None, home=None, timeout=None):
         """The seat's home plays `action` with `body`: (HTTP status, JSON data) as it
-        answers. RelayError when it does not answer in `timeout` seconds."""
+        answers. RelayError when it does not answer in `timeout` seconds (ASK_SECONDS as
+        the module has it when asked: a default bound at definition time would not follow
+        a change of it, and a test that set it to 1 s waited the 10)."""
+        if timeout is None:
+            timeout = ASK_SECONDS
         home = home or self.home_of(digest)
         if home is None:
             return 404, {"error": "no such seat: the game may have ended, or the link is "
