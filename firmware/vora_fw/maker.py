@@ -14,9 +14,6 @@ bundle there. A whole heap for the update, never one cut into pieces by play
 board) the update is taken beside the game, as before.
 """
 
-import gc
-import sys
-
 try:
     from typing import Any  # noqa: F401  (type comments only)
 except ImportError:
