@@ -43,12 +43,13 @@ def _on_cpython(args):
 
 
 @pytest.mark.parametrize("seed,players", GAMES)
-def test_a_game_by_key_presses_matches_cpython_move_by_move_on_the_unix_port(seed, players):
+def test_a_game_by_key_presses_matches_cpython_move_by_move_on_the_unix_port(
+        seed, players, tmp_path):
     args = (str(seed), str(players))
     root = str(REPO_ROOT)
-    done = subprocess.run(
+    done = subprocess.run(  # in a folder of its own: the board's saves go there
         [unix_micropython(), "-X", "heapsize=" + UNIX_HEAP, str(SCRIPT), *args],
-        capture_output=True, text=True, cwd=root, timeout=300,
+        capture_output=True, text=True, cwd=str(tmp_path), timeout=300,
         env=dict(os.environ, MICROPYPATH=os.pathsep.join(
             [root, os.path.join(root, "firmware"), os.path.join(root, "tests")])))
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]

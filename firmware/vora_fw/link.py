@@ -61,38 +61,15 @@ def maker_caps(boot):
 
 
 def board_info(version, pinmap, identity, boot):
-    """What HELLO_OK says of the board for the makers' tools (vora doctor, vora update)."""
+    """What HELLO_OK says of the board for the makers' tools (vora doctor, vora update):
+    here, with the link, so that the makers' service (vora_fw.maker) and its stand-in
+    (vora_fw.start.MakerOnDemand) both say it, the stand-in without loading the service."""
     d = {"fw": version, "port": pinmap.get("port", ""),
          "micropython": identity.get("micropython"), "arch": identity.get("arch"),
          "mpy": "%d.%d" % (identity.get("mpy", 0), identity.get("mpy_sub", 0))}
     if boot is not None:
         d["boot"] = boot.info()
     return d
-
-
-class MakerOnDemand:
-    """`link.maker` while the game runs, until the PC's first makers' message (0x40..0x5F):
-    HELLO_OK's facts about the board without vora_fw.maker, whose code play never needs
-    (5.7 KB of a 32-bit heap: issue 40, a 192 KiB heap with a PC). The first message
-    loads the service, hands it over and is handled there. `args`: MakerService's after
-    the link (app, pinmap, boot, identity, version, reset, statvfs, maker_mode)."""
-
-    def __init__(self, link, args):
-        self.link = link
-        self.args = args
-
-    def caps(self):
-        return maker_caps(self.args[2])
-
-    def hello_info(self):
-        app, pinmap, boot, identity, version = self.args[:5]
-        return board_info(version, pinmap, identity, boot)
-
-    def handle(self, type, payload):
-        from vora_fw.maker import MakerService
-        service = MakerService(self.link, *self.args)
-        self.link.maker = service
-        service.handle(type, payload)
 
 
 class BoardLink:
@@ -114,7 +91,7 @@ class BoardLink:
         self.ui = None  # type: Any
         self.now = 0
         self.refused_hellos = 0
-        self.maker = None  # type: Any  # MakerService or MakerOnDemand: messages 0x40..0x5F
+        self.maker = None  # type: Any  # the makers' service (vora_fw.start): messages 0x40..0x5F
         self.repl_refusal = None  # type: Any  # a reason to refuse REPL (the game goes on)
         self.host_play = False  # the host announced "play": it reads REFUSED and TAKEBACK
         self.keys_dropped = 0  # key events lost to a queue full for too long

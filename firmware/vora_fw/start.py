@@ -111,10 +111,36 @@ def attach(app, link, pinmap, boot, identity, version, reset, statvfs=None,
     offered while the game runs leaves it and restarts the board, and is taken there
     (vora_fw.maker); without it, it is taken beside the game (the virtual board, whose
     heap has no hard limit)."""
-    from vora_fw.link import MakerOnDemand  # the service itself loads at its first message
     link.maker = MakerOnDemand(link, (app, pinmap, boot, identity, version, reset, statvfs,
                                       maker_mode))
     return link.maker
+
+
+class MakerOnDemand:
+    """`link.maker` while the game runs, until the PC's first makers' message (0x40..0x5F):
+    HELLO_OK's facts about the board without vora_fw.maker, whose code play never needs
+    (5.7 KB of a 32-bit heap: issue 40, a 192 KiB heap with a PC). The first message
+    loads the service, hands it over and is handled there. `args`: MakerService's after
+    the link (app, pinmap, boot, identity, version, reset, statvfs, maker_mode)."""
+
+    def __init__(self, link, args):
+        self.link = link
+        self.args = args
+
+    def caps(self):
+        from vora_fw.link import maker_caps  # loaded: the link asks
+        return maker_caps(self.args[2])
+
+    def hello_info(self):
+        from vora_fw.link import board_info
+        app, pinmap, boot, identity, version = self.args[:5]
+        return board_info(version, pinmap, identity, boot)
+
+    def handle(self, type, payload):
+        from vora_fw.maker import MakerService
+        service = MakerService(self.link, *self.args)
+        self.link.maker = service
+        service.handle(type, payload)
 
 
 async def run_app(app, boot, confirm_ms=None):
