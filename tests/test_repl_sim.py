@@ -100,6 +100,22 @@ def test_raw_paste_is_served_soft_reset_keeps_files_and_ctrl_c_stops_a_loop(tmp_
         port.write(b"print('never run')\n\x03")  # Ctrl-C abandons the paste
         out = read_until(port, b"\x04>")
         assert b"KeyboardInterrupt" in out and b"never run" not in out, out
+        # A paste longer than the board's heap is read to its end, windows granted as
+        # before, and refused as a board's compiler would (nothing kept beyond the bound).
+        port.write(b"\x05A\x01")
+        read_until(port, b"R\x01\x80\x00\x01")
+        big = b"print('too long')\n" + b"#" * (200 * 1024) + b"\n"
+        granted, sent = 256, 0
+        while sent < len(big):
+            n = min(granted - sent, len(big) - sent)
+            port.write(big[sent:sent + n])
+            sent += n
+            if sent == granted:
+                assert read_until(port, b"\x01") == b"\x01"
+                granted += 128
+        port.write(b"\x04")
+        out = read_until(port, b"\x04>")
+        assert b"MemoryError" in out and b"too long" not in out, out[-200:]
         port.write(b"\x04")  # soft reset: a fresh MicroPython, the flash stays
         assert b"soft reboot" in read_until(port, b"raw REPL; CTRL-B to exit\r\n>")
         port.write(b"print(open('kept.txt').read())\ntry:\n print(x)\nexcept NameError:\n"

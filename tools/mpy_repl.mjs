@@ -225,9 +225,14 @@ async function boot(startMode, quiet, silent) {
 // dropped. Without it mpremote falls back to the plain raw REPL, 256 bytes every 10 ms:
 // `vora flash` took 20 s on the virtual board, most of it those sleeps.
 const RAW_PASTE_WINDOW = 128; // MICROPY_REPL_STDIN_BUFFER_MAX (256) / 2, as on a Pico
+// The most of a paste kept: the sandbox's heap (192 KB) could not compile more. Bytes past
+// it are read and dropped (the host goes on sending), and the end says MemoryError, as a
+// board whose compiler ran out of heap reading the paste does.
+const RAW_PASTE_MAX = 192 * 1024;
 let atRawPrompt = false;
 let pasteBuf = [];
 let pasted = null; // the code of a raw paste being read, or null
+let pasteOver = false; // the paste went past RAW_PASTE_MAX: its code is dropped
 let pasteWindow = 0; // bytes left in the window granted
 
 function feedChar(c) {
@@ -251,6 +256,7 @@ async function input(bytes) {
           pasteBuf = [];
           atRawPrompt = false;
           pasted = [];
+          pasteOver = false;
           pasteWindow = RAW_PASTE_WINDOW;
           put(Buffer.from([82, 1, RAW_PASTE_WINDOW & 0xff, RAW_PASTE_WINDOW >> 8, 1]));
           flushOut();
@@ -273,8 +279,10 @@ async function pasteByte(c) {
     const code = pasted;
     pasted = null;
     put(Buffer.from([4])); // the end, told to the host
-    if (c === 3) {
-      put(Buffer.from("\x04KeyboardInterrupt: \r\n\x04>"));
+    if (c === 3 || pasteOver) {
+      const why = c === 3 ? "KeyboardInterrupt: " : "MemoryError: the pasted code is longer " +
+        "than the board's heap";
+      put(Buffer.from("\x04" + why + "\r\n\x04>"));
       atRawPrompt = true;
       return;
     }
@@ -287,7 +295,8 @@ async function pasteByte(c) {
     await step(4);
     return;
   }
-  pasted.push(c);
+  if (pasted.length < RAW_PASTE_MAX) pasted.push(c);
+  else pasteOver = true;
   if (--pasteWindow === 0) {
     put(Buffer.from([1])); // one more window free
     pasteWindow = RAW_PASTE_WINDOW;
