@@ -7,6 +7,7 @@ MicroPython's Unix port (PyPI, 64-bit, the same VM): one game of each player cou
 the Unix port, and the 4-player one on WebAssembly too, where the heap is a Pico's 32-bit
 one and its budget is checked (issue 42: the suite's time)."""
 
+import functools
 import os
 import subprocess
 import sys
@@ -37,9 +38,10 @@ def _same_moves(cpy, mpy):
     assert len(mpy_moves) == len(cpy_moves)
 
 
+@functools.lru_cache(maxsize=None)  # the 4-player game is compared on both ports
 def _on_cpython(args):
-    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True,
-                          cwd=REPO_ROOT, check=True).stdout.splitlines()
+    return tuple(subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True,
+                                text=True, cwd=REPO_ROOT, check=True).stdout.splitlines())
 
 
 @pytest.mark.parametrize("seed,players", GAMES)
