@@ -80,6 +80,32 @@ def test_without_psycopg_the_message_says_what_to_install(monkeypatch, capsys):
 
 # ---------------------------------------------------------------- a database of its own
 
+def test_a_sqlite_log_never_loads_psycopg_and_its_errors_are_still_caught_after(tmp_path):
+    # psycopg's binary library takes some 0.1 s to load at every start of `vora` (half its
+    # start-up): only a PostgreSQL log loads it, and its errors are still translated once it
+    # is loaded on the way (a fresh interpreter: this one has psycopg loaded already).
+    script = "\n".join([
+        "import sys",
+        "from vora_host.cli import main",
+        "from vora_host.log.store import CannotWrite, GameLog",
+        "assert main(['games', '--db', sys.argv[1], 'list']) == 0",
+        "with GameLog(sys.argv[1]) as log:",
+        "    log.start_game(players=2, seed=1, source='terminal')",
+        "assert 'psycopg' not in sys.modules, 'a SQLite log loaded psycopg'",
+        "try:",
+        "    GameLog('postgresql://vora:s3cret@/vora?host=' + sys.argv[2], timeout=1)",
+        "except CannotWrite as exc:",
+        "    assert 's3cret' not in str(exc) and 'psycopg' in sys.modules, exc",
+        "    print('translated:', exc)",
+    ])
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "games.sqlite"),
+                           str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "translated:" in done.stdout and "cannot be reached" in done.stdout
+
+
 def test_reading_an_empty_database_creates_nothing(pg_url, capsys):
     assert main(["games", "--db", pg_url, "list"]) == 0
     assert "No games logged yet" in capsys.readouterr().out

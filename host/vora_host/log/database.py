@@ -86,7 +86,10 @@ def _write_reason(exc):
     return None
 
 
-_DB_ERRORS = (sqlite3.Error,) + postgres.error_types()
+def _db_errors():
+    """The errors of the databases: SQLite's, and psycopg's once it is loaded (looked up
+    when an error is caught, so that a SQLite log never imports psycopg)."""
+    return (sqlite3.Error,) + postgres.error_types()
 
 
 class _SqliteErrors:
@@ -100,7 +103,7 @@ class _SqliteErrors:
         return self
 
     def __exit__(self, kind, exc, tb):
-        if exc is None or not isinstance(exc, _DB_ERRORS):
+        if exc is None or not isinstance(exc, _db_errors()):
             return False
         raise _translate(exc, self.path) from exc
 
@@ -154,14 +157,14 @@ class _Transaction:
             try:
                 self.conn.execute("COMMIT")
                 return False
-            except _DB_ERRORS as error:
+            except _db_errors() as error:
                 exc = error
         try:
             if self.conn.in_transaction:
                 self.conn.execute("ROLLBACK")
-        except _DB_ERRORS:
+        except _db_errors():
             pass  # the first error is the one to report
-        if isinstance(exc, _DB_ERRORS):
+        if isinstance(exc, _db_errors()):
             self.errors.__exit__(type(exc), exc, None)  # raises the translated error
         return False
 
@@ -230,7 +233,7 @@ class Database:
         except ImportError:
             raise DatabaseError("%s is a PostgreSQL database, and this needs psycopg 3, which "
                                 "is not installed: pip install 'psycopg[binary]'" % self.path)
-        except _DB_ERRORS as exc:
+        except _db_errors() as exc:
             raise _translate(exc, self.path)
         self._conn = conn
         try:

@@ -28,6 +28,7 @@ Messages name the database by its URL without the password (`display_url`).
 """
 
 import re
+import sys
 from urllib.parse import urlsplit
 
 __all__ = ["is_db_url", "display_url", "PgConnection", "PgListener", "NOTIFY_CHANNEL",
@@ -80,8 +81,11 @@ def _psycopg():
 
 
 def error_types():
-    """The exception classes of the driver, () when psycopg is not installed."""
-    psycopg = _psycopg()
+    """The exception classes of the driver: () until psycopg has been imported (by a
+    connection to a PostgreSQL log), since none of its errors can exist before. Importing
+    it costs some 0.1 s at every start of the program (the psycopg_binary library), which a
+    SQLite log never needs."""
+    psycopg = sys.modules.get("psycopg")
     return (psycopg.Error,) if psycopg is not None else ()
 
 
