@@ -41,6 +41,8 @@ except ImportError:  # CPython
     def const(x):
         return x
 
+import json
+
 from shared_rules import secret_prng
 from shared_rules.boars_check import _check_options, _field, _ints, fill_checked
 # The data files' readers, part of this module's interface too.
@@ -68,29 +70,19 @@ FORMAT_VERSION = const(1)
 
 
 # ---------------------------------------------------------------- JSON writing
-
-def _jstr(s):
-    # Strings here are ids, words and data texts already checked to be printable ASCII.
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace(
-        "\r", "\\r").replace("\t", "\\t") + '"'
-
-
-def _enc(v):
-    if v is None:
-        return "null"
-    if v is True:
-        return "true"
-    if v is False:
-        return "false"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, str):
-        return _jstr(v)
-    if isinstance(v, (list, tuple)):
-        return "[" + ",".join(_enc(x) for x in v) + "]"
-    if isinstance(v, dict):  # only small dicts of views, keys in insertion order
-        return "{" + ",".join(_jstr(k) + ":" + _enc(v[k]) for k in v) + "}"
-    raise TypeError("cannot encode %r" % (v,))
+# The state's fields are ints (the generator's big one too), None, ids and words already
+# checked to be printable ASCII, and lists and tuples of those: no dict, whose key order
+# MicroPython's json would not keep. So each field is written by the runtime's own json
+# (C on both), with no spaces; the text is the one a hand-written encoder gave before
+# (the logs' digests depend on it), and several times faster (the conformance test and
+# the bots compare states by it). CPython keeps a dict's order and its json has an encoder
+# made once (json.dumps with separators makes one at each call): the whole state in one
+# call there; MicroPython's json has neither, so field by field.
+_SEPARATORS = (",", ":")
+try:
+    _encode_ordered = json.JSONEncoder(separators=_SEPARATORS).encode
+except AttributeError:  # MicroPython
+    _encode_ordered = None
 
 
 # ---------------------------------------------------------------- the state
@@ -309,7 +301,11 @@ class BoarsState(LegalMoves, TurnSteps):
             ("bags", self.bags)] + self._tail_fields() + [
             ("deck", self._ids(self.deck)), ("deck_hidden", self.deck_hidden)] + \
             self._step_fields()
-        return "{" + ",".join(_jstr(k) + ":" + _enc(v) for k, v in pairs) + "}"
+        if _encode_ordered is not None:
+            return _encode_ordered(dict(pairs))
+        dumps = json.dumps
+        return "{" + ",".join('"' + k + '":' + dumps(v, separators=_SEPARATORS)
+                              for k, v in pairs) + "}"
 
     def digest(self):
         """16 hex digits of SHA-256 over to_json()."""

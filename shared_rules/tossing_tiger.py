@@ -66,6 +66,17 @@ DETERMINIZE_TRIES = const(200)
 
 # ---------------------------------------------------------------- the state
 
+def _canonical_json(dumps, v):
+    # Keys sorted as CPython's sort_keys sorts them (by code point); every text in a state
+    # is ASCII, which both runtimes write alike.
+    if isinstance(v, dict):
+        return "{" + ",".join(dumps(k) + ":" + _canonical_json(dumps, v[k])
+                              for k in sorted(v)) + "}"
+    if isinstance(v, (list, tuple)):
+        return "[" + ",".join(_canonical_json(dumps, x) for x in v) + "]"
+    return dumps(v)
+
+
 class TigerState(WarMachine, Animals, Expansions):
     """One game. Build it with new_game(), from_json() or determinize()."""
 
@@ -171,7 +182,10 @@ class TigerState(WarMachine, Animals, Expansions):
         import json
         d = dict(self.s)
         d["rng"] = self.rng
-        return json.dumps(d, sort_keys=True, separators=(",", ":"))
+        try:
+            return json.dumps(d, sort_keys=True, separators=(",", ":"))
+        except TypeError:  # MicroPython's json has no sort_keys: the same text by hand
+            return _canonical_json(json.dumps, d)
 
     def digest(self):
         import hashlib

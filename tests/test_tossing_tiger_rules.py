@@ -1765,3 +1765,18 @@ def test_without_dawndojo_no_dawn_move_is_offered_nor_hinted():
     hands = [["rooster1", "crane", "crane"], ["mantis", "mantis", "mantis", "mantis"]]
     s = rooster_game("no_winner", "rooster_skip", hands, "fight 1 2")
     assert "dawn <rooster>" in s.view(0)["info"]["decision"]["hint"]
+
+
+def test_the_state_s_json_sorted_by_hand_is_cpythons_sort_keys_text():
+    # MicroPython's json.dumps has no sort_keys: there to_json sorts the keys itself
+    # (tests/test_micropython_rules.py replays games there); both texts must be the same.
+    rnd = random.Random(5)
+    for players in (2, 3, 4):
+        state = tt.new_game(players, seed=players)
+        while True:
+            d = dict(state.s)
+            d["rng"] = state.rng
+            assert tt._canonical_json(json.dumps, d) == state.to_json()
+            if state.is_over():
+                break
+            state.play(rnd.choice(state.legal_moves()))
