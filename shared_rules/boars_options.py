@@ -124,15 +124,33 @@ def cubes_text(counts):
     return s or "-"
 
 
-def _multisets(counts, n, first=0):
-    # Every way to pick n non-black cubes from `counts`, as letter strings in colour order.
+# Picks already listed: the searches ask for the same few (a display card's cost from the
+# same few cubes in front) hundreds of thousands of times a game, and each listing took a
+# dozen recursive calls. A pure function's memo, so results never depend on it; bounded.
+_PICKS = {}
+_PICKS_MAX = const(2048)
+
+
+def _multisets(counts, n):
+    """Every way to pick n non-black cubes from `counts`, as letter strings in colour order
+    (a tuple: callers only read it)."""
+    key = (tuple(counts[:N_FOOD]), n)
+    picks = _PICKS.get(key)
+    if picks is None:
+        if len(_PICKS) >= _PICKS_MAX:
+            _PICKS.clear()
+        picks = _PICKS[key] = tuple(_list_picks(list(key[0]), n, 0))
+    return picks
+
+
+def _list_picks(counts, n, first):
     if n == 0:
         return [""]
     out = []
     for c in range(first, N_FOOD):
         if counts[c]:
             counts[c] -= 1
-            for rest in _multisets(counts, n - 1, c):
+            for rest in _list_picks(counts, n - 1, c):
                 out.append(LETTERS[c] + rest)
             counts[c] += 1
     return out
