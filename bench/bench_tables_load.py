@@ -71,6 +71,21 @@ def rss_kb(pid):
     return rss, hwm
 
 
+def cpu_seconds(pid):
+    """CPU seconds (user and system) the process and its children (the workers of
+    --workers) have used so far (Linux: /proc/PID/stat, in clock ticks)."""
+    import os
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for p in [pid] + _children(pid):
+        try:
+            fields = Path("/proc/%d/stat" % p).read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # (a worker gone meanwhile)
+        total += (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+    return total
+
+
 def _children(pid):
     out = []
     for task in Path("/proc/%d/task" % pid).glob("*"):
@@ -276,6 +291,8 @@ def run(args, proc, db, server):
     for s in spectators:
         s.ready.wait(60)
     set_up = rss_kb(proc.pid)
+    import os
+    server_cpu, client_cpu = cpu_seconds(proc.pid), sum(os.times()[:2])
     began = time.perf_counter()
     for s in seats:
         s.start()
@@ -287,6 +304,8 @@ def run(args, proc, db, server):
         peak = max(peak, rss_kb(proc.pid))
         time.sleep(0.5)
     elapsed = time.perf_counter() - began
+    server_cpu = cpu_seconds(proc.pid) - server_cpu
+    client_cpu = sum(os.times()[:2]) - client_cpu
     time.sleep(1.0)  # the spectators' last events
     for s in spectators:
         s.stop.set()
@@ -306,6 +325,12 @@ def run(args, proc, db, server):
               "%d server processes" % args.workers))
     print("  %d moves in %.1f s (%.0f moves/s; each seat thinks %.2f s)"
           % (moves, elapsed, moves / elapsed, args.think))
+    if moves:
+        # Where the machine's CPU went while the tables played: the server's processes,
+        # and this script's 2 threads a table and 1 a spectator (on the same cores).
+        print("  CPU while playing: the server %.1f s (%.1f ms a move), these clients %.1f s "
+              "(%.1f ms a move)" % (server_cpu, 1000 * server_cpu / moves, client_cpu,
+                                    1000 * client_cpu / moves))
     if to_seat:
         print("  a move posted to the other seat's stream: p50 %.1f ms, p95 %.1f ms, max "
               "%.1f ms (%d)" % (1e3 * statistics.median(to_seat),
