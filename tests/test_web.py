@@ -510,13 +510,14 @@ def server(db, request):
 def _count_looks(monkeypatch):
     """A list that grows by one each time the log's watcher reads the games' states."""
     looks = []
-    real_state = web_app.LogWatcher._state
+    real_marks = GameLog.change_marks
 
-    def counted(rows):
-        looks.append(1)
-        return real_state(rows)
+    def counted(self, *args, **kwargs):
+        if threading.current_thread().name == "vora-web-watcher":
+            looks.append(1)
+        return real_marks(self, *args, **kwargs)
 
-    monkeypatch.setattr(web_app.LogWatcher, "_state", staticmethod(counted))
+    monkeypatch.setattr(GameLog, "change_marks", counted)
     return looks
 
 
@@ -721,6 +722,31 @@ def test_a_log_made_after_the_server_started_is_followed(db, server):
     assert [g["id"] for g in httpx2.get(server + "api/games").json()["games"]] == [gid]
 
 
+def test_the_watcher_reads_no_game_while_nothing_is_committed(db, server, monkeypatch):
+    # An SQLite log says whether another connection committed since the watcher's last
+    # look (data_version): with a page open and nothing played, the looks every 20 ms
+    # read no game but the whole list's look once a second (which also finds a log gone
+    # bad); a commit is read, and told, at the next look as before.
+    gid, moves, digests, state = log_game(db, "vorcept", 3, 2)
+    looks = _count_looks(monkeypatch)
+    found, ready = [], threading.Event()
+    reader = threading.Thread(target=_read_events, args=(server, "?game=%d" % gid, found,
+                                                        ready))
+    reader.start()
+    assert ready.wait(60)
+    _wait_until(lambda: len(looks) >= 2, "the watcher's first look")
+    quiet = len(looks)
+    time.sleep(0.6)  # some 30 looks' time with nothing committed: none reads the games
+    assert len(looks) - quiet <= 2, "the watcher read the games %d times with nothing new" \
+        % (len(looks) - quiet)
+    move = sorted(state.legal_moves())[0]
+    state.play(move)
+    with GameLog(db) as log:
+        log.add_move(gid, 3, move, state.digest())
+    reader.join(60)
+    assert found and found[0][2]["ids"] == [gid] and found[0][2]["position"]["number"] == 3
+
+
 def test_the_log_is_left_alone_while_no_page_is_open(db):
     log_game(db, "vorcept", 3, 2)
     with local_client(create_app(db)) as c:
@@ -732,15 +758,16 @@ def test_the_log_is_left_alone_while_no_page_is_open(db):
 def test_the_watcher_survives_a_failure_and_goes_on(db, server, monkeypatch):
     gid, moves, digests, state = log_game(db, "vorcept", 3, 2)
     calls = []
-    real_state = web_app.LogWatcher._state
+    real_marks = GameLog.change_marks
 
-    def failing_once(rows):
-        calls.append(1)
-        if len(calls) == 3:
-            raise ZeroDivisionError("a bug")
-        return real_state(rows)
+    def failing_once(self, *args, **kwargs):
+        if threading.current_thread().name == "vora-web-watcher":
+            calls.append(1)
+            if len(calls) == 3:
+                raise ZeroDivisionError("a bug")
+        return real_marks(self, *args, **kwargs)
 
-    monkeypatch.setattr(web_app.LogWatcher, "_state", staticmethod(failing_once))
+    monkeypatch.setattr(GameLog, "change_marks", failing_once)
     found, ready = [], threading.Event()
     reader = threading.Thread(target=_read_events, args=(server, "?game=%d" % gid, found,
                                                         ready, 2))
@@ -762,7 +789,7 @@ def test_the_watcher_tells_a_trouble_only_when_it_lasts(db, server, monkeypatch)
     to the pages (a log is not called damaged on one failed read); a failure that lasts
     is."""
     gid, moves, digests, state = log_game(db, "vorcept", 3, 2)
-    real = GameLog.games
+    real = GameLog.change_marks
     failing, failed = [0], []
 
     def games(self, *args, **kwargs):
@@ -773,7 +800,7 @@ def test_the_watcher_tells_a_trouble_only_when_it_lasts(db, server, monkeypatch)
                                         "image is malformed (a corrupt or damaged file?)" % db)
         return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(GameLog, "games", games)
+    monkeypatch.setattr(GameLog, "change_marks", games)
     found, ready = [], threading.Event()
     reader = threading.Thread(target=_read_events, args=(server, "", found, ready, 2))
     reader.start()

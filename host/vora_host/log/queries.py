@@ -167,6 +167,34 @@ class Queries:
         info["taken_back"] = len(history) - len(info["moves"])
         return info
 
+    def change_marks(self, status=None) -> Dict[int, Tuple[int, int, str]]:
+        """{game id: (live moves, moves taken back, status)} of every game (of `status`):
+        what tells that a game changed, read without any game's other fields (the web
+        mirror looks at it tens of times a second)."""
+        if status is not None and status not in STATUSES:
+            raise ValueError("status must be one of %s, not %s" % (", ".join(STATUSES),
+                                                                  _short(status)))
+        sql = ("SELECT g.id, (SELECT count(*) FROM moves m WHERE m.game_id = g.id "
+               "AND m.taken_back_at IS NULL), (SELECT count(*) FROM moves m "
+               "WHERE m.game_id = g.id AND m.taken_back_at IS NOT NULL), g.status "
+               "FROM games g")
+        args = ()  # type: Tuple[Any, ...]
+        if status is not None:
+            sql += " WHERE g.status = ?"
+            args = (status,)
+        with self._errors():
+            return dict((r[0], (r[1], r[2], r[3])) for r in self._conn.execute(sql, args))
+
+    def commit_mark(self):
+        """A number that changes whenever another connection (of this process or another)
+        has committed to the log since this one last asked (SQLite's data_version), or
+        None where there is no such cheap test (PostgreSQL: its NOTIFY says it instead).
+        Equal marks: nothing in the log changed, no need to read it again."""
+        if self.backend != "sqlite":
+            return None
+        with self._errors():
+            return self._conn.execute("PRAGMA data_version").fetchone()[0]
+
     def id_range(self):
         """(smallest, largest) game id in the log, or None when it is empty."""
         with self._errors():

@@ -326,10 +326,6 @@ class LogWatcher:
                 plain = (message, _event("changed", message))  # serialised once for all
             self._post(stream, plain)
 
-    @staticmethod
-    def _state(rows):
-        return dict((g["id"], (g["move_count"], g["taken_back"], g["status"])) for g in rows)
-
     def _listen(self, listener):
         """On a PostgreSQL log, the connection that hears its changes (PgListener), made
         when missing; None on SQLite, or when it cannot be made now (said by the looks)."""
@@ -366,6 +362,7 @@ class LogWatcher:
         glog = None
         listener = None
         playing, everything = {}, {}
+        mark = None  # the log's commit mark at the last look (SQLite), None: unknown
         last_full = 0.0
         full_interval = self.full_interval
         silent = True
@@ -390,16 +387,27 @@ class LogWatcher:
             try:
                 if glog is None:
                     glog = _Log(self.path).open()
+                    mark = None
                 if glog is not None:
                     now = time.monotonic()
+                    # Nothing committed since the last look (SQLite says so cheaply):
+                    # nothing to read (deletions and imports are commits too), but for
+                    # the whole list's look, which also finds a log gone bad meanwhile.
+                    new_mark = glog.commit_mark()
+                    if new_mark is not None and new_mark == mark and not silent \
+                            and now - last_full < full_interval:
+                        self.polls += 1
+                        listener = self._pause(self._listen(listener))
+                        continue
+                    mark = new_mark
                     changed = set()
-                    new_playing = self._state(glog.games(status="playing"))
+                    new_playing = glog.change_marks(status="playing")
                     for gid in set(new_playing) | set(playing):
                         if new_playing.get(gid) != playing.get(gid):
                             changed.add(gid)
                     playing = new_playing
                     if silent or now - last_full >= full_interval:
-                        new_all = self._state(glog.games())
+                        new_all = glog.change_marks()
                         for gid in set(new_all) | set(everything):
                             if new_all.get(gid) != everything.get(gid):
                                 changed.add(gid)
