@@ -521,6 +521,18 @@ def _count_looks(monkeypatch):
     return looks
 
 
+def _follow_game(server, gid, monkeypatch):
+    """(looks, found, reader): a page's stream following game `gid` (its events gathered
+    in `found` by the thread `reader`), open, with the watcher's looks counted."""
+    looks = _count_looks(monkeypatch)
+    found, ready = [], threading.Event()
+    reader = threading.Thread(target=_read_events, args=(server, "?game=%d" % gid, found,
+                                                        ready))
+    reader.start()
+    assert ready.wait(60)
+    return looks, found, reader
+
+
 def _wait_until(check, what, timeout=60):
     end = time.monotonic() + timeout
     while not check():
@@ -548,12 +560,7 @@ def _read_events(base, query, found, ready, count=1):
 @pytest.mark.parametrize("name", ["vorcept", TIGER])
 def test_a_move_logged_reaches_the_event_stream_at_once(db, server, name, monkeypatch):
     gid, moves, digests, state = log_game(db, name, SECRET_SEED, 4)
-    looks = _count_looks(monkeypatch)
-    found, ready = [], threading.Event()
-    reader = threading.Thread(target=_read_events, args=(server, "?game=%d" % gid, found,
-                                                        ready))
-    reader.start()
-    assert ready.wait(60)
+    looks, found, reader = _follow_game(server, gid, monkeypatch)
     _wait_until(lambda: len(looks) >= 2, "the watcher's first look")  # the game as it is
     move = sorted(state.legal_moves())[0]
     before = state.clone()
@@ -728,12 +735,7 @@ def test_the_watcher_reads_no_game_while_nothing_is_committed(db, server, monkey
     # read no game but the whole list's look once a second (which also finds a log gone
     # bad); a commit is read, and told, at the next look as before.
     gid, moves, digests, state = log_game(db, "vorcept", 3, 2)
-    looks = _count_looks(monkeypatch)
-    found, ready = [], threading.Event()
-    reader = threading.Thread(target=_read_events, args=(server, "?game=%d" % gid, found,
-                                                        ready))
-    reader.start()
-    assert ready.wait(60)
+    looks, found, reader = _follow_game(server, gid, monkeypatch)
     _wait_until(lambda: len(looks) >= 2, "the watcher's first look")
     quiet = len(looks)
     time.sleep(0.6)  # some 30 looks' time with nothing committed: none reads the games
