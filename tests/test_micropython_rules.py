@@ -26,7 +26,8 @@ BOARD_GAMES = ("vora", "vorcept", "gaia-vora")
 GAMES_PER_BATCH = {"vora": 3, "vorcept": 12, "gaia-vora": 3}
 OPTION_RUNS = {"vorcept": ['{"self_capture": "remove", "edge_wall": false}',
                            '{"edge_wall": false}',
-                           '{"size": 9, "host_only": true, "lava_min": 0}']}
+                           '{"size": 9, "host_only": true, "lava_min": 0}'],
+               "tossing-tiger": ['{"dawndojo": true, "more_animals": true, "simulwars": true}']}
 
 
 def compare_runtimes(args):

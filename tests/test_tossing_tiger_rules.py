@@ -1771,8 +1771,11 @@ def test_the_state_s_json_sorted_by_hand_is_cpythons_sort_keys_text():
     # MicroPython's json.dumps has no sort_keys: there to_json sorts the keys itself
     # (tests/test_micropython_rules.py replays games there); both texts must be the same.
     rnd = random.Random(5)
-    for players in (2, 3, 4):
-        state = tt.new_game(players, seed=players)
+    runs = [(2, {}), (3, {}), (4, {"fight_together": True, "dawndojo": True,
+                                   "more_animals": True}),
+            (3, {"simulwars": True, "highscore": True, "discards": "draw"})]
+    for players, options in runs:
+        state = tt.new_game(players, seed=players, **options)
         while True:
             d = dict(state.s)
             d["rng"] = state.rng
