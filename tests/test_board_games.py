@@ -64,6 +64,35 @@ def test_every_legal_move_can_be_entered_by_keys(name):
             steps += 1
 
 
+class _Counted:
+    """A state whose legal_moves() calls are counted."""
+
+    def __init__(self, state):
+        self.state, self.calls = state, 0
+
+    def legal_moves(self):
+        self.calls += 1
+        return self.state.legal_moves()
+
+    def __getattr__(self, name):
+        return getattr(self.state, name)
+
+
+def test_a_word_mapping_lists_the_legal_moves_once_a_position():
+    # Boars' board: every key path and label read the legal moves again for each word of
+    # each move (hundreds of buys: O(moves squared) for a screen's labels). Once now.
+    board = host_games.host_game("boars").BOARD
+    state = games.load("boars").new_game(3, seed=4)
+    rnd = random.Random(4)
+    while len(state.legal_moves()) < 30:
+        state.play(rnd.choice(state.legal_moves()))
+    counted = _Counted(state)
+    paths = [board.key_path(counted, m) for m in state.legal_moves()]
+    labels = board.key_labels(counted, ())
+    assert len(set(paths)) == len(paths) and labels
+    assert counted.calls <= len(paths) + 2, counted.calls  # at most one a key path asked
+
+
 def test_a_key_that_names_nothing_is_refused_with_a_reason():
     state = vorcept.new_game(2, seed=0)
     state.play("pylon d4")

@@ -268,25 +268,44 @@ class WordKeys(BoardMapping):
     (`key_labels`); the game's own frame shows its state, and the choices glow when a
     selection is under way."""
 
+    _index_cache = None  # (the legal moves, their index) of the last position asked
+
+    def _index(self, state):
+        # {prefix (a tuple of words): the words that may follow it, in word_order} of the
+        # legal moves, made once for a list of moves: every key path and key label reads
+        # it. Made again for each word of each move, a Boars screen with some hundreds of
+        # buys cost O(moves squared). (The mapping is shared by every table and thread:
+        # the cache is one tuple, replaced whole.)
+        moves = tuple(state.legal_moves())
+        cached = self._index_cache
+        if cached is not None and cached[0] == moves:
+            return cached[1]
+        following = {}
+        for move in moves:
+            words = tuple(move.split(" "))
+            for i in range(len(words)):
+                following.setdefault(words[:i], set()).add(words[i])
+        index = dict((prefix, sorted(next_words, key=word_order))
+                     for prefix, next_words in following.items())
+        self._index_cache = (moves, index)
+        return index
+
     def _choices(self, state, prefix):
-        n = len(prefix)
-        words = set()
-        for move in state.legal_moves():
-            w = move.split(" ")
-            if len(w) > n and w[:n] == prefix:
-                words.add(w[n])
-        return sorted(words, key=word_order)
+        return list(self._index(state).get(tuple(prefix), ()))
 
     def kinds(self, state):
         """The kinds of move legal now in the order of KIND_KEYS (the first on b7)."""
         return self._choices(state, [])
 
-    def _keyed_words(self, state, move):
+    def _keyed_words(self, state, move, index=None):
         # [(key, what it chooses)] along the move: a word, or "more..." for a page turn.
+        # `index`: the position's _index, when the caller has it already.
+        if index is None:
+            index = self._index(state)
         words = move.split(" ")
         out = []
         for i in range(len(words)):
-            choices = self._choices(state, words[:i])
+            choices = index.get(tuple(words[:i]), ())
             region = KIND_KEYS if i == 0 else CHOICE_KEYS
             k = choices.index(words[i])
             keys = _paged(region, k) if len(choices) > len(region) else (region[k],)
@@ -321,8 +340,9 @@ class WordKeys(BoardMapping):
         """{key: what it chooses now, in words} given the keys pressed so far."""
         n = len(pressed)
         out = {}
+        index = self._index(state)
         for move in state.legal_moves():
-            keyed = self._keyed_words(state, move)
+            keyed = self._keyed_words(state, move, index)
             if len(keyed) > n and [k for k, _ in keyed[:n]] == list(pressed):
                 key, word = keyed[n]
                 if word == "more...":
@@ -336,8 +356,9 @@ class WordKeys(BoardMapping):
         """{key: the word it chooses now} given the keys pressed so far."""
         n = len(pressed)
         labels = {}
+        index = self._index(state)
         for move in state.legal_moves():
-            keyed = self._keyed_words(state, move)
+            keyed = self._keyed_words(state, move, index)
             if len(keyed) > n and [k for k, _ in keyed[:n]] == list(pressed):
                 labels[keyed[n][0]] = keyed[n][1]
         return labels
