@@ -337,6 +337,12 @@ def test_two_virtual_boards_at_two_homes_play_vora_through_one_server(tmp_path):
                 player = _view(apis[0])["to_act"]
                 board, other = (south, north) if player == 0 else (north, south)
                 _vora_board_move(board, apis[player], ("South", "North")[player], [other])
+            # Each home has logged the table's last move before its player leaves (a board
+            # quit at once may not have taken in the move the other had just made).
+            made = _view(apis[0])["number"]
+            for k, board in enumerate((south, north)):
+                _until("home %d logged the table's %d moves" % (k, made), lambda: len(
+                    _live(tmp_path / ("home%d.sqlite3" % k))[1]) >= made, board)
             for board in (south, north):
                 board.send("q", 0)
                 board.wait_for("You left the table", DEADLINE)
