@@ -735,10 +735,21 @@ def test_the_watcher_reads_no_game_while_nothing_is_committed(db, server, monkey
     # read no game but the whole list's look once a second (which also finds a log gone
     # bad); a commit is read, and told, at the next look as before.
     gid, moves, digests, state = log_game(db, "vorcept", 3, 2)
+    asked = []  # the watcher's looks: each asks the log's commit mark first
+    real_mark = GameLog.commit_mark
+
+    def counted_mark(self):
+        if threading.current_thread().name == "vora-web-watcher":
+            asked.append(1)
+        return real_mark(self)
+
+    monkeypatch.setattr(GameLog, "commit_mark", counted_mark)
     looks, found, reader = _follow_game(server, gid, monkeypatch)
     _wait_until(lambda: len(looks) >= 2, "the watcher's first look")
-    quiet = len(looks)
-    time.sleep(0.6)  # some 30 looks' time with nothing committed: none reads the games
+    quiet, first = len(looks), len(asked)
+    # 20 looks with nothing committed (waited for, not timed): none reads the games but
+    # a whole-list look (once a second: two reads at most in 20 looks of 20 ms).
+    _wait_until(lambda: len(asked) >= first + 20, "20 more looks at the log")
     assert len(looks) - quiet <= 2, "the watcher read the games %d times with nothing new" \
         % (len(looks) - quiet)
     move = sorted(state.legal_moves())[0]
