@@ -264,7 +264,10 @@ def test_the_virtual_board_names_its_keys_as_the_game_does(tmp_path):
         assert key(2, 6, 1) == "sun" and key(3, 3, 1) == "water"
         assert "WATER" in term.text() and "P0 yellow" in term.text()
         assert "P0 yellow (you) to rotate the planet" in term.text()  # the turn, below the board
-        assert "the PC drives the pixels" in term.text() and "Setup:" not in term.text()
+        # The game is drawn from the moment the PC attaches it; the link's line says so
+        # once the PC's MODE frame has crossed (tests/test_board_help_keys.py).
+        term.wait_for("the PC drives the pixels")
+        assert "Setup:" not in term.text()
         term.send("c1\r", 1.0)  # rotate 2: previewed, then the corner plays it
         term.wait_for("rotate 2 (press your corner")
         term.send("a1\r", 1.5)

@@ -132,3 +132,45 @@ def test_escape_closes_the_help_even_with_a_key_right_after_it():
     keys = KeyboardInput(screen, board=None, submit=lambda line: None, quit=lambda s: None)
     keys.feed("\x1bx")
     assert screen.hidden == 1 and screen.entry == "x"
+
+
+def test_a_game_the_pc_runs_owns_the_screens_help_before_the_link_is_in_terminal_mode(
+        tmp_path):
+    """The key-help tests failed now and then under load (CI, 2026-11-29): the PC's game
+    is drawn beside the board from the moment it is attached, but the board enters
+    terminal mode only when the PC's MODE frame has crossed the serial line. A `?` or
+    `commands` typed in between went to Vora: Vora's step help was opened (the game's
+    never showed) and Vora's keys (Sa..Se, cS) were listed. The screen's help and
+    commands belong to the game the PC runs as soon as it is attached."""
+    import io
+
+    from shared_rules import vorcept
+    from vora_host.bots import RandomBot
+    from vora_host.play.board import BoardGame
+    from vora_host.play.board_session import BoardGameCompanion
+    from vora_host.play.terminal import Human
+    from vora_host.virtual import board as sim
+    from vora_host.virtual.commands import commands_help
+    from vora_host.virtual.port import PtyPort
+    from vora_host.virtual.screen import Screen
+
+    from test_board_games import FakeClient
+
+    board = sim.VirtualBoard(tmp_path / "save", sim.load_pinmap(), PtyPort())
+    try:
+        state = vorcept.new_game(2, seed=3)
+        companion = BoardGameCompanion("vorcept", state, [Human(), RandomBot(1)])
+        # what BoardGameCompanion.start does before its link has said HELLO
+        board.terminal_keys = companion.key_names_and_marks
+        board.terminal_companion = companion
+        companion.game = BoardGame("vorcept", state, companion.agents, FakeClient())
+        assert not board.terminal_mode()  # the MODE frame is still on its way
+        screen = Screen(board, io.StringIO(), companion)
+        screen.show_help()
+        assert companion.help_shown and not board.help_shown
+        assert screen.help_open() and not screen.vora_help()
+        said = commands_help(board)
+        assert "a1..g7" in said and "Sa..Se" not in said and "cS cW" not in said, said
+        assert board.key_names()[0] == "a1" and "cS" not in board.key_names()
+    finally:
+        board.port.close()

@@ -145,10 +145,24 @@ class VirtualBoard:
         """True while the PC drives the keys and lights (no app: the REPL has the board)."""
         return self.link is not None and bool(self.link.mode)
 
+    def pc_game(self):
+        """The game the PC runs on this board (`vora play GAME` beside it), from the
+        moment it is attached, or None (Vora, the board's own game). The screen's help,
+        commands and key names are that game's at once: the PC's MODE frame puts the
+        board in terminal mode only when it has crossed the serial line, and a `?` typed
+        in between must not open Vora's help (tests/test_board_help_keys.py)."""
+        game = self.terminal_companion
+        return game if game is not None and getattr(game, "game", None) is not None else None
+
+    def shows_pc_game(self):
+        """True while the screen names the keys as the PC's game does: terminal mode, or
+        a game the PC runs attached (its MODE on the way)."""
+        return self.terminal_mode() or self.pc_game() is not None
+
     def key_names(self):
         """The keys' names: Vora's (a1..e5, Sa, cS...), or in terminal mode the names of
         the game the PC runs (a1..g7 over the whole 7x7)."""
-        if self.terminal_mode() and self.terminal_keys:
+        if self.shows_pc_game() and self.terminal_keys:
             named = self.terminal_keys()
             if named:
                 return tuple(named[0])
@@ -238,7 +252,7 @@ class VirtualBoard:
         """One line about the game for the screen."""
         if self.machine.status() is not None:
             return self.machine.status()
-        if self.terminal_mode():
+        if self.shows_pc_game():
             return "The PC runs the game: the keys and lights are the PC's (terminal mode)"
         ui = self.ui
         st = ui.state
@@ -291,7 +305,7 @@ class VirtualBoard:
     def detail(self):
         """A second line: the preview, the farm on view (and from whose seat it is laid
         out), or what was picked."""
-        if self.terminal_mode() or not self.game_on():
+        if self.shows_pc_game() or not self.game_on():
             return ""
         ui = self.ui
         st = ui.state
@@ -324,7 +338,7 @@ class VirtualBoard:
 
     def help_line(self):
         """The footer: the keys that play now, for the seat whose turn it is."""
-        if self.terminal_mode():
+        if self.shows_pc_game():
             return ("Press the keys the PC's screen names (click, or type a key name a1..g7 "
                     "and Enter) | q quits")
         if not self.game_on():
@@ -350,7 +364,7 @@ class VirtualBoard:
         the farm on view when there is one), the seat on a corner, the push direction on
         an edge. Empty in terminal mode (the PC's pixels mean what the PC says)."""
         marks = [""] * layout.KEYS
-        if self.terminal_mode():
+        if self.shows_pc_game():
             named = self.terminal_keys() if self.terminal_keys else None
             return list(named[1]) if named else marks
         if not self.game_on():

@@ -30,7 +30,7 @@ HELP = ("commands: KEY | press KEY [ms] | hold KEY [ms] | down KEY | up KEY | MO
 def commands_help(board):
     """The board's commands (`commands`, or `help` without a screen), naming the keys as
     they are named now: Vora's, or in terminal mode those of the game the PC runs."""
-    game = board.terminal_companion if board.terminal_mode() else None
+    game = board.pc_game()
     if game is None or game.game is None:
         return HELP
     state = game.state
@@ -113,7 +113,7 @@ def _typed_game_move(board, line, emit):
     """A move of the game the PC runs, typed in its notation (terminal mode): played at
     once, or refused with the reason. False when the line is not such a move (a key
     name of the game is a key)."""
-    game = board.terminal_companion if board.terminal_mode() else None
+    game = board.pc_game()
     if game is None:
         return False
     if len(line.split()) == 1:
@@ -170,7 +170,7 @@ async def run_command(board, line, emit):
         elif verb in ("help", "?"):
             # On the screen: what to do now and the step's rules, beside the board, kept
             # until Esc, Enter or a move (the board's commands are `commands`).
-            game = board.terminal_companion if board.terminal_mode() else None
+            game = board.pc_game()
             if game is not None:
                 game.help_shown = True
                 title = game.game.view.rules.TITLE

@@ -237,9 +237,8 @@ class Screen:
 
     def _game(self):
         """The game the PC runs on this board (terminal mode), or None for Vora."""
-        game = getattr(self.companion, "game", None) if self.board.terminal_mode() else None
-        return self.companion if game is not None and hasattr(self.companion, "turn_line") \
-            else None
+        game = self.board.pc_game()
+        return game if game is not None and hasattr(game, "turn_line") else None
 
     def _bottom_lines(self):
         b = self.board
