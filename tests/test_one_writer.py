@@ -219,7 +219,9 @@ def _vora(db, *args):
     return subprocess.Popen([sys.executable, "-m", "vora_host", "play", "--typed", "--db",
                              str(db)] + list(args), stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env=dict(os.environ, COLUMNS="200"))
+                            # a game the log refuses is saved in the temporary folder:
+                            # this test's own, not the machine's /tmp
+                            env=dict(os.environ, COLUMNS="200", TMPDIR=str(db.parent)))
 
 
 def _read_until(proc, text, seen):
@@ -271,6 +273,8 @@ def test_a_second_vora_play_resume_is_refused_and_a_take_over_fences_the_first(t
         rest, _ = first.communicate(timeout=120)
         said = " ".join(("".join(first_out) + rest).split())
         assert "This game is NOT in the game log" in said and "vora games import" in said
+        (rescued,) = tmp_path.glob("vora-unlogged-*.json")
+        assert "saved in %s" % rescued in said and rescued.stat().st_mode & 0o777 == 0o600
         third.stdin.write("q\ny\n")
         third.stdin.flush()
         third.communicate(timeout=120)
