@@ -205,3 +205,46 @@ def test_the_message_escapes_a_hostile_command_line():
     said = portlock.busy_message("/dev/ttyACM0", {"pid": 7, "command": "x\x1b[2Jy\nz",
                                                   "since": None})
     assert "\x1b" not in said and "\n" not in said and "\\x1b" in said
+
+
+def _other_process_takes(device, env):
+    """Whether another process's vora can take the port `device` now: 'ok', or 'busy'
+    and what it is told."""
+    code = ("import sys\nfrom vora_host.link import portlock\n"
+            "try:\n    portlock.release(portlock.acquire(sys.argv[1]))\n"
+            "except portlock.PortBusy as exc:\n    print('busy', exc)\nelse:\n    print('ok')\n")
+    done = subprocess.run([sys.executable, "-c", code, device], capture_output=True,
+                          text=True, timeout=TIMEOUT, cwd=str(ROOT), env=env)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_a_mirror_waiting_by_a_name_holds_the_device_it_names_only_while_open(
+        tmp_path, env, monkeypatch):
+    """CI, 2026-11-29: `vora repl --port /dev/pts/0` on a new virtual board was refused as
+    "in use by vora mirror --port .../ttyBOARD", a mirror whose own board had gone: its
+    hold was kept for the device its name had pointed at when it started, which the
+    system had since given to another board. A program holds the name it was given for
+    as long as it runs, and the device behind it only while it has that device open."""
+    monkeypatch.setenv("XDG_RUNTIME_DIR", env["XDG_RUNTIME_DIR"])
+    sim = SimProcess("--save-dir", str(tmp_path / "save"), env=env)
+    name = tmp_path / "ttyBOARD"
+    os.symlink(sim.path, name)
+    try:
+        held = portlock.acquire(str(name))  # as vora mirror --port ttyBOARD holds it
+        try:
+            assert _other_process_takes(str(name), env).startswith("busy")
+            assert _other_process_takes(sim.path, env) == "ok"  # not opened: not held
+            ser, hold = portlock.open_serial(str(name), timeout=0)
+            try:  # opened through the name: the device itself is held too
+                said = " ".join(_other_process_takes(sim.path, env).split())
+                assert said.startswith("busy") and "process %d" % os.getpid() in said, said
+            finally:
+                portlock.close_serial(ser, hold)
+            assert _other_process_takes(sim.path, env) == "ok"  # closed: free again
+            assert _other_process_takes(str(name), env).startswith("busy")
+        finally:
+            portlock.release(held)
+        assert _other_process_takes(str(name), env) == "ok"
+    finally:
+        sim.kill()

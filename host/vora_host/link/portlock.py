@@ -7,10 +7,13 @@ holds it alone, and a second one is refused at once with who holds it:
 
 - the device is opened with pyserial's exclusive=True (an flock on POSIX), as mpremote
   opens it, so the system refuses a second opener that asks the same (open_serial);
-- a holder note: a lock file per device (by its real path: `--port sim` and the pty it
-  points at are one port) in the user's runtime folder, $XDG_RUNTIME_DIR/vora/ports (else
-  /tmp/vora-<uid>/ports), locked with flock while held and saying the holder's process id,
-  command and since when. The kernel drops the lock with the process, however it ends, so
+- a holder note: a lock file per port name in the user's runtime folder,
+  $XDG_RUNTIME_DIR/vora/ports (else /tmp/vora-<uid>/ports), locked with flock while held
+  and saying the holder's process id, command and since when. A program holds the name
+  it was given (`--port sim`, a /dev/serial/by-id link) for as long as it runs, and the
+  device behind it (by its real path: `--port sim` and the pty it points at are one
+  port) only while it has the device open: a mirror waiting for its board to come back
+  must not hold a device number the system has since given to another board. The kernel drops the lock with the process, however it ends, so
   a note whose lock is free is stale and simply taken over. A command that opens and
   closes the device several times (vora flash: the link, then mpremote, then the link
   again) holds the note across, so nobody slips in between (hold());
@@ -89,8 +92,10 @@ def real_path(device):
     return os.path.realpath(device)
 
 
-def note_path(device):
-    return os.path.join(runtime_folder(), quote(real_path(device), safe="") + ".lock")
+def note_path(device, real=True):
+    """The holder note of the device behind `device` (real), or of the name itself."""
+    key = real_path(device) if real else os.path.abspath(device)
+    return os.path.join(runtime_folder(), quote(key, safe="") + ".lock")
 
 
 def this_command(argv=None):
@@ -150,12 +155,13 @@ def _private_folder(folder):
         raise OSError("%s is not a folder of yours" % folder)
 
 
-def acquire(device, command=None):
-    """Take this process's hold on the device's note (nested holds count), or raise
-    PortBusy naming the holder. Nothing is held for a URL, or where there is no flock."""
+def acquire(device, command=None, real=False):
+    """Take this process's hold on the port's name `device` (real: on the device behind
+    it, as open_serial does while it is open); nested holds count. PortBusy names the
+    holder. Nothing is held for a URL, or where there is no flock."""
     if fcntl is None or not is_local(device):
         return None
-    path = note_path(device)
+    path = note_path(device, real)
     with _guard:
         if path in _held:
             _held[path][1] += 1
@@ -188,7 +194,12 @@ def acquire(device, command=None):
 
 
 def release(path):
-    """Give back one hold taken by acquire() (the note goes with the last one)."""
+    """Give back one hold taken by acquire() (the note goes with the last one); a tuple
+    of them (open_serial's) is given back whole."""
+    if isinstance(path, tuple):
+        for one in reversed(path):
+            release(one)
+        return
     if path is None:
         return
     with _guard:
@@ -295,30 +306,33 @@ def holders(device):
 def who_holds(device):
     """The holder of a port another program keeps: its note, else what /proc says, else
     None (unknown)."""
-    if fcntl is not None and is_local(device):
-        try:
-            fd = os.open(note_path(device), os.O_RDONLY | os.O_NOFOLLOW)
-        except OSError:
-            fd = None
-        if fd is not None:
-            try:
-                if note_path(device) not in _held:
-                    try:
-                        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-                        held = False  # nobody holds it: the note is stale
-                    except OSError:
-                        held = True
-                    if held:
-                        note = _read_note(fd)
-                        if note is not None:
-                            return note
-            finally:
-                os.close(fd)
+    for real in (True, False) if fcntl is not None and is_local(device) else ():
+        note = _note_of_holder(note_path(device, real))
+        if note is not None:
+            return note
     if is_local(device):
         found = holders(device)
         if found:
             return found[0]
     return None
+
+
+def _note_of_holder(path):
+    """The note at `path` when another process holds it, else None."""
+    if path in _held:
+        return None
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            return None  # nobody holds it: the note is stale
+        except OSError:
+            return _read_note(fd)
+    finally:
+        os.close(fd)
 
 
 def busy(device):
@@ -339,7 +353,13 @@ def open_serial(device, **kwargs):
     (serial, hold path); give both back with close_serial(). PortBusy when another
     program has the port; serial.SerialException or OSError for the rest."""
     import serial
-    path = acquire(device)
+    name = acquire(device)
+    try:
+        path = (name, acquire(device, real=True) if note_path(device, False) != note_path(
+            device) else None)
+    except BaseException:
+        release(name)
+        raise
     try:
         kwargs.setdefault("exclusive", True)
         try:
