@@ -18,7 +18,7 @@ import httpx2
 import pytest
 from starlette.testclient import TestClient
 
-from shared_rules import games, tossing_tiger
+from shared_rules import games, tossing_tiger, vorcept
 from vora_host.cli import main
 from vora_host.log import formats
 from vora_host.log import store as gamelog
@@ -685,6 +685,41 @@ def test_a_replay_grows_with_its_game_and_starts_again_after_a_takeback(db):
         assert again is not replay and again.total == 28  # replayed from the start
         log.add_move(gid, 29, moves[28], digests[28])
         assert check(log.game(gid)) is again  # and grown again
+
+
+def test_the_replays_of_many_games_being_played_are_all_kept_and_grown(db, monkeypatch):
+    """Issue 39, 50 tables: the cache kept 16 replays, so with more games being played
+    each new move of each game replayed that game from its first move (py-spy: a fifth
+    of a server's time in Replay.__init__ and the whole game read). The games being
+    played are all kept (up to `live`), grown move by move; the others, 16 at most."""
+    made = []
+    real = game_data.Replay.__init__
+
+    def counted(self, info):
+        made.append(info["id"])
+        real(self, info)
+
+    monkeypatch.setattr(game_data.Replay, "__init__", counted)
+    cache = game_data.ReplayCache()
+    with GameLog(db) as log:
+        ids = [log.start_game(game="vorcept", players=2, seed=s, options={},
+                              source="terminal") for s in range(40)]
+        states = {gid: vorcept.new_game(2, s) for s, gid in enumerate(ids)}
+        for k in range(1, 4):  # each game moves in turn, and is drawn after each move
+            for gid in ids:
+                state = states[gid]
+                move = state.legal_moves()[0]
+                state.play(move)
+                log.add_move(gid, k, move, state.digest())
+                cache.position(log.game(gid), None, None)
+        assert sorted(made) == sorted(ids)  # each replayed once, then grown
+        # Over games are kept 16 at most, the newest asked; a game being played that
+        # ended moves among them.
+        for gid in ids:
+            log.end_game(gid, status="abandoned")
+        for gid in ids:
+            cache.get(log.game(gid))
+        assert len(cache._items) + len(cache._live) <= 16
 
 
 def test_ctrl_c_stops_the_server_cleanly_with_pages_open(db):

@@ -248,31 +248,45 @@ class Replay:
 
 class ReplayCache:
     """The replays of the games asked for lately (a live game's extended move by move),
-    and the positions drawn lately (many spectators of one game cost one drawing)."""
+    and the positions drawn lately (many spectators of one game cost one drawing).
 
-    def __init__(self, size=16, positions=256):
+    The games being played are all kept (`live` at most): each new move of each is drawn
+    for its spectators, and a replay let go is a replay from the first move again (with
+    16 kept, a server of 50 tables replayed every game at every move, issue 39). The
+    others (over, abandoned: pages travelling in time), `size` at most."""
+
+    def __init__(self, size=16, positions=256, live=1024):
         self.size = size
+        self.live_size = live
         self.positions_size = positions
-        self._items = OrderedDict()
+        self._items = OrderedDict()  # id -> Replay, games not being played
+        self._live = OrderedDict()  # id -> Replay, games being played
         self._positions = OrderedDict()
         self._lock = threading.Lock()
 
     def get(self, info):
         key = info["id"]
+        playing = info["status"] == "playing"
+        pool, other = (self._live, self._items) if playing else (self._items, self._live)
         with self._lock:
-            replay = self._items.get(key)
+            replay = pool.get(key)
+            if replay is None:
+                replay = other.pop(key, None)  # the game started or stopped being played
             if replay is not None and replay.fits(info):
                 if len(replay.logged) < info["move_count"]:
                     replay.extend(info)
-                self._items.move_to_end(key)
+                self._keep(pool, key, replay, playing)
                 return replay
         replay = Replay(info)
         with self._lock:
-            self._items[key] = replay
-            self._items.move_to_end(key)
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
+            self._keep(pool, key, replay, playing)
         return replay
+
+    def _keep(self, pool, key, replay, playing):
+        pool[key] = replay
+        pool.move_to_end(key)
+        while len(pool) > (self.live_size if playing else self.size):
+            pool.popitem(last=False)
 
     def position(self, info, n, viewer):
         """`position(info, replay, n, viewer)`, drawn once per game state and request."""
