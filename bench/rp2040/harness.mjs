@@ -333,6 +333,20 @@ function onRow(rowIdx, state) {
   }
 }
 
+// The firmware sends the PC a KEY message from the scan that delivers a key event, before
+// the game handles the key (vora_fw.app.scan_once): the first USB data from the board in the
+// debounce window marks that scan. Without a PC the ticks rule above stands alone.
+function onUsbIn() {
+  const t = emulatedNs();
+  for (const p of presses) {
+    if (p.firstT !== undefined && !p.usbSeen && t >= p.firstT + (DEBOUNCE_MS - 1) * 1e6 &&
+        t <= p.firstT + (DEBOUNCE_MS + 15) * 1e6 && p.frameT === undefined) {
+      p.usbSeen = true;
+      p.eventScan = scanCount; p.eventT = scans[scans.length - 1];
+    }
+  }
+}
+
 function finishFrame() {
   if (frameStart === null) return;
   const bytes = [];
@@ -382,6 +396,7 @@ function powerUp() {
   cdc = new USBCDC(mcu.usbCtrl);
   cdc.onDeviceConnected = () => { cdcConnected = true; log(`USB CDC connected (boot ${stats.boots}, ${(emulatedNs() / 1e9).toFixed(3)} s emulated)`); };
   cdc.onSerialData = (buf) => {
+    onUsbIn();
     if (serialClient) serialClient.write(Buffer.from(buf));
     if (echoToConsole) process.stderr.write(Buffer.from(buf));
   };
@@ -473,6 +488,9 @@ async function control(req) {
       await waitMs(req.hold_ms ?? 60);
       keysDown.delete(keyId);
       await waitMs(req.gap_ms ?? 60);
+      // a key whose handling outlasts the tap (a move played: the next legal moves, the
+      // save): its frame is waited for, a second at most
+      for (let i = 0; i < 100 && p.eventScan !== undefined && p.frameT === undefined; i++) await waitMs(10);
       return { key_to_frame_ns: p.latencyNs ?? null, press_to_frame_ns: p.pressToFrameNs ?? null,
         event_scan: p.eventScan ?? null };
     }
