@@ -205,6 +205,10 @@ class Bench:
         self.bots = ""
         self.mark = 0  # gc log sequence at the start of the current game
         self.problems = []
+        self.heard = []  # (key, pressed) as the board reported them to the PC
+        self.taps = 0
+        self.missed = 0  # presses the board did not report (pressed again)
+        self.missed_keys = []
 
     # ---- time and the link
 
@@ -230,6 +234,7 @@ class Bench:
             self.link.close()
         self.link = Link(self.h.url)
         c = self.link.client
+        c.on_change = self._key_heard
         self.pump_until(lambda: c.connected, emu_s, "the firmware's HELLO_OK")
         return c.board
 
@@ -241,15 +246,36 @@ class Bench:
         x, y = k % 7, k // 7  # rotation 0 in the Pico's pin map: wired cell = logical key
         return self.pinmap["row_pins"][y], self.pinmap["col_pins"][x]
 
+    def _key_heard(self, what):
+        if what == "key" and self.link is not None and self.link.client.keys:
+            self.heard.append(self.link.client.keys[-1])
+
     def tap(self, name, hold_ms=None):
+        """Press and release a key (held hold_ms, then as long again before the next), and
+        check that the board reported the press to the PC (its KEY message): a press the
+        board did not see (it was busy for longer than the key was held) is counted and
+        pressed again, as a person would."""
+        from vora_fw import layout
         row, col = self.key_pins(name)
+        k = layout.key_index(name)
         hold = self.a.hold_ms if hold_ms is None else hold_ms
-        rid = self.h.send(cmd="tap", key=name, row=row, col=col, hold_ms=hold, gap_ms=self.a.hold_ms)
-        while True:
-            ans = self.h.poll(rid, 0.003)
-            if ans is not None:
+        for attempt in range(4):
+            seen = len(self.heard)
+            rid = self.h.send(cmd="tap", key=name, row=row, col=col, hold_ms=hold, gap_ms=self.a.hold_ms)
+            while True:
+                ans = self.h.poll(rid, 0.003)
+                if ans is not None:
+                    break
+                self.link.pump()
+            self.taps += 1
+            end = self.h.now() + 0.5
+            while (k, True) not in self.heard[seen:] and self.h.now() < end:
+                if not self.link.pump():
+                    _real_sleep(0.003)
+            if (k, True) in self.heard[seen:]:
                 break
-            self.link.pump()
+            self.missed += 1
+            self.missed_keys.append((name, len(self.link.client.moves), round(self.h.now(), 1)))
         if hold_ms is None or hold_ms < 500:
             if ans["key_to_frame_ns"] is not None:
                 self.latency.append(ans["key_to_frame_ns"])
@@ -601,6 +627,12 @@ def main():
         pl = sorted(b.press_latency)
         print("  key press to frame (with the %d ms debounce): median %.1f ms, slowest %.1f ms"
               % (b.pinmap.get("debounce_ms", 20), pl[len(pl) // 2] / 1e6, pl[-1] / 1e6))
+    print("  key presses: %d, of which the board did not see %d (held %d ms; pressed again)"
+          % (b.taps, b.missed, a.hold_ms))
+    if b.missed_keys:
+        print("    missed (key, moves played, board time s): %s" % b.missed_keys[:20])
+    print("  scans more than 60 ms apart: %d, the longest %.0f ms"
+          % (st["scanGapsOver60ms"], st["maxScanGapNs"] / 1e6))
     if b.unmeasured:
         print("  presses without a measured frame: %d" % b.unmeasured)
     if "update" in result:

@@ -192,7 +192,7 @@ if (!inRam(FN.collectEnd) || !inRam(FN.alloc)) throw new Error('gc_collect_end a
 
 const stats = {
   boots: 0, resets: 0, erases: 0, programs: 0, bytesProgrammed: 0, collections: 0,
-  startReal: Date.now(), emulatedNsBefore: 0, frames: 0,
+  startReal: Date.now(), emulatedNsBefore: 0, frames: 0, maxScanGapNs: 0, scanGapsOver60ms: 0,
 };
 let mcu, cdc, clock;
 let cdcConnected = false;
@@ -294,6 +294,8 @@ let halted = null;
 const keysDown = new Set(); // "row,col" pin pairs
 const scans = []; // emulated ns of each scan's start (the first row driven low)
 let scanCount = 0;
+let lastScanBoot = 0;
+const longGaps = []; // scans further apart than 60 ms (a key held less could be missed)
 const presses = []; // {key, row, col, t, firstScan, eventScan, eventT, frameT, latencyNs}
 let frameStart = null, lastEdge = 0, riseAt = 0, bits = [];
 const frames = []; // {t, end, bytes}
@@ -310,6 +312,12 @@ function onRow(rowIdx, state) {
     if (rowIdx === 0) {
       const t = emulatedNs();
       scanCount++;
+      if (scans.length && lastScanBoot === stats.boots) {
+        const gap = t - scans[scans.length - 1];
+        if (gap > stats.maxScanGapNs) stats.maxScanGapNs = gap;
+        if (gap > 60e6) { stats.scanGapsOver60ms++; longGaps.push({ at: t, gap }); if (longGaps.length > 200) longGaps.shift(); }
+      }
+      lastScanBoot = stats.boots;
       scans.push(t);
       if (scans.length > 1000) scans.splice(0, 500);
       for (const p of presses) {
@@ -477,6 +485,7 @@ async function control(req) {
         connected: cdcConnected, mhz: MHZ, clk_sys: mcu.clkSys, halted, heap_layout: !!heapLayout };
     }
     case 'heap': return { now: heapNow(), last: gcLog[gcLog.length - 1] || null, collections: stats.collections };
+    case 'scan_gaps': return { gaps: longGaps.filter((g) => g.at > (req.after_ns || 0)), scans: scanCount };
     case 'gc_log': return { log: gcLog.filter((g) => g.seq > (req.after || 0)) };
     case 'wait_ms': await waitMs(req.ms); return { emulated_ns: emulatedNs() };
     case 'tap': { // press a key for hold_ms and release it, then gap_ms (emulated time)
