@@ -259,6 +259,22 @@ class LogWatcher:
         except RuntimeError:
             pass  # that stream's loop is closed: it has gone
 
+    def _post_all(self, posts):
+        """Hand each (stream, item) its item: one call into each event loop for all of
+        its streams, not one a stream (each call wakes the loop through a socket)."""
+        by_loop = {}
+        for stream, item in posts:
+            by_loop.setdefault(stream.loop, []).append((stream, item))
+        for loop, pairs in by_loop.items():
+            try:
+                loop.call_soon_threadsafe(self._offer_all, pairs)
+            except RuntimeError:
+                pass  # that loop is closed: its streams have gone
+
+    def _offer_all(self, pairs):
+        for stream, item in pairs:
+            self._offer(stream, item)
+
     def _offer(self, stream, item):
         # In the stream's event loop; item: (message, its event as bytes), or None.
         if stream.why is not None:
@@ -303,6 +319,7 @@ class LogWatcher:
             streams = list(self._streams)
         plain = None
         followed = {}  # game id -> the event with its newest position (or the plain one)
+        posts = []
         for stream in streams:
             game = stream.game
             if game is not None and game not in message["ids"] and "trouble" not in message:
@@ -320,11 +337,12 @@ class LogWatcher:
                         told = dict(message, position=position)
                         followed[game] = (told, _event("changed", told))
                 if followed[game] is not None:
-                    self._post(stream, followed[game])
+                    posts.append((stream, followed[game]))
                     continue
             if plain is None:
                 plain = (message, _event("changed", message))  # serialised once for all
-            self._post(stream, plain)
+            posts.append((stream, plain))
+        self._post_all(posts)
 
     def _listen(self, listener):
         """On a PostgreSQL log, the connection that hears its changes (PgListener), made
