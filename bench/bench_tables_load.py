@@ -1,7 +1,8 @@
 """Many tables of `vora serve --tables` played at once through the HTTP API (issue 39).
 
     .venv/bin/python bench/bench_tables_load.py [--tables 50] [--spectators 100]
-        [--game vorcept] [--think 0.25] [--postgresql | --db PATH|URL]
+        [--game vorcept] [--think 0.25] [--postgresql | --db PATH|URL] [--workers N]
+        [--client-processes N]
 
 `vora serve --tables` runs in its own process, over an SQLite log in a temporary folder
 (or PostgreSQL: --postgresql starts a server of its own, tests/pgserver.py, fsync on; or
@@ -222,6 +223,10 @@ def main(argv=None):
     parser.add_argument("--workers", type=int, default=1,
                         help="server processes (vora serve --workers; more than one needs "
                              "--postgresql or a postgresql:// --db)")
+    parser.add_argument("--client-processes", type=int, default=1,
+                        help="processes the seats and spectators are spread over (one: "
+                             "their 300 threads share one interpreter's lock, whose waits "
+                             "are counted in the delays measured)")
     args = parser.parse_args(argv)
 
     server = None
@@ -256,8 +261,6 @@ def run(args, proc, db, server):
         return 1
     base = found.group(1)
     threading.Thread(target=proc.stdout.read, daemon=True).start()  # its later lines
-    shared = {"lock": threading.Lock(), "posted": {}, "arrived": [], "accepted": {},
-              "refused": [], "seen": [], "post_ms": []}
     seats, made = [], []
     with httpx2.Client(base_url=base, timeout=60) as c:
         end = time.monotonic() + 60
@@ -281,36 +284,46 @@ def run(args, proc, db, server):
             table = answer.json()
             made.append(table["table"])
             for seat in table["seats"]:
-                seats.append(Seat(base, table["table"], seat["player"],
-                                  seat["link"].rsplit("/", 1)[1], args.think,
-                                  k * 10 + seat["player"], shared))
-    spectators = [Spectator(base, made[k % len(made)], shared)
-                  for k in range(args.spectators)]
-    for s in spectators:
-        s.start()
-    for s in spectators:
-        s.ready.wait(60)
-    set_up = rss_kb(proc.pid)
-    import os
-    server_cpu, client_cpu = cpu_seconds(proc.pid), sum(os.times()[:2])
-    began = time.perf_counter()
-    for s in seats:
-        s.start()
-    peak = set_up
-    while any(s.is_alive() for s in seats):
-        if time.perf_counter() - began > DEADLINE:
-            print("the games did not end within %d s" % DEADLINE)
-            break
-        peak = max(peak, rss_kb(proc.pid))
-        time.sleep(0.5)
-    elapsed = time.perf_counter() - began
-    server_cpu = cpu_seconds(proc.pid) - server_cpu
-    client_cpu = sum(os.times()[:2]) - client_cpu
-    time.sleep(1.0)  # the spectators' last events
-    for s in spectators:
-        s.stop.set()
+                seats.append((table["table"], seat["player"],
+                              seat["link"].rsplit("/", 1)[1], k * 10 + seat["player"]))
+    watched = [made[k % len(made)] for k in range(args.spectators)]
+    parts = max(1, min(args.client_processes, len(made)))
+    # Each part plays whole tables (both seats) and follows some games, in its own
+    # process when there are several: the delays are measured with time.perf_counter,
+    # the system's monotonic clock on Linux, the same in every process.
+    jobs = [(base, [s for s in seats if made.index(s[0]) % parts == i],
+             watched[i::parts], args.think) for i in range(parts)]
+    set_up = [rss_kb(proc.pid)]
+    server_cpu = cpu_seconds(proc.pid)
+
+    def ready():  # every part's spectators are following: the seats start
+        set_up[0] = rss_kb(proc.pid)
+        server_cpu_at[0] = cpu_seconds(proc.pid)
+
+    server_cpu_at = [server_cpu]
+    peak = [set_up[0]]
+
+    def sample():
+        peak[0] = max(peak[0], rss_kb(proc.pid))
+
+    if parts == 1:
+        results = [play_part(*jobs[0], on_ready=ready, on_wait=sample)]
+    else:
+        results = play_parts(jobs, ready, sample)
+    elapsed = max(r["elapsed"] for r in results)
+    server_cpu = cpu_seconds(proc.pid) - server_cpu_at[0]
+    client_cpu = sum(r["cpu"] for r in results)
+    set_up, peak = set_up[0], peak[0]
     after = rss_kb(proc.pid)
-    problems = [p for s in seats + spectators for p in s.problems]
+    shared = {"posted": {}, "arrived": [], "accepted": {}, "refused": [], "seen": [],
+              "post_ms": []}
+    problems = []
+    for r in results:
+        shared["posted"].update(r["posted"])
+        shared["accepted"].update(r["accepted"])
+        for key in ("arrived", "refused", "seen", "post_ms"):
+            shared[key] += r[key]
+        problems += r["problems"]
     problems += ["table %s: a move refused: %s" % r for r in shared["refused"]]
     problems += check_log(db, made, shared["accepted"])
     to_seat = delays(shared["posted"], shared["arrived"])
@@ -318,11 +331,12 @@ def run(args, proc, db, server):
                                            for g, n, at in shared["seen"]])
     moves = len(shared["posted"])
     print("vora serve --tables: %d tables of %s, 2 browser seats each, %d spectators, "
-          "the log on %s, %s" % (
+          "the log on %s, %s; the clients in %s" % (
               args.tables, args.game, args.spectators,
               "PostgreSQL (fsync on)" if server else "SQLite",
               "one server process" if args.workers == 1 else
-              "%d server processes" % args.workers))
+              "%d server processes" % args.workers,
+              "one process" if parts == 1 else "%d processes" % parts))
     print("  %d moves in %.1f s (%.0f moves/s; each seat thinks %.2f s)"
           % (moves, elapsed, moves / elapsed, args.think))
     if moves:
@@ -354,6 +368,75 @@ def run(args, proc, db, server):
     print("  every game read back from the log: exactly the moves accepted, in order; "
           "each verifies")
     return 0
+
+
+def play_part(base, seat_specs, watched, think, on_ready=None, on_wait=None):
+    """Play these seats and follow these games until the seats' games end: what was
+    posted, accepted and seen, with times (time.perf_counter), and this process's CPU."""
+    import os
+    shared = {"lock": threading.Lock(), "posted": {}, "arrived": [], "accepted": {},
+              "refused": [], "seen": [], "post_ms": []}
+    seats = [Seat(base, table, player, token, think, seed, shared)
+             for table, player, token, seed in seat_specs]
+    spectators = [Spectator(base, gid, shared) for gid in watched]
+    for s in spectators:
+        s.start()
+    for s in spectators:
+        s.ready.wait(60)
+    if on_ready is not None:
+        on_ready()
+    cpu = sum(os.times()[:2])
+    began = time.perf_counter()
+    for s in seats:
+        s.start()
+    late = []
+    while any(s.is_alive() for s in seats):
+        if time.perf_counter() - began > DEADLINE:
+            late.append("the games did not end within %d s" % DEADLINE)
+            break
+        if on_wait is not None:
+            on_wait()
+        time.sleep(0.5)
+    elapsed = time.perf_counter() - began
+    cpu = sum(os.times()[:2]) - cpu
+    time.sleep(1.0)  # the spectators' last events
+    for s in spectators:
+        s.stop.set()
+    del shared["lock"]
+    return dict(shared, elapsed=elapsed, cpu=cpu,
+                problems=late + [p for s in seats + spectators for p in s.problems])
+
+
+def _part_process(job, started, go, out):
+    # One part in a process of its own: its spectators follow, it says so, and its seats
+    # start when every part's spectators follow (`go`).
+    out.put(play_part(*job, on_ready=lambda: (started.release(), go.wait())))
+
+
+def play_parts(jobs, ready, sample):
+    """play_part() for each job in a process of its own (forked), all started together."""
+    import multiprocessing
+    ctx = multiprocessing.get_context("fork")
+    started, go, out = ctx.Semaphore(0), ctx.Event(), ctx.Queue()
+    procs = [ctx.Process(target=_part_process, args=(job, started, go, out), daemon=True)
+             for job in jobs]
+    for p in procs:
+        p.start()
+    for _ in procs:
+        started.acquire()
+    ready()
+    go.set()
+    results = []
+    while len(results) < len(procs):
+        try:
+            results.append(out.get(timeout=0.5))
+        except Exception:  # queue.Empty: still playing
+            sample()
+            if not any(p.is_alive() for p in procs) and out.empty():
+                raise SystemExit("a client process ended without its results")
+    for p in procs:
+        p.join(10)
+    return results
 
 
 def check_log(db, made, accepted):
