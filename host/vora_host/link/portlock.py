@@ -13,8 +13,9 @@ holds it alone, and a second one is refused at once with who holds it:
   it was given (`--port sim`, a /dev/serial/by-id link) for as long as it runs, and the
   device behind it (by its real path: `--port sim` and the pty it points at are one
   port) only while it has the device open: a mirror waiting for its board to come back
-  must not hold a device number the system has since given to another board. The kernel drops the lock with the process, however it ends, so
-  a note whose lock is free is stale and simply taken over. A command that opens and
+  must not hold a device number the system has since given to another board. The kernel
+  drops the lock with the process, however it ends, so a note whose lock is free is
+  stale and simply taken over. A command that opens and
   closes the device several times (vora flash: the link, then mpremote, then the link
   again) holds the note across, so nobody slips in between (hold());
 - a port held by a program that writes no note (mpremote, screen, an older vora) is named

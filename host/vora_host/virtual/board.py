@@ -160,8 +160,8 @@ class VirtualBoard:
         return self.terminal_mode() or self.pc_game() is not None
 
     def key_names(self):
-        """The keys' names: Vora's (a1..e5, Sa, cS...), or in terminal mode the names of
-        the game the PC runs (a1..g7 over the whole 7x7)."""
+        """The keys' names: Vora's (a1..e5, Sa, cS...), or those of the game the PC runs
+        on the board (a1..g7 over the whole 7x7)."""
         if self.shows_pc_game() and self.terminal_keys:
             named = self.terminal_keys()
             if named:

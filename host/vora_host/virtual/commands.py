@@ -29,7 +29,7 @@ HELP = ("commands: KEY | press KEY [ms] | hold KEY [ms] | down KEY | up KEY | MO
 
 def commands_help(board):
     """The board's commands (`commands`, or `help` without a screen), naming the keys as
-    they are named now: Vora's, or in terminal mode those of the game the PC runs."""
+    they are named now: Vora's, or those of the game the PC runs on the board."""
     game = board.pc_game()
     if game is None or game.game is None:
         return HELP
@@ -110,7 +110,7 @@ async def _typed_move(board, line, emit):
 
 
 def _typed_game_move(board, line, emit):
-    """A move of the game the PC runs, typed in its notation (terminal mode): played at
+    """A move of the game the PC runs, typed in its notation: played at
     once, or refused with the reason. False when the line is not such a move (a key
     name of the game is a key)."""
     game = board.pc_game()

@@ -236,7 +236,8 @@ class Screen:
         self.board.help_shown = False
 
     def _game(self):
-        """The game the PC runs on this board (terminal mode), or None for Vora."""
+        """The game the PC runs on this board (from the moment it is attached, its MODE
+        frame perhaps still on the way: VirtualBoard.pc_game), or None for Vora."""
         game = self.board.pc_game()
         return game if game is not None and hasattr(game, "turn_line") else None
 
