@@ -401,3 +401,29 @@ def test_vora_update_follows_the_board_into_its_maker_mode_and_back(tmp_path):
     assert "link lost" not in said.getvalue()
     # The game the board was playing goes on in the new version, where it was.
     assert list(board.app.ui.moves) == moves and board.app.ui.state.digest() == digest
+
+
+def test_the_maker_mode_runs_without_collecting_every_kilobyte(flash, monkeypatch):
+    """On an emulated Pico (bench/bench_rp2040.py) the update never went through: the
+    maker mode kept `start.collect_often` on, a collection every KB allocated, some 14 ms
+    each on the Pico's 233 KB heap and 85 to 90% of its CPU, so its loop took a third of a
+    second a turn and the PC's session gave up. Loading the mode collects often (its code
+    comes from .mpy files); once it is made, the collector runs as the game's does."""
+    import gc
+    from vora_fw import maker_mode
+    thresholds = []
+    monkeypatch.setattr(gc, "threshold", thresholds.append, raising=False)
+
+    class Port:
+        def write(self, data):
+            return len(data)
+
+        def read(self):
+            return b""
+
+    start.collect_often()  # as vora_fw.start.run does first, at every start
+    b = power_on(fs_of(flash), str(flash))
+    link, mode = maker_mode.make_maker_mode(SimHardware(), default_pinmap(), b, Port(),
+                                            lambda: None, start.collect_often)  # as start.run
+    assert isinstance(mode, MakerMode) and mode.link is link
+    assert thresholds[0] == start.LOAD_COLLECT_BYTES and thresholds[-1] == -1, thresholds

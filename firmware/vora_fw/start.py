@@ -68,7 +68,7 @@ def run(pinmap, boot, save_dir="/save"):
     try:
         if take_maker_request(boot):
             from vora_fw.maker_mode import run_maker_mode  # returns for the REPL only
-            run_maker_mode(make_hardware(pinmap), pinmap, boot, port, _reset)
+            run_maker_mode(make_hardware(pinmap), pinmap, boot, port, _reset, collect_often)
         else:
             app = make_app(make_hardware(pinmap), pinmap, boot, save_dir, port)
             collect_often(False)

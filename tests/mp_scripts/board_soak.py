@@ -387,8 +387,7 @@ def reset():
     gc.collect()
     start.collect_often()  # as vora_fw.start.run at every start
     power_on()
-    if hasattr(R.app, "ui"):
-        start.collect_often(False)  # the game plays without; the maker mode keeps it
+    start.collect_often(False)  # the game and the maker mode run without, once made
 
 
 def update_and_doctor():
