@@ -6,7 +6,8 @@ frame at the emulated 125 MHz, and `vora update` (the whole firmware) in the mid
 
     VORA_PICO_FIRMWARE=.../firmware.elf VORA_PICO_BOOTROM=.../bootrom \\
         .venv/bin/python bench/bench_rp2040.py [--games 3] [--seed 1] [--hold-ms 60]
-            [--flash-in FILE] [--save-flash FILE] [--no-update]
+            [--flash-in FILE] [--save-flash FILE] [--install-only] [--no-update]
+            [--part all|update] [--moves-after-update N]
 
 It needs an RPI_PICO MicroPython firmware built from MicroPython's source (its ELF, for the
 symbols: ports/rp2/build-RPI_PICO/firmware.elf), the RP2040 bootrom (B1) image, Node.js and
@@ -24,6 +25,9 @@ The run (a game's moves are chosen at random among the legal ones, seeded):
      own command): the board saves, restarts into its maker mode, takes it, switches,
      restarts into the new version on trial, which confirms itself; the game goes on;
   5. games 4..N: 2 to 4 players by keys (every fifth with a board's bot seat).
+(--install-only stops after 1; --part update plays game 3 alone.) An update that does not go
+through is reported and the run goes on: a key pressed at the board ends its maker mode, as a
+maker would, and the game resumes; the exit status is then 1.
 After each game: the heap as the collection that the board makes when it leaves the game
 (vora_fw.vora_ui._leave_game, at the centre key) left it, read from the emulated RAM by the
 harness (no code of the bench runs on the board: the PC's side is all on the PC), and the
@@ -80,7 +84,7 @@ class EmulatedClock:
 def run_vora(clock_file, argv):
     """`vora ARGV...` in this process, on the board's clock (the hidden `_vora` command)."""
     EmulatedClock(clock_file).install()
-    sys.path[:0] = [str(ROOT / "host"), str(ROOT)]
+    sys.path[:0] = [str(ROOT / "host"), str(ROOT), str(ROOT / "firmware")]
     sys.argv = ["vora"] + argv
     from vora_host.cli import main
     return main()
@@ -418,6 +422,9 @@ class Bench:
                 self.takeback()
                 continue
             self.person_move()
+            if len(c.moves) % 20 == 0:
+                print("    game %s: %d moves, board time %.0f s" % (label, len(c.moves), self.h.now()),
+                      flush=True)
         return True
 
     def after_game(self, label):
@@ -482,14 +489,26 @@ class Bench:
         print("  vora update: exit %d, %.1f s of the board's time (%.0f s real)"
               % (rc, emu_s, real_s), flush=True)
         self.chosen, self.bots = "SN", ""
+        if not switched:
+            # As a maker would: a key pressed at the board ends its maker mode (a reset back
+            # to the game, which resumes its save).
+            row, col = self.key_pins("c3")
+            self.h.call(cmd="tap", key="c3", row=row, col=col, hold_ms=1500, gap_ms=200)
+            self.problems.append("the update did not go through; a key pressed at the board "
+                                 "sent it back to its game")
         self.connect()
-        self.heap_row("back in the game after the update")
+        self.heap_row("back in the game after the update" if switched else
+                      "back in the game after the failed update")
         self.pump_until(lambda: self.link.client.game_id == game and
                         len(self.link.client.moves) >= n, 30, "the game after the update")
         info = self.link.client.board or {}
         print("  after the update: firmware %s, boot %s" % (info.get("fw"), info.get("boot")),
               flush=True)
         return switched, out
+
+
+class Installed(Exception):
+    """--install-only, --part update: the run ends here."""
 
 
 def boot_mem_info(h):
@@ -530,6 +549,14 @@ def main():
     p.add_argument("--flash-in", help="start from this flash image (saved with --save-flash)")
     p.add_argument("--save-flash", help="save the flash image here after the install")
     p.add_argument("--no-update", action="store_true")
+    p.add_argument("--part", choices=("all", "update"), default="all",
+                   help="update: game 3 alone (2 people, the update at move 10)")
+    p.add_argument("--moves-after-update", type=int, default=None,
+                   help="with --part update: stop this many moves after the update (default: "
+                        "play the game to its end)")
+    p.add_argument("--install-only", action="store_true",
+                   help="stop once the firmware is installed and says hello (with --save-flash: "
+                        "the image for later runs' --flash-in)")
     p.add_argument("--harness-log", help="keep the harness's log here")
     a = p.parse_args()
     missing = []
@@ -573,6 +600,19 @@ def main():
               % (h.now() - t, board.get("fw"), board.get("boot")), flush=True)
         b.wait_emu(1.0)
         b.heap_row("start (the firmware and the link loaded)")
+        if a.install_only:
+            raise Installed()
+        if a.part == "update":
+            b.set_up("SN", "")
+            b.play("3", stop_at=10)
+            result["update"] = b.update()[0]
+            if a.moves_after_update is None:
+                b.play("3")
+                b.after_game("3")
+            else:
+                b.play("3", stop_at=10 + a.moves_after_update)
+                b.heap_row("%d moves after the update" % a.moves_after_update)
+            raise Installed()
         # game 1: four people by keys
         b.set_up("SWNE", "")
         b.play("1")
@@ -598,6 +638,8 @@ def main():
             b.set_up(seats, "N" if game % 5 == 0 else "")
             b.play(str(game))
             b.after_game(str(game))
+        result["ok"] = True
+    except Installed:
         result["ok"] = True
     except Exception as exc:  # the figures so far, and why it stopped
         result["ok"] = False

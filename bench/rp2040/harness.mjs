@@ -22,8 +22,10 @@
 // - the pixel chain's pin decoded into frames, for key event to frame;
 // - the GC heap read from the emulated RAM right after each collection (free, largest free
 //   block, as micropython.mem_info() counts them), with BKPTs at gc_collect_end and gc_alloc;
-// - a control port (JSON lines on 127.0.0.1) for the driver: keys, heap figures, time,
-//   reset, saving the flash image;
+// - a control port (JSON lines on 127.0.0.1) for the driver: keys (tap, hold, release),
+//   heap figures (heap, gc_log), scans further apart than 60 ms (scan_gaps), a sampling
+//   profile of where the core spends its time by function (profile), time (status,
+//   wait_ms), a reset or power cut (reset), saving the flash image (save_flash);
 // - with --clock-file, the emulated time (float64, seconds since the first power-up) kept
 //   in that file's first 8 bytes, for the PC's side to run on the board's clock.
 
@@ -144,8 +146,14 @@ function readBootrom(path) {
 
 const args = parseArgs(process.argv.slice(2));
 const log = (...m) => { if (!args.quiet) console.error('[harness]', ...m); };
-const elf = readElf(args.firmware);
-const bootrom = readBootrom(args.bootrom);
+let elf, bootrom;
+try {
+  elf = readElf(args.firmware);
+  bootrom = readBootrom(args.bootrom);
+} catch (e) {
+  console.error(`harness: ${e.message}`);
+  process.exit(2);
+}
 const sym = (name) => {
   const s = elf.symbols.get(name);
   if (!s) throw new Error(`the firmware has no symbol ${name}: is it an RPI_PICO MicroPython ELF?`);
@@ -428,6 +436,19 @@ function reset(why) {
 // ---- running -----------------------------------------------------------------------------
 
 const waiters = []; // {untilNs, resolve}
+let profile = null; // {n, pcs}: where the core spends its time, sampled
+let funcs = null; // [addr, end, name] of the ELF's functions, sorted
+
+function functionOf(pc) {
+  if (!funcs) {
+    funcs = [];
+    for (const [name, v] of elf.symbols) if (v.size > 0) funcs.push([v.value & ~1, (v.value & ~1) + v.size, name]);
+    funcs.sort((a, b) => a[0] - b[0]);
+  }
+  let lo = 0, hi = funcs.length - 1, best = null;
+  while (lo <= hi) { const mid = (lo + hi) >> 1; if (funcs[mid][0] <= pc) { best = funcs[mid]; lo = mid + 1; } else hi = mid - 1; }
+  return best && pc < best[1] ? best[2] : `0x${pc.toString(16)}`;
+}
 const clockFd = args.clockFile ? fs.openSync(args.clockFile, 'w+') : null;
 const clockBuf = Buffer.alloc(8);
 if (clockFd !== null) fs.writeSync(clockFd, clockBuf, 0, 8, 0);
@@ -444,6 +465,7 @@ function runSlice() {
         clock.tick(n > 0 ? n : NS_PER_CYCLE);
       } else {
         clock.tick(core.executeInstruction() * NS_PER_CYCLE);
+        if (profile && ++profile.n % 97 === 0) profile.pcs.push(core.PC);
       }
       if (resetPending) break;
     }
@@ -485,6 +507,15 @@ async function control(req) {
         connected: cdcConnected, mhz: MHZ, clk_sys: mcu.clkSys, halted, heap_layout: !!heapLayout };
     }
     case 'heap': return { now: heapNow(), last: gcLog[gcLog.length - 1] || null, collections: stats.collections };
+    case 'profile': { // sample the core's PC for ms of emulated time: the functions it is in
+      profile = { n: 0, pcs: [] };
+      await waitMs(req.ms ?? 1000);
+      const counts = new Map();
+      for (const pc of profile.pcs) { const f = functionOf(pc); counts.set(f, (counts.get(f) || 0) + 1); }
+      const total = profile.pcs.length;
+      profile = null;
+      return { samples: total, top: [...counts].sort((a, b) => b[1] - a[1]).slice(0, req.top ?? 25).map(([f, c]) => [f, +(100 * c / total).toFixed(1)]) };
+    }
     case 'scan_gaps': return { gaps: longGaps.filter((g) => g.at > (req.after_ns || 0)), scans: scanCount };
     case 'gc_log': return { log: gcLog.filter((g) => g.seq > (req.after || 0)) };
     case 'wait_ms': await waitMs(req.ms); return { emulated_ns: emulatedNs() };
