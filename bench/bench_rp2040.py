@@ -118,7 +118,11 @@ class Harness:
         self.ctl.setblocking(False)
         self.buf = b""
         self.ids = 0
+        end = _real_monotonic() + 60
         while not os.path.exists(self.clock_file) or os.path.getsize(self.clock_file) < 8:
+            if self.proc.poll() is not None or _real_monotonic() > end:
+                raise SystemExit("bench_rp2040: the harness wrote no clock:\n"
+                                 + open(self.log_path).read()[-2000:])
             _real_sleep(0.01)
         self.clock = EmulatedClock(self.clock_file)
 

@@ -293,27 +293,23 @@ def run(args, proc, db, server):
     # the system's monotonic clock on Linux, the same in every process.
     jobs = [(base, [s for s in seats if made.index(s[0]) % parts == i],
              watched[i::parts], args.think) for i in range(parts)]
-    set_up = [rss_kb(proc.pid)]
-    server_cpu = cpu_seconds(proc.pid)
+    at = {}  # the server's memory and CPU when the seats start, and its memory's peak
 
     def ready():  # every part's spectators are following: the seats start
-        set_up[0] = rss_kb(proc.pid)
-        server_cpu_at[0] = cpu_seconds(proc.pid)
+        at["set_up"] = at["peak"] = rss_kb(proc.pid)
+        at["cpu"] = cpu_seconds(proc.pid)
 
-    server_cpu_at = [server_cpu]
-    peak = [set_up[0]]
-
-    def sample():
-        peak[0] = max(peak[0], rss_kb(proc.pid))
+    def sample():  # while the seats play
+        at["peak"] = max(at["peak"], rss_kb(proc.pid))
 
     if parts == 1:
         results = [play_part(*jobs[0], on_ready=ready, on_wait=sample)]
     else:
         results = play_parts(jobs, ready, sample)
     elapsed = max(r["elapsed"] for r in results)
-    server_cpu = cpu_seconds(proc.pid) - server_cpu_at[0]
+    server_cpu = cpu_seconds(proc.pid) - at["cpu"]
     client_cpu = sum(r["cpu"] for r in results)
-    set_up, peak = set_up[0], peak[0]
+    set_up, peak = at["set_up"], at["peak"]
     after = rss_kb(proc.pid)
     shared = {"posted": {}, "arrived": [], "accepted": {}, "refused": [], "seen": [],
               "post_ms": []}

@@ -356,8 +356,8 @@ def open_serial(device, **kwargs):
     import serial
     name = acquire(device)
     try:
-        path = (name, acquire(device, real=True) if note_path(device, False) != note_path(
-            device) else None)
+        path = (name, acquire(device, real=True)
+                if real_path(device) != os.path.abspath(device) else None)
     except BaseException:
         release(name)
         raise

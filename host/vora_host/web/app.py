@@ -224,8 +224,7 @@ class LogWatcher:
             self._thread.join(5)
         with self._lock:
             streams = list(self._streams)
-        for stream in streams:
-            self._post(stream, None)
+        self._post_all([(stream, None) for stream in streams])
 
     @property
     def streams(self):
@@ -252,12 +251,6 @@ class LogWatcher:
     def unsubscribe(self, stream):
         with self._lock:
             self._streams.discard(stream)
-
-    def _post(self, stream, data):
-        try:
-            stream.loop.call_soon_threadsafe(self._offer, stream, data)
-        except RuntimeError:
-            pass  # that stream's loop is closed: it has gone
 
     def _post_all(self, posts):
         """Hand each (stream, item) its item: one call into each event loop for all of
