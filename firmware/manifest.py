@@ -25,6 +25,7 @@ package(
         "hal_circuitpython.py",
         "hal_rp2.py",
         "hal_sim.py",
+        "keysample.py",
         "keyscan.py",
         "layout.py",
         "link.py",

@@ -10,6 +10,7 @@ one and its budget is checked (issue 42: the suite's time)."""
 import functools
 import os
 import subprocess
+import tempfile
 import sys
 from pathlib import Path
 
@@ -40,8 +41,13 @@ def _same_moves(cpy, mpy):
 
 @functools.lru_cache(maxsize=None)  # the 4-player game is compared on both ports
 def _on_cpython(args):
-    return tuple(subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True,
-                                text=True, cwd=REPO_ROOT, check=True).stdout.splitlines())
+    with tempfile.TemporaryDirectory() as temp:
+        lines = tuple(subprocess.run(
+            [sys.executable, str(SCRIPT), *args], capture_output=True, text=True,
+            cwd=REPO_ROOT, check=True, env=dict(os.environ, TMPDIR=temp)).stdout.splitlines())
+        # It once left its save folder in the machine's temp at every run (136 of them).
+        assert os.listdir(temp) == [], "the CPython run left %s behind" % os.listdir(temp)
+    return lines
 
 
 @pytest.mark.parametrize("seed,players", GAMES)
@@ -118,3 +124,4 @@ def test_a_board_alone_holds_its_code_and_its_game_in_120_kb(tmp_path):
     moves, measures = run(compiled_tree(tmp_path / "tree"), 2, alone=True)
     assert moves > 300
     assert measures["code_bytes"] + measures["peak_bytes"] < BOARD_ALONE_BUDGET, measures
+

@@ -37,6 +37,11 @@ FRAME_MS = const(33)  # about 30 frames a second for blinks and fades
 RESERVE_BYTES = const(4096)
 # The PC's bytes kept while the link cannot be made yet (out of memory): a frame and more.
 PENDING_BYTES = const(1024)
+# A key-scanning interrupt that has taken no reading for this long has stopped.
+SAMPLER_SILENT_MS = const(500)
+# Batches of events one scan_once() takes from the interrupt's readings at most (each
+# reading kept gives at most two; more wait for the next scan).
+DRAIN_BATCHES = const(80)
 
 
 class App:
@@ -54,6 +59,10 @@ class App:
         self.output = PixelOutput(pinmap, hw.pixels)
         self.frame = bytearray(147)
         self.rows = bytearray(7)  # one scan, a byte per row: ints over 30 bits would allocate
+        self.sampler = None  # type: Any  # a KeySampler while a timer interrupt scans
+        self._samples_seen = 0
+        self._samples_at = now
+        self.sampler_failures = 0  # times the interrupt stopped and the loop scanned again
         self.link = link
         self.ui = VoraUI(store, seed_fn or (lambda: ticks_ms()), self._on_event, now, id_fn)
         self.last_frame = now
@@ -117,11 +126,62 @@ class App:
         """True while the PC drives the pixels and takes the keys (terminal mode)."""
         return self.link is not None and self.link.mode == TERMINAL
 
+    def sample_keys(self):
+        """Have the keys scanned from a timer interrupt where the hardware can
+        (hal_rp2.Hardware.sample_keys; vora_fw.keysample says why): scan_once() then
+        takes the readings the interrupt kept. Elsewhere it scans on each call."""
+        start = getattr(self.hw, "sample_keys", None)
+        if start is not None:
+            self.use_sampler(start(self.scan_ms), now=ticks_ms())
+
+    def use_sampler(self, sampler, now):
+        """Take the key readings from sampler (a vora_fw.keysample.KeySampler) from now on."""
+        self.sampler = sampler
+        self._samples_seen = sampler.samples
+        self._samples_at = now
+
+    def stop_sampling(self):
+        stop = getattr(self.hw, "stop_sampling", None)
+        if stop is not None:
+            stop()
+        self.sampler = None
+
+    def _sampled(self, now):
+        """The events of the readings the interrupt kept, or None when it has stopped
+        taking any (an exception in it ends its timer): the scan is then the loop's again."""
+        sampler = self.sampler
+        count = sampler.samples
+        if count != self._samples_seen:
+            self._samples_seen = count
+            self._samples_at = now
+        elif ticks_diff(now, self._samples_at) > SAMPLER_SILENT_MS:
+            self.stop_sampling()
+            self.sampler_failures += 1
+            return None
+        return sampler.drain(self.scanner, now)
+
     def scan_once(self, now):
-        """Read the matrix, debounce, hand key events to the game (or, in terminal mode,
-        to the PC only). Returns the events."""
+        """Read the matrix (or the readings a timer interrupt kept), debounce, hand key
+        events to the game (or, in terminal mode, to the PC only). Returns the events: with
+        an interrupt's readings, those of the last batch handed on (keysample.drain hands
+        them on a batch at a time), so a scan with any event returns some."""
+        if self.sampler is None:
+            return self._scan_batch(now)
+        last = NO_EVENTS
+        for _ in range(DRAIN_BATCHES):
+            events = self._scan_batch(now)
+            if events is NO_EVENTS:
+                break
+            last = events
+        return last
+
+    def _scan_batch(self, now):
         try:
-            events = self.scanner.update_rows(self.hw.read_rows(self.rows), now)
+            events = None
+            if self.sampler is not None:
+                events = self._sampled(now)
+            if events is None:
+                events = self.scanner.update_rows(self.hw.read_rows(self.rows), now)
         except MemoryError:
             # The scanner settles no key whose event it could not make (keyscan._settle):
             # with the heap full, this scan is skipped whole and the next one reports the
@@ -227,10 +287,15 @@ class App:
 
     async def run(self):
         """Run until the PC asks for the REPL (forever otherwise)."""
-        tasks = [asyncio.create_task(self._scan_loop()), asyncio.create_task(self._render_loop())]
-        if self.link is not None or self.link_read is not None:
-            tasks.append(asyncio.create_task(self._link_loop()))
-        await asyncio.gather(*tasks)
+        self.sample_keys()
+        try:
+            tasks = [asyncio.create_task(self._scan_loop()),
+                     asyncio.create_task(self._render_loop())]
+            if self.link is not None or self.link_read is not None:
+                tasks.append(asyncio.create_task(self._link_loop()))
+            await asyncio.gather(*tasks)
+        finally:
+            self.stop_sampling()  # the REPL's board scans on demand
         self.output.off()
 
 

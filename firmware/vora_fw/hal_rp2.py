@@ -9,6 +9,13 @@ hal_sim.SimHardware and hal_circuitpython.Hardware:
     hw.read_rows(buf) -> buf       # the same into bytearray(7), buf[y] bit x; no allocation
     hw.pixels.write(buf)           # send chain bytes (PixelOutput builds them)
     hw.held_at_boot(key_index)     # is that key held right now (a few scans agree)?
+    hw.sample_keys(period_ms)      # scan from a hard timer interrupt from now on: a KeySampler
+    hw.stop_sampling()             # back to scans on demand
+
+Scans from a timer interrupt (sample_keys): the game's loop can be busy for longer than a
+quick press lasts, the interrupt is not (vora_fw.keysample says why and how). While it runs,
+read_rows() and read_keys() give its last reading instead of driving the lines themselves:
+two scans at once would drive two lines low together.
 
 Matrix scan. With diode_direction "col2row" (the reference wiring: diode band towards the
 row wire) the row pins are driven and the column pins read: columns are inputs with the
@@ -79,9 +86,38 @@ class Hardware:
         self._drive = [Pin(p, Pin.OPEN_DRAIN, value=1) for p in drive]
         self._rows = bytearray(_W)
         self.pixels = NeoPixelDriver(pinmap["pixel_pin"], pinmap.get("pixel_count", 49))
+        self.sampler = None  # a KeySampler while the timer interrupt scans
+        self._timer = None
+
+    def sample_keys(self, period_ms):
+        """Scan every period_ms from a hard timer interrupt from now on; returns the
+        vora_fw.keysample.KeySampler that keeps the readings for the game's loop."""
+        from vora_fw.keysample import KeySampler
+        self.stop_sampling()
+        sampler = KeySampler(self.scan_rows, time.ticks_ms, period_ms)  # type: ignore[attr-defined]
+        self.sampler = sampler
+        self._timer = machine.Timer(-1, period=period_ms, callback=sampler.sample, hard=True)
+        return sampler
+
+    def stop_sampling(self):
+        """Stop the timer interrupt's scans (the REPL, the maker mode scan on demand)."""
+        timer = self._timer
+        if timer is not None:
+            timer.deinit()
+        self._timer = None
+        self.sampler = None
 
     def read_rows(self, buf):
-        """One full scan into buf (bytearray(7)): buf[y] bit x = logical key y*7+x closed."""
+        """The keys into buf (bytearray(7)): buf[y] bit x = logical key y*7+x closed. A scan
+        of the matrix, or the timer interrupt's last reading while it scans."""
+        sampler = self.sampler
+        if sampler is not None:
+            return sampler.latest(buf)
+        return self.scan_rows(buf)
+
+    def scan_rows(self, buf):
+        """One full scan into buf (bytearray(7)): buf[y] bit x = logical key y*7+x closed.
+        Allocates nothing (it runs in the timer interrupt too)."""
         drive = self._drive
         sense = self._sense
         krow = self._krow

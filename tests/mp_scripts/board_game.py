@@ -70,8 +70,12 @@ DRIVER_CODE = collect() - _BEFORE_DRIVER
 if MICRO:
     SAVE_DIR = "board_game_save"  # in the runner's own filesystem (memory, or a temp folder)
 else:
+    import atexit  # noqa: E402
+    import shutil  # noqa: E402
     import tempfile  # noqa: E402
     SAVE_DIR = tempfile.mkdtemp(prefix="board_game_save")
+    # CPython's run is a check beside MicroPython's: its save folder goes with it.
+    atexit.register(shutil.rmtree, SAVE_DIR, True)
 if not ALONE:
     from shared_rules import wire  # noqa: E402
     from vora_fw.link import BoardLink  # noqa: E402
