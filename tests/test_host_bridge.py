@@ -88,7 +88,7 @@ def test_a_mirror_follows_a_restarted_virtual_board_by_its_stable_name(tmp_path,
             return logged()
 
         assert len(wait(player.ui.moves_played)) == player.ui.moves_played
-        board.kill()  # the virtual board stops (killed: its name is left dangling)
+        board.crash()  # the virtual board stops (killed: its name is left dangling)
         board = SimProcess("--save-dir", str(save), "--seed", "21")  # and starts again
         assert os.readlink(device) == board.path  # (a new pseudo-terminal, or a reused one)
         player.board = board

@@ -91,10 +91,22 @@ class SimProcess:
                 out.append(line)
         return out
 
-    def kill(self):
+    def crash(self):
+        """Killed (SIGKILL): it cannot clean up after itself, as after a power cut."""
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait(timeout=TIMEOUT)
+
+    def kill(self):
+        # Stopped as a user stops it (SIGTERM), so that it cleans up after itself (the
+        # flash folder it made for the REPL); killed only if it does not go.
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=TIMEOUT)
         for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             try:
                 f.close()
@@ -503,7 +515,7 @@ def test_a_second_virtual_board_takes_a_name_of_its_own_and_says_which(tmp_path)
                        env={"VORA_SIM_DEVICE": str(name)}) as term:  # and on its screen
             term.wait_for("Another virtual board runs as")
             assert str(name) + "3" in " ".join(term.text().split())
-        first.kill()  # killed: its name is free for the next board
+        first.crash()  # killed: its name is free for the next board
         third = SimProcess("--save-dir", str(tmp_path / "three"), env=env)
         third.cmd("state")
         assert os.readlink(name) == third.path and "another" not in "".join(third.stderr)
