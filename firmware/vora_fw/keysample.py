@@ -27,7 +27,7 @@ from vora_fw.keyscan import NO_EVENTS
 
 _W = const(7)
 SLOTS = const(32)  # changes kept: 16 presses and releases while the loop is away
-_COUNT_MASK = const(0x3FFFFFFF)  # the sample count stays a small int
+_COUNT_MASK = const(0x3FFFFFFF)  # the largest small int of a 32-bit MicroPython
 
 
 class KeySampler:
@@ -55,7 +55,8 @@ class KeySampler:
     def sample(self, _timer=None):
         """One scan; a reading that differs from the last one kept goes into the ring.
         Runs in the timer's hard interrupt: allocates nothing."""
-        self.samples = (self.samples + 1) & _COUNT_MASK
+        n = self.samples  # counted up to the last small int, then from 0 (never a long int)
+        self.samples = n + 1 if n < _COUNT_MASK else 0
         rows = self._read(self._scan)
         last = self._last
         y = 0
