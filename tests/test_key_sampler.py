@@ -7,7 +7,6 @@ Found on the emulated RP2040 (docs/benchmarks.md, "Memory on a stock Pico"): 16%
 presses were never seen, the game's loop being busy with a frame, the PC or a save.
 """
 
-import sys
 import textwrap
 
 import pytest
@@ -16,7 +15,9 @@ from vora_fw import clock, layout
 from vora_fw.app import SAMPLER_SILENT_MS, App
 from vora_fw.hal_sim import SimHardware, default_pinmap
 from vora_fw.keyscan import NO_EVENTS, KeyScanner
-from vora_fw.keysample import SLOTS, KeySampler
+from vora_fw.keysample import KeySampler
+
+from test_keyscan import fake_rp2, pico_pinmap  # noqa: F401  (the fake rp2 and its fixture)
 
 PERIOD = 5  # the pin map's scan_period_ms
 DEBOUNCE = 20
@@ -151,6 +152,17 @@ def test_across_the_tick_wrap():
     assert [(key, pressed) for _, key, pressed in board.events] == [(k, True), (k, False)]
 
 
+def taps_while_away(hw, ticks, sampler, keys, hold=8):
+    """Each key pressed and released, `hold` of the interrupt's periods each, while the
+    game's loop takes nothing from the sampler."""
+    for k in keys:
+        for act in (hw.press, hw.release):
+            act(k)
+            for _ in range(hold):
+                ticks.now += PERIOD
+                sampler.sample()
+
+
 def test_a_full_ring_delays_changes_and_never_ends_on_a_wrong_state():
     hw = SimHardware()
     ticks = Clock()
@@ -158,14 +170,7 @@ def test_a_full_ring_delays_changes_and_never_ends_on_a_wrong_state():
     scanner = KeyScanner(DEBOUNCE)
     k = layout.key_index("c3")
     for _ in range(10):  # the loop away for 10 presses: 3 slots, the rest waits
-        hw.press(k)
-        for _ in range(8):
-            ticks.now += PERIOD
-            sampler.sample()
-        hw.release(k)
-        for _ in range(8):
-            ticks.now += PERIOD
-            sampler.sample()
+        taps_while_away(hw, ticks, sampler, [k])
     assert sampler.waited > 0
     hw.press(k)  # held now
     events = []
@@ -227,15 +232,7 @@ def test_events_whose_list_cannot_be_made_come_at_the_next_drain():
     sampler = KeySampler(hw.read_rows, ticks, PERIOD)
     scanner = _FailingScanner()
     keys = [layout.key_index(n) for n in ("cE", "c3")]
-    for k in keys:
-        hw.press(k)
-        for _ in range(8):
-            ticks.now += PERIOD
-            sampler.sample()
-        hw.release(k)
-        for _ in range(8):
-            ticks.now += PERIOD
-            sampler.sample()
+    taps_while_away(hw, ticks, sampler, keys)
     events, failures = [], 0
     for turn in range(12):
         scanner.fail_next_events = turn < 6
@@ -251,44 +248,10 @@ def test_events_whose_list_cannot_be_made_come_at_the_next_drain():
 
 
 @pytest.fixture
-def rp2_with_timer(monkeypatch):
-    from test_keyscan import FakeMatrix, pico_pinmap  # one fake matrix for the rp2 tests
-    import importlib
-    import types
-
-    timers = []
-
-    class Timer:
-        def __init__(self, id=-1, period=None, callback=None, hard=False):
-            assert id == -1  # rp2's only timer: the soft one
-            self.period, self.callback, self.hard, self.running = period, callback, hard, True
-            timers.append(self)
-
-        def deinit(self):
-            self.running = False
-
-    matrix = FakeMatrix(pico_pinmap())
-    machine = types.ModuleType("machine")
-    machine.Pin = matrix.Pin
-    machine.Timer = Timer
-    neopixel = types.ModuleType("neopixel")
-
-    class NeoPixel:
-        def __init__(self, pin, n, bpp=3, timing=1):
-            self.buf = bytearray(n * bpp)
-
-        def write(self):
-            pass
-
-    neopixel.NeoPixel = NeoPixel
-    monkeypatch.setitem(sys.modules, "machine", machine)
-    monkeypatch.setitem(sys.modules, "neopixel", neopixel)
-    monkeypatch.setattr("time.sleep_us", lambda us: None, raising=False)
+def rp2_with_timer(fake_rp2, monkeypatch):
     monkeypatch.setattr("time.ticks_ms", clock.ticks_ms, raising=False)
-    sys.modules.pop("vora_fw.hal_rp2", None)
-    module = importlib.import_module("vora_fw.hal_rp2")
-    yield module.Hardware(pico_pinmap()), matrix, timers
-    sys.modules.pop("vora_fw.hal_rp2", None)
+    hw, matrix = fake_rp2(pico_pinmap())
+    return hw, matrix, matrix.timers
 
 
 def test_the_pico_scans_from_a_hard_timer_and_reads_its_last_reading_meanwhile(rp2_with_timer):
@@ -315,21 +278,9 @@ def test_the_app_stops_the_timer_when_it_stops_for_the_repl(rp2_with_timer):
 
     hw, matrix, timers = rp2_with_timer
 
-    class AskingForTheRepl:
-        mode = 0
-        repl_requested = True
-        frame_changed = False
-
-        def attach(self, ui):
-            pass
-
-        def game_event(self, *a):
-            pass
-
-        def poll(self, now):
-            pass
-
-    app = App(hw, default_pinmap(), link=AskingForTheRepl())
+    link = KeysHeard(Clock())
+    link.repl_requested = True  # the PC asked for the REPL: run() returns at once
+    app = App(hw, default_pinmap(), link=link)
     asyncio.run(app.run())
     assert len(timers) == 1 and not timers[0].running and hw.sampler is None
 

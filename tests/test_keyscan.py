@@ -346,6 +346,7 @@ class FakeMatrix:
         self.closed = set()  # wired (x, y)
         self.pins = {}
         self.most_low = 0
+        self.timers = []  # machine.Timer made
         matrix = self
 
         class Pin:
@@ -398,6 +399,17 @@ def fake_rp2(monkeypatch):
                 pass
 
         neopixel.NeoPixel = NeoPixel
+
+        class Timer:  # rp2's soft timer: the key interrupt's (tests/test_key_sampler.py)
+            def __init__(self, id=-1, period=None, callback=None, hard=False):
+                assert id == -1  # the only timer rp2 has
+                self.period, self.callback, self.hard, self.running = period, callback, hard, True
+                matrix.timers.append(self)
+
+            def deinit(self):
+                self.running = False
+
+        machine.Timer = Timer
         monkeypatch.setitem(sys.modules, "machine", machine)
         monkeypatch.setitem(sys.modules, "neopixel", neopixel)
         monkeypatch.setattr("time.sleep_us", lambda us: None, raising=False)
