@@ -273,6 +273,32 @@ def test_the_pico_scans_from_a_hard_timer_and_reads_its_last_reading_meanwhile(r
     assert hw.read_keys() == 0  # scans on demand again
 
 
+def test_an_esp32_without_hard_timers_samples_from_a_soft_one(rp2_with_timer):
+    # The ESP32-S3 runs hal_rp2 too, and its port refuses hard=True: a soft timer then,
+    # whose callback the port schedules between the loop's bytecodes.
+    hw, matrix, timers = rp2_with_timer
+    matrix.timer_refusals.add("hard")
+    app = App(hw, default_pinmap())
+    app.sample_keys()
+    assert len(timers) == 1 and not timers[0].hard and timers[0].running
+    assert app.sampler is hw.sampler is not None
+
+
+def test_no_timer_to_be_had_leaves_the_scan_to_the_loop(rp2_with_timer):
+    hw, matrix, timers = rp2_with_timer
+    matrix.timer_refusals.add("any")
+    app = App(hw, default_pinmap())
+    app.sample_keys()
+    assert timers == [] and app.sampler is None and hw.sampler is None
+    matrix.closed = {(2, 3)}
+    now = 0
+    pressed = []
+    for _ in range(10):
+        now += PERIOD
+        pressed += app.scan_once(now)
+    assert pressed == [(23, True)]  # scanned by the loop itself
+
+
 def test_the_app_stops_the_timer_when_it_stops_for_the_repl(rp2_with_timer):
     import asyncio
 

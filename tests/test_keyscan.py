@@ -347,6 +347,7 @@ class FakeMatrix:
         self.pins = {}
         self.most_low = 0
         self.timers = []  # machine.Timer made
+        self.timer_refusals = set()  # "hard": hard timers refused (ESP32); "any": none made
         matrix = self
 
         class Pin:
@@ -403,6 +404,10 @@ def fake_rp2(monkeypatch):
         class Timer:  # rp2's soft timer: the key interrupt's (tests/test_key_sampler.py)
             def __init__(self, id=-1, period=None, callback=None, hard=False):
                 assert id == -1  # the only timer rp2 has
+                if hard and "hard" in matrix.timer_refusals:  # the ESP32's
+                    raise ValueError("hard Timers are not implemented")
+                if "any" in matrix.timer_refusals:
+                    raise OSError(12)  # ENOMEM: no alarm left
                 self.period, self.callback, self.hard, self.running = period, callback, hard, True
                 matrix.timers.append(self)
 

@@ -129,10 +129,12 @@ class App:
     def sample_keys(self):
         """Have the keys scanned from a timer interrupt where the hardware can
         (hal_rp2.Hardware.sample_keys; vora_fw.keysample says why): scan_once() then
-        takes the readings the interrupt kept. Elsewhere it scans on each call."""
+        takes the readings the interrupt kept. Elsewhere (or with no timer to be had) it
+        scans on each call."""
         start = getattr(self.hw, "sample_keys", None)
-        if start is not None:
-            self.use_sampler(start(self.scan_ms), now=ticks_ms())
+        sampler = None if start is None else start(self.scan_ms)
+        if sampler is not None:
+            self.use_sampler(sampler, now=ticks_ms())
 
     def use_sampler(self, sampler, now):
         """Take the key readings from sampler (a vora_fw.keysample.KeySampler) from now on."""

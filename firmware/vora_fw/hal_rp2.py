@@ -90,13 +90,29 @@ class Hardware:
         self._timer = None
 
     def sample_keys(self, period_ms):
-        """Scan every period_ms from a hard timer interrupt from now on; returns the
-        vora_fw.keysample.KeySampler that keeps the readings for the game's loop."""
+        """Scan every period_ms from a timer interrupt from now on; returns the
+        vora_fw.keysample.KeySampler that keeps the readings for the game's loop, or None
+        when the port gives no timer (the loop then scans, as before).
+
+        A hard interrupt where the port has one (rp2): it comes whatever the loop does. The
+        ESP32's timers are soft only ("hard Timers are not implemented"): its callback is
+        scheduled, and runs between the loop's bytecodes, which still comes through a long
+        frame or message, not through a long call into C."""
         from vora_fw.keysample import KeySampler
         self.stop_sampling()
         sampler = KeySampler(self.scan_rows, time.ticks_ms, period_ms)  # type: ignore[attr-defined]
+        Timer = machine.Timer
+        try:
+            timer = Timer(-1, period=period_ms, callback=sampler.sample, hard=True)
+        except ValueError:
+            try:
+                timer = Timer(-1, period=period_ms, callback=sampler.sample)
+            except (ValueError, OSError):
+                return None
+        except OSError:  # no alarm left in the port's pool
+            return None
+        self._timer = timer
         self.sampler = sampler
-        self._timer = machine.Timer(-1, period=period_ms, callback=sampler.sample, hard=True)
         return sampler
 
     def stop_sampling(self):
