@@ -21,6 +21,7 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10
 HARDWARE = Path(__file__).resolve().parent.parent / "hardware"
 PINMAPS = {
     "rp2-pico": HARDWARE / "pinmap-rp2-pico.json",
+    "rp2-pico2": HARDWARE / "pinmap-rp2-pico2.json",
     "esp32-s3": HARDWARE / "pinmap-esp32-s3.json",
 }
 WIDTH = HEIGHT = 7
@@ -29,13 +30,18 @@ FILES = "abcde"
 
 # GPIOs a pin map must never use for the matrix or the pixels.
 FORBIDDEN = {
-    # Pico: GP23 SMPS mode, GP24 VBUS sense, GP25 LED, GP29 VSYS sense.
+    # Pico: GP23 SMPS mode, GP24 VBUS sense, GP25 LED, GP29 VSYS sense; the Pico 2 the same
+    # (pico-sdk's boards/pico2.h: PICO_SMPS_MODE_PIN 23, PICO_VBUS_PIN 24, LED 25,
+    # PICO_VSYS_PIN 29).
     "rp2-pico": {23, 24, 25, 29},
+    "rp2-pico2": {23, 24, 25, 29},
     # ESP32-S3-DevKitC-1: strapping 0/3/45/46, USB 19/20, flash and PSRAM 26..37,
     # UART0 console 43/44, on-board RGB LED 38 (v1.1) and 48 (v1.0).
     "esp32-s3": {0, 3, 45, 46, 19, 20, 43, 44, 38, 48} | set(range(26, 38)),
 }
-VALID_GPIOS = {"rp2-pico": set(range(0, 30)), "esp32-s3": set(range(0, 49)) - {22, 23, 24, 25}}
+# The Pico 2's RP2350A has the RP2040's 30 GPIOs (the RP2350B's 48 are not on a Pico 2).
+VALID_GPIOS = {"rp2-pico": set(range(0, 30)), "rp2-pico2": set(range(0, 30)),
+               "esp32-s3": set(range(0, 49)) - {22, 23, 24, 25}}
 
 
 def load(path: Path) -> dict:
@@ -102,10 +108,25 @@ def test_pixel_order_is_a_serpentine_over_the_frame(board: str) -> None:
         assert abs(x1 - x0) + abs(y1 - y0) == 1, f"{(x0, y0)} -> {(x1, y1)} are not neighbours"
 
 
-def test_both_boards_share_the_frame_data() -> None:
-    a, b = (load(p) for p in PINMAPS.values())
-    for key in ("frame_size", "pixel_order", "pixel_count", "color_order", "diode_direction"):
-        assert a[key] == b[key], key
+def test_all_boards_share_the_frame_data() -> None:
+    a, *others = (load(p) for p in PINMAPS.values())
+    for b in others:
+        for key in ("frame_size", "pixel_order", "pixel_count", "color_order",
+                    "diode_direction"):
+            assert a[key] == b[key], key
+
+
+def test_the_pico_2_map_is_the_picos_but_for_the_board() -> None:
+    # The Pico 2 is pin-compatible: same header, same GPIO numbers, same on-board pins.
+    # A maker rewires nothing; the map only names the board (it reaches the PC in the hello).
+    pico, pico2 = load(PINMAPS["rp2-pico"]), load(PINMAPS["rp2-pico2"])
+    assert set(pico) == set(pico2)
+    assert {k for k in pico if pico[k] != pico2[k]} == {"about", "board"}
+    assert pico2["board"] == "Raspberry Pi Pico 2 (RP2350)" and pico2["port"] == "rp2"
+    # Its inputs are pulled up, never down (RP2350-E9): hardware/README.md says why.
+    assert "RP2350-E9" in pico2["about"]
+    readme = (HARDWARE / "README.md").read_text(encoding="utf-8")
+    assert "RP2350-E9" in readme and "pinmap-rp2-pico2.json" in readme
 
 
 @pytest.mark.parametrize("board", sorted(PINMAPS))

@@ -96,6 +96,7 @@ def test_a_pin_map_by_its_shipped_name(tmp_path, monkeypatch):
     for given in ("esp32-s3", "pinmap-esp32-s3.json", "hardware/pinmap-esp32-s3.json"):
         monkeypatch.chdir(tmp_path)  # no such file here: the shipped one
         assert resources.pinmap_file(given) == esp32, given
+    assert resources.pinmap_file("rp2-pico2") == ROOT / "hardware" / "pinmap-rp2-pico2.json"
     own = tmp_path / "esp32-s3"
     own.write_text("{}")
     assert resources.pinmap_file(own) == own  # a file that exists is the maker's own

@@ -17,7 +17,8 @@ from shared_rules import wire
 from vora_fw import boot
 from vora_host.maker import bundle as bundles
 from vora_host.maker.doctor import clean_diag
-from vora_host.maker.flash import FlashFailed, check_board
+from vora_host import resources
+from vora_host.maker.flash import FlashFailed, check_board, pinmap_for
 from vora_host.maker.update import Updater
 
 from maker_support import full_bundle, snapshot
@@ -45,8 +46,12 @@ def test_flash_a_stock_board_update_it_through_a_disconnect_safe_mode_and_flash_
         assert done.returncode == 0, done.stdout + done.stderr
         assert "The firmware says hello: Vora Board 0.1.0" in done.stderr
         assert "confirmed" in done.stderr and "armv6m" in done.stderr
+        assert "The pin map: pinmap-rp2-pico.json, for a Raspberry Pi Pico (RP2040)" in \
+            " ".join(done.stderr.split())  # no --pinmap: the one for what the board says
         assert record_of(flash) == dict(boot.empty_record(), slot="a")
-        assert (flash / "vora_boot.mpy").is_file() and (flash / "pinmap.json").is_file()
+        assert (flash / "vora_boot.mpy").is_file()
+        assert json.loads((flash / "pinmap.json").read_text()) == \
+            json.loads((ROOT / "hardware" / "pinmap-rp2-pico.json").read_text())
         # A game, saved on the board's flash.
         sim.cmd("press c3")
         saved = (flash / "save" / "game.json").read_bytes()
@@ -292,6 +297,46 @@ def test_a_full_filesystem_is_refused_before_anything_is_written(tmp_path):
         assert snapshot(flash) == before
         done = mpremote(sim.path, "exec", "print('as it was')")  # still its REPL
         assert done.stdout.strip() == "as it was"
+    finally:
+        sim.kill()
+
+
+@pytest.mark.parametrize("machine, name", [
+    ("Raspberry Pi Pico with RP2040", "pinmap-rp2-pico.json"),
+    ("Raspberry Pi Pico W with RP2040", "pinmap-rp2-pico.json"),
+    ("Raspberry Pi Pico2 with RP2350", "pinmap-rp2-pico2.json"),  # MicroPython's RPI_PICO2
+    ("Raspberry Pi Pico 2 W with RP2350", "pinmap-rp2-pico2.json"),
+    ("Raspberry Pi Pico2 with RP2350-RISCV", "pinmap-rp2-pico2.json"),  # its RISCV variant
+    ("Generic ESP32S3 module with ESP32S3", "pinmap-rp2-pico.json"),  # then refused: esp32
+    ("", "pinmap-rp2-pico.json"),
+])
+def test_without_a_pin_map_vora_flash_takes_the_one_for_what_the_board_says(machine, name):
+    assert pinmap_for(machine) == name
+    assert name in resources.SHIPPED  # the package carries it
+
+
+def test_flash_without_a_pin_map_gives_a_pico_2_its_own(tmp_path, monkeypatch):
+    # MicroPython for a Pico 2 says "Raspberry Pi Pico2 with RP2350" (sys.implementation.
+    # _machine); the virtual board says a Pico's, so that one answer is changed on the way.
+    # The rest is real: the map chosen is the one installed as /pinmap.json, from which a
+    # board's firmware names itself to the PC (vora_fw.start; the virtual board names itself
+    # from its own --pinmap).
+    from vora_host.maker import flash as flash_module
+    monkeypatch.setattr(flash_module, "IDENTITY_EXPR", flash_module.IDENTITY_EXPR.replace(
+        "getattr(_i, '_machine', '')", "'Raspberry Pi Pico2 with RP2350'"))
+    assert "RP2350" in flash_module.IDENTITY_EXPR
+    flash = tmp_path / "flash"
+    sim = SimProcess("--flash", str(flash))
+    out = io.StringIO()
+    try:
+        flash_module.Flasher(sim.path, None, console=Console(file=out, width=200),
+                             progress=False).run()
+        words = " ".join(out.getvalue().split())
+        assert "(Raspberry Pi Pico2 with RP2350)" in words
+        assert "The pin map: pinmap-rp2-pico2.json, for a Raspberry Pi Pico 2 (RP2350)" in words
+        assert json.loads((flash / "pinmap.json").read_text()) == \
+            json.loads((ROOT / "hardware" / "pinmap-rp2-pico2.json").read_text())
+        assert record_of(flash) == dict(boot.empty_record(), slot="a")  # and it confirmed
     finally:
         sim.kill()
 

@@ -30,7 +30,7 @@ from vora_fw.pixels import (  # noqa: E402
 
 PINMAPS = {
     name: json.loads((ROOT / "hardware" / f"pinmap-{name}.json").read_text(encoding="utf-8"))
-    for name in ("rp2-pico", "esp32-s3")
+    for name in ("rp2-pico", "rp2-pico2", "esp32-s3")
 }
 RP2 = PINMAPS["rp2-pico"]
 

@@ -20,6 +20,7 @@ __all__ = ["SHIPPED", "MissingResource", "path", "read_bytes", "firmware_dirs", 
 #: Name in vora_host/shipped/ -> the file in the repository it is a copy of.
 SHIPPED = {
     "pinmap-rp2-pico.json": "hardware/pinmap-rp2-pico.json",
+    "pinmap-rp2-pico2.json": "hardware/pinmap-rp2-pico2.json",
     "pinmap-esp32-s3.json": "hardware/pinmap-esp32-s3.json",
     "layout.json": "hardware/layout.json",
     "main.py": "firmware/main.py",

@@ -11,7 +11,6 @@ from rich.markup import escape
 from vora_host.argtypes import seconds
 
 COMMANDS = ("flash", "update", "doctor", "keygen", "release")
-DEFAULT_PINMAP = "pinmap-rp2-pico.json"  # shipped with the package (vora_host.resources)
 
 
 def add_parsers(sub):
@@ -27,7 +26,9 @@ def add_parsers(sub):
     add_port_arguments(flash)
     flash.add_argument("--pinmap", type=Path, default=None, metavar="FILE",
                        help="the board's pin map: a file, or one shipped with vora by name "
-                            "(rp2-pico, the default, or esp32-s3; hardware/pinmap-*.json)")
+                            "(rp2-pico, rp2-pico2 or esp32-s3; hardware/pinmap-*.json); "
+                            "default: rp2-pico2 for a board that says it has an RP2350, "
+                            "else rp2-pico")
     flash.add_argument("--no-progress", action="store_true", help="no progress bar")
     flash.add_argument("--romfs", action="store_true",
                        help="put the firmware's code in the board's ROMFS partition "
@@ -253,13 +254,8 @@ def _read_trusted_bundle(args, console):
 def _flash(args, device, console):
     from vora_host import resources
     from vora_host.maker.flash import Flasher, FlashFailed
-    try:
-        pinmap = resources.pinmap_file(args.pinmap) if args.pinmap is not None \
-            else resources.path(DEFAULT_PINMAP)
-    except resources.MissingResource as exc:
-        console.print("[red]vora flash: %s; or give a pin map with --pinmap FILE[/red]"
-                      % escape(str(exc)))
-        return 1
+    # No --pinmap: the shipped one for what the board says it is (flash.pinmap_for).
+    pinmap = resources.pinmap_file(args.pinmap) if args.pinmap is not None else None
     flasher = Flasher(device, pinmap, console=console, progress=not args.no_progress,
                       romfs=args.romfs)
     try:

@@ -5,10 +5,12 @@ library: nothing of mpremote is re-implemented), in this order, so that a proble
 on the way leaves the board as it was:
 
 1. If the board already runs Vora firmware, the link asks it to stop for the REPL.
-2. It asks the board what it is (sys.implementation, sys.platform, os.statvfs) and refuses
-   a board that is not MicroPython, is another kind than the pin map's (rp2, esp32), runs a
-   MicroPython too old for the .mpy files (before 1.23, .mpy v6.3), or has no room for the
-   firmware: nothing has been written yet.
+2. It asks the board what it is (sys.implementation, sys.platform, os.statvfs); without a
+   pin map given, it takes the one shipped for what the board says it is (pinmap_for: the
+   Pico 2's for an RP2350, else the Pico's). It refuses a board that is not MicroPython, is
+   another kind than the pin map's (rp2, esp32), runs a MicroPython too old for the .mpy
+   files (before 1.23, .mpy v6.3), or has no room for the firmware: nothing has been
+   written yet.
 3. It compiles the firmware with mpy-cross for that board (its .mpy version, -march for its
    architecture) into a version slot (vora_host.maker.bundle).
 4. It copies the slot's files into /fw/<slot> (the one not running, if a version is
@@ -43,6 +45,11 @@ IDENTIFY = ("import sys, os\n"
 IDENTITY_EXPR = ("(_i.name, tuple(_i.version)[:3], getattr(_i, '_mpy', 0), sys.platform, "
                  "getattr(_i, '_machine', ''), tuple(os.statvfs('/')))")
 CONFIRM_WAIT_S = 30.0
+# The pin map installed when none is given, by what the board's MicroPython says it is
+# (sys.implementation._machine, "Raspberry Pi Pico2 with RP2350"): a Pico 2 has the Pico's
+# pins, its own map names the board. Any other board gets the Pico's.
+DEFAULT_PINMAP = "pinmap-rp2-pico.json"  # shipped with the package (vora_host.resources)
+PINMAPS_BY_CHIP = (("RP2350", "pinmap-rp2-pico2.json"),)
 
 
 class FlashFailed(Exception):
@@ -78,6 +85,15 @@ def check_board(ident, pinmap):
     return arch, (mpy, sub), free
 
 
+def pinmap_for(machine):
+    """The shipped pin map (a name in vora_host.resources.SHIPPED) for a board whose
+    MicroPython says it is `machine`."""
+    for chip, name in PINMAPS_BY_CHIP:
+        if chip in (machine or ""):
+            return name
+    return DEFAULT_PINMAP
+
+
 def _blocks(n):
     return (n + BLOCK - 1) // BLOCK * BLOCK
 
@@ -86,7 +102,8 @@ class Flasher:
     def __init__(self, device, pinmap_path, console=None, progress=True, version=None,
                  confirm_wait_s=CONFIRM_WAIT_S, romfs=False):
         self.device = device
-        self.pinmap_path = Path(pinmap_path)
+        # None: the shipped pin map for what the board says it is (pinmap_for), set in run
+        self.pinmap_path = Path(pinmap_path) if pinmap_path is not None else None
         self.console = console or Console(stderr=True)
         self.progress = progress
         self.version = version
@@ -100,21 +117,23 @@ class Flasher:
         self.seconds = 0.0
 
     def run(self):
-        import json
         t0 = time.monotonic()
-        try:
-            pinmap = json.loads(self.pinmap_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise FlashFailed("cannot read the pin map %s: %s" % (self.pinmap_path, exc))
+        pinmap = self._read_pinmap() if self.pinmap_path is not None else None
         self._stop_firmware()
         t = self._raw_repl()
         try:
             t.exec(IDENTIFY)
             ident = t.eval(IDENTITY_EXPR)
+            chosen = pinmap is None
+            if chosen:
+                pinmap = self._board_pinmap(ident[4])
             arch, mpy, free = check_board(ident, pinmap)
             self.console.print("The board: MicroPython %s for %s (%s), .mpy v%d.%d%s, %d KB free."
                                % (".".join(str(x) for x in ident[1]), ident[3], ident[4] or "?",
                                   mpy[0], mpy[1], ", " + arch if arch else "", free // 1024))
+            if chosen:  # said, as it is the one that goes onto the board
+                self.console.print("The pin map: %s, for a %s; another with --pinmap."
+                                   % (self.pinmap_path.name, pinmap.get("board") or "?"))
             record = self._read_record(t)
             slot = "a" if record is None or record["slot"] is None else fw_boot.other_slot(record["slot"])
             try:
@@ -142,6 +161,25 @@ class Flasher:
                 "boot": board.get("boot"),
                 "romfs": len(self.romfs_image) if self.romfs_image is not None else None,
                 "romfs_refusal": self.romfs_refusal, "frozen": self.frozen}
+
+    # ---- the pin map
+
+    def _read_pinmap(self):
+        import json
+        try:
+            return json.loads(self.pinmap_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise FlashFailed("cannot read the pin map %s: %s" % (self.pinmap_path, exc))
+
+    def _board_pinmap(self, machine):
+        """The shipped pin map for what the board says it is (self.pinmap_path then names
+        its file)."""
+        from vora_host import resources
+        try:
+            self.pinmap_path = resources.path(pinmap_for(machine))
+        except resources.MissingResource as exc:
+            raise FlashFailed("%s; or give a pin map with --pinmap FILE" % exc)
+        return self._read_pinmap()
 
     # ---- ROMFS
 

@@ -37,7 +37,7 @@ def add_parser(sub):
                           "file with quit to stop there)")
     sim.add_argument("--pinmap", metavar="FILE", default=None,
                      help="another pin map: a file, or one shipped with vora by name "
-                          "(default rp2-pico; esp32-s3)")
+                          "(default rp2-pico; rp2-pico2, esp32-s3)")
     sim.add_argument("--ghosting", action="store_true",
                      help="simulate a key matrix without diodes (ghost keys)")
     sim.add_argument("--flash", metavar="DIR", default=None,
