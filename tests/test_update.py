@@ -227,6 +227,31 @@ def test_bad_manifests_are_refused_and_change_nothing(flash, manifest, code):
     assert not (flash / "fw" / "b" / "manifest.json").exists()
 
 
+@pytest.mark.parametrize("board_arch, bundle_arch, taken", [
+    ("armv7emsp", "armv6m", True),  # a Pico 2 (RP2350) takes the Pico's release bundle
+    ("armv7emsp", "armv7emsp", True),
+    ("armv6m", "armv7emsp", False),  # the Pico cannot run a Pico 2's Thumb-2 code
+    ("armv7emsp", "xtensawin", False),
+    ("xtensawin", "armv6m", False),
+    ("armv7emsp", "armv6", False),  # ARM (not Thumb) code
+])
+def test_a_bundle_is_taken_by_every_core_that_runs_its_code(board_arch, bundle_arch, taken):
+    # Found with a Pico 2: every shared bundle (vora update --bundle, vora release),
+    # labelled armv6m for the Pico, was refused as "compiled for armv6m; this board is
+    # armv7emsp", though MicroPython loads armv6m code on it.
+    m = json.loads(_manifest(arch=bundle_arch))
+    identity = dict(IDENTITY, arch=board_arch)
+    if taken:
+        version, files, _ = update.check_manifest(m, "rp2", identity)
+        assert version == "0.2.0" and files
+    else:
+        with pytest.raises(update.UpdateError) as refused:
+            update.check_manifest(m, "rp2", identity)
+        assert refused.value.code == "foreign"
+        assert "compiled for %s; this board is %s" % (bundle_arch, board_arch) \
+            in refused.value.message
+
+
 class _Relabelled:
     """A bundle whose manifest bytes were changed (one bit) after it was built: the host
     offers what it has, so the SHA-256 offered is the damaged manifest's own."""

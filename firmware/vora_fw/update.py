@@ -165,6 +165,21 @@ def _feed(h, text):
         h.update(text.encode())  # CPython wants bytes
 
 
+# ARM Thumb code, oldest first: a core runs the code of every one up to its own, as
+# MicroPython's .mpy loader takes it (MPY_FEATURE_ARCH_TEST). A Pico 2 (RP2350) says
+# armv7emsp, and takes the Pico's armv6m bundles.
+_THUMB = ("armv6m", "armv7m", "armv7em", "armv7emsp", "armv7emdp")
+
+
+def runs_on(arch, board_arch):
+    """True when code compiled for `arch` loads on a board whose MicroPython is
+    `board_arch` (sys.implementation._mpy's architecture)."""
+    if arch == board_arch:
+        return True
+    return arch in _THUMB and board_arch in _THUMB and \
+        _THUMB.index(arch) <= _THUMB.index(board_arch)
+
+
 def check_manifest(m, board_kind, identity):
     """Validate a parsed manifest for this board; returns (version, files, bundle hash)
     with files [(name, size, sha256 bytes)] in order. UpdateError says what is wrong:
@@ -199,7 +214,7 @@ def check_manifest(m, board_kind, identity):
                           "MicroPython %s loads v%d.%d" % (mpy[0], mpy[1], identity["micropython"],
                                                            identity["mpy"], identity["mpy_sub"]))
     arch = _check_word("architecture", m.get("arch", ""), 16)
-    if arch and identity.get("arch") and arch != identity["arch"]:
+    if arch and identity.get("arch") and not runs_on(arch, identity["arch"]):
         raise UpdateError("foreign", "the bundle is compiled for %s; this board is %s"
                           % (arch, identity["arch"]))
     entries = m.get("files")
