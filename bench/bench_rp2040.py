@@ -1,8 +1,9 @@
 """The firmware on an emulated Raspberry Pi Pico (RP2040, rp2040js at 125 MHz) with the PC's side on
 the PC: stock MicroPython's heap at boot, `vora flash` (the firmware as .mpy files onto the
 board's filesystem), games played by the board's keys with the PC following every move over the
-emulated USB serial port, the free heap and largest free block after each game, key event to
-frame at the emulated 125 MHz, and `vora update` (the whole firmware) in the middle of a game.
+emulated USB serial port, the free heap and largest free block after each game, key event (its
+KEY message) to frame and key press to frame at the emulated 125 MHz, keys missed, scan gaps,
+and `vora update` (the whole firmware) in the middle of a game.
 
     VORA_PICO_FIRMWARE=.../firmware.elf VORA_PICO_BOOTROM=.../bootrom \\
         .venv/bin/python bench/bench_rp2040.py [--games 3] [--seed 1] [--hold-ms 60]
@@ -205,8 +206,9 @@ class Bench:
         self.rng = random.Random(a.seed)
         self.link = None
         self.pinmap = json.loads(PINMAP.read_text())
-        self.latency = []  # key event to frame, ns (the scan that delivered the event to the frame)
-        self.press_latency = []
+        self.latency = []  # key event to frame, ns (the board's KEY message to the next frame)
+        self.press_latency = []  # key press to that frame, ns
+        self.event_delay = []  # the KEY message after the press's debounce time, ns
         self.unmeasured = 0
         self.rows = []  # (label, free, largest, lowest free in the game, smallest largest)
         self.chosen = "SN"  # the setup's seats, as the board has them since its start
@@ -288,6 +290,7 @@ class Bench:
             if ans["key_to_frame_ns"] is not None:
                 self.latency.append(ans["key_to_frame_ns"])
                 self.press_latency.append(ans["press_to_frame_ns"])
+                self.event_delay.append(ans["event_delay_ns"])
             else:
                 self.unmeasured += 1
         self.link.pump()
@@ -664,21 +667,27 @@ def main():
         print("  %-45s %9d %9d %11s %11s" % (label if moves is None else "game %s (%d moves)" % (label, moves),
                                              free, largest, "" if low is None else low,
                                              "" if lowb is None else lowb))
+    def pcts(ns):
+        ns = sorted(ns)
+        return "median %.1f ms, 99th percentile %.1f ms, slowest %.1f ms" % (
+            ns[len(ns) // 2] / 1e6, ns[min(len(ns) - 1, int(0.99 * len(ns)))] / 1e6, ns[-1] / 1e6)
     if lat:
-        def pct(q):
-            return lat[min(len(lat) - 1, int(q * len(lat)))] / 1e6
-        print("  key event to frame (the scan that delivered the event to the frame's first "
-              "bit), %d presses: median %.2f ms, 99th percentile %.2f ms, slowest %.2f ms"
-              % (len(lat), pct(0.5), pct(0.99), lat[-1] / 1e6))
-        pl = sorted(b.press_latency)
-        print("  key press to frame (with the %d ms debounce): median %.1f ms, slowest %.1f ms"
-              % (b.pinmap.get("debounce_ms", 20), pl[len(pl) // 2] / 1e6, pl[-1] / 1e6))
+        print("  key event to frame (the board's KEY message to the first bit of the next "
+              "frame), %d presses: %s" % (len(lat), pcts(lat)))
+        print("  key press to frame (with the %d ms debounce): %s"
+              % (b.pinmap.get("debounce_ms", 20), pcts(b.press_latency)))
+        print("  the KEY message after the press's debounce time (the game's loop taking the "
+              "timer interrupt's readings): %s" % pcts(b.event_delay))
     print("  key presses: %d, of which the board did not see %d (held %d ms; pressed again)"
           % (b.taps, b.missed, a.hold_ms))
     if b.missed_keys:
         print("    missed (key, moves played, board time s): %s" % b.missed_keys[:20])
     print("  scans more than 60 ms apart: %d, the longest %.0f ms"
           % (st["scanGapsOver60ms"], st["maxScanGapNs"] / 1e6))
+    g = st.get("scanGaps")
+    if g:
+        print("  scans (row 0 driven) apart: up to 6 ms %d, 6 to 20 ms %d, 20 to 60 ms %d, "
+              "over 60 ms %d" % tuple(g))
     if b.unmeasured:
         print("  presses without a measured frame: %d" % b.unmeasured)
     if "update" in result:

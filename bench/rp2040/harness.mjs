@@ -19,7 +19,8 @@
 //   kept and the TCP connection left open, as a USB serial device comes back;
 // - the key matrix: the pin map's rows and columns (col2row), a key "pressed" by the
 //   control port pulls its column low while its row is driven low;
-// - the pixel chain's pin decoded into frames, for key event to frame;
+// - the pixel chain's pin decoded into frames, and the board's KEY messages from its USB
+//   data, for key event (KEY message) to frame and key press to frame;
 // - the GC heap read from the emulated RAM right after each collection (free, largest free
 //   block, as micropython.mem_info() counts them), with BKPTs at gc_collect_end and gc_alloc;
 // - a control port (JSON lines on 127.0.0.1) for the driver: keys (tap, hold, release),
@@ -201,6 +202,8 @@ if (!inRam(FN.collectEnd) || !inRam(FN.alloc)) throw new Error('gc_collect_end a
 const stats = {
   boots: 0, resets: 0, erases: 0, programs: 0, bytesProgrammed: 0, collections: 0,
   startReal: Date.now(), emulatedNsBefore: 0, frames: 0, maxScanGapNs: 0, scanGapsOver60ms: 0,
+  scanGaps: [0, 0, 0, 0], // scans apart up to 6 ms, 6 to 20, 20 to 60, over 60
+  allocsInIrq: 0, // gc_alloc calls from an interrupt's handler while a heap reading was armed
 };
 let mcu, cdc, clock;
 let cdcConnected = false;
@@ -279,8 +282,19 @@ function onBreak(code) {
     armed = 'alloc';
     core.PC = pc; // run the real instruction
   } else if (code === BK_ALLOC && pc === FN.alloc) {
-    // The first allocation after a collection: the heap as the collection left it.
     setRamHalf(FN.alloc, origHalf[FN.alloc]);
+    if (core.IPSR !== 0) {
+      // An interrupt's handler: the key timer's (vora_fw.keysample) calls try the heap for
+      // their frames (the VM puts a large one on the stack only when gc_alloc, the heap
+      // locked, returns NULL), every 5 ms, and may come in the middle of a collection's
+      // sweep: not the heap as the collection left it. This instruction is run and the
+      // BKPT put back after it (runSlice); the game's own allocation is waited for.
+      stats.allocsInIrq++;
+      rearmAlloc = true;
+      core.PC = pc;
+      return;
+    }
+    // The first allocation after a collection: the heap as the collection left it.
     setRamHalf(FN.collectEnd, bkpt(BK_COLLECT_END));
     armed = 'collect';
     const h = heapNow();
@@ -296,6 +310,7 @@ function onBreak(code) {
   }
 }
 let halted = null;
+let rearmAlloc = false; // the BKPT at gc_alloc to put back after its first instruction
 
 // ---- keys and pixels ---------------------------------------------------------------------
 
@@ -304,7 +319,7 @@ const scans = []; // emulated ns of each scan's start (the first row driven low)
 let scanCount = 0;
 let lastScanBoot = 0;
 const longGaps = []; // scans further apart than 60 ms (a key held less could be missed)
-const presses = []; // {key, row, col, t, firstScan, eventScan, eventT, frameT, latencyNs}
+const presses = []; // {key, keyIndex, row, col, t, releaseT, firstScan, firstT, dueT, eventT, frameT, latencyNs}
 let frameStart = null, lastEdge = 0, riseAt = 0, bits = [];
 const frames = []; // {t, end, bytes}
 
@@ -324,23 +339,21 @@ function onRow(rowIdx, state) {
         const gap = t - scans[scans.length - 1];
         if (gap > stats.maxScanGapNs) stats.maxScanGapNs = gap;
         if (gap > 60e6) { stats.scanGapsOver60ms++; longGaps.push({ at: t, gap }); if (longGaps.length > 200) longGaps.shift(); }
+        // the timer interrupt's scans (vora_fw.keysample) are period_ms apart but while
+        // interrupts are off: how many gaps are how long
+        stats.scanGaps[gap <= 6e6 ? 0 : gap <= 20e6 ? 1 : gap <= 60e6 ? 2 : 3]++;
       }
       lastScanBoot = stats.boots;
       scans.push(t);
       if (scans.length > 1000) scans.splice(0, 500);
-      for (const p of presses) {
-        if (p.firstScan !== undefined && p.eventScan === undefined) {
-          // vora_fw.keyscan: the change is reported at the first scan whose tick is
-          // debounce_ms past the tick that first saw it (ticks_ms of the emulated timer)
-          if (Math.floor(t / 1e6) - Math.floor(p.firstT / 1e6) >= DEBOUNCE_MS) {
-            p.eventScan = scanCount; p.eventT = t;
-          }
-        }
-      }
     }
     for (const p of presses) {
       if (p.firstScan === undefined && keysDown.has(`${p.row},${p.col}`) && ROWS[rowIdx] === p.row) {
         p.firstScan = scanCount; p.firstT = scans[scans.length - 1];
+        // vora_fw.keyscan: the change is reported at the first reading whose tick is
+        // debounce_ms past the tick that first saw it (ticks_ms of this boot's timer)
+        const local = p.firstT - stats.emulatedNsBefore;
+        p.dueT = p.firstT - (local % 1e6) + DEBOUNCE_MS * 1e6;
       }
     }
     senseFor(rowIdx);
@@ -349,18 +362,44 @@ function onRow(rowIdx, state) {
   }
 }
 
-// The firmware sends the PC a KEY message from the scan that delivers a key event, before
-// the game handles the key (vora_fw.app.scan_once): the first USB data from the board in the
-// debounce window marks that scan. Without a PC the ticks rule above stands alone.
-function onUsbIn() {
-  const t = emulatedNs();
+// The key event: the firmware sends the PC a KEY message when a key event reaches the game,
+// just before the game handles the key (vora_fw.app._scan_batch). With the timer interrupt
+// the scan that sees the key is not the one that delivers it: the game's loop drains the
+// interrupt's readings when it comes to it (vora_fw.keysample), possibly later. So the
+// board's USB data is decoded (COBS frames, shared_rules.wire) and a press's event is its
+// own KEY message (the key pressed), from its debounce time to its release + 1 s.
+const WIRE_KEY = 0x16; // shared_rules.wire.KEY: u8 key index, u8 pressed
+let usbFrame = [];
+let usbText = 0; // board output that is no frame (a traceback): chunks still to log
+
+function onKeyMessage(key, t) {
   for (const p of presses) {
-    if (p.firstT !== undefined && !p.usbSeen && t >= p.firstT + (DEBOUNCE_MS - 1) * 1e6 &&
-        t <= p.firstT + (DEBOUNCE_MS + 15) * 1e6 && p.frameT === undefined) {
-      p.usbSeen = true;
-      p.eventScan = scanCount; p.eventT = scans[scans.length - 1];
+    if (p.eventT === undefined && p.dueT !== undefined && p.keyIndex === key &&
+        t >= p.dueT - 1e6 && (p.releaseT === undefined || t <= p.releaseT + 1e9)) {
+      p.eventScan = scanCount; p.eventT = t; p.eventDelayNs = t - p.dueT;
+      return;
     }
   }
+}
+
+function onUsbIn(buf) {
+  const t = emulatedNs();
+  for (const b of buf) {
+    if (b !== 0) { if (usbFrame.length < 1200) usbFrame.push(b); continue; }
+    // a frame's end: COBS-decode it (the body: type, seq, ack, length u16, payload, crc32)
+    const body = [];
+    for (let i = 0; i < usbFrame.length;) {
+      const code = usbFrame[i++];
+      for (let k = 1; k < code && i < usbFrame.length; k++) body.push(usbFrame[i++]);
+      if (code < 0xff && i < usbFrame.length) body.push(0);
+    }
+    usbFrame = [];
+    if (body.length === 11 && body[0] === WIRE_KEY && body[6] === 1) onKeyMessage(body[5], t);
+  }
+  // "Uncaught exception in IRQ callback handler" and its traceback, or any traceback
+  const text = Buffer.from(buf).toString('latin1');
+  if (text.includes('Traceback') || text.includes('Uncaught exception')) usbText = 20;
+  if (usbText > 0) { usbText--; log(`board output at ${(t / 1e9).toFixed(3)} s: ${JSON.stringify(text)}`); }
 }
 
 function finishFrame() {
@@ -385,7 +424,7 @@ function onPixelPin(state) {
     if (frameStart === null) {
       frameStart = t;
       for (const p of presses) {
-        if (p.eventScan !== undefined && p.frameT === undefined && scanCount === p.eventScan) {
+        if (p.eventT !== undefined && p.frameT === undefined && t > p.eventT) {
           p.frameT = t; p.latencyNs = t - p.eventT; p.pressToFrameNs = t - p.t;
         }
       }
@@ -408,11 +447,12 @@ function powerUp() {
   mcu.onBreak = onBreak;
   mcu.peripherals[0x40058].onWatchdogTrigger = () => { resetPending = true; };
   armed = 'collect';
+  rearmAlloc = false;
   cdcConnected = false;
   cdc = new USBCDC(mcu.usbCtrl);
   cdc.onDeviceConnected = () => { cdcConnected = true; log(`USB CDC connected (boot ${stats.boots}, ${(emulatedNs() / 1e9).toFixed(3)} s emulated)`); };
   cdc.onSerialData = (buf) => {
-    onUsbIn();
+    onUsbIn(buf);
     if (serialClient) serialClient.write(Buffer.from(buf));
     if (echoToConsole) process.stderr.write(Buffer.from(buf));
   };
@@ -465,6 +505,7 @@ function runSlice() {
         clock.tick(n > 0 ? n : NS_PER_CYCLE);
       } else {
         clock.tick(core.executeInstruction() * NS_PER_CYCLE);
+        if (rearmAlloc && core.PC !== FN.alloc) { rearmAlloc = false; setRamHalf(FN.alloc, bkpt(BK_ALLOC)); }
         if (profile && ++profile.n % 97 === 0) profile.pcs.push(core.PC);
       }
       if (resetPending) break;
@@ -521,18 +562,21 @@ async function control(req) {
     case 'wait_ms': await waitMs(req.ms); return { emulated_ns: emulatedNs() };
     case 'tap': { // press a key for hold_ms and release it, then gap_ms (emulated time)
       const keyId = `${req.row},${req.col}`;
-      const p = { key: req.key, row: req.row, col: req.col, t: emulatedNs() };
+      const p = { key: req.key, keyIndex: ROWS.indexOf(req.row) * 7 + COLS.indexOf(req.col), row: req.row, col: req.col, t: emulatedNs() };
       presses.push(p);
       if (presses.length > 200) presses.splice(0, 100);
       keysDown.add(keyId);
       await waitMs(req.hold_ms ?? 60);
       keysDown.delete(keyId);
+      p.releaseT = emulatedNs();
       await waitMs(req.gap_ms ?? 60);
-      // a key whose handling outlasts the tap (a move played: the next legal moves, the
-      // save): its frame is waited for, a second at most
-      for (let i = 0; i < 100 && p.eventScan !== undefined && p.frameT === undefined; i++) await waitMs(10);
+      // the game's loop may take the key later than that (its KEY message): a second
+      // after the release at most; then a key whose handling outlasts the tap (a move
+      // played: the next legal moves, the save): its frame is waited for, a second at most
+      while (p.eventT === undefined && p.firstT !== undefined && emulatedNs() < p.releaseT + 1e9) await waitMs(10);
+      for (let i = 0; i < 100 && p.eventT !== undefined && p.frameT === undefined; i++) await waitMs(10);
       return { key_to_frame_ns: p.latencyNs ?? null, press_to_frame_ns: p.pressToFrameNs ?? null,
-        event_scan: p.eventScan ?? null };
+        event_delay_ns: p.eventDelayNs ?? null, event_scan: p.eventScan ?? null };
     }
     case 'hold': keysDown.add(`${req.row},${req.col}`); return {};
     case 'release': keysDown.delete(`${req.row},${req.col}`); return {};
