@@ -347,6 +347,7 @@ class FakeMatrix:
         self.pins = {}
         self.most_low = 0
         self.timers = []  # machine.Timer made
+        self.pin_calls = 0  # Pin.value() calls: what a scan costs
         self.timer_refusals = set()  # "hard": hard timers refused (ESP32); "any": none made
         matrix = self
 
@@ -358,6 +359,7 @@ class FakeMatrix:
                 matrix.pins[pin_id] = self
 
             def value(self, v=None):
+                matrix.pin_calls += 1
                 if v is None:
                     return matrix.read(self)
                 self.level = v
