@@ -323,17 +323,28 @@ const presses = []; // {key, keyIndex, row, col, t, releaseT, firstScan, firstT,
 let frameStart = null, lastEdge = 0, riseAt = 0, bits = [];
 const frames = []; // {t, end, bytes}
 
-function senseFor(rowIdx) {
+// The rows driven low now: a column reads low when a closed key joins it to any of them, as
+// on the real matrix (the firmware's interrupt first drives every row low at once and reads
+// the columns once: hal_rp2.Hardware.sample_rows).
+const lowRows = new Set();
+
+function senseFor() {
   for (let c = 0; c < COLS.length; c++) {
-    const down = rowIdx >= 0 && keysDown.has(`${ROWS[rowIdx]},${COLS[c]}`);
+    let down = false;
+    for (const r of lowRows) if (keysDown.has(`${ROWS[r]},${COLS[c]}`)) down = true;
     mcu.gpio[COLS[c]].setInputValue(!down);
   }
 }
 
 function onRow(rowIdx, state) {
   if (state === GPIOPinState.Low) {
-    if (rowIdx === 0) {
-      const t = emulatedNs();
+    lowRows.add(rowIdx);
+    // A scan starts with row 0 low; the interrupt's look with every row low and the full
+    // scan after it (a key closed) are one scan, well under 2 ms apart.
+    const t0 = emulatedNs();
+    if (rowIdx === 0 && !(scans.length && lastScanBoot === stats.boots &&
+                          t0 - scans[scans.length - 1] < 2e6)) {
+      const t = t0;
       scanCount++;
       if (scans.length && lastScanBoot === stats.boots) {
         const gap = t - scans[scans.length - 1];
@@ -356,9 +367,10 @@ function onRow(rowIdx, state) {
         p.dueT = p.firstT - (local % 1e6) + DEBOUNCE_MS * 1e6;
       }
     }
-    senseFor(rowIdx);
+    senseFor();
   } else {
-    senseFor(-1);
+    lowRows.delete(rowIdx);
+    senseFor();
   }
 }
 
@@ -458,7 +470,8 @@ function powerUp() {
   };
   ROWS.forEach((pin, i) => mcu.gpio[pin].addListener((s) => onRow(i, s)));
   mcu.gpio[PIXEL_PIN].addListener((s) => onPixelPin(s));
-  senseFor(-1);
+  lowRows.clear();
+  senseFor();
   mcu.core.PC = FLASH_START; // boot2 at the start of flash, as rp2040js's MicroPython demo
   stats.boots++;
   frameStart = null; bits = [];
