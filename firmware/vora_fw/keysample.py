@@ -33,8 +33,8 @@ _COUNT_MASK = const(0x3FFFFFFF)  # the largest small int of a 32-bit MicroPython
 class KeySampler:
     """sample() from the interrupt, drain(scanner, now) from the loop.
 
-    read_rows(buf) scans the matrix into bytearray(7) (hal read_rows, which does not
-    allocate); ticks_ms() gives the reading's tick; period_ms: the timer's period.
+    read_rows(buf) scans the matrix into bytearray(7) without allocating (hal_rp2's
+    sample_rows); ticks_ms() gives the reading's tick; period_ms: the timer's period.
     """
 
     def __init__(self, read_rows, ticks_ms, period_ms, slots=SLOTS):
@@ -71,7 +71,8 @@ class KeySampler:
         if nxt == self._slots:
             nxt = 0
         if nxt == self._tail:  # full: the change stays in the matrix until there is room
-            self.waited += 1
+            if self.waited < _COUNT_MASK:  # a long int would raise here
+                self.waited += 1
             return
         ring = self._ring
         base = head * _W
