@@ -309,6 +309,8 @@ def test_a_full_filesystem_is_refused_before_anything_is_written(tmp_path):
     ("Raspberry Pi Pico2 with RP2350-RISCV", "pinmap-rp2-pico2.json"),  # its RISCV variant
     ("Generic ESP32S3 module with ESP32S3", "pinmap-rp2-pico.json"),  # then refused: esp32
     ("", "pinmap-rp2-pico.json"),
+    (None, "pinmap-rp2-pico.json"),  # what a board said is any value: never a TypeError
+    (2350, "pinmap-rp2-pico.json"),
 ])
 def test_without_a_pin_map_vora_flash_takes_the_one_for_what_the_board_says(machine, name):
     assert pinmap_for(machine) == name

@@ -89,7 +89,7 @@ def pinmap_for(machine):
     """The shipped pin map (a name in vora_host.resources.SHIPPED) for a board whose
     MicroPython says it is `machine`."""
     for chip, name in PINMAPS_BY_CHIP:
-        if chip in (machine or ""):
+        if isinstance(machine, str) and chip in machine:  # what a board said: any value
             return name
     return DEFAULT_PINMAP
 
