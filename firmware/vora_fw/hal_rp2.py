@@ -9,11 +9,12 @@ hal_sim.SimHardware and hal_circuitpython.Hardware:
     hw.read_rows(buf) -> buf       # the same into bytearray(7), buf[y] bit x; no allocation
     hw.pixels.write(buf)           # send chain bytes (PixelOutput builds them)
     hw.held_at_boot(key_index)     # is that key held right now (a few scans agree)?
-    hw.sample_keys(period_ms)      # scan from a hard timer interrupt from now on: a KeySampler
+    hw.sample_keys(period_ms)      # scan from a timer interrupt from now on: a KeySampler, or None
     hw.stop_sampling()             # back to scans on demand
 
-Scans from a timer interrupt (sample_keys): the game's loop can be busy for longer than a
-quick press lasts, the interrupt is not (vora_fw.keysample says why and how). While it runs,
+Scans from a timer interrupt (sample_keys, a hard one where the port has it): the game's
+loop can be busy for longer than a quick press lasts, the interrupt is not
+(vora_fw.keysample says why and how). While it runs,
 read_rows() and read_keys() give its last reading instead of driving the lines themselves:
 two scans at once would drive two lines low together.
 
