@@ -15,7 +15,7 @@ the two runtimes share. The tests check this codec against the `cobs` package by
 Limits come first: every decoder looks at the size of its input before it decodes or
 checksums a byte of it, so a flood costs nothing but the length test.
 
-Memory: a FrameReader preallocates two buffers of MAX_FRAME bytes and never grows them;
+Memory: a FrameReader preallocates two buffers of 1,200 bytes (MAX_FRAME) and never grows them;
 decoding a frame allocates the payload it returns, the result list and a few small
 memoryview slices (and an error object for a bad frame). Encoding allocates the body, a
 work buffer and the encoded frame. No function raises on bad
@@ -39,14 +39,17 @@ PROTOCOL_VERSION = const(2)
 PROTOCOL_MINOR = const(1)  # additions a peer may ignore (new JSON fields, types behind caps)
 
 MAX_PAYLOAD = const(1024)
-HEADER_SIZE = const(5)  # type, seq, ack, payload length (u16)
-CRC_SIZE = const(4)
-MIN_BODY = const(9)  # HEADER_SIZE + CRC_SIZE: an empty payload
-MAX_BODY = const(1033)  # MIN_BODY + MAX_PAYLOAD
+# The other sizes are the codec's own: named with "_", a const leaves no name on the board's
+# heap (MicroPython keeps every other module-level name, and its text, for good).
+# shared_rules.wire_host gives them to the PC's tools and the tests without the "_"
+# (HEADER_SIZE, CRC_SIZE, MIN_BODY, ...); tests/test_wire.py checks the two agree.
+_HEADER_SIZE = const(5)  # type, seq, ack, payload length (u16)
+_MIN_BODY = const(9)  # _HEADER_SIZE + CRC_SIZE (4): an empty payload
+_MAX_BODY = const(1033)  # _MIN_BODY + MAX_PAYLOAD
 # Encoded bytes of one frame, without its delimiter. COBS adds one byte per 254 bytes of
-# body (at most 5 for MAX_BODY), so a valid frame needs at most 1038: the margin keeps a
+# body (at most 5 for _MAX_BODY), so a valid frame needs at most 1038: the margin keeps a
 # newer peer's slightly larger frame from being cut while still bounding the buffer.
-MAX_FRAME = const(1200)
+_MAX_FRAME = const(1200)
 
 # Message types. Bare ACK frames are produced and consumed by the session layer only.
 HELLO = const(0x01)  # JSON: versions, nonce, capabilities; always seq 0
@@ -77,10 +80,10 @@ TYPE_NAMES = {
 
 MODE_STANDALONE = const(0)
 MODE_TERMINAL = const(1)
-KEYS = const(49)  # the 7x7 keys, indexed 0..48 as in the firmware's layout
-PIXELS_SIZE = const(147)  # KEYS * 3
-DIGEST_SIZE = const(8)  # raw bytes of a state digest (16 hex digits)
-U32_MAX = const(0xFFFFFFFF)
+_KEYS = const(49)  # the 7x7 keys, indexed 0..48 as in the firmware's layout
+PIXELS_SIZE = const(147)  # _KEYS * 3
+_DIGEST_SIZE = const(8)  # raw bytes of a state digest (16 hex digits)
+_U32_MAX = const(0xFFFFFFFF)
 
 
 # --- errors -------------------------------------------------------------------------
@@ -212,20 +215,20 @@ def encode_frame(type, seq, ack, payload=b""):
     for a payload over MAX_PAYLOAD, an unknown type, or seq/ack outside 0..255."""
     n = len(payload)
     if n > MAX_PAYLOAD:
-        raise TooLong("payload of %d bytes: at most %d fit in a frame" % (n, MAX_PAYLOAD))
+        raise TooLong("%s payload of %d bytes: at most %d" % ("a", n, MAX_PAYLOAD))
     if type not in TYPE_NAMES:
         raise UnknownType("cannot send unknown message type %d" % type)
     if not (0 <= seq <= 255 and 0 <= ack <= 255):
         raise ValueError("seq and ack are bytes, not %r and %r" % (seq, ack))
-    size = n + MIN_BODY
+    size = n + _MIN_BODY
     body = bytearray(size)
     body[0] = type
     body[1] = seq
     body[2] = ack
     _put_u16(body, 3, n)
     if n:
-        body[HEADER_SIZE:HEADER_SIZE + n] = payload
-    _put_u32(body, HEADER_SIZE + n, crc32(memoryview(body)[:HEADER_SIZE + n]))
+        body[_HEADER_SIZE:_HEADER_SIZE + n] = payload
+    _put_u32(body, _HEADER_SIZE + n, crc32(memoryview(body)[:_HEADER_SIZE + n]))
     # Room for the worst case (one code byte per 254 bytes, plus the delimiter), then one
     # copy of what was used into the bytes returned. bytearray() starts zeroed, so the
     # byte after the encoding is already the delimiter.
@@ -239,15 +242,15 @@ def _decode_body(body, n):
 
     Sizes first, then the length field, then the CRC, then the type: the cheap checks
     refuse most damage before a byte is summed."""
-    if n < MIN_BODY:
-        return TooShort("frame too short: %d bytes, a frame has at least %d" % (n, MIN_BODY))
-    if n > MAX_BODY:
-        return TooLong("payload of %d bytes: at most %d are allowed" % (n - MIN_BODY, MAX_PAYLOAD))
+    if n < _MIN_BODY:
+        return TooShort("frame too short: %d bytes, a frame has at least %d" % (n, _MIN_BODY))
+    if n > _MAX_BODY:
+        return TooLong("%s payload of %d bytes: at most %d" % ("a", n - _MIN_BODY, MAX_PAYLOAD))
     length = _u16(body, 3)
-    if length + MIN_BODY != n:
+    if length + _MIN_BODY != n:
         return BadLength("frame of %d bytes says its payload is %d bytes (it holds %d)"
-                         % (n, length, n - MIN_BODY))
-    end = HEADER_SIZE + length
+                         % (n, length, n - _MIN_BODY))
+    end = _HEADER_SIZE + length
     got = _u32(body, end)
     want = crc32(memoryview(body)[:end])
     if got != want:
@@ -256,7 +259,7 @@ def _decode_body(body, n):
     if t not in TYPE_NAMES:
         return UnknownType("unknown message type 0x%02x (seq %d, %d bytes of payload)"
                            % (t, body[1], length))
-    return (t, body[1], body[2], bytes(memoryview(body)[HEADER_SIZE:end]))
+    return (t, body[1], body[2], bytes(memoryview(body)[_HEADER_SIZE:end]))
 
 
 class FrameReader:
@@ -276,7 +279,7 @@ class FrameReader:
       overflows, and every byte up to the next delimiter is discarded.
     """
 
-    def __init__(self, max_frame=MAX_FRAME):
+    def __init__(self, max_frame=_MAX_FRAME):
         self._raw = bytearray(max_frame)  # encoded bytes of the frame being received
         self._body = bytearray(max_frame)  # its COBS-decoded body (never longer)
         self._n = 0
@@ -286,11 +289,6 @@ class FrameReader:
         """Forget a partial frame (not needed at a session reset: framing is independent)."""
         self._n = 0
         self._skip = False
-
-    @property
-    def partial(self):
-        """Bytes of an unfinished frame held in the buffer."""
-        return self._n
 
     def feed(self, data):
         out = []
@@ -367,10 +365,16 @@ def _check_len(what, payload, least):
 
 
 def _check_max(what, payload):
-    # Before any decoding: a payload from a frame is never longer, so this only refuses
-    # what did not come through decode_frame.
+    # Before any decoding (a payload from a frame is never longer, so this only refuses
+    # what did not come through decode_frame), and after packing JSON or text.
     if len(payload) > MAX_PAYLOAD:
         raise BadPayload("%s payload of %d bytes: at most %d" % (what, len(payload), MAX_PAYLOAD))
+    return payload
+
+
+def _check_size(what, payload, size):
+    if len(payload) != size:
+        raise BadPayload("%s payload is %d bytes, not %d" % (what, size, len(payload)))
 
 
 def _move_bytes(what, move):
@@ -390,32 +394,43 @@ def _check_move_text(what, b):
             raise BadPayload("%s: byte 0x%02x in a move text (printable ASCII only)" % (what, c))
 
 
-def pack_move(game, n, digest_hex, move):
-    """MOVE payload: u32 game id, u16 move number (1-based), 8 digest bytes, move text."""
-    _check_int("MOVE", "game", game, 0, U32_MAX)
-    _check_int("MOVE", "move number", n, 1, 0xFFFF)
-    if not isinstance(digest_hex, str) or len(digest_hex) != 2 * DIGEST_SIZE:
-        raise BadPayload("MOVE: the digest is %d hex digits, not %r" % (2 * DIGEST_SIZE, digest_hex))
-    try:
-        digest = binascii.unhexlify(digest_hex)
-    except Exception:  # ValueError on CPython, ValueError/TypeError on MicroPython
-        raise BadPayload("MOVE: the digest %r is not hexadecimal" % (digest_hex,))
-    text = _move_bytes("MOVE", move)
-    size = 6 + DIGEST_SIZE + len(text)
-    if size > MAX_PAYLOAD:
-        raise BadPayload("MOVE: move text of %d bytes is too long" % len(text))
+def _head(what, game, n, least, size):
+    """A payload of `size` bytes that starts u32 game, u16 n (checked first: the game a
+    u32, n in least..65535), the rest zero: for MOVE, MOVES and TAKEBACK."""
+    _check_int(what, "game", game, 0, _U32_MAX)
+    _check_int(what, "move number", n, least, 0xFFFF)
     out = bytearray(size)
     _put_u32(out, 0, game)
     _put_u16(out, 4, n)
-    out[6:6 + DIGEST_SIZE] = digest
-    out[6 + DIGEST_SIZE:] = text
+    return out
+
+
+def _digest(what, digest_hex):
+    """The 8 bytes of a state digest given as 16 hex digits, or BadPayload."""
+    if not isinstance(digest_hex, str) or len(digest_hex) != 2 * _DIGEST_SIZE:
+        raise BadPayload("%s: the digest is %d hex digits, not %r" % (
+            what, 2 * _DIGEST_SIZE, digest_hex))
+    try:
+        return binascii.unhexlify(digest_hex)
+    except Exception:  # ValueError on CPython, ValueError/TypeError on MicroPython
+        raise BadPayload("%s: the digest %r is not hexadecimal" % (what, digest_hex))
+
+
+def pack_move(game, n, digest_hex, move):
+    """MOVE payload: u32 game id, u16 move number (1-based), 8 digest bytes, move text."""
+    digest = _digest("MOVE", digest_hex)
+    text = _move_bytes("MOVE", move)
+    if len(text) > MAX_PAYLOAD - 6 - _DIGEST_SIZE:
+        raise BadPayload("MOVE: move text of %d bytes is too long" % len(text))
+    out = _head("MOVE", game, n, 1, 6 + _DIGEST_SIZE + len(text))
+    out[6:6 + _DIGEST_SIZE] = digest
+    out[6 + _DIGEST_SIZE:] = text
     return bytes(out)
 
 
 def unpack_moves_req(payload):
     """(game, first) from a MOVES_REQ payload, or BadPayload."""
-    if len(payload) != 6:
-        raise BadPayload("MOVES_REQ payload is 6 bytes, not %d" % len(payload))
+    _check_size("MOVES_REQ", payload, 6)
     first = _u16(payload, 4)
     if first == 0:
         raise BadPayload("MOVES_REQ: move numbers start at 1, got 0")
@@ -431,8 +446,8 @@ def pack_moves(game, first, moves, limit=MAX_PAYLOAD):
     MOVES with no moves (the answer "nothing from `first` on"). At least one move always
     fits in MAX_PAYLOAD, so count > 0 whenever moves is not empty.
     """
-    _check_int("MOVES", "game", game, 0, U32_MAX)
-    _check_int("MOVES", "first move number", first, 1, 0xFFFF)
+    _check_int("MOVES", "game", game, 0, _U32_MAX)
+    _check_int("MOVES", "move number", first, 1, 0xFFFF)
     size = 6
     count = 0
     for move in moves:
@@ -444,9 +459,7 @@ def pack_moves(game, first, moves, limit=MAX_PAYLOAD):
         count += 1
     if moves and not count:
         raise BadPayload("MOVES: move %r does not fit in %d bytes" % (moves[0], limit))
-    out = bytearray(size)
-    _put_u32(out, 0, game)
-    _put_u16(out, 4, first)
+    out = _head("MOVES", game, first, 1, size)
     i = 6
     for k in range(count):
         if k:
@@ -460,7 +473,7 @@ def pack_moves(game, first, moves, limit=MAX_PAYLOAD):
 
 def pack_key(key, pressed):
     """KEY payload: u8 key index 0..48, u8 1 pressed / 0 released."""
-    _check_int("KEY", "key", key, 0, KEYS - 1)
+    _check_int("KEY", "key", key, 0, _KEYS - 1)
     return bytes((key, 1 if pressed else 0))
 
 
@@ -473,8 +486,7 @@ def unpack_mode(payload):
 
 def check_pixels(payload):
     """A PIXELS payload is exactly 147 bytes (r, g, b of keys 0..48); returns it or BadPayload."""
-    if len(payload) != PIXELS_SIZE:
-        raise BadPayload("PIXELS payload is %d bytes, not %d" % (PIXELS_SIZE, len(payload)))
+    _check_size("PIXELS", payload, PIXELS_SIZE)
     return payload
 
 
@@ -483,24 +495,21 @@ def unpack_pixels_diff(payload):
 
     The firmware may instead walk the payload in steps of 4 after this check passed on it
     once; the list is for the host and the tests."""
-    if len(payload) % 4 or len(payload) > 4 * KEYS:
+    if len(payload) % 4 or len(payload) > 4 * _KEYS:
         raise BadPayload("PIXELS_DIFF payload is 4 bytes per key, at most %d: got %d bytes"
-                         % (4 * KEYS, len(payload)))
+                         % (4 * _KEYS, len(payload)))
     changes = []
     for i in range(0, len(payload), 4):
-        if payload[i] >= KEYS:
+        if payload[i] >= _KEYS:
             raise BadPayload("PIXELS_DIFF: key index %d, the board has keys 0..%d"
-                             % (payload[i], KEYS - 1))
+                             % (payload[i], _KEYS - 1))
         changes.append((payload[i], payload[i + 1], payload[i + 2], payload[i + 3]))
     return changes
 
 
 def pack_json(obj):
     """Compact JSON as UTF-8 (HELLO, HELLO_OK, GAME, STATE). Key order is not defined."""
-    b = json.dumps(obj, separators=(",", ":")).encode()
-    if len(b) > MAX_PAYLOAD:
-        raise BadPayload("JSON payload of %d bytes: at most %d" % (len(b), MAX_PAYLOAD))
-    return b
+    return _check_max("JSON", json.dumps(obj, separators=(",", ":")).encode())
 
 
 def unpack_json(payload):
@@ -522,10 +531,7 @@ def unpack_json(payload):
 
 def pack_text(text):
     """UTF-8 text (REFUSE, LOG)."""
-    b = text.encode()
-    if len(b) > MAX_PAYLOAD:
-        raise BadPayload("text of %d bytes: at most %d" % (len(b), MAX_PAYLOAD))
-    return b
+    return _check_max("text", text.encode())
 
 
 def unpack_text(payload):
@@ -559,8 +565,8 @@ TYPE_NAMES.update({BOTS: "BOTS", BOT_MOVE: "BOT_MOVE", REFUSED: "REFUSED",
                    TAKEBACK_REQ: "TAKEBACK_REQ", TAKEBACK: "TAKEBACK", POSITION: "POSITION",
                    RESYNC: "RESYNC"})
 
-MAX_DETAIL = const(200)  # bytes of a REFUSED detail text
-MAX_POSITION = const(200)  # bytes of a POSITION text (a 4-player position is under 120)
+_MAX_DETAIL = const(200)  # bytes of a REFUSED detail text
+_MAX_POSITION = const(200)  # bytes of a POSITION text (a 4-player position is under 120)
 
 
 def check_seats(seats):
@@ -592,39 +598,31 @@ def unpack_bot_move(payload):
 def pack_refused(key, reason, detail=""):
     _check_int("REFUSED", "key", key, 0, 255)
     _check_int("REFUSED", "reason", reason, 0, 255)
-    text = detail[:MAX_DETAIL].encode()
-    if len(text) > MAX_DETAIL:  # non-ASCII text: cut where no character can be split
-        text = detail[:MAX_DETAIL // 4].encode()
+    text = detail[:_MAX_DETAIL].encode()
+    if len(text) > _MAX_DETAIL:  # non-ASCII text: cut where no character can be split
+        text = detail[:_MAX_DETAIL // 4].encode()
     return bytes((key, reason)) + text
 
 
 def unpack_takeback_req(payload):
-    if len(payload) != 4:
-        raise BadPayload("TAKEBACK_REQ: %d bytes, it has 4" % len(payload))
+    _check_size("TAKEBACK_REQ", payload, 4)
     return _u32(payload, 0)
 
 
 def pack_takeback(game, n, digest_hex):
-    _check_int("TAKEBACK", "game id", game, 0, U32_MAX)
-    _check_int("TAKEBACK", "moves kept", n, 0, 0xFFFF)
-    try:
-        digest = binascii.unhexlify(digest_hex)
-    except Exception:
-        raise BadPayload("TAKEBACK: the digest %r is not hexadecimal" % (digest_hex,))
-    if len(digest) != DIGEST_SIZE:
-        raise BadPayload("TAKEBACK: a digest has %d bytes" % DIGEST_SIZE)
-    out = bytearray(6)
-    _put_u32(out, 0, game)
-    _put_u16(out, 4, n)
-    return bytes(out) + digest
+    """TAKEBACK payload: u32 game id, u16 moves kept (0..), 8 digest bytes after."""
+    digest = _digest("TAKEBACK", digest_hex)
+    out = _head("TAKEBACK", game, n, 0, 6 + _DIGEST_SIZE)
+    out[6:] = digest
+    return bytes(out)
 
 
 def unpack_position(payload):
     """(seed, position text) of a POSITION; the text is checked by the rules later."""
     _check_len("POSITION", payload, 5)
-    if len(payload) > 4 + MAX_POSITION:
+    if len(payload) > 4 + _MAX_POSITION:
         raise BadPayload("POSITION: a text of %d bytes, at most %d" % (
-            len(payload) - 4, MAX_POSITION))
+            len(payload) - 4, _MAX_POSITION))
     text = bytes(payload[4:])
     _check_move_text("POSITION", text)
     return _u32(payload, 0), text.decode()
@@ -654,40 +652,6 @@ for _t, _n in ((UPD_OFFER, "UPD_OFFER"), (UPD_DATA, "UPD_DATA"), (UPD_QUERY, "UP
     TYPE_NAMES[_t] = _n
 del _t, _n
 
-UPD_ALLOW_DOWNGRADE = const(1)  # UPD_OFFER flag: the user said --allow-downgrade
-HASH_SIZE = const(32)  # SHA-256
-UPD_CHUNK = const(1019)  # MAX_PAYLOAD - 5: the data of one UPD_DATA at most
-UPD_MAX_FILES = const(255)  # file numbers are a byte; 0 is the manifest
-
-
-def unpack_upd_offer(payload):
-    """(size, digest, allow_downgrade) from an UPD_OFFER payload, or BadPayload."""
-    if len(payload) != 5 + HASH_SIZE:
-        raise BadPayload("UPD_OFFER payload is %d bytes, not %d" % (5 + HASH_SIZE, len(payload)))
-    if payload[0] & ~UPD_ALLOW_DOWNGRADE:
-        raise BadPayload("UPD_OFFER: unknown flags 0x%02x" % payload[0])
-    size = _u32(payload, 1)
-    if size == 0:
-        raise BadPayload("UPD_OFFER: an empty manifest")
-    return size, bytes(payload[5:]), payload[0] == UPD_ALLOW_DOWNGRADE
-
-
-def unpack_upd_data(payload):
-    """(file, offset, data) from an UPD_DATA payload, or BadPayload. data is a memoryview
-    of the payload (no copy: the board writes and hashes it as it is)."""
-    if len(payload) < 6:
-        raise BadPayload("UPD_DATA payload too short: %d bytes, at least 6" % len(payload))
-    return payload[0], _u32(payload, 1), memoryview(payload)[5:]
-
-
-def unpack_upd_commit(payload):
-    if len(payload) != HASH_SIZE:
-        raise BadPayload("UPD_COMMIT payload is %d bytes, not %d" % (HASH_SIZE, len(payload)))
-    return bytes(payload)
-
-
-def check_empty(what, payload):
-    """UPD_QUERY, UPD_ABORT, UPD_RESET and DIAG_REQ carry nothing; returns payload or BadPayload."""
-    if len(payload):
-        raise BadPayload("%s payload is empty, not %d bytes" % (what, len(payload)))
-    return payload
+# What the board does with these messages' payloads is vora_fw.maker's (it loads at the
+# PC's first makers' message, docs/firmware.md); the sizes and the flag are wire_host's
+# (UPD_CHUNK, HASH_SIZE, UPD_ALLOW_DOWNGRADE, UPD_MAX_FILES), as the PC packs them.

@@ -11,14 +11,37 @@ and under MicroPython tests/mp_scripts/wire_vectors.py, which loads this module 
 runs on MicroPython, as the PC's side of the Unix port's soak does).
 """
 
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):  # type: ignore[misc]
+        return x
+
 import binascii
 
 from shared_rules.wire import (  # noqa: F401
-    DIGEST_SIZE, HASH_SIZE, KEYS, MAX_DETAIL, MAX_FRAME, MAX_PAYLOAD, MAX_POSITION, MODE_STANDALONE,
-    MODE_TERMINAL, U32_MAX, UPD_ALLOW_DOWNGRADE, UPD_CHUNK, UPD_MAX_FILES, BadCobs,
-    BadPayload, TooLong, WireError, _check_int, _check_len, _check_max, _check_move_text,
-    _cobs_decode_into, _cobs_encode_into, _decode_body, _move_bytes, _put_u16, _put_u32,
-    _u16, _u32, check_seats)
+    MAX_PAYLOAD, MODE_STANDALONE, MODE_TERMINAL, BadCobs, BadPayload, TooLong, WireError,
+    _check_int, _check_len, _check_max, _check_move_text, _cobs_decode_into, _cobs_encode_into,
+    _decode_body, _move_bytes, _put_u16, _put_u32, _u16, _u32, check_seats)
+
+# The protocol's sizes that the board's codec keeps to itself (shared_rules.wire names them
+# with "_", so that they take no room on its heap; the makers' flag and SHA-256 size are
+# vora_fw.maker's): the same values, for the PC's tools and the tests. tests/test_wire.py
+# checks each against the board's copy.
+HEADER_SIZE = const(5)  # type, seq, ack, payload length (u16)
+CRC_SIZE = const(4)
+MIN_BODY = const(9)  # HEADER_SIZE + CRC_SIZE: an empty payload
+MAX_BODY = const(1033)  # MIN_BODY + MAX_PAYLOAD
+MAX_FRAME = const(1200)  # encoded bytes of one frame at most, without its delimiter
+KEYS = const(49)  # the 7x7 keys, indexed 0..48 as in the firmware's layout
+DIGEST_SIZE = const(8)  # raw bytes of a state digest (16 hex digits)
+U32_MAX = const(0xFFFFFFFF)
+MAX_DETAIL = const(200)  # bytes of a REFUSED detail text
+MAX_POSITION = const(200)  # bytes of a POSITION text (a 4-player position is under 120)
+UPD_ALLOW_DOWNGRADE = const(1)  # UPD_OFFER flag: the user said --allow-downgrade
+HASH_SIZE = const(32)  # SHA-256
+UPD_CHUNK = const(1019)  # MAX_PAYLOAD - 5: the data of one UPD_DATA at most
+UPD_MAX_FILES = const(255)  # file numbers are a byte; 0 is the manifest
 
 
 # --- whole frames and COBS blocks (the host and the board read streams with FrameReader) ---

@@ -135,7 +135,7 @@ def power_on(fs, root):
     return b
 
 
-def push(up, b, chunk=wire.UPD_CHUNK, corrupt=None, stop_after=None, allow_downgrade=False):
+def push(up, b, chunk=wire_host.UPD_CHUNK, corrupt=None, stop_after=None, allow_downgrade=False):
     """The host's side in-process: offer, send from where the board stands, query, commit.
     corrupt(file, offset, data) may change a chunk in transit; stop_after N chunks stops
     early (a disconnect). Returns the last status."""

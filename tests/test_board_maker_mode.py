@@ -66,8 +66,8 @@ def messages(b, downgrade=False):
     pieces = [b.manifest_bytes] + [d for _, d in b.files]
     out = []
     for k, data in enumerate(pieces):
-        for o in range(0, len(data), wire.UPD_CHUNK):
-            out.append((k, o, data[o:o + wire.UPD_CHUNK]))
+        for o in range(0, len(data), wire_host.UPD_CHUNK):
+            out.append((k, o, data[o:o + wire_host.UPD_CHUNK]))
     return out
 
 

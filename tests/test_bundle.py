@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shared_rules import wire, wire_host
-from vora_fw import update
+from vora_fw import maker, update
 from vora_host.maker import bundle as bundles
 from vora_host.maker import signing
 
@@ -191,30 +191,31 @@ def test_versions_compare_as_numbers():
 def test_update_payloads_round_trip_and_refuse_what_is_malformed():
     digest = bytes(range(32))
     p = wire_host.pack_upd_offer(3000, digest, allow_downgrade=True)
-    assert len(p) == 37 and wire.unpack_upd_offer(p) == (3000, digest, True)
-    assert wire.unpack_upd_offer(wire_host.pack_upd_offer(1, digest)) == (1, digest, False)
+    assert len(p) == 37 and maker.unpack_upd_offer(p) == (3000, digest, True)
+    assert maker.unpack_upd_offer(wire_host.pack_upd_offer(1, digest)) == (1, digest, False)
     for bad in (p[:-1], b"\x02" + p[1:], b"\x00" + b"\x00" * 4 + digest):
         with pytest.raises(wire.BadPayload):
-            wire.unpack_upd_offer(bad)
+            maker.unpack_upd_offer(bad)
     with pytest.raises(wire.BadPayload):
         wire_host.pack_upd_offer(0, digest)
     with pytest.raises(wire.BadPayload):
         wire_host.pack_upd_offer(10, b"short")
-    d = wire_host.pack_upd_data(3, 70000, b"x" * wire.UPD_CHUNK)
+    d = wire_host.pack_upd_data(3, 70000, b"x" * wire_host.UPD_CHUNK)
     assert len(d) == wire.MAX_PAYLOAD
-    f, o, data = wire.unpack_upd_data(d)
-    assert (f, o, bytes(data)) == (3, 70000, b"x" * wire.UPD_CHUNK)
-    for args in ((0, 0, b""), (0, 0, b"x" * (wire.UPD_CHUNK + 1)), (256, 0, b"x"), (0, -1, b"x")):
+    f, o, data = maker.unpack_upd_data(d)
+    assert (f, o, bytes(data)) == (3, 70000, b"x" * wire_host.UPD_CHUNK)
+    for args in ((0, 0, b""), (0, 0, b"x" * (wire_host.UPD_CHUNK + 1)), (256, 0, b"x"),
+                 (0, -1, b"x")):
         with pytest.raises(wire.BadPayload):
             wire_host.pack_upd_data(*args)
     with pytest.raises(wire.BadPayload):
-        wire.unpack_upd_data(b"\x00\x00\x00\x00\x00")
-    assert wire.unpack_upd_commit(wire_host.pack_upd_commit(digest)) == digest
+        maker.unpack_upd_data(b"\x00\x00\x00\x00\x00")
+    assert maker.unpack_upd_commit(wire_host.pack_upd_commit(digest)) == digest
     with pytest.raises(wire.BadPayload):
-        wire.unpack_upd_commit(digest + b"x")
-    assert wire.check_empty("UPD_QUERY", b"") == b""
+        maker.unpack_upd_commit(digest + b"x")
+    assert maker.check_empty("UPD_QUERY", b"") == b""
     with pytest.raises(wire.BadPayload):
-        wire.check_empty("UPD_QUERY", b"x")
+        maker.check_empty("UPD_QUERY", b"x")
 
 
 def test_the_makers_types_are_in_their_range_and_framed_like_any_other():

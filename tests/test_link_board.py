@@ -115,3 +115,26 @@ def test_an_answer_for_a_game_the_board_does_not_have_is_never_dropped_either():
         b.frames()
     unknown = [wire.unpack_json(p) for t, _, p in b.seen if t == wire.GAME]
     assert {"event": "unknown", "game": 12345} in unknown
+
+
+def test_the_last_moves_digest_is_hashed_once_for_its_move_and_the_games_end(monkeypatch):
+    # A digest is the state's JSON hashed: with a PC the last move's step made it twice (its
+    # MOVE, then the GAME "over" summary), the costliest step of a game on the board's heap.
+    b = Board()
+    b.hello()
+    b.ui.new_game("SN", 3)
+    kind = type(b.ui.state)
+    real = kind.digest
+    calls = []
+    monkeypatch.setattr(kind, "digest", lambda self: calls.append(1) or real(self))
+    while not b.ui.state.is_over():
+        b.play(1)
+        b.ack_all()
+        b.frames()
+    reports = [wire_host.unpack_move(p) for t, _, p in b.seen if t == wire.MOVE]
+    over = [d for d in (wire.unpack_json(p) for t, _, p in b.seen if t == wire.GAME)
+            if d.get("event") == "over"]
+    assert len(reports) == b.ui.moves_played and len(over) == 1
+    assert over[0]["digest"] == reports[-1][2] == real(b.ui.state)
+    assert over[0]["moves"] == reports[-1][1] == b.ui.moves_played
+    assert len(calls) == b.ui.moves_played  # one per move, none more for the end

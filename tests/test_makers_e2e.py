@@ -13,7 +13,7 @@ import time
 import pytest
 from rich.console import Console
 
-from shared_rules import wire
+from shared_rules import wire, wire_host
 from vora_fw import boot
 from vora_host.maker import bundle as bundles
 from vora_host.maker.doctor import clean_diag
@@ -73,7 +73,7 @@ def test_flash_a_stock_board_update_it_through_a_disconnect_safe_mode_and_flash_
         result = up.run(new)
         assert result["from"] == "0.1.0" and result["to"] == "0.2.0"
         assert result["reconnects"] == 1 and result["resumed"] and result["resumed"][0] != (0, 0)
-        assert result["sent"] < new.size + 2 * wire.UPD_CHUNK * 20  # resumed, not restarted
+        assert result["sent"] < new.size + 2 * wire_host.UPD_CHUNK * 20  # resumed, not restarted
         assert result["boot"]["state"] == "confirmed" and result["boot"]["slot"] == "b"
         assert record_of(flash) == dict(boot.empty_record(), slot="b", prev="a")
         assert (flash / "save" / "game.json").read_bytes() == saved

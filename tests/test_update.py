@@ -343,9 +343,9 @@ def test_a_staged_file_damaged_on_the_flash_is_caught_at_commit(flash):
     st = up.offer(len(new.manifest_bytes), new.id)
     pieces = [new.manifest_bytes] + [d for _, d in new.files]
     for k, data in enumerate(pieces):
-        assert up.data(k, 0, data[:wire.UPD_CHUNK]) is None or len(data) <= wire.UPD_CHUNK
-        for o in range(wire.UPD_CHUNK, len(data), wire.UPD_CHUNK):
-            up.data(k, o, data[o:o + wire.UPD_CHUNK])
+        assert up.data(k, 0, data[:wire_host.UPD_CHUNK]) is None or len(data) <= wire_host.UPD_CHUNK
+        for o in range(wire_host.UPD_CHUNK, len(data), wire_host.UPD_CHUNK):
+            up.data(k, o, data[o:o + wire_host.UPD_CHUNK])
     assert up.query()["state"] == "staged"
     (flash / "fw" / "b" / new.files[2][0]).write_bytes(b"flipped bits")
     st = up.commit(new.id)
@@ -359,8 +359,8 @@ def test_a_manifest_changed_on_the_flash_before_commit_is_never_switched_to(flas
     new = small_bundle("0.2.0")
     up.offer(len(new.manifest_bytes), new.id)
     for k, data in enumerate([new.manifest_bytes] + [d for _, d in new.files]):
-        for o in range(0, len(data), wire.UPD_CHUNK):
-            up.data(k, o, data[o:o + wire.UPD_CHUNK])
+        for o in range(0, len(data), wire_host.UPD_CHUNK):
+            up.data(k, o, data[o:o + wire_host.UPD_CHUNK])
     assert up.query()["state"] == "staged"
     staged = flash / "fw" / "b" / "manifest.json"
     staged.write_bytes(staged.read_bytes().replace(b"0.2.0", b"0.3.0"))
@@ -516,8 +516,8 @@ def test_an_update_through_the_link_even_a_noisy_one(flash, faults):
     assert statuses.pop()[1]["state"] == "receiving"
     pieces = [new.manifest_bytes] + [d for _, d in new.files]
     for k, data in enumerate(pieces):
-        for o in range(0, len(data), wire.UPD_CHUNK):
-            payload = wire_host.pack_upd_data(k, o, data[o:o + wire.UPD_CHUNK])
+        for o in range(0, len(data), wire_host.UPD_CHUNK):
+            payload = wire_host.pack_upd_data(k, o, data[o:o + wire_host.UPD_CHUNK])
             assert _until(rig, lambda: c.send(wire.UPD_DATA, payload))
     c.send(wire.UPD_QUERY, b"")
     assert _until(rig, lambda: len(statuses) == 2)  # the last chunk's and the query's

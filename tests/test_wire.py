@@ -156,7 +156,7 @@ def test_frame_sizes_on_the_wire():
     assert len(wire.encode_frame(wire.KEY, 9, 3, wire.pack_key(3, 1))) == 13
     assert len(wire.encode_frame(wire.MOVES_REQ, 9, 3, wire_host.pack_moves_req(7, 1))) == 17
     biggest = wire.encode_frame(wire.LOG, 9, 3, b"\x01" * wire.MAX_PAYLOAD)
-    assert len(biggest) == wire.MAX_BODY + 5 + 1 <= wire.MAX_FRAME + 1
+    assert len(biggest) == wire_host.MAX_BODY + 5 + 1 <= wire_host.MAX_FRAME + 1
 
 
 def test_worked_example_in_docs_is_what_the_code_produces():
@@ -174,7 +174,7 @@ def test_worked_example_in_docs_is_what_the_code_produces():
 def test_frame_round_trip(t, seq, ack, payload):
     frame = wire.encode_frame(t, seq, ack, payload)
     assert frame.index(0) == len(frame) - 1
-    assert len(frame) <= wire.MAX_FRAME + 1
+    assert len(frame) <= wire_host.MAX_FRAME + 1
     assert wire_host.decode_frame(frame) == (t, seq, ack, payload)
     assert wire.FrameReader().feed(frame) == [(t, seq, ack, payload)]
 
@@ -254,7 +254,7 @@ def test_reader_random_chunk_splits(rng, max_chunk):
     expected = [wire_host.decode_frame(f) for f in frames]
     reader = wire.FrameReader()
     assert split_feed(reader, b"".join(frames), rng, max_chunk) == expected
-    assert reader.partial == 0
+    assert reader._n == 0
 
 
 def test_reader_accepts_bytearray_and_memoryview_chunks():
@@ -316,7 +316,7 @@ def test_oversize_frame_is_reported_once_and_discarded():
     got = []
     for _ in range(30):  # 3000 bytes without a delimiter, in chunks
         got += reader.feed(b"\x41" * 100)
-        assert reader.partial <= wire.MAX_FRAME
+        assert reader._n <= wire_host.MAX_FRAME
     assert len(got) == 1 and isinstance(got[0], wire.TooLong) and got[0].kind == "long"
     assert "longer than 1200" in str(got[0])
     assert reader.feed(b"\x41\x00" + frame) == [wire_host.decode_frame(frame)]
@@ -348,7 +348,7 @@ def test_fuzz_any_bytes_never_raise_and_errors_say_what(chunks, rng):
             t, seq, ack, payload = item
             assert t in wire.TYPE_NAMES and 0 <= seq < 256 and 0 <= ack < 256
             assert len(payload) <= wire.MAX_PAYLOAD
-    assert reader.partial <= wire.MAX_FRAME
+    assert reader._n <= wire_host.MAX_FRAME
     # The one-shot decoders never raise either.
     for item in (wire_host.cobs_decode(stream), wire_host.decode_body(stream), wire_host.decode_frame(stream)):
         assert isinstance(item, (tuple, bytes, wire.WireError))
@@ -601,3 +601,19 @@ def test_limits_are_checked_before_any_work(monkeypatch):
     for unpack in (wire.unpack_json, wire.unpack_text, wire_host.unpack_moves):
         with pytest.raises(wire.BadPayload, match="70000 bytes"):
             unpack(huge)
+
+
+def test_the_host_names_the_sizes_the_boards_codec_keeps_to_itself():
+    # shared_rules.wire keeps these as "_" consts (no name on the board's heap) and
+    # vora_fw.maker the makers' flag and hash size; wire_host names them for the PC.
+    from vora_fw import maker
+    for name in ("HEADER_SIZE", "MIN_BODY", "MAX_BODY", "MAX_FRAME", "KEYS", "DIGEST_SIZE",
+                 "U32_MAX", "MAX_DETAIL", "MAX_POSITION"):
+        assert getattr(wire_host, name) == getattr(wire, "_" + name), name
+        assert not hasattr(wire, name), name
+    assert wire_host.MIN_BODY == wire_host.HEADER_SIZE + wire_host.CRC_SIZE
+    assert wire_host.MAX_BODY == wire_host.MIN_BODY + wire.MAX_PAYLOAD
+    assert wire_host.UPD_CHUNK == wire.MAX_PAYLOAD - 5 and wire_host.KEYS * 3 == wire.PIXELS_SIZE
+    assert (wire_host.HASH_SIZE, wire_host.UPD_ALLOW_DOWNGRADE) == (maker._HASH_SIZE,
+                                                                   maker._ALLOW_DOWNGRADE)
+    assert wire_host.UPD_MAX_FILES == 255

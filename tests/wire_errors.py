@@ -66,7 +66,7 @@ def _decoded(frame):
 
 def assert_no_bogus_frame(frame, after, damaged, what, harmless_possible=False):
     got = _READER.feed(bytes(damaged) + after)
-    assert _READER.partial == 0
+    assert _READER._n == 0
     want = (_decoded(after), _decoded(frame) if harmless_possible else None)
     errors = 0
     for x in got:

@@ -95,6 +95,12 @@ class BoardLink:
         self.repl_refusal = None  # type: Any  # a reason to refuse REPL (the game goes on)
         self.host_play = False  # the host announced "play": it reads REFUSED and TAKEBACK
         self.keys_dropped = 0  # key events lost to a queue full for too long
+        # (state, moves played, digest) of the move just reported, for the "over" that
+        # may follow it at once: a digest is the state's JSON hashed (kilobytes of
+        # garbage), and the last move's step is the game's costliest. The next game
+        # event, whatever it is, lets it go, and so does the next poll (a few ms later):
+        # it never stays on the heap through a move.
+        self._moved = None  # type: Any
         self._clear_owed()
 
     def _clear_owed(self):
@@ -118,6 +124,7 @@ class BoardLink:
 
     def poll(self, now):
         self.now = now
+        self._moved = None  # a move's digest is kept until the next poll at most
         if self.read is not None:
             data = self.read()
             if data:
@@ -304,11 +311,11 @@ class BoardLink:
     def _has_game(self):
         return self.ui is not None and self.ui.state is not None
 
-    def _game_summary(self, full=False):
+    def _game_summary(self, full=False, digest=None):
         ui = self.ui
         st = ui.state
         d = {"game": ui.game_id, "name": "vora", "seed": ui.seed, "players": st.players,
-             "seats": st.seats, "moves": ui.moves_played, "digest": st.digest(),
+             "seats": st.seats, "moves": ui.moves_played, "digest": digest or st.digest(),
              "over": st.is_over(), "mode": self.mode}
         if ui.start is not None:
             d["position"] = ui.start
@@ -345,12 +352,16 @@ class BoardLink:
         if not self.connected:
             return  # a host that connects later catches up with MOVES_REQ
         ui = self.ui
+        moved = self._moved
+        self._moved = None
         if event == "move":
             n = ui.moves_played
             owed = self._owed_moves and self._owed_game == ui.game_id
-            if not owed and not self._owed_events and self._send(
-                    wire.MOVE, wire.pack_move(ui.game_id, n, state.digest(), detail)):
-                return
+            if not owed and not self._owed_events:
+                digest = state.digest()
+                if self._send(wire.MOVE, wire.pack_move(ui.game_id, n, digest, detail)):
+                    self._moved = (state, n, digest)
+                    return
             if not owed:  # held back: it goes out with the owed MOVES, in order
                 self._owed_game = ui.game_id
                 self._owed_moves = n
@@ -372,7 +383,11 @@ class BoardLink:
                             not self._send(wire.TAKEBACK, payload):
                         self._owe_event(wire.TAKEBACK, payload)
             return
-        d = self._game_summary() if state is not None else {"game": ui.game_id}
+        digest = None
+        if event == "over" and moved is not None and moved[0] is state and \
+                moved[1] == ui.moves_played:
+            digest = moved[2]  # the last move's, reported just before
+        d = self._game_summary(digest=digest) if state is not None else {"game": ui.game_id}
         d["event"] = event
         if event == "over":
             d["scores"] = state.scores()

@@ -1,8 +1,8 @@
 """The makers' messages on the board's link (0x40..0x5F): firmware update and doctor.
 
 BoardLink hands every message of that range to `link.maker` (this service, attached by
-vora_fw.start); replies go back as UPD_STATUS and DIAG. Payloads are checked by the wire
-helpers and the updater; anything refused becomes an error status, never an exception
+vora_fw.start); replies go back as UPD_STATUS and DIAG. Payloads are checked by the
+helpers below and the updater; anything refused becomes an error status, never an exception
 that would stop the game.
 
 On a board (maker_mode), an update is not taken beside the game: the game is saved after
@@ -19,10 +19,55 @@ try:
 except ImportError:
     pass
 
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):  # type: ignore[misc]
+        return x
+
 from shared_rules import wire
+from shared_rules.wire import BadPayload, _check_size, _u32
 from vora_fw.link import board_info, maker_caps
 
 ON_DEMAND = ("update", "doctor")  # vora_fw modules the service imports at their first message
+
+# The payloads of the makers' messages the board reads (docs/protocol.md, "Updating the
+# firmware"), here and not in shared_rules.wire: a board that plays with a PC loads the
+# wire format for good, this module only at the PC's first makers' message. The PC packs
+# them with shared_rules.wire_host (UPD_ALLOW_DOWNGRADE and HASH_SIZE are its names).
+_ALLOW_DOWNGRADE = const(1)  # UPD_OFFER's flag: the user said --allow-downgrade
+_HASH_SIZE = const(32)  # SHA-256
+
+
+def unpack_upd_offer(payload):
+    """(size, digest, allow_downgrade) from an UPD_OFFER payload, or BadPayload."""
+    _check_size("UPD_OFFER", payload, 5 + _HASH_SIZE)
+    if payload[0] & ~_ALLOW_DOWNGRADE:
+        raise BadPayload("UPD_OFFER: unknown flags 0x%02x" % payload[0])
+    size = _u32(payload, 1)
+    if size == 0:
+        raise BadPayload("UPD_OFFER: an empty manifest")
+    return size, bytes(payload[5:]), payload[0] == _ALLOW_DOWNGRADE
+
+
+def unpack_upd_data(payload):
+    """(file, offset, data) from an UPD_DATA payload, or BadPayload. data is a memoryview
+    of the payload (no copy: the board writes and hashes it as it is)."""
+    if len(payload) < 6:
+        raise BadPayload("UPD_DATA payload too short: %d bytes, at least 6" % len(payload))
+    return payload[0], _u32(payload, 1), memoryview(payload)[5:]
+
+
+def unpack_upd_commit(payload):
+    _check_size("UPD_COMMIT", payload, _HASH_SIZE)
+    return bytes(payload)
+
+
+def check_empty(what, payload):
+    """UPD_QUERY, UPD_ABORT, UPD_RESET and DIAG_REQ carry nothing; returns payload or BadPayload."""
+    if len(payload):
+        raise BadPayload("%s payload is empty, not %d bytes" % (what, len(payload)))
+    return payload
 
 
 class MakerService:
@@ -85,7 +130,7 @@ class MakerService:
 
     def handle(self, type, payload):
         if type == wire.DIAG_REQ:
-            wire.check_empty("DIAG_REQ", payload)
+            check_empty("DIAG_REQ", payload)
             from vora_fw.doctor import diag
             root = self.boot.root if self.boot is not None and self.boot.root else "/"
             d = diag(self.app, self.pinmap, self.identity, self.boot, root, self.statvfs)
@@ -102,12 +147,12 @@ class MakerService:
                                    "vora flash): install it with vora flash first"})
             return
         if type == wire.UPD_DATA:
-            file, offset, data = wire.unpack_upd_data(payload)
+            file, offset, data = unpack_upd_data(payload)
             st = up.data(file, offset, data)
             if st is not None:
                 self._status(st)
         elif type == wire.UPD_OFFER:
-            size, digest, downgrade = wire.unpack_upd_offer(payload)
+            size, digest, downgrade = unpack_upd_offer(payload)
             short = self.heap_short(size) if self.heap_short is not None else None
             if short is not None:
                 st = up.status()  # the staging as it was: nothing is written
@@ -117,15 +162,15 @@ class MakerService:
             else:
                 self._status(up.offer(size, digest, downgrade))
         elif type == wire.UPD_QUERY:
-            wire.check_empty("UPD_QUERY", payload)
+            check_empty("UPD_QUERY", payload)
             self._status(up.query())
         elif type == wire.UPD_COMMIT:
-            self._status(up.commit(wire.unpack_upd_commit(payload)))
+            self._status(up.commit(unpack_upd_commit(payload)))
         elif type == wire.UPD_ABORT:
-            wire.check_empty("UPD_ABORT", payload)
+            check_empty("UPD_ABORT", payload)
             self._status(up.abort())
         elif type == wire.UPD_RESET:
-            wire.check_empty("UPD_RESET", payload)
+            check_empty("UPD_RESET", payload)
             self.link.session.ack_now()  # the host must see it taken before the board goes
             self.resets += 1
             self.reset()
@@ -140,7 +185,7 @@ class MakerService:
         update is taken; the other update messages are answered without the updater."""
         st = {"state": "idle", "running": self.version, "boot": self.boot.info()}
         if type == wire.UPD_OFFER:
-            wire.unpack_upd_offer(payload)  # checked; offered again in the maker mode
+            unpack_upd_offer(payload)  # checked; offered again in the maker mode
             if self.boot.staging_slot() is None:
                 st.update({"state": "error", "code": "busy",
                            "error": "a new version waits to boot or is on trial"})
@@ -162,14 +207,14 @@ class MakerService:
             self.reset()
             return
         if type == wire.UPD_DATA:
-            wire.unpack_upd_data(payload)
+            unpack_upd_data(payload)
             return  # nothing is staged while the game runs: the host offers first
         if type == wire.UPD_COMMIT:
-            wire.unpack_upd_commit(payload)
+            unpack_upd_commit(payload)
             st.update({"state": "error", "code": "order",
                        "error": "no whole verified bundle with that SHA-256 to switch to"})
         elif type == wire.UPD_RESET:
-            wire.check_empty("UPD_RESET", payload)
+            check_empty("UPD_RESET", payload)
             self.link.session.ack_now()
             self.resets += 1
             self.reset()

@@ -414,8 +414,8 @@ def update_in_maker_mode():
         path = BUNDLE + "/" + (names[k - 1] if k else "manifest.json")
         size = os.stat(path)[6]
         with open(path, "rb") as f:
-            for offset in range(0, size, wire.UPD_CHUNK):
-                send(wire.UPD_DATA, wire_host.pack_upd_data(k, offset, f.read(wire.UPD_CHUNK)))
+            for offset in range(0, size, wire_host.UPD_CHUNK):
+                send(wire.UPD_DATA, wire_host.pack_upd_data(k, offset, f.read(wire_host.UPD_CHUNK)))
                 scan(5)
     send(wire.UPD_QUERY)
     scan(5)

@@ -109,7 +109,7 @@ def plan():
     pieces = [None] + R.files
     for k in range(len(pieces)):
         size = len(R.manifest) if k == 0 else os.stat(BUNDLE + "/" + pieces[k])[6]
-        for o in range(0, size, wire.UPD_CHUNK):
+        for o in range(0, size, wire_host.UPD_CHUNK):
             yield ("data", k, o)
     # Then another bundle offered (busy: the switched one waits for its first boot) and
     # an abort: the trial slot must stay whole.
@@ -132,11 +132,11 @@ def frame_for(item):
     else:
         k, o = item[1], item[2]
         if k == 0:
-            data = R.manifest[o:o + wire.UPD_CHUNK]
+            data = R.manifest[o:o + wire_host.UPD_CHUNK]
         else:
             with open(BUNDLE + "/" + R.files[k - 1], "rb") as f:
                 f.seek(o)
-                data = f.read(wire.UPD_CHUNK)
+                data = f.read(wire_host.UPD_CHUNK)
         t, p = wire.UPD_DATA, wire_host.pack_upd_data(k, o, data)
     R.seq = R.seq % 255 + 1
     return wire.encode_frame(t, R.seq, R.last_in, p)

@@ -124,7 +124,7 @@ def vectors():
     print(show(wire_host.decode_body(bytes(body))))
     body[4] = 1  # the length field says one byte more than there is
     print(show(wire_host.decode_body(bytes(body))))
-    big = bytearray(wire.MAX_BODY + 1)
+    big = bytearray(wire_host.MAX_BODY + 1)
     big[0] = wire.LOG
     print(show(wire_host.decode_body(bytes(big))))
     print(show(wire_host.decode_frame(b"\x01" * 5000)))
@@ -292,9 +292,10 @@ def step():
         B.base = gc.mem_alloc() if MICRO else 0
         B.s = sess.Session(lambda b: None, lambda t, p: None)
     elif B.stage == 3:
-        print("live for one Session (reader buffers 2 x %d included): %d bytes"
-              % (wire.MAX_FRAME, (gc.mem_alloc() if MICRO else 0) - B.base))
+        live = (gc.mem_alloc() if MICRO else 0) - B.base
         load_host()
+        print("live for one Session (reader buffers 2 x %d included): %d bytes"
+              % (wire_host.MAX_FRAME, live))
         move = wire.pack_move(7, 12, "0123456789abcdef", "push crow Sc")
         mf = wire.encode_frame(wire.MOVE, 1, 0, move)
         px = bytes(range(147))

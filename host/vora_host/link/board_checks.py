@@ -11,7 +11,7 @@ game (`vora_host.link.following`) import them from here, and the client re-expor
 for the code that has always imported them from there.
 """
 
-from shared_rules import prng, vora, wire
+from shared_rules import prng, vora, wire, wire_host
 
 from vora_host.bots.levels import LEVEL_NAMES
 
@@ -79,7 +79,7 @@ def check_summary(d, what):
     game = d["game"]
     if game is None:
         return None
-    _int_field(what, d, "game", 0, wire.U32_MAX)
+    _int_field(what, d, "game", 0, wire_host.U32_MAX)
     _int_field(what, d, "seed", 0, prng.SEED_MAX)
     players = _int_field(what, d, "players", min(vora.PLAYER_COUNTS), max(vora.PLAYER_COUNTS))
     seats = _str_field(what, d, "seats", 4, required=True)
@@ -110,7 +110,7 @@ def check_event(d):
     what = "GAME %s" % event
     if event in ("new", "resume", "over"):
         check_summary(d, what)
-    _int_field(what, d, "game", 0, wire.U32_MAX)
+    _int_field(what, d, "game", 0, wire_host.U32_MAX)
     if event == "over":
         scores = d.get("scores")
         if not isinstance(scores, list) or len(scores) != d["players"] or any(
@@ -124,7 +124,7 @@ def check_event(d):
 
 def check_hello_ok(d):
     """The link part of a HELLO_OK (the game summary is checked apart)."""
-    _int_field("HELLO_OK", d, "nonce", 0, wire.U32_MAX)
+    _int_field("HELLO_OK", d, "nonce", 0, wire_host.U32_MAX)
     _int_field("HELLO_OK", d, "proto", 0, 255)
     for field in ("fw", "board", "layout", "role"):
         _str_field("HELLO_OK", d, field, 64)

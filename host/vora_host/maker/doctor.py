@@ -24,7 +24,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from shared_rules import wire
+from shared_rules import wire, wire_host
 from vora_fw import layout
 from vora_host.maker.link import Connection, LinkError, LinkOpenError
 
@@ -62,7 +62,7 @@ def clean_diag(d):
         out[k] = v[:80] if isinstance(v, str) else None
     keys = d.get("keys_down")
     out["keys_down"] = sorted({k for k in keys if isinstance(k, int) and not isinstance(k, bool)
-                               and 0 <= k < wire.KEYS}) \
+                               and 0 <= k < wire_host.KEYS}) \
         if isinstance(keys, list) else []
     boot = d.get("boot")
     out["boot"] = {k: v[:16] for k, v in boot.items() if isinstance(k, str)
@@ -72,7 +72,7 @@ def clean_diag(d):
 
 def _frame(rgb_of_key):
     out = bytearray(wire.PIXELS_SIZE)
-    for k in range(wire.KEYS):
+    for k in range(wire_host.KEYS):
         out[3 * k:3 * k + 3] = bytes(rgb_of_key(k))
     return bytes(out)
 
@@ -220,11 +220,11 @@ class Doctor:
                 self._show(frame())
             if got is not None and got is not UNTIL:
                 break  # Enter: the person has pressed every key they meant to
-            if len(seen) == wire.KEYS - len(stuck_at_start) and not down:
+            if len(seen) == wire_host.KEYS - len(stuck_at_start) and not down:
                 break
         after = self.diag()
         stuck = stuck_at_start | set(after["keys_down"])
-        missing = set(range(wire.KEYS)) - seen - stuck
+        missing = set(range(wire_host.KEYS)) - seen - stuck
         ghosts = (after.get("ghosts_ignored") or 0) - ghosts_before
         white = colours[-1]
         return {

@@ -230,7 +230,7 @@ class Updater:
             data = pieces[k]
             o = offset if k == file else 0
             while o < len(data):
-                chunk = data[o:o + wire.UPD_CHUNK]
+                chunk = data[o:o + wire_host.UPD_CHUNK]
                 conn.send(wire.UPD_DATA, wire_host.pack_upd_data(k, o, chunk))
                 o += len(chunk)
                 self.sent += len(chunk)
