@@ -144,6 +144,172 @@ def test_a_scores_of_a_hidden_game_in_progress_stay_out_of_the_list(db, client):
 
 # ---------------------------------------------------------------- a game, a position
 
+def _rich_drawing(renderable, width, colours=True):
+    """A drawing exactly as rich itself makes it (what game_data drew before issue 39's
+    cache of laid-out Text): (html, text)."""
+    import io
+    from rich.console import Console
+    if colours:
+        console = Console(record=True, width=width, file=io.StringIO(),
+                          color_system="truecolor", force_terminal=True,
+                          legacy_windows=False)
+    else:
+        console = Console(record=True, width=width, file=io.StringIO(), color_system=None,
+                          force_terminal=False, legacy_windows=False)
+    console.print(renderable)
+    text = console.export_text(clear=False, styles=False)
+    return console.export_html(inline_styles=True, code_format="{code}"), text
+
+
+HOSTILE = '<b>&amp;"\'</b> <script>x</script>'  # a label as hostile as a name may be
+
+
+@pytest.mark.parametrize("name", games.names())
+def test_panels_drawn_through_the_text_cache_are_rich_s_own_drawing_byte_for_byte(name):
+    # Every position of a game to its end (or 15 moves), seen by every viewer, with the
+    # labels a seat's panel gives ("you", a bot) and hostile ones, beside a history with
+    # hostile text, at the seats' and the game page's widths (by turns): render_html,
+    # render_html_and_text and render_text give exactly what rich's own print and export
+    # give, drawing after drawing (the cache warm from the drawings before it).
+    from vora_host.web import seats as web_seats
+    module = games.load(name)
+    players = 3 if module.HIDDEN_INFORMATION else 2  # (three: two others' secrets)
+    view = game_view(name)
+    palette = game_data._palette(view)
+    state = games.start({"game": name, "players": players, "seed": 11, "options": {}})
+    rnd = random.Random(3)
+    history = []
+    whos = [{}, dict((p, "browser") for p in range(players)),
+            dict((p, HOSTILE) for p in range(players))]
+    widths = (web_seats.PANEL_WIDTH, game_data.PANEL_WIDTH)
+    before = (game_data.TEXT_SEGMENTS.drawn, game_data.TEXT_SEGMENTS.reused)
+    positions = 0
+    while True:
+        for viewer in [None] + list(range(players)):
+            for who in (whos[positions % 3], whos[2]):
+                shown = dict(who)
+                if viewer is not None:
+                    shown[viewer] = "you"
+                for width in widths if positions < 3 else [widths[positions % 2]]:
+                    def panel():
+                        return view.render(state, viewer, shown, history, width=width,
+                                           palette=palette)
+                    html, text = _rich_drawing(panel(), width)
+                    assert game_data.render_html(panel(), width) == html
+                    assert game_data.render_html_and_text(panel(), width) == (html, text)
+                    assert game_data.render_text(panel(), width) == \
+                        _rich_drawing(panel(), width, colours=False)[1]
+        positions += 1
+        if state.is_over() or positions > 15:
+            break
+        player = state.to_act()
+        move = rnd.choice(sorted(state.legal_moves()))
+        history.append((player, move if positions % 7 else HOSTILE))
+        state.play(move)
+    assert positions > 10
+    if name == "vorcept":  # a game drawn as a group of Texts: they were reused
+        assert game_data.TEXT_SEGMENTS.reused > before[1]
+        assert game_data.TEXT_SEGMENTS.drawn > before[0]
+
+
+def test_a_text_drawn_again_is_taken_from_the_cache_and_the_key_holds_all_it_depends_on():
+    import io
+    from rich.console import Console, Group
+    from rich.text import Text
+    cache = game_data.TextSegments(size=4)
+
+    def drawn(text, width=40, justify=None):
+        console = Console(width=width, file=io.StringIO(), color_system="truecolor",
+                          force_terminal=True, legacy_windows=False)
+        options = console.options.update(justify=justify)
+        return cache.segments(text, console, options), \
+            tuple(console.render(text, options))
+
+    a = Text("the same words " * 5, style="bold")
+    got, rich_s = drawn(a)
+    assert got == rich_s and cache.drawn == 1 and cache.reused == 0
+    got, _ = drawn(Text("the same words " * 5, style="bold"))  # equal text, another object
+    assert got == rich_s and cache.reused == 1 and cache.drawn == 1
+    # Whatever decides the drawing is in the key: a change of it is drawn anew.
+    for other, width, justify in [(Text("the same words " * 5), 40, None),
+                                  (Text("the same words " * 5, style="italic"), 40, None),
+                                  (a, 30, None), (a, 40, "right"),
+                                  (Text("the same words " * 5, style="bold",
+                                        justify="center"), 40, None)]:
+        n = cache.drawn
+        got, rich_s = drawn(other, width, justify)
+        assert got == rich_s and cache.drawn == n + 1
+    # A Text whose every line fits and that is not justified is the same at any width
+    # it fits in; one with a longer line is drawn again for another width.
+    short = Text("a short line\nand another", style="bold")
+    n = cache.drawn
+    assert drawn(short, 72)[0] == drawn(short, 72)[1] and cache.drawn == n + 1
+    assert drawn(short, 100)[0] == drawn(short, 100)[1] and cache.drawn == n + 1
+    assert drawn(short, 8)[0] == drawn(short, 8)[1] and cache.drawn == n + 2
+    assert drawn(short, 100, "right")[0] == drawn(short, 100, "right")[1]
+    assert cache.drawn == n + 3
+    long = Text("x" * 80 + "\nshort")
+    assert drawn(long, 72)[0] == drawn(long, 72)[1] and cache.drawn == n + 4
+    assert drawn(long, 100)[0] == drawn(long, 100)[1] and cache.drawn == n + 5
+    spans = Text("ab")
+    spans.stylize("red", 0, 1)
+    n = cache.drawn
+    assert drawn(spans)[0] == drawn(spans)[1] and cache.drawn == n + 1
+    plain = Text("ab")
+    assert drawn(plain)[0] == drawn(plain)[1] and cache.drawn == n + 2
+    assert len(cache._items) <= 4  # bounded
+    # Only a group's Texts go through it; a Text alone, which print() joins with its
+    # end, is drawn by rich as it is.
+    kept = game_data._kept(Group(Text("x"), Group(Text("y")), "z"))
+    assert [type(r).__name__ for r in kept.renderables] == ["_KeptText", "Group", "str"]
+    assert type(kept.renderables[1].renderables[0]).__name__ == "_KeptText"
+    lone = Text("x")
+    assert game_data._kept(lone) is lone
+
+
+def test_a_key_s_colours_worked_out_once_are_the_same_as_worked_out_each_time():
+    # _hex and _ink keep what they worked out (a board asks for its few colours 49 times
+    # a drawing): the same answers as the formulas, for lists and tuples, whole numbers
+    # and fractions, values out of range, asked again and again.
+    rnd = random.Random(5)
+    values = [(0, 0, 0), (255, 255, 255), (300, -4, 128), [12.7, 200.2, 99.9],
+              (140, 140, 140), (141, 141, 141), (True, 0, 255)] + \
+        [tuple(rnd.randint(-20, 280) for _ in range(3)) for _ in range(300)]
+    for _ in range(2):
+        for rgb in values:
+            r, g, b = rgb
+            assert game_data._hex(rgb) == "#%02x%02x%02x" % tuple(
+                max(0, min(255, int(c))) for c in rgb)
+            assert game_data._ink(rgb) == (
+                "#000000" if 0.299 * r + 0.587 * g + 0.114 * b > 140 else "#ffffff")
+    assert game_data._hex((1.0, 2, 3)) == game_data._hex((1, 2, 3)) == "#010203"
+    assert game_data._hex((1.9, 2, 3)) == "#010203"
+
+
+def test_the_board_of_a_position_is_laid_out_once_for_both_seats_panels():
+    # Issue 39: a move of Vorcept is drawn for each seat (the panel names its own player
+    # "you"): the board's grid and the legend, the same Texts in both, are laid out once.
+    from vora_host.web import seats as web_seats
+    view = game_view("vorcept")
+    _, _, state = play_moves("vorcept", 4, 30)
+    cache = game_data.TEXT_SEGMENTS
+    first = game_data.render_html_and_text(
+        view.render(state, 0, {0: "you", 1: "browser"}, [], width=web_seats.PANEL_WIDTH),
+        web_seats.PANEL_WIDTH)
+    drawn, reused = cache.drawn, cache.reused
+    second = game_data.render_html_and_text(
+        view.render(state, 1, {0: "browser", 1: "you"}, [], width=web_seats.PANEL_WIDTH),
+        web_seats.PANEL_WIDTH)
+    assert first != second  # each seat's own panel ("you")
+    assert cache.drawn - drawn == 1  # the status, which names the seats
+    assert cache.reused - reused == 3  # the grid, the legend, the blank line between
+    # The game page's position (100 columns, a spectator's) takes them too.
+    drawn, reused = cache.drawn, cache.reused
+    game_data.render_html(view.render(state, None, {}, [], width=game_data.PANEL_WIDTH),
+                          game_data.PANEL_WIDTH)
+    assert (cache.drawn - drawn, cache.reused - reused) == (1, 3)
+
+
 @pytest.mark.parametrize("name", games.names())
 def test_every_game_is_drawn_at_every_move_as_the_terminal_draws_it(db, client, name):
     gid, moves, digests, _ = log_game(db, name, 5, 14)

@@ -173,6 +173,87 @@ def test_a_seat_is_played_through_a_server_that_does_not_play_its_table(two_serv
                            json={"move": move, "number": 0}).status_code == 404
 
 
+def test_a_relayed_view_with_line_breaks_is_still_one_event(two_servers, monkeypatch):
+    # The other server sends the view's text as the home wrote it in the database; a row
+    # not as the home writes it (JSON over several lines) must not end the event early
+    # and start another: it is written anew, on one line.
+    from types import SimpleNamespace
+
+    from vora_host.web import relay as web_relay
+    monkeypatch.setattr(web_relay, "json", SimpleNamespace(
+        dumps=lambda value, **kw: json.dumps(value, indent=1), loads=json.loads))
+    home, other = two_servers
+    made = home.http.post("/api/tables", headers=HEADERS, json={
+        "game": "vorcept", "seats": ["browser", "browser"], "seed": 6})
+    assert made.status_code == 201, made.text
+    first, second = (_token(seat["link"]) for seat in made.json()["seats"])
+    far = Stream(other.base, second)  # its views come from the home's rows
+    far.until(lambda k, d: k == "seat", "the second seat's first view")
+    near = Stream(home.base, first)
+    view = near.until(lambda k, d: k == "seat", "the first seat's view")
+    answer = home.http.post("/api/seat/%s/move" % first, headers=HEADERS, json={
+        "move": view["moves"][0]["move"], "number": 0, "client": near.client})
+    assert answer.status_code == 200, answer.text
+    after = far.until(lambda k, d: k == "seat" and d["number"] == 1, "the move's view")
+    assert after["moves"] and after["seats"]
+
+
+def test_a_view_relayed_to_the_other_server_reaches_its_stream_in_the_home_s_very_bytes(
+        two_servers):
+    # Issue 39: the home writes a seat's view as its own streams' events carry it
+    # (json.dumps), and a stream open at the other server sends that text as it is,
+    # neither decoded nor encoded again there: the event's data is json.dumps of the view
+    # the home drew, the same bytes a stream at the home would send.
+    from vora_host.web.seats import _seat_event, token_hash
+    home, other = two_servers
+    made = home.http.post("/api/tables", headers=HEADERS, json={
+        "game": "vorcept", "seats": ["browser", "browser"], "seed": 6})
+    assert made.status_code == 201, made.text
+    first, second = (_token(s["link"]) for s in made.json()["seats"])
+    lines = queue.Queue()
+    opened = threading.Event()
+
+    def read():
+        with httpx2.Client(base_url=other.base, timeout=None) as c, \
+                c.stream("GET", "/api/seat/%s/events" % second) as response:
+            event = []
+            for line in response.iter_lines():
+                opened.set()
+                if line:
+                    event.append(line)
+                    continue
+                lines.put(event)
+                event = []
+    threading.Thread(target=read, daemon=True).start()
+    assert opened.wait(DEADLINE)
+    near = Stream(home.base, first)
+    view = near.until(lambda k, d: k == "seat", "the first seat's view")
+    answer = home.http.post("/api/seat/%s/move" % first, headers=HEADERS, json={
+        "move": view["moves"][0]["move"], "number": 0, "client": near.client})
+    assert answer.status_code == 200, answer.text
+    end = time.monotonic() + DEADLINE
+    while True:
+        event = lines.get(timeout=max(0.0, end - time.monotonic()))
+        if len(event) == 3 and event[1] == "event: seat" \
+                and json.loads(event[2][6:])["number"] == 1:
+            break
+    while True:  # the newest event, once the table is quiet (the home's last view)
+        try:
+            newer = lines.get(timeout=1.0)
+        except queue.Empty:
+            break
+        if len(newer) == 3 and newer[1] == "event: seat":
+            event = newer
+    seq = int(event[0][4:])
+    data = event[2][6:]
+    published = other.tables.registry.relay.view_text(token_hash(second))
+    assert published[0] == seq and published[2] == data
+    drawn = json.loads(data)
+    assert drawn["number"] == 1 and drawn["your_turn"] and drawn["you"] == 1
+    assert "\n".join(event) + "\n\n" == _seat_event(seq, drawn)  # json.dumps's bytes
+    assert data == json.dumps(drawn) and ", " in data
+
+
 def _timeless(view):
     """A seat's view less how long each seat has been gone (read at two times)."""
     for gone in view["gone"]:

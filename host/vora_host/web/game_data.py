@@ -17,16 +17,21 @@ logged digest is compared with the replay's on the way (in public mode only whet
 match is said, not the digests). Replays are cached per game (a live game's new moves
 extend its replay), with a copy of the state every CHECKPOINT moves, so stepping through
 a long game costs at most CHECKPOINT moves of replay per position; drawn positions are
-cached too, so many spectators of a game cost one drawing.
+cached too, so many spectators of a game cost one drawing. Within drawings, the Texts
+rich lays out are kept by everything their layout depends on (TextSegments), so the
+board's grid of a position is laid out once for both seats' panels and the game page.
 """
 
+import functools
 import io
 import json
 import re
 import threading
 from collections import OrderedDict
 
-from rich.console import Console
+from rich.cells import cell_len
+from rich.console import Console, Group
+from rich.text import Text
 
 from shared_rules import games
 from shared_rules.errors import BadPosition, IllegalMove
@@ -40,7 +45,8 @@ from vora_host.log.verify import player_label, record_of
 __all__ = ["BadRequest", "NotFound", "Forbidden", "parse_game_id", "parse_move_number", "parse_viewer",
            "is_public", "summary", "summaries", "parse_limit", "Replay", "ReplayCache", "position",
            "game_page_data", "PANEL_WIDTH", "CHECKPOINT", "review_refusal", "review_data",
-           "REVIEW_MOVE_KEYS"]
+           "REVIEW_MOVE_KEYS", "TextSegments", "TEXT_SEGMENTS", "render_html",
+           "render_html_and_text", "render_text"]
 
 PANEL_WIDTH = 100  # columns of the terminal drawing beside the board
 CHECKPOINT = 16  # a copy of the replayed state every this many moves
@@ -307,10 +313,21 @@ class ReplayCache:
 # ---------------------------------------------------------------- drawing
 
 def _hex(rgb):
+    return _hex_of(tuple(rgb))
+
+
+@functools.lru_cache(maxsize=4096)
+def _hex_of(rgb):
+    # (A board's few colours, asked for 49 times a drawing: each worked out once.)
     return "#%02x%02x%02x" % tuple(max(0, min(255, int(c))) for c in rgb)
 
 
 def _ink(rgb):
+    return _ink_of(tuple(rgb))
+
+
+@functools.lru_cache(maxsize=4096)
+def _ink_of(rgb):
     # Black or white letters, whichever reads better on the key's colour.
     r, g, b = rgb
     return "#000000" if 0.299 * r + 0.587 * g + 0.114 * b > 140 else "#ffffff"
@@ -392,20 +409,103 @@ def board_of(name, state, viewer):
     return _mapped_board(mapping, state, viewer)
 
 
+class TextSegments:
+    """The segments rich drew lately for Text objects in a drawing's groups, by everything
+    that decides them, so that a Text drawn again (the board's grid in both seats' panels
+    of a position, a game's legend in every panel) is not laid out again (issue 39: rich's
+    layout of Text was most of a drawing's cost, docs/benchmarks.md).
+
+    A Text's segments are a function of its characters, spans, style, justify, overflow,
+    no_wrap, end and tab size, and of the options it is drawn with (the width, justify,
+    overflow, no_wrap) and the console's tab size and theme (the default theme in every
+    console of this module): all of them are the key (the width only where a line does
+    not fit in it, or the Text is justified), so a hit gives exactly the segments
+    drawing it would give (tests/test_web.py compares every panel byte for byte with
+    rich's own drawing), and what one viewer is shown can be served to another only
+    where the very same text is drawn for both. `drawn` counts the Texts laid out,
+    `reused` those taken from here."""
+
+    def __init__(self, size=256):
+        self.size = size
+        self._items = OrderedDict()
+        self._lock = threading.Lock()
+        self.drawn = 0
+        self.reused = 0
+
+    def segments(self, text, console, options):
+        plain = text.plain
+        width = options.max_width
+        if (text.justify or options.justify or "default") == "default" \
+                and "\t" not in plain and max(map(cell_len, plain.split("\n"))) <= width:
+            # Every line fits and none is justified: rich neither breaks, crops nor pads
+            # any of them, and the width changes nothing (the game page's 100 columns
+            # take what a seat's 72 drew).
+            width = None
+        key = (plain, tuple(text.spans), text.style, text.justify, text.overflow,
+               text.no_wrap, text.end, text.tab_size, console.tab_size, width,
+               options.justify, options.overflow, options.no_wrap)
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+                self.reused += 1
+                return found
+        found = tuple(console.render(text, options))
+        with self._lock:
+            self.drawn += 1
+            self._items[key] = found
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+        return found
+
+
+TEXT_SEGMENTS = TextSegments()
+
+
+class _KeptText:
+    """A Text of a drawing's group, drawn through TEXT_SEGMENTS."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text):
+        self.text = text
+
+    def __rich_console__(self, console, options):
+        return TEXT_SEGMENTS.segments(self.text, console, options)
+
+
+def _kept(renderable):
+    # The Texts of a drawing's groups (a Group draws each of its renderables with the
+    # options it was given, so nothing else changes) are drawn through TEXT_SEGMENTS;
+    # everything else (tables, panels, a Text printed alone, which print() joins with its
+    # end) is drawn by rich as it is.
+    if type(renderable) is not Group:
+        return renderable
+    return Group(*[_KeptText(r) if type(r) is Text else _kept(r)
+                   for r in renderable.renderables], fit=renderable.fit)
+
+
+def _printed(renderable, width, colours):
+    if colours:
+        console = Console(record=True, width=width, file=io.StringIO(),
+                          color_system="truecolor", force_terminal=True, legacy_windows=False)
+    else:
+        console = Console(record=True, width=width, file=io.StringIO(), color_system=None,
+                          force_terminal=False, legacy_windows=False)
+    console.print(_kept(renderable) if width >= 1 else renderable)
+    return console
+
+
 def render_html(renderable, width=PANEL_WIDTH):
     """A rich renderable as HTML (spans with inline colours, text escaped), exactly as a
     true-colour terminal of `width` columns draws it."""
-    console = Console(record=True, width=width, file=io.StringIO(), color_system="truecolor",
-                      force_terminal=True, legacy_windows=False)
-    console.print(renderable)
+    console = _printed(renderable, width, True)
     return console.export_html(inline_styles=True, code_format="{code}")
 
 
 def render_html_and_text(renderable, width=PANEL_WIDTH):
     """render_html() and render_text() of the same drawing, drawn once: (html, text)."""
-    console = Console(record=True, width=width, file=io.StringIO(), color_system="truecolor",
-                      force_terminal=True, legacy_windows=False)
-    console.print(renderable)
+    console = _printed(renderable, width, True)
     text = console.export_text(clear=False, styles=False)
     return console.export_html(inline_styles=True, code_format="{code}"), text
 
@@ -414,10 +514,7 @@ def render_text(renderable, width=PANEL_WIDTH):
     """The same drawing as plain text (no colours, no escape sequences): for a client that
     prints it in a terminal (vora play --join), where text from the network must not
     carry a terminal's control sequences."""
-    console = Console(record=True, width=width, file=io.StringIO(), color_system=None,
-                      force_terminal=False, legacy_windows=False)
-    console.print(renderable)
-    return console.export_text(styles=False)
+    return _printed(renderable, width, False).export_text(styles=False)
 
 
 # ---------------------------------------------------------------- a position

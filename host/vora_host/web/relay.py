@@ -255,11 +255,14 @@ class Relay:
         seq, client, view = drawn
         conn = self._conn()
         with conn.transaction():
+            # Encoded as a seat's event carries it (vora_host.web.seats._seat_event): the
+            # stream on the other process sends this text as it is (view_text), neither
+            # decoded nor encoded again there.
             conn.execute(
                 "INSERT INTO vora_relay_views (digest, seq, client, view) VALUES (%s, %s, "
                 "%s, %s) ON CONFLICT (digest) DO UPDATE SET seq = EXCLUDED.seq, client = "
                 "EXCLUDED.client, view = EXCLUDED.view",
-                (digest, int(seq), int(client), json.dumps(view, separators=(",", ":"))))
+                (digest, int(seq), int(client), json.dumps(view)))
             conn.execute("SELECT pg_notify(%s, %s)", (VIEW_CHANNEL, digest))
 
     def _answer(self, rid):
@@ -391,9 +394,15 @@ class Relay:
 
     def view(self, digest):
         """(seq, client, view) the home last published for the seat, or None."""
+        row = self.view_text(digest)
+        return (row[0], row[1], json.loads(row[2])) if row is not None else None
+
+    def view_text(self, digest):
+        """view(), the view as the JSON text the home wrote (json.dumps, as a seat's
+        event carries it), or None."""
         rows = self._execute("SELECT seq, client, view FROM vora_relay_views WHERE "
                              "digest = %s", (digest,))
-        return (rows[0][0], rows[0][1], json.loads(rows[0][2])) if rows else None
+        return (rows[0][0], rows[0][1], rows[0][2]) if rows else None
 
     # ---- the listener: requests for this home, answers and views for the others
 

@@ -600,7 +600,12 @@ def routes(registry, page):
                                 # waiting in the log): the stream ends, and the page,
                                 # connecting again, finds the table where it is played.
                                 return
-                            row = await asyncio.to_thread(relay.view, seat.digest)
+                            row = await asyncio.to_thread(relay.view_text, seat.digest)
+                            if row is not None and ("\n" in row[2] or "\r" in row[2]):
+                                # Not as the home writes it (json.dumps writes no line
+                                # break): written anew, so it cannot end the event early
+                                # and start another; not JSON: the stream ends.
+                                row = (row[0], row[1], json.dumps(json.loads(row[2])))
                         except Exception:  # the database away: the page connects again
                             return
                         since_look = 0.0
@@ -611,7 +616,8 @@ def routes(registry, page):
                             return
                         if row is not None and row[1] == client and row[0] != seen:
                             seen, quiet = row[0], 0.0
-                            yield _seat_event(seen, row[2])
+                            # (The view as the home encoded it: the event's very bytes.)
+                            yield _seat_event_text(seen, row[2])
                             continue
                     try:
                         await asyncio.wait_for(changed.wait(), WAIT_SECONDS)
@@ -674,4 +680,10 @@ def _replaced():
 
 
 def _seat_event(seq, data):
-    return "id: %d\nevent: seat\ndata: %s\n\n" % (seq, json.dumps(data))
+    return _seat_event_text(seq, json.dumps(data))
+
+
+def _seat_event_text(seq, text):
+    # `text`: a view as json.dumps(view) gives it (a stream on a seat played elsewhere
+    # sends it as the home wrote it, vora_host.web.relay.Relay.view_text).
+    return "id: %d\nevent: seat\ndata: %s\n\n" % (seq, text)
