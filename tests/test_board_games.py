@@ -3,6 +3,7 @@ legal move of every such game by keys, refuses keys that name nothing with a rea
 shows its marks in the frame, and the board game loop plays, logs and replays games."""
 
 import random
+import time
 
 import pytest
 
@@ -198,6 +199,31 @@ def test_keys_while_the_bot_thinks_are_refused_politely():
     game.tick(0)
     game.key(cell_key("a1"), True, 10)
     assert events and events[-1][0] == "refused" and "thinking" in events[-1][1]
+
+
+def test_delay_sets_the_pause_before_a_bots_move_on_a_board():
+    # `vora play --delay` paused the terminal's bots only: on a board, USB or virtual,
+    # a bot waited its 0.7 s whatever was asked.
+    from vora_host.cli import build_parser
+    from vora_host.cli.play import _board_delay_ms
+    from vora_host.play.board import BOT_DELAY_MS
+    delay = {argv: _board_delay_ms(build_parser().parse_args(["play", "vorcept", *argv]))
+             for argv in ((), ("--delay", "0"), ("--delay", "1.5"))}
+    assert delay == {(): BOT_DELAY_MS, ("--delay", "0"): 0, ("--delay", "1.5"): 1500}
+    for pause in (0, 1500):
+        state = vorcept.new_game(2, seed=3)
+        game = BoardGame("vorcept", state, [RandomBot(1), Human()], FakeClient(),
+                         bot_delay_ms=pause)
+        game.tick(1000)  # the bot's turn starts
+        if pause:
+            game.tick(1000 + pause - 1)
+            assert game.moves == [], "the bot moved before its pause was over"
+            game.tick(1000 + pause)
+        deadline = time.monotonic() + 60
+        while not game.moves:  # it thinks in a thread: its move lands at a tick
+            assert time.monotonic() < deadline, "the bot never moved"
+            game.tick(1000 + pause)
+        assert len(game.moves) == 1
 
 
 def test_vora_play_vorcept_runs_on_the_virtual_board_and_logs_the_game(tmp_path):

@@ -144,7 +144,7 @@ def test_the_companion_takes_undo_y_and_n_and_leaves_other_lines_to_the_board(tm
 def board_play(tmp_path, db, *options):
     return PlaySession(
         ["play", "vorcept", "--port", "sim", "--db", str(db), "--save-dir", str(tmp_path / "save"),
-         "--human", "0", "--bot", "1=search:20"] + list(options))  # a quick bot: the takeback is the point
+         "--human", "0", "--bot", "1=search:20", "--delay", "0"] + list(options))  # a quick bot: the takeback is the point
 
 
 def test_vorcept_on_the_virtual_board_resumes_and_undo_reaches_the_pcs_game(tmp_path):

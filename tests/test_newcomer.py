@@ -69,7 +69,8 @@ class Board:
         self.db = tmp_path / "games.sqlite3"
         self.host = host_games.host_game(name)
         args = [VORA, "play", name, "--port", "sim", "--save-dir", str(tmp_path / "save"),
-                "--db", str(self.db), "--human", "0", "--bot", "1=random", *extra]
+                "--db", str(self.db), "--human", "0", "--bot", "1=random", "--delay", "0",
+                *extra]
         self.term = PtyScreen(args, cols=cols, rows=rows, cwd=str(ROOT),
                               env={"VORA_SIM_DEVICE": str(tmp_path / "tty")})
         cell_h = 3 if rows >= sim.TOP + 21 + sim.BOTTOM else 2
@@ -97,6 +98,11 @@ class Board:
         """The game's position now, as the game log holds it."""
         with GameLog(self.db) as log:
             return saved.replay(log.game(_playing_now(log, self.name)))[0]
+
+    def moves(self):
+        """The game's moves, as the game log holds them."""
+        with GameLog(self.db) as log:
+            return saved.replay(log.game(_playing_now(log, self.name)))[1]
 
     def turn(self, state):
         view = self.host.VIEW
@@ -130,6 +136,7 @@ class Board:
         player's corner, or (a game without corners) its last key held."""
         mapping = self.host.BOARD
         path = mapping.key_path(state, move)
+        before = len(self.moves())
         # The keys to type, worked out on the board's own key entry (KeyPad): a key naming
         # several moves is pressed again for the next, until `move` is the preview. Typed
         # all, then the preview waited for: never a look at the screen before a key is in.
@@ -153,7 +160,13 @@ class Board:
         else:
             assert "'hold a1' holds a key" in self.bottom(), self.term.text()  # says how
             self.type("hold " + key_name(path[-1]))
-        self.wait("move: P0 %s" % move, where=self.panel)
+        # Played: in the log (the panel says "move: P0 ..." until the bot's answer,
+        # which comes at once: --delay 0).
+        end = time.monotonic() + WAIT
+        while len(self.moves()) <= before:
+            assert time.monotonic() < end, "%s was never played:\n%s" % (move, self.term.text())
+            self.term.pump(0.05)
+        assert self.moves()[before] == move, self.term.text()
 
     def refuse_a_key(self, state):
         """Press a key that names nothing now; its refusal and reason are shown."""

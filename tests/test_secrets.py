@@ -160,7 +160,7 @@ def read_until(lines, pattern, seconds=90):
 
 def test_play_on_the_board_names_a_hidden_games_seed_only_once_it_is_over(tmp_path):
     proc, lines = board_game(tmp_path, "--no-log", "--human", "none", "--bot", "random",
-                             "-o", "max_turns=1")
+                             "-o", "max_turns=1", "--delay", "0")
     try:
         before = read_until(lines, r"^board over")
         proc.stdin.write("quit\n")

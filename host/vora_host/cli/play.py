@@ -27,6 +27,13 @@ from vora_host.table import Table as GameTable
 from vora_host.web.cli import _close_web_seats, _open_web_seats
 from vora_host.words import plural
 
+
+def _board_delay_ms(args):
+    """The pause before a bot's move on a board: --delay when given, else the board's."""
+    from vora_host.play.board import BOT_DELAY_MS
+    delay = getattr(args, "delay", None)
+    return BOT_DELAY_MS if delay is None else int(round(delay * 1000))
+
 __all__ = ["cmd_play", "cmd_play_board"]
 
 
@@ -215,7 +222,8 @@ def cmd_play_board(args, console, parser):
             # The game is the PC's: logged as it goes, like a typed game (LiveLog never
             # stops it; a log that cannot be written keeps it in memory, then rescues it).
             companion = BoardGameCompanion(args.game, state, agents, seed=seed,
-                                           out=sys.stdout, plain=plain)
+                                           out=sys.stdout, plain=plain,
+                                           bot_delay_ms=_board_delay_ms(args))
             if resumed is not None:
                 companion.earlier = resumed[2]
                 companion.resumed = saved.resumed_text(resumed[0])
@@ -350,7 +358,8 @@ def cmd_join_board(args, console):
     if table is None:
         return status
     companion = BoardGameCompanion(view["game"], table.state, table.agents, log=live,
-                                   seed=table.seed, out=sys.stdout, plain=plain)
+                                   seed=table.seed, out=sys.stdout, plain=plain,
+                                   bot_delay_ms=_board_delay_ms(args))
     companion.table = table
     if live is not None:
         live.say = companion.log_said

@@ -18,6 +18,7 @@ from shared_rules.errors import BadPosition
 from vora_host import bots
 from vora_host import games as host_games
 from vora_host.argtypes import claim_seconds, game_option_pairs, game_seed, positive_int, seconds
+from vora_host.play.board import BOT_DELAY_MS
 from vora_host.play.terminal import Human
 from vora_host.table import CLAIM_AFTER
 from vora_host.table.deal import bot_seeds, new_seed
@@ -191,7 +192,8 @@ def add_parser(sub):
                            "0 CP/D G30': for teaching and puzzles")
     play.add_argument("--delay", type=seconds, default=None, metavar="SECONDS",
                       help="pause before each bot move (default %.1f at a terminal, 0 with "
-                           "--bots-only or when input is not a terminal)" % INTERACTIVE_DELAY)
+                           "--bots-only or when input is not a terminal; on a board, USB or "
+                           "virtual, %.1f)" % (INTERACTIVE_DELAY, BOT_DELAY_MS / 1000))
     play.add_argument("--record", metavar="FILE",
                       help="write the game record (JSON) to FILE when the game ends or stops")
     play.add_argument("--quiet", action="store_true",

@@ -23,6 +23,9 @@ from vora_host.table import Refused
 
 __all__ = ["BoardGame"]
 
+# The pause before a bot's move: long enough to see whose turn it is and to follow the
+# move as it lights up (vora play --delay changes it).
+BOT_DELAY_MS = 700
 TAKEBACK_HOLD_MS = 2000  # a human's corner held this long, nothing chosen: asks a takeback
 # The hint's chord: the middle keys of the west and east edges, a4 and g4, held together.
 # Never a corner (a corner pressed with a move shown plays it), and a chord rather than
@@ -48,7 +51,7 @@ class BoardGame:
     plays through the table too; the board shows its moves as they come.
     """
 
-    def __init__(self, game, state, agents, client, log=None, bot_delay_ms=700,
+    def __init__(self, game, state, agents, client, log=None, bot_delay_ms=BOT_DELAY_MS,
                  on_event=None, seed=0, table=None):
         from vora_host import games as host_games
         from vora_host.table import Human, Table

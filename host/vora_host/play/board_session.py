@@ -11,7 +11,7 @@ loop another.
 from shared_rules.errors import IllegalMove
 
 from vora_host.games.base import KEYS
-from vora_host.play.board import BoardGame
+from vora_host.play.board import BOT_DELAY_MS, BoardGame
 from vora_host.play.board_keys import key_name
 
 __all__ = ["BoardGameCompanion", "run_board_game"]
@@ -26,8 +26,10 @@ class BoardGameCompanion:
     the device after an unplug), the board game loop, and the game drawn for the PC
     screen (beside the virtual board, or alone for a USB board)."""
 
-    def __init__(self, game, state, agents, log=None, seed=0, out=None, plain=False):
+    def __init__(self, game, state, agents, log=None, seed=0, out=None, plain=False,
+                 bot_delay_ms=BOT_DELAY_MS):
         self.game_name = game
+        self.bot_delay_ms = bot_delay_ms  # the pause before a bot's move (vora play --delay)
         self.state = state
         self.agents = agents
         self.log = log
@@ -139,7 +141,8 @@ class BoardGameCompanion:
         self.follower = Follower(path, log=None)
         client = self.follower.client
         self.game = BoardGame(self.game_name, self.state, self.agents, client, log=self.log,
-                              on_event=self._event, seed=self.seed, table=self.table)
+                              bot_delay_ms=self.bot_delay_ms, on_event=self._event,
+                              seed=self.seed, table=self.table)
         self.game.replay_moves(self.earlier)
         earlier = client.on_change
 
