@@ -91,10 +91,17 @@ class PtyScreen:
         return self.text()
 
     def send(self, data, settle=0.3):
-        """Type `data`, then read what comes for `settle` seconds: only a pace between
-        keystrokes; wait_for() or wait_until() waits for what they do."""
+        """Type `data`, then read until the program's first answer to it comes (the
+        terminal's echo of a typed line, a screen redrawn for a key), at most `settle`
+        seconds: a pace between keystrokes, never what a test waits for. wait_for() and
+        wait_until() wait for what the keys do."""
+        before = len(self.raw)
         os.write(self.fd, data.encode() if isinstance(data, str) else data)
-        self.pump(settle)
+        end = time.monotonic() + settle
+        while len(self.raw) == before:
+            left = end - time.monotonic()
+            if left <= 0 or not self.pump(min(left, 0.02)):
+                break
 
     def wait_exit(self, timeout=WAIT):
         end = time.monotonic() + timeout

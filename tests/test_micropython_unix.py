@@ -16,6 +16,7 @@ import tempfile
 import pytest
 
 from maker_support import small_bundle
+from once import made_once
 from mpy import (REPO_ROOT, firmware_tree, gc_pool, parse_mem_info, romfs_heapsize, romfs_tree,
                  run_unix_micropython, unix_micropython)
 
@@ -49,20 +50,24 @@ ROMFS_HEAP_CAP = 256 * 1024
 MAX_FREE_BOUND = 8 * 1024
 
 
+# The session's set-ups are made once a run, whichever worker asks first (tests/once.py).
 @pytest.fixture(scope="session")
 def tree(tmp_path_factory):
-    return firmware_tree(tmp_path_factory.mktemp("board"), DRIVERS)
+    return made_once(tmp_path_factory, "unix-tree", lambda folder: firmware_tree(folder, DRIVERS))
 
 
-@pytest.fixture(scope="session")
-def bundle(tmp_path_factory):
+def _bundle_folder(out):
     b = small_bundle("0.2.0")
-    out = tmp_path_factory.mktemp("bundle")
     for name, data in b.files:
         (out / name).parent.mkdir(parents=True, exist_ok=True)
         (out / name).write_bytes(data)
     (out / "manifest.json").write_bytes(b.manifest_bytes)
     return out
+
+
+@pytest.fixture(scope="session")
+def bundle(tmp_path_factory):
+    return made_once(tmp_path_factory, "unix-bundle", _bundle_folder)
 
 
 def played(stdout):
@@ -86,7 +91,11 @@ def test_the_heap_cap_is_hard():
 
 
 @pytest.fixture(scope="session")
-def runs(tree, bundle):
+def runs(tree, bundle, tmp_path_factory):
+    return made_once(tmp_path_factory, "unix-runs", lambda folder: _runs(tree, bundle))
+
+
+def _runs(tree, bundle):
     args = ["1", str(GAMES), bundle]
     done = run_unix_micropython("board_soak", tree, args, heap=HEAP_CAP, timeout=240)
     shm = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None  # saves fsync: not on disk
@@ -214,7 +223,8 @@ def test_a_save_needs_no_block_as_big_as_the_game(tmp_path):
 
 @pytest.fixture(scope="session")
 def romfs_board(tmp_path_factory):
-    return romfs_tree(tmp_path_factory.mktemp("romfs"), DRIVERS[:2] + DRIVERS[-1:])
+    return made_once(tmp_path_factory, "unix-romfs",
+                     lambda folder: romfs_tree(folder, DRIVERS[:2] + DRIVERS[-1:]))
 
 
 def test_the_firmware_run_from_romfs_plays_the_same_in_a_smaller_heap(romfs_board, bundle, runs):

@@ -25,6 +25,7 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from once import made_once
 from shared_rules import boars_data
 from shared_rules import games as rules_games
 from shared_rules import vora
@@ -136,9 +137,8 @@ def link_dependencies(closure, site):
                 (site / top).symlink_to(target)
 
 
-@pytest.fixture(scope="session")
-def installed(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("release")
+def _build_and_install(tmp):
+    """The sdist, the wheel and a fresh venv with the wheel installed, under `tmp`."""
     sdist, wheel = build(tmp)
     venv = tmp / "venv"
     run([sys.executable, "-m", "venv", venv], tmp, clean_env(), what="making a fresh venv")
@@ -154,6 +154,17 @@ def installed(tmp_path_factory):
         run(pip + ["install", "--no-index", wheel], tmp, clean_env(),
             what="pip install of the wheel (its dependencies must all be declared)")
     run(pip + ["check"], tmp, clean_env(), what="pip check")
+    return sdist, wheel, venv
+
+
+@pytest.fixture(scope="session")
+def installed(tmp_path_factory):
+    # Built and installed once a run, whichever of pytest-xdist's workers comes first
+    # (tests/once.py). Each worker has a home and a working folder of its own: the tests
+    # write there, and only read the venv.
+    sdist, wheel, venv = made_once(tmp_path_factory, "release", _build_and_install)
+    python = venv / "bin" / "python"
+    tmp = tmp_path_factory.mktemp("release")
     home = tmp / "home"
     elsewhere = tmp / "elsewhere"  # the working folder: no checkout around it
     for d in (home, elsewhere):
