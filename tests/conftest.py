@@ -80,6 +80,44 @@ def pytest_collection_modifyitems(session, config, items):
     # tests share is scope="session" (made once a worker) unless it cannot be: the
     # browsers (a second sync_playwright in one thread fails) stay scope="module".
     items.sort(key=lambda i: -known.get(i.nodeid, 0.0))
+    items[:] = dealt(items, _workers(config))
+
+
+def _workers(config):
+    """How many xdist workers share the run under --dist worksteal (1 otherwise). A
+    worker's own options say no --dist: the controller's command line (mainargv) does."""
+    given = getattr(config, "workerinput", None)
+    if not given:
+        return 1
+    argv = list(given.get("mainargv", ()))
+    if "--dist=worksteal" in argv or any(a == "--dist" and b == "worksteal"
+                                         for a, b in zip(argv, argv[1:])):
+        return int(given.get("workercount", 1))
+    return 1
+
+
+def dealt(items, workers):
+    """The tests, longest first, dealt as cards to `workers` hands laid end to end:
+    xdist's worksteal gives each worker one contiguous part of the collection to start
+    with (the first third, the second, the last), and an idle worker steals the end of the
+    longest queue. Sorted alone, the longest tests were all the first worker's, one after
+    the other to the end of the run while the others stole its short ones and then
+    waited (issue 42). Dealt, each worker starts with its share of the long ones, longest
+    first, and what is stolen at the end is short."""
+    if workers <= 1:
+        return list(items)
+    sizes, left = [], len(items)
+    for hand in range(workers):  # the parts worksteal cuts: what is left over those left
+        sizes.append(left // (workers - hand))
+        left -= sizes[-1]
+    hands = [[] for _ in sizes]
+    turn = 0
+    for item in items:
+        while len(hands[turn % workers]) == sizes[turn % workers]:
+            turn += 1
+        hands[turn % workers].append(item)
+        turn += 1
+    return [item for hand in hands for item in hand]
 
 
 def pytest_runtest_logreport(report):

@@ -1,0 +1,61 @@
+"""The suite's own order (tests/conftest.py): under xdist's worksteal each worker starts
+with a share of the longest tests, longest first (issue 42: the suite's time)."""
+
+from xdist.scheduler.worksteal import WorkStealingScheduling
+
+from conftest import dealt
+
+
+class _Config:
+    def __init__(self, workers):
+        self.workers = workers
+
+    def getvalue(self, name):
+        assert name == "tx"
+        return ["%d*popen" % self.workers]
+
+
+class _Node:
+    shutting_down = False
+
+    def __init__(self, name):
+        self.sent = []
+        self.gateway = type("Gateway", (), {"id": name})()
+
+    def send_runtest_some(self, indices):
+        self.sent.extend(indices)
+
+
+def first_shares(order, workers):
+    """What xdist's worksteal gives each worker first, for a collection in `order`."""
+    scheduler = WorkStealingScheduling(_Config(workers))
+    nodes = [_Node("gw%d" % k) for k in range(workers)]
+    for node in nodes:
+        scheduler.add_node(node)
+    for node in nodes:
+        scheduler.add_node_collection(node, order)
+    scheduler.schedule()
+    return [[order[i] for i in node.sent] for node in nodes]
+
+
+def test_each_worker_starts_with_its_share_of_the_longest_tests_longest_first():
+    seconds = {"t%03d" % k: s for k, s in enumerate([60, 55, 50, 45, 30, 20] + [0.1] * 95)}
+    longest_first = sorted(seconds, key=lambda t: -seconds[t])
+    for workers in (2, 3, 4):
+        shares = first_shares(dealt(longest_first, workers), workers)
+        assert sorted(t for share in shares for t in share) == sorted(seconds)
+        for share in shares:
+            assert [seconds[t] for t in share] == sorted((seconds[t] for t in share),
+                                                         reverse=True)
+        # The longest are spread: each worker's first test is one of the `workers` longest.
+        assert sorted(share[0] for share in shares) == sorted(longest_first[:workers])
+        loads = [sum(seconds[t] for t in share) for share in shares]
+        assert max(loads) - min(loads) <= 60, loads
+    # Sorted alone (as before), the first worker got all the long ones.
+    shares = first_shares(longest_first, 3)
+    assert [seconds[t] for t in shares[0][:6]] == [60, 55, 50, 45, 30, 20]
+
+
+def test_one_process_keeps_the_order():
+    order = ["a", "b", "c"]
+    assert dealt(order, 1) == order
