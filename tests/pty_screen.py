@@ -19,6 +19,7 @@ import time
 import pyte
 
 WAIT = 60.0  # seconds for what a program should show soon: generous, under load
+QUIET = 0.03  # seconds with no output: the screen is drawn whole
 
 
 class PtyScreen:
@@ -68,6 +69,23 @@ class PtyScreen:
             elif left <= 0:
                 return True
 
+    def read_some(self, seconds=0.1):
+        """Read what the program writes next: back as soon as something came (and what
+        came with it), or after `seconds` of nothing. False once the program's side of
+        the terminal is closed."""
+        r, _, _ = select.select([self.fd], [], [], seconds)
+        if not r:
+            return True
+        try:
+            data = os.read(self.fd, 65536)
+        except OSError:
+            data = b""
+        if not data:
+            return False
+        self.raw += data
+        self.stream.feed(data)
+        return self.pump(0)
+
     def lines(self):
         return [line.rstrip() for line in self.screen.display]
 
@@ -79,16 +97,28 @@ class PtyScreen:
 
     def wait_until(self, check, what="the screen changed", timeout=WAIT):
         """Read the program's output until check() is true (the screen shows what the test
-        waits for): the screen's text. A generous deadline, never a fixed wait: the suite
-        runs on loaded machines too."""
+        waits for) on a screen drawn whole: the screen's text. Output is looked at as it
+        comes, and a true check() counts once nothing more came for QUIET seconds (a
+        screen is drawn in several writes: half of one is not what the test waits for; a
+        screen never quiet counts after 10 QUIET). A generous deadline, never a fixed wait: the suite runs on loaded machines too."""
         end = time.monotonic() + timeout
-        while not check():
+        held = None  # since when check() has held (a screen that never goes quiet)
+        while True:
+            if check():
+                now = time.monotonic()
+                held = now if held is None else held
+                before = len(self.raw)
+                alive = self.read_some(QUIET)
+                if (len(self.raw) == before or not alive or now - held > 10 * QUIET) \
+                        and check():
+                    return self.text()
+                continue
+            held = None
             if time.monotonic() > end:
                 raise AssertionError("never: %s, in %.0f s:\n%s" % (what, timeout, self.text()))
-            if not self.pump(0.1) and not check():
+            if not self.read_some(0.1) and not check():
                 raise AssertionError("the program ended and never: %s:\n%s" % (what,
                                                                               self.text()))
-        return self.text()
 
     def send(self, data, settle=0.3):
         """Type `data`, then read until the program's first answer to it comes (the
@@ -100,7 +130,7 @@ class PtyScreen:
         end = time.monotonic() + settle
         while len(self.raw) == before:
             left = end - time.monotonic()
-            if left <= 0 or not self.pump(min(left, 0.02)):
+            if left <= 0 or not self.read_some(left):
                 break
 
     def wait_exit(self, timeout=WAIT):

@@ -35,7 +35,7 @@ def _wait_gone(term, needle, timeout=15.0):
     while needle in _screen_flat(term):
         if time.monotonic() > end:
             raise AssertionError("%r stayed on the screen:\n%s" % (needle, term.text()))
-        term.pump(0.1)
+        term.read_some(0.1)
 
 
 def _vora_screen(tmp_path, cols=80, rows=24):

@@ -28,7 +28,7 @@ def _wait(term, needle, timeout=DEADLINE):
     while needle not in _flat(term):
         if time.monotonic() > end:
             raise AssertionError("%r never appeared:\n%s" % (needle, term.text()))
-        if not term.pump(0.1) and needle not in _flat(term):
+        if not term.read_some(0.1) and needle not in _flat(term):
             raise AssertionError("the program ended without %r:\n%s" % (needle, term.text()))
     return _flat(term)
 
@@ -79,3 +79,31 @@ def test_person_is_a_seat_given_back_on_a_board_only():
     assert parse_bot_seats(["N=person", "W=easy"]) == {"N": PERSON, "W": "easy"}
     with pytest.raises(ValueError):
         parse_bot_seats(["1=person"], "boars", seats="", players=2)
+
+
+def test_a_quit_between_two_polls_still_notes_the_games_seats(tmp_path):
+    # The play beside the board notes a game's seats at its next poll (every 50 ms): a
+    # `q` in between (on a loaded machine: after the screen showed the PC's bot at North)
+    # left no note, and the resume gave North to a person.
+    import asyncio
+    from collections import deque
+    from types import SimpleNamespace
+
+    from shared_rules import vora
+    from vora_host.link.mirror import _play_loop
+    from vora_host.play import saved
+    from vora_host.play.board_play import BoardPlay
+    notes = tmp_path / "games.sqlite3"
+    client = SimpleNamespace(refused=deque(), connected=False, state=None, log_id=None)
+    play = BoardPlay(client, bots={"N": "hard"}, notes=notes)
+
+    async def quit_just_after_the_deal():
+        loop = asyncio.create_task(_play_loop(play))
+        await asyncio.sleep(0)  # it polled: no game yet
+        client.state, client.log_id = vora.new_game(2, seed=3), 7  # the deal, logged
+        loop.cancel()  # q, before the next poll
+        with pytest.raises(asyncio.CancelledError):
+            await loop
+
+    asyncio.run(quit_just_after_the_deal())
+    assert saved.seats_noted(notes, 7, 2) == ["human", "hard"]

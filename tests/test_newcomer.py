@@ -112,12 +112,13 @@ class Board:
         """Wait until the newcomer (P0) is to act and the screen says so; the position."""
         end = time.monotonic() + WAIT
         while True:
-            state = self.state()
-            if state.to_act() == 0 and self.bottom().startswith(flat(self.turn(state))):
-                self.check_turn_and_prompt(state)
-                return state
+            if "(you) to " in self.bottom():  # the log is read when the screen says so
+                state = self.state()
+                if state.to_act() == 0 and self.bottom().startswith(flat(self.turn(state))):
+                    self.check_turn_and_prompt(state)
+                    return state
             assert time.monotonic() < end, "P0's turn never came:\n" + self.term.text()
-            self.term.pump(0.2)
+            self.term.read_some(0.2)
 
     def check_turn_and_prompt(self, state):
         # The turn under the board and atop the panel; the line to type on, and the
@@ -165,7 +166,7 @@ class Board:
         end = time.monotonic() + WAIT
         while len(self.moves()) <= before:
             assert time.monotonic() < end, "%s was never played:\n%s" % (move, self.term.text())
-            self.term.pump(0.05)
+            self.term.read_some(0.05)
         assert self.moves()[before] == move, self.term.text()
 
     def refuse_a_key(self, state):
@@ -301,7 +302,7 @@ class Typed:
                 if state.to_act() == 0:
                     break
             assert time.monotonic() < end, "never asked %r:\n%s" % (needles, self.term.text())
-            self.term.pump(0.1)
+            self.term.read_some(0.1)
         view = self.host.VIEW
         turn = "%s to %s" % (view.seat_label(state, 0, "you"), view.prompt(state))
         assert flat(turn) in flat(self.term.text()), self.term.text()
@@ -465,7 +466,7 @@ def _typed_to_mid_game(typed, name, turns, check=None):
         end = time.monotonic() + 30
         while not typed.asked() and "Game over" not in typed.term.text():
             assert time.monotonic() < end, typed.term.text()
-            typed.term.pump(0.1)
+            typed.term.read_some(0.1)
         if not typed.asked():
             break  # the game ended
         state = typed.my_turn()
@@ -616,7 +617,7 @@ def _turn_pages(board, rows):
         board.term.send("\t", 0.1)
         turned = time.monotonic() + 3
         while _page_mark(rows()) == (k, n) and time.monotonic() < turned:
-            board.term.pump(0.1)
+            board.term.read_some(0.1)
         assert time.monotonic() < end, (pages, board.term.text())
 
 

@@ -41,7 +41,7 @@ def _until(what, check, screen):
         if found:
             return found
         assert time.monotonic() < deadline, "%s; the board's screen:\n%s" % (what, screen.text())
-        screen.pump(0.05)
+        screen.read_some(0.05)
 
 
 def _logged(db):

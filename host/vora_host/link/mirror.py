@@ -531,13 +531,20 @@ class VirtualCompanion:
 
 async def _play_loop(play, emit=None):
     said = 0
-    while True:
-        play.poll()
-        if emit is not None and play.said > said:
-            for m in list(play.messages)[-min(play.said - said, len(play.messages)):]:
-                emit("play", m)
-            said = play.said
-        await asyncio.sleep(0.05)
+    try:
+        while True:
+            play.poll()
+            if emit is not None and play.said > said:
+                for m in list(play.messages)[-min(play.said - said, len(play.messages)):]:
+                    emit("play", m)
+                said = play.said
+            await asyncio.sleep(0.05)
+    finally:
+        # Stopped between two polls (a quit just after the deal): what the next poll
+        # would have kept is kept (the seats noted for the game's resume).
+        finish = getattr(play, "finish", None)
+        if finish is not None:
+            finish()
 
 
 

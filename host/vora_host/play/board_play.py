@@ -261,6 +261,11 @@ class BoardPlay:
 
     # ---- hints
 
+    def finish(self):
+        """The play beside the board stops: the game's seats are noted if no poll has
+        noted them yet (quit at once after the deal, and a resume seats the same bots)."""
+        self._seats_of_game()
+
     def command(self, text):
         """A line typed beside the board that is this one's: 'hint'. The answer lines
         ('ok', or 'error no hint: why'), or None when the line is not for it."""
