@@ -13,6 +13,7 @@ import time
 import httpx2
 import pytest
 
+from shared_rules import games as rules_games
 from vora_host.log.store import GameLog
 
 from test_play_web_seats import DEADLINE, Typed
@@ -188,8 +189,11 @@ def test_a_whole_game_with_a_seat_in_a_browser(chromium, tmp_path, game):
     # P0 in a browser on a phone (its moves chosen here at random, posted by its page,
     # which follows live), P1 a bot at the terminal's table: to the end of the game.
     db = tmp_path / "games.sqlite3"
+    # Vora with 5 cubes of each type in the box (a house option): it ends as every game of
+    # Vora does, the box unable to refill the meadow, in some 70 moves instead of 300.
+    house = ("--box", "5") if game == "vora" else ()
     play = Typed(game, "--seed", "3", "--web", "0", "--bot", "1=random", "--serve", "0",
-                 "--db", str(db), "--quiet")
+                 "--db", str(db), "--quiet", *house)
     errors = []
     try:
         link = _links(play, (0,))[0]
@@ -234,3 +238,7 @@ def test_a_whole_game_with_a_seat_in_a_browser(chromium, tmp_path, game):
     with GameLog(db) as log:
         info = log.game(log.games()[0]["id"])
         assert info["status"] == "over" and log.verify(info["id"]).ok
+        if game == "vora":  # to the rules' own end: the box could not refill the meadow
+            record, _ = log.record(info["id"])
+            assert set(record["options"]["box"].values()) == {5}
+            assert rules_games.replay(record).end == "box"
