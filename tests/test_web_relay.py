@@ -325,10 +325,13 @@ def test_a_page_followed_through_the_other_server_is_let_go_when_the_home_stops(
     assert other.http.get("/api/seat/%s" % token).status_code == 404
 
 
-def test_the_streams_a_process_gone_held_open_are_closed_at_the_home(two_servers):
+def test_the_streams_a_process_gone_held_open_are_closed_at_the_home(two_servers,
+                                                                    monkeypatch):
     # A seat's page followed through the other server, whose process then dies (its
     # connections to the database gone): the home no longer counts that page as the
     # seat's browser, and the others are told the player left, as when a page closes.
+    from vora_host.web import relay as web_relay
+    monkeypatch.setattr(web_relay, "SWEEP_SECONDS", 0.5)  # its sweep, 10 times as often
     home, other = two_servers
     made = home.http.post("/api/tables", headers=HEADERS, json={
         "game": "vorcept", "seats": ["browser", "browser"], "seed": 5}).json()
