@@ -77,8 +77,10 @@ def pytest_collection_modifyitems(session, config, items):
     # same collection), as xdist requires. A file's tests are then spread over the run,
     # and pytest ends a scope="module" fixture whenever the next test is another file's:
     # the release check's wheel was built ten times a run. A fixture that a file's
-    # tests share is scope="session" (made once a worker) unless it cannot be: the
-    # browsers (a second sync_playwright in one thread fails) stay scope="module".
+    # tests share is scope="session" (made once a worker), or made once a run for all
+    # the workers when it is long (tests/once.py), unless it cannot be: the browsers
+    # stay scope="module" (Playwright's sync driver runs an event loop in the thread
+    # while it lives: another test's asyncio.run() there fails).
     items.sort(key=lambda i: -known.get(i.nodeid, 0.0))
     items[:] = dealt(items, _workers(config))
 

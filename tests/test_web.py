@@ -286,28 +286,51 @@ def test_a_key_s_colours_worked_out_once_are_the_same_as_worked_out_each_time():
     assert game_data._hex((1.9, 2, 3)) == "#010203"
 
 
-def test_the_board_of_a_position_is_laid_out_once_for_both_seats_panels():
+class _ThisThreadsTexts(game_data.TextSegments):
+    """A TextSegments for this thread's drawings alone: another thread's (a server another
+    test left in this worker may draw meanwhile) go to a cache of their own, and the
+    counts are this thread's."""
+
+    def __init__(self):
+        super().__init__()
+        self.thread = threading.get_ident()
+        self.others = game_data.TextSegments()
+
+    def segments(self, text, console, options):
+        if threading.get_ident() != self.thread:
+            return self.others.segments(text, console, options)
+        return super().segments(text, console, options)
+
+    @property
+    def counts(self):
+        return self.drawn, self.reused
+
+
+def test_the_board_of_a_position_is_laid_out_once_for_both_seats_panels(monkeypatch):
     # Issue 39: a move of Vorcept is drawn for each seat (the panel names its own player
     # "you"): the board's grid and the legend, the same Texts in both, are laid out once.
     from vora_host.web import seats as web_seats
     view = game_view("vorcept")
     _, _, state = play_moves("vorcept", 4, 30)
-    cache = game_data.TEXT_SEGMENTS
+    cache = _ThisThreadsTexts()
+    monkeypatch.setattr(game_data, "TEXT_SEGMENTS", cache)
     first = game_data.render_html_and_text(
         view.render(state, 0, {0: "you", 1: "browser"}, [], width=web_seats.PANEL_WIDTH),
         web_seats.PANEL_WIDTH)
-    drawn, reused = cache.drawn, cache.reused
+    drawn, reused = cache.counts
     second = game_data.render_html_and_text(
         view.render(state, 1, {0: "browser", 1: "you"}, [], width=web_seats.PANEL_WIDTH),
         web_seats.PANEL_WIDTH)
     assert first != second  # each seat's own panel ("you")
-    assert cache.drawn - drawn == 1  # the status, which names the seats
-    assert cache.reused - reused == 3  # the grid, the legend, the blank line between
-    # The game page's position (100 columns, a spectator's) takes them too.
-    drawn, reused = cache.drawn, cache.reused
+    assert cache.counts[0] - drawn == 1  # the status, which names the seats
+    assert cache.counts[1] - reused == 3  # the grid, the legend, the blank line between
+    # The game page's position (100 columns, a spectator's) takes the grid and the blank
+    # line; its status names no "you", and the legend, wider than a seat's 72 columns,
+    # is laid out again at 100 (where a line does not fit, the width is in the key).
+    drawn, reused = cache.counts
     game_data.render_html(view.render(state, None, {}, [], width=game_data.PANEL_WIDTH),
                           game_data.PANEL_WIDTH)
-    assert (cache.drawn - drawn, cache.reused - reused) == (1, 3)
+    assert (cache.counts[0] - drawn, cache.counts[1] - reused) == (2, 2)
 
 
 @pytest.mark.parametrize("name", games.names())
