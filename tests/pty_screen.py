@@ -51,6 +51,18 @@ class PtyScreen:
     def __exit__(self, *exc):
         self.close()
 
+    def _read(self):
+        """What the program wrote, now readable, onto the screen; False at its end."""
+        try:
+            data = os.read(self.fd, 65536)
+        except OSError:
+            data = b""
+        if not data:
+            return False
+        self.raw += data
+        self.stream.feed(data)
+        return True
+
     def pump(self, seconds=0.05):
         """Read what the program wrote for up to `seconds`."""
         end = time.monotonic() + seconds
@@ -58,14 +70,8 @@ class PtyScreen:
             left = end - time.monotonic()
             r, _, _ = select.select([self.fd], [], [], max(0, left))
             if r:
-                try:
-                    data = os.read(self.fd, 65536)
-                except OSError:
-                    data = b""
-                if not data:
+                if not self._read():
                     return False
-                self.raw += data
-                self.stream.feed(data)
             elif left <= 0:
                 return True
 
@@ -76,15 +82,7 @@ class PtyScreen:
         r, _, _ = select.select([self.fd], [], [], seconds)
         if not r:
             return True
-        try:
-            data = os.read(self.fd, 65536)
-        except OSError:
-            data = b""
-        if not data:
-            return False
-        self.raw += data
-        self.stream.feed(data)
-        return self.pump(0)
+        return self._read() and self.pump(0)
 
     def lines(self):
         return [line.rstrip() for line in self.screen.display]
