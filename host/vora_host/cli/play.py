@@ -27,14 +27,14 @@ from vora_host.table import Table as GameTable
 from vora_host.web.cli import _close_web_seats, _open_web_seats
 from vora_host.words import plural
 
+__all__ = ["cmd_play", "cmd_play_board"]
+
 
 def _board_delay_ms(args):
     """The pause before a bot's move on a board: --delay when given, else the board's."""
     from vora_host.play.board import BOT_DELAY_MS
     delay = getattr(args, "delay", None)
     return BOT_DELAY_MS if delay is None else int(round(delay * 1000))
-
-__all__ = ["cmd_play", "cmd_play_board"]
 
 
 # ---------------------------------------------------------------- typed

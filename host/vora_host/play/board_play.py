@@ -259,12 +259,12 @@ class BoardPlay:
                     for p, was in enumerate(before) if was != now[p]))
         saved.note_seats(self.notes, c.log_id, [_Seat(kind) for kind in now])
 
-    # ---- hints
-
     def finish(self):
         """The play beside the board stops: the game's seats are noted if no poll has
         noted them yet (quit at once after the deal, and a resume seats the same bots)."""
         self._seats_of_game()
+
+    # ---- hints
 
     def command(self, text):
         """A line typed beside the board that is this one's: 'hint'. The answer lines
