@@ -365,6 +365,7 @@ def _check_len(what, payload, least):
 
 
 def _check_max(what, payload):
+    # (Its text is the frame codec's too, with "a" for what: one string on the board.)
     # Before any decoding (a payload from a frame is never longer, so this only refuses
     # what did not come through decode_frame), and after packing JSON or text.
     if len(payload) > MAX_PAYLOAD:
