@@ -10,8 +10,8 @@
   when whatever started it ignored them (tests/terminal_signals.py), so that every
   program a test starts gets them as a user's would.
 - Each test's time, as last recorded on a quiet machine, is kept in tests/durations.json:
-  the whole suite starts the longest tests first (with xdist's work stealing the two
-  workers then end together), and `--quick` leaves out every test recorded at
+  each worker starts with its share of the longest tests (dealt, below; with xdist's
+  work stealing the workers then end together), and `--quick` leaves out every test recorded at
   QUICK_LIMIT seconds or more, and every file with a set-up that long (the inner loop,
   under a minute). `--record-durations`
   writes the file anew from the run (setup, call and teardown summed). A test the file

@@ -237,16 +237,16 @@ def test_a_view_relayed_to_the_other_server_reaches_its_stream_in_the_home_s_ver
         if len(event) == 3 and event[1] == "event: seat" \
                 and json.loads(event[2][6:])["number"] == 1:
             break
-    while True:  # the newest event, once the table is quiet (the home's last view)
-        try:
-            newer = lines.get(timeout=1.0)
-        except queue.Empty:
+    relay = other.tables.registry.relay
+    while True:  # the event of the view the home published last (none came since: wait)
+        published = relay.view_text(token_hash(second))
+        if published is not None and published[0] == int(event[0][4:]):
             break
+        newer = lines.get(timeout=max(0.0, end - time.monotonic()))
         if len(newer) == 3 and newer[1] == "event: seat":
             event = newer
     seq = int(event[0][4:])
     data = event[2][6:]
-    published = other.tables.registry.relay.view_text(token_hash(second))
     assert published[0] == seq and published[2] == data
     drawn = json.loads(data)
     assert drawn["number"] == 1 and drawn["your_turn"] and drawn["you"] == 1
