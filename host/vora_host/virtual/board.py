@@ -219,6 +219,18 @@ class VirtualBoard:
             await asyncio.sleep(0.002)
         return True
 
+    async def release_when_seen(self, k, hold_s):
+        """Open key k (closed by key_down) after hold_s more, and not before the firmware
+        has seen it closed: on a busy PC a click's press and release can come in one read
+        while the board's scan waits its turn, and a switch opened before a scan ever saw
+        it is no key event at all (the click was lost). Bounded as press() is."""
+        try:
+            if hold_s > 0:
+                await asyncio.sleep(hold_s)
+            await self._until(lambda: self.app is None or self.app.scanner.is_pressed(k))
+        finally:
+            self.key_up(k)
+
     async def press(self, k, ms=PRESS_MS):
         """Close key k for `ms` and open it; returns once the firmware has seen both
         (False if the debouncer never reported one of them, e.g. a ghost pattern)."""

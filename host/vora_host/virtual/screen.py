@@ -450,6 +450,7 @@ class KeyboardInput:
         self._esc_timer = None
         self.mouse_key = -1
         self.mouse_at = 0.0
+        self._releases = set()  # the clicks' releases under way
         self._after_help = False  # the last key was `?`: an Enter now belongs to it
         self._after_cr = False
 
@@ -533,12 +534,12 @@ class KeyboardInput:
         elif seq.endswith("m") and self.mouse_key >= 0:
             k = self.mouse_key
             self.mouse_key = -1
-            # a quick click still keeps the switch closed long enough to be debounced
+            # a quick click still keeps the switch closed long enough to be debounced,
+            # and until the firmware has seen it (VirtualBoard.release_when_seen)
             left = PRESS_MS / 1000 - (loop.time() - self.mouse_at)
-            if left > 0:
-                loop.call_later(left, self.board.key_up, k)
-            else:
-                self.board.key_up(k)
+            task = loop.create_task(self.board.release_when_seen(k, left))
+            self._releases.add(task)  # the loop keeps only a weak reference to its tasks
+            task.add_done_callback(self._releases.discard)
 
     def _char(self, ch):
         s = self.screen
