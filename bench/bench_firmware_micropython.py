@@ -41,7 +41,9 @@ def compiled_tree(tmp):
     return out
 
 
-def run(tree, seed, alone=False):
+def run(tree, seed, alone=False, lines=False):
+    """(moves played, {measure: int}) of the game; with `lines`, the run's lines (its
+    "start" and "move" lines to compare with CPython's) instead of the moves' count."""
     cmd = ["node", str(RUNNER), "--mount", "%s:/app" % tree, "--path", "/app",
            "--path", "/app/firmware", "--steps", "step", str(Path(tree) / SCRIPT), str(seed), "4"]
     if alone:
@@ -49,10 +51,12 @@ def run(tree, seed, alone=False):
     done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
     if done.returncode:
         raise SystemExit("MicroPython run failed:\n" + done.stdout[-2000:] + done.stderr)
-    lines = done.stdout.splitlines()
-    measures = dict(line.split() for line in lines if not line.startswith(("move", "start")))
-    moves = sum(1 for line in lines if line.startswith("move"))
-    return moves, {k: int(v) for k, v in measures.items()}
+    out = done.stdout.splitlines()
+    measures = dict(line.split() for line in out if not line.startswith(("move", "start")))
+    measures = {k: int(v) for k, v in measures.items()}
+    if lines:
+        return out, measures
+    return sum(1 for line in out if line.startswith("move")), measures
 
 
 def main():

@@ -983,8 +983,8 @@ def test_a_lab_worker_killed_is_said_and_resume_goes_on(tmp_path, capsys):
     # command in a traceback (BrokenProcessPool).
     import multiprocessing
     out = tmp_path / "killed"
-    # Ten games of about a second each: eight or so are left when the kill comes.
-    args = ["lab", "vora", "--bots", "lookahead,random", "--games", "10", "--seed-effect",
+    # Six games of about a second each: three or so are left when the kill comes.
+    args = ["lab", "vora", "--bots", "lookahead,random", "--games", "6", "--seed-effect",
             "0", "--no-plots", "--workers", "2", "--out", str(out)]
     status = _main_with_a_worker_killed(args, out / GAMES_FILE, 3)
     err = capsys.readouterr().err
@@ -995,4 +995,4 @@ def test_a_lab_worker_killed_is_said_and_resume_goes_on(tmp_path, capsys):
     # Every game once: those kept before the kill and the rest played on resume.
     indexes = []
     read_games(out / GAMES_FILE, on_game=lambda game: indexes.append(game["i"]))
-    assert sorted(indexes) == list(range(10))
+    assert sorted(indexes) == list(range(6))

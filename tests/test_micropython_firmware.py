@@ -1,13 +1,16 @@
-"""The unchanged firmware under real MicroPython (the WebAssembly port run by Node), on the
-simulated hardware layer: whole games entered key by key give the same digest after every
-move as the same run on CPython, and the game's heap stays within the RP2040 budget.
+"""The unchanged firmware under real MicroPython (the WebAssembly port run by Node, and the
+Unix port), on the simulated hardware layer: whole games entered key by key give the same
+digest after every move as the same run on CPython, and the game's heap stays within the
+RP2040 budget.
 
-A whole game by keys takes 15 to 20 s of CPU under the WebAssembly port and 2 to 3 s under
-MicroPython's Unix port (PyPI, 64-bit, the same VM): one game of each player count runs on
-the Unix port, and the 4-player one on WebAssembly too, where the heap is a Pico's 32-bit
-one and its budget is checked (issue 42: the suite's time)."""
+A whole game by keys takes 12 to 15 s of CPU under the WebAssembly port and 2 to 3 s under
+MicroPython's Unix port (PyPI, 64-bit, the same VM). So (issue 42: the suite's time) one
+whole game runs on WebAssembly, a Pico's 32-bit heap: the board alone, from the .mpy files
+installed, compared with CPython move by move and held to the issue-25 budget; one game of
+each player count runs with a PC on the Unix port, where the heap budget with a PC is held
+at the 64-bit figure (UNIX_HEAP_BUDGET). The link under WebAssembly, byte for byte, and the
+board's bot there have tests of their own below."""
 
-import functools
 import os
 import subprocess
 import tempfile
@@ -20,6 +23,11 @@ from mpy import REPO_ROOT, run_micropython, unix_micropython
 
 SCRIPT = Path(__file__).resolve().parent / "mp_scripts" / "board_game.py"
 HEAP_BUDGET = 64 * 1024  # the game's heap (code aside); docs/benchmarks.md has the figures
+# The same budget on the 64-bit Unix port: its objects take more room (8-byte words). The
+# same 4-player game (seed 1, with a PC, from source) peaks at 46,352 bytes on the 32-bit
+# WebAssembly port and 65,568 on the 64-bit Unix port (1.41 times); the board alone 1.49
+# times (29,696 and 44,320): 1.5 times the 32-bit budget (docs/benchmarks.md, issue 42).
+UNIX_HEAP_BUDGET = HEAP_BUDGET * 3 // 2
 # The Unix port's heap for a game by keys: the script collects at every key event, which
 # sweeps the whole heap, so a small one is quicker (4 MB: 20 s; 256 KB: 2 to 3 s).
 UNIX_HEAP = "256K"
@@ -39,7 +47,6 @@ def _same_moves(cpy, mpy):
     assert len(mpy_moves) == len(cpy_moves)
 
 
-@functools.lru_cache(maxsize=None)  # the 4-player game is compared on both ports
 def _on_cpython(args):
     with tempfile.TemporaryDirectory() as temp:
         lines = tuple(subprocess.run(
@@ -61,16 +68,10 @@ def test_a_game_by_key_presses_matches_cpython_move_by_move_on_the_unix_port(
         env=dict(os.environ, MICROPYPATH=os.pathsep.join(
             [root, os.path.join(root, "firmware"), os.path.join(root, "tests")])))
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    _same_moves(_on_cpython(args), done.stdout.splitlines())
-
-
-def test_a_game_by_key_presses_matches_cpython_move_by_move():
-    seed, players = GAMES[0]
-    args = (str(seed), str(players))
-    mpy = run_micropython(SCRIPT, args, check=True, timeout=300, steps="step").stdout.splitlines()
+    mpy = done.stdout.splitlines()
     _same_moves(_on_cpython(args), mpy)
     measures = dict(line.split() for line in mpy if not line.startswith(("start", "move")))
-    assert 0 < int(measures["peak_bytes"]) < HEAP_BUDGET
+    assert 0 < int(measures["peak_bytes"]) < UNIX_HEAP_BUDGET, measures
 
 
 def test_the_board_link_speaks_the_same_under_micropython():
@@ -114,14 +115,17 @@ def test_one_person_against_the_boards_bot_matches_cpython_and_fits_the_heap():
 BOARD_ALONE_BUDGET = 120000
 
 
-def test_a_board_alone_holds_its_code_and_its_game_in_120_kb(tmp_path):
+def test_a_board_alone_matches_cpython_and_holds_its_code_and_its_game_in_120_kb(tmp_path):
     # The firmware as installed (.mpy files), no PC (its link never made), a 4-player game
-    # by keys: the modules' code on the heap plus the game's peak (the collector held off
-    # for each key event: an upper bound). Seed 2 was the largest of seeds 1 to 3
+    # by keys on a Pico's 32-bit heap: the same moves and digests as on CPython, and the
+    # modules' code on the heap plus the game's peak (the collector held off for each key
+    # event: an upper bound) under the budget. Seed 2 was the largest of seeds 1 to 3
     # (docs/benchmarks.md, "The firmware under MicroPython").
     sys.path.insert(0, str(REPO_ROOT / "bench"))
     from bench_firmware_micropython import compiled_tree, run
-    moves, measures = run(compiled_tree(tmp_path / "tree"), 2, alone=True)
-    assert moves > 300
+    mpy, measures = run(compiled_tree(tmp_path / "tree"), 2, alone=True, lines=True)
+    _same_moves(_on_cpython(("2", "4", "alone")), mpy)
+    assert sum(line.startswith("move") for line in mpy) > 300
+    assert 0 < measures["peak_bytes"] < HEAP_BUDGET, measures
     assert measures["code_bytes"] + measures["peak_bytes"] < BOARD_ALONE_BUDGET, measures
 
