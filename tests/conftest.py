@@ -14,14 +14,19 @@
   work stealing the workers then end together), and `--quick` leaves out every test recorded at
   QUICK_LIMIT seconds or more, and every file with a set-up that long (the inner loop,
   under a minute). `--record-durations`
-  writes the file anew from the run (setup, call and teardown summed). A test the file
-  does not know yet counts as quick and starts last: new tests are what one works on.
+  writes the file anew from the run (setup, call and teardown summed, and the CPU time of
+  the worker and of the processes it waited for). A test the file does not know yet counts
+  as quick and starts last: new tests are what one works on. Tests that mostly wait (a
+  browser, a board's timer, a seat's time to come back) and tests that mostly compute are
+  taken in turn (interleaved, below), so that the long waits at the start of a run do not
+  leave the cores idle.
   Written here rather than taken from pytest-split, which splits a suite into groups of
   machines but neither orders one run nor picks a quick subset.
 """
 
 import json
 import os
+import resource
 import shutil
 import tempfile
 
@@ -34,7 +39,10 @@ as_from_a_terminal()  # at once, in the controller and in each worker, before an
 _SIM_FOLDER = None
 DURATIONS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "durations.json")
 QUICK_LIMIT = 0.2  # seconds recorded: a test this long or longer is not in --quick
+WAITING = 0.35  # a test whose CPU time is under this share of its time mostly waits
+# (recorded with four workers on two cores, a test that computes all along shows about 0.5)
 _recorded = {}  # nodeid -> (seconds, of which set-up), filled as the run goes
+_recorded_cpu = {}  # nodeid -> CPU seconds (the worker's and its waited-for children's)
 
 
 def pytest_addoption(parser):
@@ -48,20 +56,22 @@ def pytest_addoption(parser):
 
 
 def _durations():
-    """(seconds of each test, seconds of its setup), as last recorded; {} for a file that
-    is not there or not this shape."""
+    """(seconds of each test, seconds of its setup, CPU seconds of each test), as last
+    recorded; {} for a file that is not there or not this shape (and for CPU, a file
+    recorded before it was)."""
     try:
         with open(DURATIONS_FILE) as f:
             data = json.load(f)
-        tests, setups = data["tests"], data["setups"]
+        tests, setups, cpu = data["tests"], data["setups"], data.get("cpu", {})
         return ({k: float(v) for k, v in tests.items()},
-                {k: float(v) for k, v in setups.items()})
+                {k: float(v) for k, v in setups.items()},
+                {k: float(v) for k, v in cpu.items()})
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return {}, {}
+        return {}, {}, {}
 
 
 def pytest_collection_modifyitems(session, config, items):
-    known, setups = _durations()
+    known, setups, cpu = _durations()
     if config.getoption("--quick"):
         # A file whose set-up is long (a wheel built, a firmware run once for all its
         # tests) is left out whole: its set-up would land on whichever of its tests is
@@ -82,7 +92,26 @@ def pytest_collection_modifyitems(session, config, items):
     # stay scope="module" (Playwright's sync driver runs an event loop in the thread
     # while it lives: another test's asyncio.run() there fails).
     items.sort(key=lambda i: -known.get(i.nodeid, 0.0))
-    items[:] = dealt(items, _workers(config))
+    workers = _workers(config)
+    if workers > 1:
+        items[:] = interleaved(items, lambda i: cpu.get(i.nodeid, known.get(i.nodeid, 0.0))
+                               < WAITING * known.get(i.nodeid, 0.0))
+    items[:] = dealt(items, workers)
+
+
+def interleaved(items, waits):
+    """The tests (longest first) with those that mostly wait (`waits(item)`) and the others
+    taken in turn, each kind keeping its order. Four workers on two cores keep the cores
+    busy while two of them compute; longest first alone, the run began with the longest
+    tests together, most of them waiting on a browser, a board's timer or a seat's time
+    to come back, and a quarter of the first 100 s was idle (vmstat, issue 42)."""
+    waiting = [i for i in items if waits(i)]
+    working = [i for i in items if not waits(i)]
+    out = []
+    for pair in zip(waiting, working):
+        out.extend(pair)
+    n = min(len(waiting), len(working))
+    return out + waiting[n:] + working[n:]
 
 
 def _workers(config):
@@ -122,9 +151,35 @@ def dealt(items, workers):
     return [item for hand in hands for item in hand]
 
 
+def _cpu_seconds():
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    if item.config.getoption("--record-durations"):
+        item._vora_cpu_at = _cpu_seconds()  # before its fixtures are made
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    at = getattr(item, "_vora_cpu_at", None)
+    if call.when == "teardown" and at is not None:
+        # On the report, which xdist carries from the worker to the controller that writes
+        # the file. A process a test started and never waited for is not counted.
+        outcome.get_result().user_properties.append(
+            ("cpu_seconds", round(_cpu_seconds() - at, 3)))
+
+
 def pytest_runtest_logreport(report):
     if getattr(report, "duration", None) is None:
         return
+    for name, value in getattr(report, "user_properties", ()):
+        if name == "cpu_seconds":
+            _recorded_cpu[report.nodeid] = value
     total, setup = _recorded.get(report.nodeid, (0.0, 0.0))
     _recorded[report.nodeid] = (total + report.duration,
                                 setup + (report.duration if report.when == "setup" else 0.0))
@@ -137,8 +192,8 @@ def pytest_sessionfinish(session, exitstatus):
     if exitstatus not in (0, 1):  # interrupted or broken: keep the file as it was
         return
     here = os.path.dirname(os.path.dirname(DURATIONS_FILE))
-    tests, setups = _durations()
-    for times in (tests, setups):  # the tests of files gone are dropped
+    tests, setups, cpu = _durations()
+    for times in (tests, setups, cpu):  # the tests of files gone are dropped
         for k in [k for k in times if not os.path.exists(os.path.join(here, k.split("::")[0]))]:
             del times[k]
     for k, (total, setup) in _recorded.items():
@@ -146,9 +201,12 @@ def pytest_sessionfinish(session, exitstatus):
         setups.pop(k, None)
         if setup >= 0.05:
             setups[k] = round(setup, 3)
+        cpu.pop(k, None)
+        if k in _recorded_cpu:
+            cpu[k] = _recorded_cpu[k]
     with open(DURATIONS_FILE, "w") as f:
-        json.dump({"tests": dict(sorted(tests.items())), "setups": dict(sorted(setups.items()))},
-                  f, indent=0, sort_keys=True)
+        json.dump({"tests": dict(sorted(tests.items())), "setups": dict(sorted(setups.items())),
+                   "cpu": dict(sorted(cpu.items()))}, f, indent=0, sort_keys=True)
         f.write("\n")
 
 

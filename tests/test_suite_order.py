@@ -1,9 +1,10 @@
 """The suite's own order (tests/conftest.py): under xdist's worksteal each worker starts
-with a share of the longest tests, longest first (issue 42: the suite's time)."""
+with a share of the longest tests, longest first, and the tests that mostly wait are taken
+in turn with those that compute (issue 42: the suite's time)."""
 
 from xdist.scheduler.worksteal import WorkStealingScheduling
 
-from conftest import dealt
+from conftest import dealt, interleaved
 
 
 class _Config:
@@ -59,3 +60,21 @@ def test_each_worker_starts_with_its_share_of_the_longest_tests_longest_first():
 def test_one_process_keeps_the_order():
     order = ["a", "b", "c"]
     assert dealt(order, 1) == order
+
+
+def test_tests_that_wait_and_tests_that_compute_are_taken_in_turn():
+    # The eight longest wait (a browser, a timer); sorted alone, the four workers would all
+    # start with one and the two cores idle.
+    seconds = {"t%03d" % k: 100 - k for k in range(40)}
+    waits = {t for t in seconds if int(t[1:]) < 8}
+    longest_first = sorted(seconds, key=lambda t: -seconds[t])
+    order = interleaved(longest_first, waits.__contains__)
+    assert sorted(order) == sorted(seconds)
+    for kind in (waits, set(seconds) - waits):  # each kind keeps its order, longest first
+        assert [t for t in order if t in kind] == [t for t in longest_first if t in kind]
+    assert order[:4] == ["t000", "t008", "t001", "t009"]
+    shares = first_shares(dealt(order, 4), 4)
+    for r in range(4):  # at any time no more than two of the four workers wait
+        assert sum(share[r] in waits for share in shares) == 2, [s[r] for s in shares]
+    # Without it, the first round is all waiting.
+    assert all(share[0] in waits for share in first_shares(dealt(longest_first, 4), 4))
