@@ -18,6 +18,8 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "host"))
+from vora_host.maker.bundle import MPY_CROSS_FLAGS  # noqa: E402  (as `vora flash` compiles)
 RUNNER = ROOT / "tools" / "mpy_run.mjs"
 SCRIPT = Path("tests/mp_scripts/board_game.py")
 
@@ -33,8 +35,8 @@ def compiled_tree(tmp):
         dest = out / where
         dest.mkdir(parents=True)
         for src in (ROOT / where).glob("*.py"):
-            subprocess.run([mpy_cross(), "-o", str(dest / (src.stem + ".mpy")), str(src)],
-                           check=True)
+            subprocess.run([mpy_cross(), "-o", str(dest / (src.stem + ".mpy")),
+                            *MPY_CROSS_FLAGS, str(src)], check=True)
     (out / "tests/mp_scripts").mkdir(parents=True)
     shutil.copy(ROOT / "tests/board_player.py", out / "tests")
     shutil.copy(ROOT / SCRIPT, out / SCRIPT)

@@ -353,3 +353,23 @@ def test_an_old_board_refusing_the_new_format_is_told_to_use_vora_flash():
     assert "bundle format version 2" in said and "vora flash" in said
     assert "vora flash" not in _refusal({"state": "error", "code": "format",
                                          "error": "the bundle has no vora_fw/start module"})
+
+
+def test_the_boards_modules_carry_no_line_tables_and_tracebacks_name_the_function(tmp_path):
+    # Issue 40: on a stock Pico the code sits on the heap, and the line tables were some
+    # 3.7 KB of it. A traceback on the board names the file and the function; the line it
+    # gives is 1 (MicroPython's number for "not known"), as docs/makers.md says.
+    import subprocess
+    from mpy import unix_micropython
+    source = "x = 1\n\n\ndef f():\n    y = 2\n    raise ValueError('here %d' % y)\n"
+    (tmp_path / "m.mpy").write_bytes(bundles.compile_source(source, "firmware/vora_fw/m.py"))
+    with_lines = tmp_path / "with_lines.mpy"
+    subprocess.run([bundles.mpy_cross(), "-o", str(with_lines), "-s",
+                    "firmware/vora_fw/m.py", "-"], input=source.encode(), check=True)
+    assert len((tmp_path / "m.mpy").read_bytes()) < len(with_lines.read_bytes())
+    done = subprocess.run(
+        [unix_micropython(), "-c", "import sys\nimport m\ntry:\n    m.f()\nexcept ValueError "
+         "as e:\n    sys.print_exception(e)"], capture_output=True, text=True,
+        cwd=str(tmp_path), timeout=60)
+    assert 'File "firmware/vora_fw/m.py", line 1, in f' in done.stdout, done.stdout
+    assert "ValueError: here 2" in done.stdout

@@ -159,13 +159,20 @@ def _source_name(board_name):
     return ("firmware/%s/%s.py" if package == "vora_fw" else "%s/%s.py") % (package, stem)
 
 
+# The .mpy files carry no line numbers (mpy-cross -X no-source-lines): on a stock Pico the
+# code sits on the heap, and the line tables are some 3.7 KB of it with a PC (108,576 ->
+# 104,848 bytes, issue 40, docs/benchmarks.md). A traceback on the board still names the
+# file and the function; the sources run as they are for a line (docs/makers.md).
+MPY_CROSS_FLAGS = ("-X", "no-source-lines")
+
+
 def compile_source(text, name, arch="", workdir=None):
     """The .mpy bytes of Python source `text` (named `name` in tracebacks)."""
     with tempfile.TemporaryDirectory(prefix="vora-mpy-", dir=workdir) as tmp:
         src = Path(tmp) / "m.py"
         out = Path(tmp) / "m.mpy"
         src.write_text(text, encoding="utf-8")
-        cmd = [mpy_cross(), "-o", str(out), "-s", name]
+        cmd = [mpy_cross(), "-o", str(out), "-s", name, *MPY_CROSS_FLAGS]
         if arch:
             cmd.append("-march=" + arch)
         done = subprocess.run(cmd + [str(src)], capture_output=True, text=True)
