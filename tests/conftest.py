@@ -104,7 +104,8 @@ def interleaved(items, waits):
     taken in turn, each kind keeping its order. Four workers on two cores keep the cores
     busy while two of them compute; longest first alone, the run began with the longest
     tests together, most of them waiting on a browser, a board's timer or a seat's time
-    to come back, and a quarter of the first 100 s was idle (vmstat, issue 42)."""
+    to come back, and the cores were idle 9 to 10% of the first 100 s (3 to 3.5% taken in
+    turn; vmstat, docs/benchmarks.md, issue 42)."""
     waiting = [i for i in items if waits(i)]
     working = [i for i in items if not waits(i)]
     out = []
