@@ -227,7 +227,9 @@ class VirtualBoard:
         try:
             if hold_s > 0:
                 await asyncio.sleep(hold_s)
-            await self._until(lambda: self.app is None or self.app.scanner.is_pressed(k))
+            # At once when no firmware reads the keys (the REPL, a board with none).
+            await self._until(lambda: self.machine.state != "app" or self.app is None
+                              or self.app.scanner.is_pressed(k))
         finally:
             self.key_up(k)
 
