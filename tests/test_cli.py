@@ -450,3 +450,18 @@ def test_sixteen_colour_terminals_get_their_own_palette():
         console = Console(record=True, force_terminal=True, color_system="standard", width=100)
         console.print(render.render_game(vora.new_game(2, 0), palette=palette))
         assert "Na" in console.export_text()
+
+
+def test_a_command_that_reviews_nothing_never_loads_the_process_pools_module(tmp_path):
+    # concurrent.futures.process (and multiprocessing under it) was 10 ms of every `vora`
+    # start, imported by the review's command for one exception class: only a review loads
+    # it now (a fresh interpreter: this one may hold it already).
+    script = "\n".join([
+        "import sys",
+        "from vora_host.cli import main",
+        "assert main(['games', '--db', sys.argv[1], 'list']) == 0",
+        "assert 'concurrent.futures.process' not in sys.modules, 'loaded at start'",
+    ])
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "games.sqlite")],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr

@@ -7,7 +7,6 @@ Registered among the actions of `vora games` (vora_host.log.cli) by the command 
 
 import argparse
 import os
-from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from rich.console import Console
@@ -95,6 +94,9 @@ def _check_plot_path(path):
 
 def run(args, console):
     """Run `vora games review`; returns the exit status."""
+    # Here, not at the top: the process pool's module is 10 ms of every `vora` command's
+    # start, and only a review uses it.
+    from concurrent.futures.process import BrokenProcessPool
     err = Console(stderr=True, highlight=False)
     path = resolve_db_path(getattr(args, "db", None))
 
