@@ -22,6 +22,7 @@ from vora_host.cli.resume import _refuse_held, _resumed_game, _saved_for, _say_t
 from vora_host.log.records import new_record, result_of, write_record
 from vora_host.log.session import _close_log, _open_log
 from vora_host.play import saved
+from vora_host.play.board import BOT_DELAY_MS
 from vora_host.play.terminal import EOF, INTERRUPTED, OVER, QUIT, RESIGNED, TerminalGame
 from vora_host.table import Table as GameTable
 from vora_host.web.cli import _close_web_seats, _open_web_seats
@@ -32,7 +33,6 @@ __all__ = ["cmd_play", "cmd_play_board"]
 
 def _board_delay_ms(args):
     """The pause before a bot's move on a board: --delay when given, else the board's."""
-    from vora_host.play.board import BOT_DELAY_MS
     delay = getattr(args, "delay", None)
     return BOT_DELAY_MS if delay is None else int(round(delay * 1000))
 
