@@ -55,6 +55,26 @@ def crc32(data, crc=0):
     return crc32_soft(data, crc)
 
 
+# --- text read as bytes ------------------------------------------------------------------
+# The board writes and hashes its state's JSON as str pieces (VoraState.json_pieces,
+# vora_fw.vora_ui). On MicroPython a str has the buffer protocol: a memoryview of it reads its
+# UTF-8 bytes in place (16 bytes of heap, where encoding made a copy of the whole piece), and
+# its len() is the bytes' count, which a str's is not. CPython wants the bytes themselves.
+
+try:
+    memoryview("")
+
+    def utf8(piece):
+        """A str or bytes-like piece as a bytes-like object of its UTF-8 (crc32, hashlib
+        and binary files read it; len() is its size): here, read in place."""
+        return memoryview(piece) if isinstance(piece, str) else piece
+except TypeError:  # CPython
+    def utf8(piece):
+        """A str or bytes-like piece as a bytes-like object of its UTF-8 (crc32, hashlib
+        and binary files read it; len() is its size): here, a str encoded."""
+        return piece.encode("utf-8") if isinstance(piece, str) else piece
+
+
 # --- JSON nesting -----------------------------------------------------------------------
 
 MAX_DEPTH = const(8)  # JSON nesting the protocol's messages need: 3

@@ -42,6 +42,7 @@ except ImportError:  # CPython
     _STRING_TABLES = True
 
 from shared_rules import prng
+from shared_rules.checks import utf8
 from shared_rules.errors import BadPosition
 # The meadow and its moves. Most of these names are not used here: they are the game's
 # public names (vora.PIG, vora.CELL_NAMES, ...), which everyone reads through this module.
@@ -264,36 +265,29 @@ class VoraState(MeadowMoves):
     def to_json(self):
         """The whole state as canonical JSON text (fixed key order, no spaces).
 
-        Written by hand, in one pass into one list of pieces joined once, with small
-        numbers taken from a table: on the board this runs after every move (the digest,
-        the save), and a generic encoder allocated 7 KB for these 460 bytes."""
-        p = ['{"game":"', NAME, '","format":', _num(FORMAT_VERSION), ',"players":',
-             _num(self.players), ',"seats":"', self.seats, '","pushed_out":"', self.pushed_out,
-             '","max_turns":', _num(self.max_turns), ',"chain_lines":"', self.chain_lines,
-             '","grid":']
-        _ints(p, self.grid)
-        p.append(',"farms":[')
-        for i, farm in enumerate(self.farms):
-            if i:
-                p.append(",")
-            _ints(p, farm)
-        p.append('],"box":')
-        _ints(p, self.box)
-        p.append(',"eaten":')
-        _ints(p, self.eaten)
-        p += [',"rng":', _num(self.rng), ',"turn":', _num(self.turn), ',"active":',
-              _num(self.active), ',"phase":', _num(self.phase), ',"before":']
-        _ints(p, self.before)
-        p += [',"touched":', _num(self.touched), ',"bonus":', _num(self.bonus), ',"pinned":',
-              _num(self.pinned), ',"chain":', _num(self.chain), ',"end":"', self.end, '"}']
+        Written by hand, in three pieces formatted whole (json_pieces) and joined: on the
+        board this runs after every move (the save and the digest, from the same pieces),
+        and a generic encoder allocated 7 KB for these 460 bytes."""
+        p = []
+        self.json_pieces(p)
         return "".join(p)
+
+    def json_pieces(self, p):
+        """Appends to the list `p` the pieces (str) whose concatenation is to_json(): the
+        board writes them to its save and hashes them for the PC's digest without joining
+        them, once a move (vora_fw.vora_ui). Three pieces formatted whole: each piece is a
+        CRC and a write of the save, and on a 32-bit board a CRC is a new integer."""
+        p.append(_JSON_HEAD % (NAME, FORMAT_VERSION, self.players, self.seats, self.pushed_out,
+                               self.max_turns, self.chain_lines, _ints(self.grid)))
+        p.append(_JSON_SUPPLY % (",".join([_ints(farm) for farm in self.farms]),
+                                 _ints(self.box), _ints(self.eaten)))
+        p.append(_JSON_TAIL % (self.rng, self.turn, self.active, self.phase,
+                               _ints(self.before), self.touched, self.bonus, self.pinned,
+                               self.chain, self.end))
 
     def digest(self):
         """16 hex digits of SHA-256 over to_json(): equal on CPython and MicroPython."""
-        import hashlib
-        import binascii
-        h = hashlib.sha256(self.to_json().encode()).digest()
-        return binascii.hexlify(h[:8]).decode()
+        return digest_pieces((self.to_json(),), 0, 1)
 
     def __eq__(self, other):
         return isinstance(other, VoraState) and self.to_json() == other.to_json()
@@ -410,18 +404,36 @@ def move_code(move):
 
 # ---------------------------------------------------------------- building states
 
-_NUMBERS = tuple(str(i) for i in range(-1, 32))  # the common small numbers as text, once
+_JSON_HEAD = ('{"game":"%s","format":%d,"players":%d,"seats":"%s","pushed_out":"%s",'
+              '"max_turns":%d,"chain_lines":"%s","grid":%s')
+_JSON_SUPPLY = ',"farms":[%s],"box":%s,"eaten":%s'
+_JSON_TAIL = (',"rng":%d,"turn":%d,"active":%d,"phase":%d,"before":%s,"touched":%d,'
+              '"bonus":%d,"pinned":%d,"chain":%d,"end":"%s"}')
+# The lists of a state are of the types (9) or the meadow (25) or empty: one format each,
+# so a list becomes its text in one allocation (not a text per number joined).
+_INTS_9 = "[" + ",".join(("%d",) * N_TYPES) + "]"
+_INTS_25 = "[" + ",".join(("%d",) * 25) + "]"
 
 
-def _num(n):
-    return _NUMBERS[n + 1] if -1 <= n <= 30 else str(n)
+def _ints(values):
+    # A list of ints as JSON text.
+    n = len(values)
+    if n == 25:
+        return _INTS_25 % tuple(values)
+    if n == N_TYPES:
+        return _INTS_9 % tuple(values)
+    return "[%s]" % ",".join([str(v) for v in values])
 
 
-def _ints(parts, values):
-    # A list of ints as JSON, appended to `parts` as one piece: a piece per number and comma
-    # made `parts` grow by reallocation to some 230 items, and the copies left behind made
-    # most of to_json's 4.7 KB of allocations on the board (32-bit).
-    parts.append("[%s]" % ",".join([_num(n) for n in values]))
+def digest_pieces(pieces, start, end):
+    """VoraState.digest() of the state whose to_json() is pieces[start:end] joined (pieces
+    from json_pieces()), hashed piece by piece: the board hashes its save's pieces."""
+    import hashlib
+    import binascii
+    h = hashlib.sha256()
+    for i in range(start, end):
+        h.update(utf8(pieces[i]))
+    return binascii.hexlify(h.digest()[:8]).decode()
 
 
 def _check_options(players, seats, pushed_out, max_turns, chain_lines=DEFAULT_CHAIN_LINES):

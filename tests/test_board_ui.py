@@ -240,6 +240,21 @@ def test_the_end_screen_scrolls_the_scores_and_starts_again():
         ui.render(frame, t)
         frames.add(bytes(frame))
     assert len(frames) > 5  # the text moves
+    # Each player's score in their seat's colour: South's first (its first column at the
+    # meadow's left edge at the start), then North's, and no other colour on the meadow.
+    meadow = [r * 7 + c for r in range(1, 6) for c in range(1, 6)]
+    seen = []
+    for t in range(0, 160 * len(ui.scroll), 160):
+        frame = bytearray(147)
+        ui.render(frame, t)
+        lit = {bytes(frame[k * 3:k * 3 + 3]) for k in meadow} - {bytes(3)}
+        assert len(lit) <= 1, (t, lit)
+        seen += [c for c in lit if c not in seen]
+    assert seen == [bytes(palette.SEAT_RGB[seat]) for seat in "SN"]
+    first = bytearray(147)
+    ui.render(first, 0)
+    assert any(first[(r * 7 + 1) * 3:(r * 7 + 2) * 3] == bytes(palette.SEAT_RGB["S"])
+               for r in range(1, 6))
     press("c3")
     assert ui.mode == MODE_SETUP
 

@@ -5,16 +5,18 @@ board never blocks or raises for it.
 The host here is a script of frames (HELLO, requests, acknowledgements), so the test
 decides exactly when the board's queue is full and when room comes back."""
 
-from shared_rules import wire, wire_host
+from shared_rules import vora, wire, wire_host
 from vora_fw.link import BoardLink
+from vora_fw.store import Store
 from vora_fw.vora_ui import VoraUI
 
 
 class Board:
-    def __init__(self):
+    def __init__(self, store=None):
         self.out = []
         self.link = BoardLink(self.out.append, board="test")
-        self.ui = VoraUI(seed_fn=lambda: 3, id_fn=lambda: 77, listener=self.link.game_event)
+        self.ui = VoraUI(store, seed_fn=lambda: 3, id_fn=lambda: 77,
+                         listener=self.link.game_event)
         self.link.attach(self.ui)
         self.now = 0
         self.reader = wire.FrameReader()
@@ -138,3 +140,33 @@ def test_the_last_moves_digest_is_hashed_once_for_its_move_and_the_games_end(mon
     assert over[0]["digest"] == reports[-1][2] == real(b.ui.state)
     assert over[0]["moves"] == reports[-1][1] == b.ui.moves_played
     assert len(calls) == b.ui.moves_played  # one per move, none more for the end
+
+
+def test_a_move_saved_and_reported_makes_the_states_json_once(tmp_path, monkeypatch):
+    # Issue 40: the save and the MOVE report's digest each made the state's JSON, a whole
+    # text each (3 KB of garbage a move on the board's heap). The digest is now hashed from
+    # the save's own pieces, and stays the rules' digest, move after move.
+    b = Board(Store(str(tmp_path)))
+    b.hello()
+    kind = type(b.ui.new_game("SN", 3) or b.ui.state)
+    made = []
+    for name in ("to_json", "json_pieces"):
+        real = getattr(kind, name)
+        monkeypatch.setattr(kind, name, lambda self, *a, real=real, name=name: (
+            made.append(name), real(self, *a))[1])
+    replay = vora.new_game(2, 3, seats="SN")
+    while not b.ui.state.is_over():
+        b.play(1)
+        b.ack_all()
+        b.frames()
+        n = b.ui.moves_played
+        replay.play(b.ui.moves[n - 1])
+        assert made == ["json_pieces"], (n, made)
+        _, number, digest, _ = wire_host.unpack_move(
+            [p for t, _, p in b.seen if t == wire.MOVE][-1])
+        assert (number, digest) == (n, replay.digest()), n
+        del made[:]  # the replay's own JSON above
+    over = [d for d in (wire.unpack_json(p) for t, _, p in b.seen if t == wire.GAME)
+            if d.get("event") == "over"]
+    assert over[0]["digest"] == replay.digest()
+    assert replay.to_json() in Store(str(tmp_path)).load()

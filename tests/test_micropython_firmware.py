@@ -28,6 +28,12 @@ HEAP_BUDGET = 64 * 1024  # the game's heap (code aside); docs/benchmarks.md has 
 # WebAssembly port and 65,568 on the 64-bit Unix port (1.41 times); the board alone 1.49
 # times (29,696 and 44,320): 1.5 times the 32-bit budget (docs/benchmarks.md, issue 42).
 UNIX_HEAP_BUDGET = HEAP_BUDGET * 3 // 2
+# Issue 40 (a stock Pico): with a PC the game's peak fell when the state's JSON was made
+# once a move for the save and the PC's digest together, in three pieces (it was made twice,
+# whole), and the scores' scroll became a byte a column: on this port, seed 1, from 65,568
+# to 55,808 bytes (seeds 2 and 3: 59,168 and 59,840 to 53,888 and 53,504). Held under
+# 60 KB, so that undoing either fails here (docs/benchmarks.md, "Memory on a stock Pico").
+UNIX_WITH_PC_BUDGET = 60 * 1024
 # The Unix port's heap for a game by keys: the script collects at every key event, which
 # sweeps the whole heap, so a small one is quicker (4 MB: 20 s; 256 KB: 2 to 3 s).
 UNIX_HEAP = "256K"
@@ -71,7 +77,7 @@ def test_a_game_by_key_presses_matches_cpython_move_by_move_on_the_unix_port(
     mpy = done.stdout.splitlines()
     _same_moves(_on_cpython(args), mpy)
     measures = dict(line.split() for line in mpy if not line.startswith(("start", "move")))
-    assert 0 < int(measures["peak_bytes"]) < UNIX_HEAP_BUDGET, measures
+    assert 0 < int(measures["peak_bytes"]) < UNIX_WITH_PC_BUDGET < UNIX_HEAP_BUDGET, measures
 
 
 def test_the_board_link_speaks_the_same_under_micropython():

@@ -315,7 +315,7 @@ class BoardLink:
         ui = self.ui
         st = ui.state
         d = {"game": ui.game_id, "name": "vora", "seed": ui.seed, "players": st.players,
-             "seats": st.seats, "moves": ui.moves_played, "digest": digest or st.digest(),
+             "seats": st.seats, "moves": ui.moves_played, "digest": digest or ui.digest_of(st),
              "over": st.is_over(), "mode": self.mode}
         if ui.start is not None:
             d["position"] = ui.start
@@ -358,7 +358,7 @@ class BoardLink:
             n = ui.moves_played
             owed = self._owed_moves and self._owed_game == ui.game_id
             if not owed and not self._owed_events:
-                digest = state.digest()
+                digest = ui.digest_of(state)
                 if self._send(wire.MOVE, wire.pack_move(ui.game_id, n, digest, detail)):
                     self._moved = (state, n, digest)
                     return
@@ -378,7 +378,7 @@ class BoardLink:
                         detail[0] if 0 <= detail[0] < 49 else NO_KEY, detail[1], detail[2]))
                 else:
                     # The host must hear of it, in order with the moves: owed like a GAME.
-                    payload = wire.pack_takeback(ui.game_id, detail, state.digest())
+                    payload = wire.pack_takeback(ui.game_id, detail, ui.digest_of(state))
                     if self._owed_events or self._owed_moves or \
                             not self._send(wire.TAKEBACK, payload):
                         self._owe_event(wire.TAKEBACK, payload)

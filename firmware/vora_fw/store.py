@@ -52,7 +52,8 @@ import sys
 # The CRC-32 of the link (binascii's in C, or a nibble-table fallback on a port without
 # it): one implementation for frames and saves, in shared_rules.checks, not the link's
 # codec (wire), which a board that plays alone does not load.
-from shared_rules.checks import crc32, crc32_soft as _crc32_soft, json_too_deep  # noqa: F401
+from shared_rules.checks import (  # noqa: F401
+    crc32, crc32_soft as _crc32_soft, json_too_deep, utf8 as _utf8)
 
 try:
     from micropython import const
@@ -99,10 +100,6 @@ class _OsFs:
             self.sync = os.sync
 
 
-def _utf8(piece):
-    return piece.encode("utf-8") if isinstance(piece, str) else piece
-
-
 def _fsync_file(f):
     os.fsync(f.fileno())
 
@@ -139,7 +136,8 @@ class Store:
         # is the save. Pieces keep a long game's save from needing one block of heap as big
         # as the whole file: after hundreds of moves a fixed heap has plenty free, but in
         # holes smaller than that (tests/test_micropython_unix.py). Bytes are written as
-        # they are, str encoded (twice: for the CRC, then for the file).
+        # they are, and so is a str on MicroPython (its UTF-8 read in place); CPython
+        # encodes it, twice: for the CRC, then for the file (shared_rules.checks.utf8).
         fs = self._fs
         self._ensure_dir()
         size = 0

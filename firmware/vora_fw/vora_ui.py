@@ -124,6 +124,7 @@ class VoraUI(Frames, Keys):
         # "over" at the end. The serial link uses it to mirror the board on the PC.
         self.listener = listener
         self.state = None  # type: Any
+        self.saved_digest = None  # type: Any  # (state, digest) of the state last saved
         self.mode = MODE_SETUP
         self.chosen_seats = "SN"
         self.legal = NO_MOVES
@@ -207,6 +208,7 @@ class VoraUI(Frames, Keys):
 
     def _enter_game(self, state):
         self.state = state
+        self.saved_digest = None
         self.unsettled = None
         self.auto_move = None
         self.snap = None
@@ -245,6 +247,7 @@ class VoraUI(Frames, Keys):
         if self.store is not None:
             self.store.clear()
         self.state = None
+        self.saved_digest = None
         self.moves = None  # type: ignore[assignment]  # made again below
         self.variants = self.scroll = self.snap = self.bot = None
         self.winner_player = None
@@ -285,6 +288,7 @@ class VoraUI(Frames, Keys):
         new.play(move)  # RulesError or MemoryError: nothing has changed
         self.moves.append(move)
         self.state = new
+        self.saved_digest = None
         if not self._is_bot(old.seats[old.active]):
             self.snap = old  # where a takeback of this move returns; never played on again
             self.snap_n = len(self.moves) - 1
@@ -372,9 +376,23 @@ class VoraUI(Frames, Keys):
                 p.append(",")
             p.append(piece)
         p.append('],"state":')
-        p.append(self.state.to_json().encode())  # encoded once for the store's two passes
+        # The state's JSON in its pieces, never joined; hashed from the same pieces when a
+        # PC hears the digest (digest_of): one JSON a move, where the save and the digest
+        # made one each (a whole text each, 3 KB of garbage on the board: issue 40).
+        start = len(p)
+        self.state.json_pieces(p)
+        if self.listener is not None:
+            self.saved_digest = (self.state, vora.digest_pieces(p, start, len(p)))
         p.append("}")
         return p
+
+    def digest_of(self, state):
+        """state.digest(), taken from the save when `state` is the one just saved (the
+        board never plays on a state it shows: play() plays on a copy)."""
+        saved = self.saved_digest
+        if saved is not None and saved[0] is state:
+            return saved[1]
+        return state.digest()
 
     def _tell(self, event, detail):
         if self.listener is not None:

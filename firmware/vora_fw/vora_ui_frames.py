@@ -340,15 +340,16 @@ class Frames:
     # ---- the end
 
     def _prepare_scores(self):
-        # Scrolling text: for each player in turn, their score in their seat's colour.
-        cols = []  # (column bits, seat)
+        # Scrolling text: for each player in turn, their score in their seat's colour. A
+        # byte a column: its 5 bits, and the player above them (a list of (bits, seat)
+        # pairs took 1.3 KB of the game's last step, the costliest on the heap: issue 40).
+        cols = bytearray()
         scores = self.state.scores()
         for p in range(self.state.players):
-            seat = self.state.seats[p]
             for ch in "%d " % scores[p]:
                 for bits in _FONT[ch]:
-                    cols.append((bits, seat))
-                cols.append((0, seat))
+                    cols.append(bits | p << 5)
+                cols.append(p << 5)
         self.scroll = cols
         self.winner_player = self.state.winner()
 
@@ -365,11 +366,12 @@ class Frames:
         n = len(cols)
         start = (now // _SCROLL_MS) % n
         for x in range(5):
-            bits, seat = cols[(start + x) % n]
+            col = cols[(start + x) % n]
+            rgb = palette.SEAT_RGB[st.seats[col >> 5]]
             for y in range(5):
-                if bits >> y & 1:
+                if col >> y & 1:
                     # bit 0 is the top row: rank 5
-                    _put(frame, (5 - y) * 7 + x + 1, palette.SEAT_RGB[seat], 256)
+                    _put(frame, (5 - y) * 7 + x + 1, rgb, 256)
 
 
 def farm_layout(counts, seat):

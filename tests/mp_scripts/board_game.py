@@ -10,7 +10,8 @@ and prints "move <n> <digest> <move>". At the end it prints the measures:
   game saved after every move, as on the board; the driver's own report not counted), with the
   state, the application and its buffers, less the code of the modules;
 - code_bytes: the board's modules' code on the heap (compiled from .py source here), and
-  driver_code_bytes this driver's helper's (tests/board_player.py), counted apart;
+  driver_code_bytes this driver's helper's (tests/board_player.py), counted apart, as is
+  pc_reader_bytes, the scripted PC's frame reader (on the PC in real life);
 - under MicroPython also live_bytes and transient_bytes (peak_bytes' two parts: kept
   between key events, allocated during one), and board_transient_bytes and
   board_peak_bytes: the same with only what the board's own steps allocate (App.step and
@@ -76,9 +77,16 @@ else:
     SAVE_DIR = tempfile.mkdtemp(prefix="board_game_save")
     # CPython's run is a check beside MicroPython's: its save folder goes with it.
     atexit.register(shutil.rmtree, SAVE_DIR, True)
+PC_BYTES = 0
 if not ALONE:
     from shared_rules import wire  # noqa: E402
     from vora_fw.link import BoardLink  # noqa: E402
+    # The PC's frame reader (two buffers of a frame each) reads the board's frames on the
+    # PC, not on a board's heap: made before the first step measures the code, and counted
+    # apart from the board's figures, like this driver's code.
+    _BEFORE_PC = collect()
+    PC_READER = wire.FrameReader()
+    PC_BYTES = collect() - _BEFORE_PC
 
 
 class Run:
@@ -144,7 +152,7 @@ def setup(code):
         R.app.link_on_demand(lambda: b"", None)
     else:
         R.link = BoardLink(R.out.append, board="script")
-        R.reader = wire.FrameReader()
+        R.reader = PC_READER
         R.last_in = 0
         R.app = App(R.hw, default_pinmap(), store, link=R.link, seed_fn=lambda: SEED)
         R.link.receive(wire.encode_frame(wire.HELLO, 0, 0, wire.pack_json(
@@ -188,8 +196,9 @@ def step():
             print("transient_bytes", R.transient)
             print("board_transient_bytes", R.board_transient)
             print("board_peak_bytes", R.board_peak)
-        print("code_bytes", R.code - BASE - DRIVER_CODE)
+        print("code_bytes", R.code - BASE - DRIVER_CODE - PC_BYTES)
         print("driver_code_bytes", DRIVER_CODE)
+        print("pc_reader_bytes", PC_BYTES)
         return False
     else:
         # One key press per step, so the heap is measured around each key event.
