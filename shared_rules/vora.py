@@ -101,8 +101,10 @@ def _type_score(n):
     # Sets count 3 cubes as 1 unit: a unit scores 1, two units (a set of 6) 3, three units
     # (a set of 9) 9. Sets of 9 are worth most per cube, so the best split of any count
     # takes as many 9s as fit, then one 6 or 3; n % 3 cubes stay loose at -1 each.
-    units, loose = divmod(n, 3)
-    return 9 * (units // 3) + (0, 1, 3)[units % 3] - loose
+    # (// and -, not divmod: on the board a divmod is a tuple on the heap, and the bots
+    # and the end of a game score every farm.)
+    units = n // 3
+    return 9 * (units // 3) + (0, 1, 3)[units % 3] - (n - 3 * units)
 
 
 def _farm_summary(counts):

@@ -8,7 +8,8 @@ figures (docs/benchmarks.md, "The firmware under MicroPython"):
 - the PRNG's draws: a 32-bit state of 2**30 or more is a heap object on a 32-bit
   MicroPython, and xorshift32 on whole words made a new one at every shift and xor (a
   4-player deal's 30 draws took 9 KB); shared_rules.prng steps on 16-bit halves, and
-  only splitting the state and joining the result allocate.
+  only splitting the state and joining the result allocate;
+- and, from issue 40, what a move's save and digest and the end's scores allocate.
 """
 
 import textwrap
@@ -53,6 +54,16 @@ SCRIPT = textwrap.dedent("""
             y = prng.step(y)
     print("steps", allocated(draws))
     print("deal", allocated(lambda: vora.new_game(4, 1)))
+    over = vora.new_game(4, 5)
+    while not over.is_over():
+        codes = over.legal_codes()
+        i, r = prng.below(r, len(codes))
+        over.play(vora.move_text(codes[i]))
+    print("scores", allocated(over.scores), allocated(over.winner))
+    # The save's and the PC digest's JSON of a state, as the board makes it a move.
+    pieces = []
+    print("json", allocated(lambda: over.json_pieces(pieces)),
+          allocated(lambda: vora.digest_pieces(pieces, 0, len(pieces))), len(over.to_json()))
 """)
 
 
@@ -81,3 +92,20 @@ def test_a_prng_step_allocates_half_what_whole_words_did(figures):
 def test_a_four_player_deal_allocates_under_8_kb(figures):
     (used,) = figures["deal"]
     assert used <= 8 * 1024, figures  # it was 11,216 bytes
+
+
+def test_the_scores_of_a_finished_game_allocate_little(figures):
+    # Issue 40: scoring a farm made a divmod tuple per cube type (9 a farm, scored again
+    # for the winner): 1,872 bytes of the game's last step went to the end screen's
+    # scores. Now a farm's summary is one tuple (176 bytes for four farms' scores here).
+    scores, winner = figures["scores"]
+    assert scores <= 256, figures
+    assert winner <= 512, figures
+
+
+def test_a_states_json_for_the_save_and_its_digest_allocate_little_more_than_the_text(figures):
+    # Issue 40: the board makes its state's JSON once a move, in three pieces, for the save
+    # and the PC's digest; it was made whole twice (about 3 KB each, 460 bytes of text).
+    made, hashed, size = figures["json"]
+    assert made <= 5 * size, figures
+    assert hashed <= 512, figures
