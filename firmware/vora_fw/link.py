@@ -96,7 +96,8 @@ class BoardLink:
         self.host_play = False  # the host announced "play": it reads REFUSED and TAKEBACK
         self.keys_dropped = 0  # key events lost to a queue full for too long
         # (state, moves played, digest) of the move just reported, for the "over" that
-        # may follow it at once: a digest is the state's JSON hashed (kilobytes of
+        # may follow it at once: a digest is the state's JSON hashed (VoraUI.digest_of
+        # takes it from the save's pieces when it can; otherwise a whole JSON text of
         # garbage), and the last move's step is the game's costliest. The next game
         # event, whatever it is, lets it go, and so does the next poll (a few ms later):
         # it never stays on the heap through a move.
