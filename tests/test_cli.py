@@ -465,3 +465,30 @@ def test_a_command_that_reviews_nothing_never_loads_the_process_pools_module(tmp
     done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "games.sqlite")],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("where", [
+    ["--typed", "--delay", "0"],
+    ["vorcept", "--port", "sim", "--human", "0", "--bot", "1=random", "--delay", "0",
+     "--fresh"],
+], ids=["typed", "board"])
+def test_a_game_without_browser_seats_never_loads_the_web_servers_modules(tmp_path, where):
+    # The browser seats' module (starlette, and http and email under it) was some 40 ms of
+    # every `vora play`, imported to make a BrowserSeat whether or not --web asked for one:
+    # only --web loads it now (a fresh interpreter: this one may hold it already).
+    script = "\n".join([
+        "import sys",
+        "from vora_host.cli import main",
+        "status = main(['play', *sys.argv[3:], '--seed', '1', '--db', sys.argv[1],"
+        " '--save-dir', sys.argv[2]])",
+        "assert status == 0, status",
+        "web = sorted(m for m in sys.modules",
+        "             if m.startswith(('starlette', 'vora_host.web.seats')))",
+        "assert not web, 'loaded: %s' % web",
+    ])
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "games.sqlite"),
+                           str(tmp_path / "save"), *where], input="q\ny\n",
+                          capture_output=True, text=True, timeout=60, cwd=ROOT,
+                          env=dict(os.environ, COLUMNS="200", NO_COLOR="1",
+                                   VORA_SIM_DEVICE=str(tmp_path / "tty")))
+    assert done.returncode == 0, done.stdout + done.stderr

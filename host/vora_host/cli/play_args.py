@@ -281,13 +281,14 @@ def _make_agents(args, players, seats, bot_seeds, parser):
     # Which seats are human, and a bot for every other seat, seeded from `bot_seeds` (one
     # per player, see _bot_seeds). `seats`: each player's seat names (seat_names).
     from vora_host.play.board_play import check_kind, parse_bot_seats, seat_text
-    from vora_host.web.seats import BrowserSeat
     web = set()
     if getattr(args, "web", None) is not None:
         try:
             web = parse_seat_list(args.web, players, seats)
         except ValueError as exc:
             parser.error("--web: %s" % exc)
+    if web:  # the web server's module (starlette, http, email: some 40 ms) for --web only
+        from vora_host.web.seats import BrowserSeat
     if args.bots_only:
         if args.human not in (None, "", "none"):
             parser.error("--bots-only and --human contradict each other")
