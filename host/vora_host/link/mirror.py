@@ -12,7 +12,6 @@ prints one plain line per event, for logs and scripts.
 
 import asyncio
 import errno
-import io
 import os
 import sys
 
@@ -22,6 +21,7 @@ from rich.markup import escape as rich_escape
 from rich.text import Text
 
 from vora_host import hang_up
+from vora_host.ansi import ansi_lines
 from vora_host.games.vora import view as render
 from vora_host.link import portlock, ports
 from vora_host.link.client import BoardClient, ticks_ms
@@ -244,14 +244,6 @@ PROBLEM_LABELS = {"mismatch": "mismatch", "lost": "mismatch", "resync": "resync"
 
 def problem_label(kind):
     return PROBLEM_LABELS.get(kind, "problem")
-
-
-def ansi_lines(renderable, width):
-    """A rich renderable as lines of ANSI text (for the virtual board's screen)."""
-    buf = io.StringIO()
-    console = Console(file=buf, force_terminal=True, color_system="truecolor", width=width)
-    console.print(renderable)
-    return buf.getvalue().rstrip("\n").split("\n")
 
 
 def plain_printer(out):

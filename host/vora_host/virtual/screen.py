@@ -131,7 +131,7 @@ def help_pages(markup, title, width, height):
     """The help as pages of at most `height` lines of `width` columns (ANSI), each after a
     title line; a page that is not the last says how to see the next."""
     from rich.text import Text
-    from vora_host.link.mirror import ansi_lines
+    from vora_host.ansi import ansi_lines
     lines = ansi_lines(Text.from_markup(markup), width)
     head = ansi_lines(Text("%s: help (Esc or Enter: back to the game)" % title,
                            style="bold"), width)
@@ -428,12 +428,8 @@ class Screen:
 
 
 def _ansi(renderable, width):
-    import io
-    from rich.console import Console
-    buf = io.StringIO()
-    Console(file=buf, force_terminal=True, color_system="truecolor", width=width).print(
-        renderable)
-    return buf.getvalue().rstrip("\n").split("\n")
+    from vora_host.ansi import ansi_lines
+    return ansi_lines(renderable, width)
 
 
 # ---------------------------------------------------------------- the keyboard
