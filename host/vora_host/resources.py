@@ -11,7 +11,6 @@ modules of vora_fw and shared_rules: they are found through those packages (firm
 This module is also read by setup.py when the package is built: only the standard library.
 """
 
-from importlib import resources as _resources
 from pathlib import Path
 
 __all__ = ["SHIPPED", "MissingResource", "path", "read_bytes", "firmware_dirs", "checkout",
@@ -48,7 +47,15 @@ def path(name):
     copy, else the checkout's file. MissingResource names both places otherwise."""
     if name not in SHIPPED:
         raise KeyError("%r is not a file vora ships (resources.SHIPPED)" % (name,))
-    packaged = _resources.files(__package__).joinpath(SHIPPED_DIR).joinpath(name)
+    here = Path(__file__).parent
+    if here.is_dir():
+        # The package is a folder (installed from a wheel, or a checkout): what
+        # importlib.resources would find is in it, without loading that machinery (some
+        # 5 ms, zipfile's module among it) at every virtual board's start.
+        packaged = here / SHIPPED_DIR / name
+    else:
+        from importlib import resources as _resources
+        packaged = _resources.files(__package__).joinpath(SHIPPED_DIR).joinpath(name)
     if packaged.is_file():
         # Installed from a wheel: a plain folder (node and mpy-cross need a real path).
         return Path(str(packaged))
