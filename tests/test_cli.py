@@ -461,6 +461,9 @@ def test_a_command_that_reviews_nothing_never_loads_the_process_pools_module(tmp
         "from vora_host.cli import main",
         "assert main(['games', '--db', sys.argv[1], 'list']) == 0",
         "assert 'concurrent.futures.process' not in sys.modules, 'loaded at start'",
+        # and multiprocessing, some 3 ms more, with the review's runner
+        "assert 'multiprocessing' not in sys.modules, 'multiprocessing loaded at start'",
+        "assert 'vora_host.review.run' not in sys.modules, 'the review loaded at start'",
     ])
     done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "games.sqlite")],
                           capture_output=True, text=True, timeout=60)

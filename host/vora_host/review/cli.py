@@ -19,7 +19,6 @@ from vora_host.log.records import game_title
 from vora_host.log.reviews import MARKS, THRESHOLDS, GameBeingPlayed
 from vora_host.log.store import GameLog
 from vora_host.review.evaluate import DEFAULT_BUDGET, MAX_BUDGET
-from vora_host.review.run import GameDoesNotReplay, ReviewStopped, review_game
 
 __all__ = ["add_parser", "run", "HOW_MARKED", "KNOWS_SECRETS"]
 
@@ -95,8 +94,11 @@ def _check_plot_path(path):
 def run(args, console):
     """Run `vora games review`; returns the exit status."""
     # Here, not at the top: the process pool's module is 10 ms of every `vora` command's
-    # start, and only a review uses it.
+    # start, and multiprocessing (vora_host.review.run) some 3 ms more; only a review uses
+    # them.
     from concurrent.futures.process import BrokenProcessPool
+
+    from vora_host.review.run import GameDoesNotReplay
     err = Console(stderr=True, highlight=False)
     path = resolve_db_path(getattr(args, "db", None))
 
@@ -148,6 +150,8 @@ def _compute(log, args, console, err):
     """The review, computed with a progress bar on the terminal; None when stopped."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, \
         TimeRemainingColumn
+
+    from vora_host.review.run import ReviewStopped, review_game
     progress = Progress(TextColumn("{task.description}"), BarColumn(),
                         TextColumn("{task.completed}/{task.total} moves"),
                         TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
