@@ -174,3 +174,45 @@ def test_a_game_the_pc_runs_owns_the_screens_help_before_the_link_is_in_terminal
         assert board.key_names()[0] == "a1" and "cS" not in board.key_names()
     finally:
         board.port.close()
+
+
+def test_the_screen_asks_the_pc_game_for_its_keys_once_a_drawing(tmp_path):
+    """The screen draws the keys' names and marks 25 times a second: both come from one
+    question to the PC's game (key_names_and_marks), the same as key_names() and
+    key_marks() asked apart, with Vora's keys and with a game the PC runs."""
+    import io
+
+    from shared_rules import vorcept
+    from vora_host.bots import RandomBot
+    from vora_host.play.board import BoardGame
+    from vora_host.play.board_session import BoardGameCompanion
+    from vora_host.play.terminal import Human
+    from vora_host.virtual import board as sim
+    from vora_host.virtual.port import PtyPort
+    from vora_host.virtual.screen import Screen
+
+    from test_board_games import FakeClient
+
+    board = sim.VirtualBoard(tmp_path / "save", sim.load_pinmap(), PtyPort())
+    try:
+        assert board.key_names_and_marks() == (board.key_names(), board.key_marks())
+        state = vorcept.new_game(2, seed=3)
+        companion = BoardGameCompanion("vorcept", state, [Human(), RandomBot(1)])
+        asked = []
+
+        def named():
+            asked.append(1)
+            return companion.key_names_and_marks()
+
+        board.terminal_keys = named
+        board.terminal_companion = companion
+        companion.game = BoardGame("vorcept", state, companion.agents, FakeClient())
+        both = board.key_names_and_marks()
+        assert both == (board.key_names(), board.key_marks())
+        assert both[0][0] == "a1" and "cS" not in both[0], both
+        screen = Screen(board, io.StringIO(), companion)
+        del asked[:]
+        screen.draw()
+        assert len(asked) == 1
+    finally:
+        board.port.close()

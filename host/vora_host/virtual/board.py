@@ -373,6 +373,16 @@ class VirtualBoard:
         return view.seat_help(seat, st.phase, self.seat_role(seat)) + \
             " | or type a move (push crow Sc) | q quits"
 
+    def key_names_and_marks(self):
+        """key_names() and key_marks() at once: the PC's game asked once for both (the
+        screen draws them 25 times a second)."""
+        if self.shows_pc_game():
+            named = self.terminal_keys() if self.terminal_keys else None
+            if named:
+                return tuple(named[0]), list(named[1])
+            return layout.KEY_NAMES, [""] * layout.KEYS
+        return layout.KEY_NAMES, self.key_marks()
+
     def key_marks(self):
         """What each key shows besides its name: the cube's letter on a meadow cell (of
         the farm on view when there is one), the seat on a corner, the push direction on

@@ -353,8 +353,7 @@ class Screen:
         self._refusal_seen()
         frame = self.board.frame()
         closed = self.board.hw.closed
-        names = self.board.key_names()
-        marks = self.board.key_marks()
+        names, marks = self.board.key_names_and_marks()
         for k in range(layout.KEYS):
             v = frame[k * 3:k * 3 + 3]
             if any(v):
