@@ -301,3 +301,27 @@ def test_the_virtual_board_names_its_keys_as_the_game_does(tmp_path):
         assert all(len(line) <= 150 for line in term.lines())
         term.send("q", 0.5)
         assert term.wait_exit() == 0
+
+
+def test_a_game_on_the_virtual_board_with_no_terminal_ends_when_it_is_over(tmp_path):
+    # `vora play GAME --port sim` in a script (no terminal: plain lines, input at its end)
+    # played the game to its end, logged it, and then ran for ever: nobody could type
+    # `quit` any more. With plain output it ends with the game, as beside a USB board
+    # (a terminal's screen stays on the final position until q).
+    import os
+
+    from play_session import PlaySession
+    db = tmp_path / "games.sqlite3"
+    play = PlaySession(
+        ["play", "tossing-tiger", "--port", "sim", "--db", str(db), "--save-dir",
+         str(tmp_path / "save"), "--fresh", "--human", "none", "--bot", "random",
+         "-o", "max_turns=1", "--delay", "0"],
+        env=dict(os.environ, COLUMNS="120", NO_COLOR="1"))
+    try:
+        play.proc.stdin.close()  # input ends at once: only the game can end it
+        out = play.wait()
+    finally:
+        play.kill()
+    assert play.proc.returncode == 0, out
+    assert "board over: " in out and "Logged as game 1" in out, out
+    assert GameLog(db).game(1)["status"] == "over"

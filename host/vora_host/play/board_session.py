@@ -26,6 +26,10 @@ class BoardGameCompanion:
     the device after an unplug), the board game loop, and the game drawn for the PC
     screen (beside the virtual board, or alone for a USB board)."""
 
+    # Beside the virtual board with plain output, `vora play GAME` ends with its game, as
+    # run_board_game does beside a USB board (vora_host.virtual.sim).
+    ends_with_its_game = True
+
     def __init__(self, game, state, agents, log=None, seed=0, out=None, plain=False,
                  bot_delay_ms=BOT_DELAY_MS):
         self.game_name = game

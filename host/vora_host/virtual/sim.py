@@ -64,6 +64,7 @@ from vora_host.virtual.screen import KeyboardInput, Screen
 __all__ = ["run", "REDRAW_S"]
 
 REDRAW_S = 0.04  # the screen is looked at 25 times a second, redrawn only when it changed
+OVER_POLL_S = 0.1  # how often a plain `vora play` looks whether its game is over
 
 
 class _Terminal:
@@ -367,6 +368,12 @@ async def _main(board, script_lines, draw, keyboard, stdin, stdout, stderr, comp
     tasks = [asyncio.create_task(board.machine.run())]  # the firmware, or the REPL
     if companion is not None:
         tasks += companion.start(board)
+        if screen is None and getattr(companion, "ends_with_its_game", False):
+            # Plain lines (no terminal): the PC's game is all `vora play GAME` is for, and
+            # it ends with it, as beside a USB board (a script's input may be over long
+            # before, and nobody would type `quit`); a screen stays on the end until q.
+            # (The board's own Vora goes on: c3 deals the next game.)
+            tasks.append(asyncio.create_task(_until_over(companion, finish)))
     worker_task = asyncio.create_task(worker())
     tasks.append(worker_task)
     if keyboard:
@@ -403,6 +410,12 @@ async def _main(board, script_lines, draw, keyboard, stdin, stdout, stderr, comp
         stderr.flush()
         return EXIT_FAILED
     return status
+
+
+async def _until_over(companion, finish):
+    while not companion.state.is_over():
+        await asyncio.sleep(OVER_POLL_S)
+    finish(EXIT_OK)
 
 
 def _task_ended(task, finish):
