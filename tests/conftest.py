@@ -19,7 +19,8 @@
   as quick and starts last: new tests are what one works on. Tests that mostly wait (a
   browser, a board's timer, a seat's time to come back) and tests that mostly compute are
   taken in turn (interleaved, below), so that the long waits at the start of a run do not
-  leave the cores idle.
+  leave the cores idle. The tests of a file marked `kept_together` (a browser launched once
+  for the file) are ordered and dealt as one.
   Written here rather than taken from pytest-split, which splits a suite into groups of
   machines but neither orders one run nor picks a quick subset.
 """
@@ -94,9 +95,39 @@ def pytest_collection_modifyitems(session, config, items):
     items.sort(key=lambda i: -known.get(i.nodeid, 0.0))
     workers = _workers(config)
     if workers > 1:
-        items[:] = interleaved(items, lambda i: cpu.get(i.nodeid, known.get(i.nodeid, 0.0))
-                               < WAITING * known.get(i.nodeid, 0.0))
-    items[:] = dealt(items, workers)
+        def seconds(unit):
+            return sum(known.get(i.nodeid, 0.0) for i in unit)
+
+        def waits(unit):
+            return sum(cpu.get(i.nodeid, known.get(i.nodeid, 0.0)) for i in unit) \
+                < WAITING * seconds(unit)
+
+        units = kept_together(items, lambda i: i.get_closest_marker(TOGETHER) is not None
+                              and i.nodeid.split("::")[0])
+        units.sort(key=lambda u: -seconds(u))
+        items[:] = [i for u in dealt(interleaved(units, waits), workers, len) for i in u]
+
+
+TOGETHER = "kept_together"  # the mark of a file whose tests run one after another
+
+
+def kept_together(items, group):
+    """The tests as units to order: one a test, or all the tests of a group (`group(item)`:
+    a name, or a false value for none) in one unit, in their order, where its first is.
+    A file whose tests share a fixture made once a file (a browser: some 1.5 s of CPU to
+    launch) marks them `kept_together`: ordered each on its own, the run took them apart
+    and made the fixture again for nearly every one (docs/benchmarks.md, issue 42)."""
+    units, of_group = [], {}
+    for item in items:
+        name = group(item)
+        if not name:
+            units.append([item])
+        elif name in of_group:
+            of_group[name].append(item)
+        else:
+            of_group[name] = [item]
+            units.append(of_group[name])
+    return units
 
 
 def interleaved(items, waits):
@@ -128,26 +159,31 @@ def _workers(config):
     return 1
 
 
-def dealt(items, workers):
+def dealt(items, workers, weight=lambda item: 1):
     """The tests, longest first, dealt as cards to `workers` hands laid end to end:
     xdist's worksteal gives each worker one contiguous part of the collection to start
     with (the first third, the second, the last), and an idle worker steals the end of the
     longest queue. Sorted alone, the longest tests were all the first worker's, one after
     the other to the end of the run while the others stole its short ones and then
     waited (issue 42). Dealt, each worker starts with its share of the long ones, longest
-    first, and what is stolen at the end is short."""
+    first, and what is stolen at the end is short. `weight(item)`: how many tests an item
+    is (a unit kept together: its length), which the hands' sizes count."""
     if workers <= 1:
         return list(items)
-    sizes, left = [], len(items)
+    sizes, left = [], sum(weight(item) for item in items)
     for hand in range(workers):  # the parts worksteal cuts: what is left over those left
         sizes.append(left // (workers - hand))
         left -= sizes[-1]
     hands = [[] for _ in sizes]
+    filled = [0] * workers
     turn = 0
     for item in items:
-        while len(hands[turn % workers]) == sizes[turn % workers]:
+        for _ in range(workers):  # the next hand with room (a unit may overfill one)
+            if filled[turn % workers] < sizes[turn % workers]:
+                break
             turn += 1
         hands[turn % workers].append(item)
+        filled[turn % workers] += weight(item)
         turn += 1
     return [item for hand in hands for item in hand]
 
@@ -213,6 +249,9 @@ def pytest_sessionfinish(session, exitstatus):
 
 def pytest_configure(config):
     global _SIM_FOLDER
+    config.addinivalue_line(
+        "markers", TOGETHER + ": the file's tests run one after another in one worker "
+        "(they share a fixture made once a file, such as a browser)")
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     if worker and os.environ.get("VORA_TESTS_SIM_FOLDER"):
         # A worker of a parallel run (pytest -n): a stable name of its own, beside the

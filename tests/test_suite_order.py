@@ -4,7 +4,7 @@ in turn with those that compute (issue 42: the suite's time)."""
 
 from xdist.scheduler.worksteal import WorkStealingScheduling
 
-from conftest import dealt, interleaved
+from conftest import dealt, interleaved, kept_together
 
 
 class _Config:
@@ -78,3 +78,27 @@ def test_tests_that_wait_and_tests_that_compute_are_taken_in_turn():
         assert sum(share[r] in waits for share in shares) == 2, [s[r] for s in shares]
     # Without it, the first round is all waiting.
     assert all(share[0] in waits for share in first_shares(dealt(longest_first, 4), 4))
+
+
+def test_a_files_tests_kept_together_run_one_after_another_in_one_worker():
+    # A browser file's tests share a browser launched once a file (some 1.5 s of CPU):
+    # ordered each on its own by its time, they were spread over the run and the workers,
+    # and the browser was launched again for nearly every one of them.
+    seconds = {"t%03d" % k: 100 - k for k in range(40)}
+    browser = ["t%03d" % k for k in (2, 9, 17, 30, 39)]  # one file's tests, marked
+    longest_first = sorted(seconds, key=lambda t: -seconds[t])
+    for workers in (2, 3, 4):
+        units = kept_together(longest_first, lambda t: t in browser and "browser file")
+        assert [browser] == [u for u in units if len(u) > 1]
+        units.sort(key=lambda u: -sum(seconds[t] for t in u))
+        order = [t for u in dealt(interleaved(units, lambda u: u is browser), workers, len)
+                 for t in u]
+        assert sorted(order) == sorted(seconds)
+        shares = first_shares(order, workers)
+        holding = [share for share in shares if set(browser) & set(share)]
+        assert len(holding) == 1, shares
+        start = holding[0].index(browser[0])
+        assert holding[0][start:start + len(browser)] == browser
+    # Each on its own, as before, they began in every worker.
+    shares = first_shares(dealt(longest_first, 4), 4)
+    assert sum(1 for share in shares if set(browser) & set(share)) > 1

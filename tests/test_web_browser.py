@@ -21,6 +21,9 @@ from shared_rules import games
 from vora_host.log.live import LiveLog
 
 CHROMIUM = "/usr/bin/chromium"
+# One browser a file, launched once for all its tests: run them one after another
+# (tests/conftest.py, kept_together).
+pytestmark = pytest.mark.kept_together
 if not os.path.exists(CHROMIUM):
     pytest.skip("the browser tests need Debian's Chromium at %s (./dev setup installs it: "
                 "apt-get install chromium)" % CHROMIUM, allow_module_level=True)

@@ -12,6 +12,9 @@ from test_web import log_game, review_of
 from test_web_browser import (SHOWN_WITHIN, LiveGame, browser, db, page, server,  # noqa: F401
                               shown, sync_api)
 
+# One browser a file, launched once for all its tests: run them one after another
+# (tests/conftest.py, kept_together).
+pytestmark = pytest.mark.kept_together
 MARKS = {5: "blunder", 8: "mistake", 12: "inaccuracy"}
 HINTS = (7,)
 

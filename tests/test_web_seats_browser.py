@@ -19,6 +19,9 @@ from vora_host.log.store import GameLog
 from test_play_web_seats import DEADLINE, Typed
 
 CHROMIUM = "/usr/bin/chromium"
+# One browser a file, launched once for all its tests: run them one after another
+# (tests/conftest.py, kept_together).
+pytestmark = pytest.mark.kept_together
 if not os.path.exists(CHROMIUM):
     pytest.skip("the browser tests need Debian's Chromium at %s (./dev setup installs it: "
                 "apt-get install chromium)" % CHROMIUM, allow_module_level=True)
