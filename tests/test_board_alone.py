@@ -47,8 +47,14 @@ class Board:
             self.chunks.put(data)
 
     def write(self, data):
-        self.proc.stdin.write(data)
-        self.proc.stdin.flush()
+        try:
+            self.proc.stdin.write(data)
+            self.proc.stdin.flush()
+        except BrokenPipeError:  # the board ended: say how, not just that the pipe broke
+            self.proc.wait(timeout=60)
+            raise AssertionError("the board ended (exit %s); stdout %r; stderr %r" % (
+                self.proc.returncode, self.text[-1000:],
+                self.proc.stderr.read().decode("utf-8", "replace")[-3000:]))
 
     def take(self, wait=0.01):
         try:
@@ -172,3 +178,36 @@ def test_a_link_made_late_after_running_out_of_memory_loses_none_of_the_pcs_byte
     assert kind == wire.HELLO_OK and info["nonce"] == 5
     assert (info["game"], info["moves"]) == (77, 1)
     assert info["digest"] == app.ui.state.digest() == first.ui.state.digest()
+
+
+def test_a_board_with_no_pc_hashes_no_digest_and_one_a_move_once_a_pc_listens(monkeypatch):
+    # Issue 40: the save hashes the state's digest from its own pieces for the PC's MOVE
+    # report. The application always listens to its game (for a link that may come), so
+    # the save hashed a digest at every move for nobody on a board that plays alone: a
+    # SHA-256 and its garbage a move. Only a connected link's game wants one.
+    from shared_rules import wire, wire_host
+    from test_board_ui import MemoryStore
+    from vora_fw.app import App
+    from vora_fw.hal_sim import SimHardware, default_pinmap
+    from vora_fw.link import BoardLink
+    hashed = []
+    real = vora.digest_pieces
+    monkeypatch.setattr(vora, "digest_pieces", lambda *a: hashed.append(1) or real(*a))
+    app = App(SimHardware(), default_pinmap(), store=MemoryStore(), seed_fn=lambda: 8)
+    app.ui.new_game("SN", 8)
+    for _ in range(3):
+        app.ui.play(app.ui.legal[0], 0)
+    assert app.ui.moves_played == 3 and hashed == []
+    to_host = []
+    link = BoardLink(to_host.append, board="late")
+    app.attach_link(link)
+    assert hashed == []  # made, not yet connected: the resume it hears needs no digest
+    link.receive(wire.encode_frame(wire.HELLO, 0, 0, wire.pack_json(
+        {"proto": wire.PROTOCOL_VERSION, "nonce": 5})), 0)
+    assert link.connected
+    del hashed[:]  # the HELLO_OK's own digest of the position
+    app.ui.play(app.ui.legal[0], 0)
+    assert len(hashed) == 1
+    moved = [f for chunk in to_host for f in wire.FrameReader().feed(chunk)
+             if f[0] == wire.MOVE]
+    assert wire_host.unpack_move(moved[-1][3])[2] == app.ui.state.digest()

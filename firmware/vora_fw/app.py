@@ -65,6 +65,7 @@ class App:
         self.sampler_failures = 0  # times the interrupt stopped and the loop scanned again
         self.link = link
         self.ui = VoraUI(store, seed_fn or (lambda: ticks_ms()), self._on_event, now, id_fn)
+        self.ui.digest_wanted = self._link_listens  # no digest hashed for nobody
         self.last_frame = now
         self.dirty = True
         self.memory_errors = 0  # MemoryErrors caught in play (each retried once)
@@ -121,6 +122,10 @@ class App:
     def _on_event(self, event, state, detail):
         if self.link is not None:
             self.link.game_event(event, state, detail)
+
+    def _link_listens(self):
+        link = self.link
+        return link is not None and link.connected
 
     def terminal(self):
         """True while the PC drives the pixels and takes the keys (terminal mode)."""

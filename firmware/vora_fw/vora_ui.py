@@ -125,6 +125,9 @@ class VoraUI(Frames, Keys):
         self.listener = listener
         self.state = None  # type: Any
         self.saved_digest = None  # type: Any  # (state, digest) of the state last saved
+        # () -> whether the listener reports digests now (vora_fw.app: a PC connected);
+        # None: whenever there is a listener. The save hashes it then (digest_of).
+        self.digest_wanted = None  # type: Any
         self.mode = MODE_SETUP
         self.chosen_seats = "SN"
         self.legal = NO_MOVES
@@ -381,7 +384,8 @@ class VoraUI(Frames, Keys):
         # made one each (a whole text each, 3 KB of garbage on the board: issue 40).
         start = len(p)
         self.state.json_pieces(p)
-        if self.listener is not None:
+        wanted = self.digest_wanted
+        if wanted() if wanted is not None else self.listener is not None:
             self.saved_digest = (self.state, vora.digest_pieces(p, start, len(p)))
         p.append("}")
         return p
