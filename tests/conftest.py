@@ -93,19 +93,21 @@ def pytest_collection_modifyitems(session, config, items):
     # stay scope="module" (Playwright's sync driver runs an event loop in the thread
     # while it lives: another test's asyncio.run() there fails).
     items.sort(key=lambda i: -known.get(i.nodeid, 0.0))
+
+    def seconds(unit):
+        return sum(known.get(i.nodeid, 0.0) for i in unit)
+
+    def waits(unit):
+        return sum(cpu.get(i.nodeid, known.get(i.nodeid, 0.0)) for i in unit) \
+            < WAITING * seconds(unit)
+
+    units = kept_together(items, lambda i: i.get_closest_marker(TOGETHER) is not None
+                          and i.nodeid.split("::")[0])
+    units.sort(key=lambda u: -seconds(u))
     workers = _workers(config)
     if workers > 1:
-        def seconds(unit):
-            return sum(known.get(i.nodeid, 0.0) for i in unit)
-
-        def waits(unit):
-            return sum(cpu.get(i.nodeid, known.get(i.nodeid, 0.0)) for i in unit) \
-                < WAITING * seconds(unit)
-
-        units = kept_together(items, lambda i: i.get_closest_marker(TOGETHER) is not None
-                              and i.nodeid.split("::")[0])
-        units.sort(key=lambda u: -seconds(u))
-        items[:] = [i for u in dealt(interleaved(units, waits), workers, len) for i in u]
+        units = dealt(interleaved(units, waits), workers, len)
+    items[:] = [i for u in units for i in u]
 
 
 TOGETHER = "kept_together"  # the mark of a file whose tests run one after another
