@@ -6,7 +6,7 @@ import io
 from rich.console import Console, Group
 from rich.text import Text
 
-__all__ = ["ansi_lines"]
+__all__ = ["ansi_lines", "text_key"]
 
 
 def ansi_lines(renderable, width):
@@ -34,13 +34,20 @@ _ANSI_LINES = {}  # (what a renderable draws, width) -> its lines (ansi_lines)
 ANSI_LINES_KEPT = 256
 
 
+def text_key(t):
+    """All of a Text that decides how rich draws it in given options: its characters,
+    spans, style, justify, overflow, no_wrap, end and tab size (rich's own == looks at
+    the characters and spans only). Here and in the web's drawing cache
+    (vora_host.web.game_data.TextSegments)."""
+    return (t.plain, tuple(t.spans), t.style, t.justify, t.overflow, t.no_wrap, t.end,
+            t.tab_size)
+
+
 def _drawn_as(renderable):
     """All that decides what a Text (or a Group of them) draws at a given width, as a
     key; None for any other renderable (drawn every time)."""
     if type(renderable) is Text:
-        t = renderable
-        return ("text", t.plain, t.style, tuple(t.spans), t.justify, t.overflow, t.no_wrap,
-                t.end, t.tab_size)
+        return ("text",) + text_key(renderable)
     if type(renderable) is Group:
         parts = tuple(_drawn_as(part) for part in renderable.renderables)
         if None in parts:

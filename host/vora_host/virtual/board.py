@@ -162,11 +162,14 @@ class VirtualBoard:
     def key_names(self):
         """The keys' names: Vora's (a1..e5, Sa, cS...), or those of the game the PC runs
         on the board (a1..g7 over the whole 7x7)."""
+        named = self._pc_keys()
+        return tuple(named[0]) if named else layout.KEY_NAMES
+
+    def _pc_keys(self):
+        # (names, marks) from the game the PC runs, while the board shows it; None else.
         if self.shows_pc_game() and self.terminal_keys:
-            named = self.terminal_keys()
-            if named:
-                return tuple(named[0])
-        return layout.KEY_NAMES
+            return self.terminal_keys() or None
+        return None
 
     def parse_key(self, name):
         """Key index of a key name as the keys are named now (key_names()); KeyError."""
@@ -377,7 +380,7 @@ class VirtualBoard:
         """key_names() and key_marks() at once: the PC's game asked once for both (the
         screen draws them 25 times a second)."""
         if self.shows_pc_game():
-            named = self.terminal_keys() if self.terminal_keys else None
+            named = self._pc_keys()
             if named:
                 return tuple(named[0]), list(named[1])
             return layout.KEY_NAMES, [""] * layout.KEYS
@@ -389,7 +392,7 @@ class VirtualBoard:
         an edge. Empty in terminal mode (the PC's pixels mean what the PC says)."""
         marks = [""] * layout.KEYS
         if self.shows_pc_game():
-            named = self.terminal_keys() if self.terminal_keys else None
+            named = self._pc_keys()
             return list(named[1]) if named else marks
         if not self.game_on():
             return marks

@@ -37,6 +37,7 @@ from shared_rules import games
 from shared_rules.errors import BadPosition, IllegalMove
 
 from vora_host import games as host_games
+from vora_host.ansi import text_key
 from vora_host.log import formats
 from vora_host.log.cli_views import game_view
 from vora_host.log.records import game_title
@@ -441,9 +442,8 @@ class TextSegments:
             # any of them, and the width changes nothing (the game page's 100 columns
             # take what a seat's 72 drew).
             width = None
-        key = (plain, tuple(text.spans), text.style, text.justify, text.overflow,
-               text.no_wrap, text.end, text.tab_size, console.tab_size, width,
-               options.justify, options.overflow, options.no_wrap)
+        key = text_key(text) + (console.tab_size, width, options.justify, options.overflow,
+                                options.no_wrap)
         with self._lock:
             found = self._items.get(key)
             if found is not None:
