@@ -20,6 +20,10 @@ import pyte
 
 WAIT = 60.0  # seconds for what a program should show soon: generous, under load
 QUIET = 0.03  # seconds with no output: the screen is drawn whole
+# A program's redraw marked as one synchronized update (private mode 2026, as the virtual
+# board's screen marks each): the screen is whole only once its end has come.
+BEGIN_UPDATE, END_UPDATE = b"\x1b[?2026h", b"\x1b[?2026l"
+UPDATE_WAIT = 10.0  # seconds a read waits for the end of an update it saw begin
 
 
 class PtyScreen:
@@ -44,6 +48,7 @@ class PtyScreen:
                 os._exit(127)
         self.pid, self.fd = pid, fd
         self.status = None
+        self.updating = False  # a synchronized update begun and not yet ended
 
     def __enter__(self):
         return self
@@ -61,10 +66,29 @@ class PtyScreen:
             return False
         self.raw += data
         self.stream.feed(data)
+        # The last mark in what came (or across the edge of the read before) says.
+        since = max(0, len(self.raw) - len(data) - len(BEGIN_UPDATE))
+        begin, end = self.raw.rfind(BEGIN_UPDATE, since), self.raw.rfind(END_UPDATE, since)
+        if begin >= 0 or end >= 0:
+            self.updating = begin > end
+        return True
+
+    def _finish_update(self):
+        """Read on until an update begun is over (the screen whole), at most UPDATE_WAIT
+        seconds; False once the program's side of the terminal is closed."""
+        end = time.monotonic() + UPDATE_WAIT
+        while self.updating:
+            left = end - time.monotonic()
+            if left <= 0:
+                return True
+            r, _, _ = select.select([self.fd], [], [], left)
+            if r and not self._read():
+                return False
         return True
 
     def pump(self, seconds=0.05):
-        """Read what the program wrote for up to `seconds`."""
+        """Read what the program wrote for up to `seconds` (and the rest of a synchronized
+        update begun by then)."""
         end = time.monotonic() + seconds
         while True:
             left = end - time.monotonic()
@@ -73,16 +97,16 @@ class PtyScreen:
                 if not self._read():
                     return False
             elif left <= 0:
-                return True
+                return self._finish_update()
 
     def read_some(self, seconds=0.1):
         """Read what the program writes next: back as soon as something came (and what
-        came with it), or after `seconds` of nothing. False once the program's side of
-        the terminal is closed."""
+        came with it, and the rest of a synchronized update it began), or after `seconds`
+        of nothing. False once the program's side of the terminal is closed."""
         r, _, _ = select.select([self.fd], [], [], seconds)
         if not r:
             return True
-        return self._read() and self.pump(0)
+        return self._read() and self.pump(0) and self._finish_update()
 
     def lines(self):
         return [line.rstrip() for line in self.screen.display]
@@ -98,7 +122,8 @@ class PtyScreen:
         waits for) on a screen drawn whole: the screen's text. Output is looked at as it
         comes, and a true check() counts once nothing more came for QUIET seconds (a
         screen is drawn in several writes: half of one is not what the test waits for; a
-        screen never quiet counts after 10 QUIET). A generous deadline, never a fixed wait: the suite runs on loaded machines too."""
+        screen never quiet counts after 10 QUIET), never inside a synchronized update. A
+        generous deadline, never a fixed wait: the suite runs on loaded machines too."""
         end = time.monotonic() + timeout
         held = None  # since when check() has held (a screen that never goes quiet)
         while True:
@@ -107,8 +132,9 @@ class PtyScreen:
                 held = now if held is None else held
                 before = len(self.raw)
                 alive = self.read_some(QUIET)
-                if (len(self.raw) == before or not alive or now - held > 10 * QUIET) \
-                        and check():
+                whole = not alive or not self.updating and (
+                    len(self.raw) == before or now - held > 10 * QUIET)
+                if whole and check():
                     return self.text()
                 continue
             held = None

@@ -554,6 +554,33 @@ def test_the_virtual_boards_lines_name_each_board_bots_level(save_dir):
         board.port.close()
 
 
+def test_each_redraw_of_the_screen_is_one_synchronized_update(save_dir):
+    """A terminal that knows synchronized updates (private mode 2026) shows each redraw
+    whole, never a footer half drawn; one that does not ignores the marks."""
+    import io
+
+    board = sim.VirtualBoard(save_dir, sim.load_pinmap(), PtyPort())
+    try:
+        out = io.StringIO()
+        shown = screen.Screen(board, out)
+        for change in (None, lambda: setattr(shown, "cursor", layout.key_index("d4")),
+                       lambda: setattr(shown, "entry", "c3")):
+            if change:
+                change()
+            out.seek(0)
+            out.truncate()
+            shown.draw()
+            drawn = out.getvalue()
+            assert drawn.startswith(screen.BEGIN_UPDATE) and drawn.endswith(
+                screen.END_UPDATE) and drawn.count(screen.BEGIN_UPDATE) == 1, repr(drawn[:80])
+        out.seek(0)
+        out.truncate()
+        shown.draw()  # nothing changed: nothing written, not an empty update
+        assert out.getvalue() == ""
+    finally:
+        board.port.close()
+
+
 def test_a_click_is_held_until_the_board_has_seen_it(save_dir):
     """A click whose press and release come in one read while the board's scan has not run
     (a busy PC: `vora sim` lost a click so once, in the suite): the switch stays closed

@@ -21,12 +21,17 @@ from vora_host.virtual.board import PRESS_MS
 from vora_host.virtual.commands import EXIT_INTERRUPTED, EXIT_OK, refusal
 
 __all__ = ["Screen", "KeyboardInput", "vora_help_markup", "help_pages", "CELL_W", "LEFT",
-           "TOP", "SIDE_COL", "SIDE_FULL", "SIDE_COMPACT", "BOTTOM"]
+           "TOP", "SIDE_COL", "SIDE_FULL", "SIDE_COMPACT", "BOTTOM", "BEGIN_UPDATE", "END_UPDATE"]
 
 CELL_W = 6  # characters per key, plus one between keys
 LEFT = 3  # first column of the board on the screen
 TOP = 3  # first row of the board (row 1: the title, row 2: the cube legend)
 SIDE_COL = LEFT + 7 * (CELL_W + 1) + 2  # first column of the mirror beside the board
+# Each redraw is one synchronized update (private mode 2026: kitty, WezTerm, foot, iTerm2,
+# Windows Terminal, tmux 3.4 and others): the terminal shows it whole, never a footer half
+# drawn while the rest of a large redraw is still on its way; terminals that do not know the
+# mode ignore it.
+BEGIN_UPDATE, END_UPDATE = "\x1b[?2026h", "\x1b[?2026l"
 CAP_RGB = (14, 14, 16)  # an unlit key (darker than the dimmest light, 24)
 CAP_TEXT = (140, 140, 140)
 
@@ -395,7 +400,7 @@ class Screen:
                 self._lines[row] = line
                 out.append("\x1b[%d;1H\x1b[2K%s" % (row, line))
         if out:
-            self.out.write("".join(out))
+            self.out.write(BEGIN_UPDATE + "".join(out) + END_UPDATE)
             self.out.flush()
             self.frames_drawn += 1
 
