@@ -28,7 +28,7 @@ LEFT = 3  # first column of the board on the screen
 TOP = 3  # first row of the board (row 1: the title, row 2: the cube legend)
 SIDE_COL = LEFT + 7 * (CELL_W + 1) + 2  # first column of the mirror beside the board
 # Each redraw is one synchronized update (private mode 2026: kitty, WezTerm, foot, iTerm2,
-# Windows Terminal, tmux 3.4 and others): the terminal shows it whole, never a footer half
+# Windows Terminal and others): the terminal shows it whole, never a footer half
 # drawn while the rest of a large redraw is still on its way; terminals that do not know the
 # mode ignore it.
 BEGIN_UPDATE, END_UPDATE = "\x1b[?2026h", "\x1b[?2026l"
