@@ -51,7 +51,7 @@ from shared_rules.vora_meadow import (  # noqa: F401
     GRAVITY, LADYBUG, LETTERS, LINES, MOLE, MOVE_CROW, MOVE_DUCK, MOVE_EXTRA, MOVE_LADYBUG,
     MOVE_MOLE, MOVE_PASS, MOVE_PIG, MOVE_PUSH, MOVE_STEAL, MOVE_TAKE, MOVE_VERBS, MOVE_WATER,
     MOVE_WOLF, N_TYPES, ORTHOGONAL, PHASE_ACTION, PHASE_BONUS, PHASE_COLLECT, PHASE_OVER, PIG,
-    SHEEP, SIDES, TYPES, VIEW, WATER, WOLF, MeadowMoves, _CELL_INDEX, _EDGE_INDEX, _cells_of,
+    SHEEP, SIDES, TYPES, VIEW, WATER, WOLF, MeadowMoves, _cells_of, _index,
     cell_index, first_cell, is_animal, runs, water_groups)
 
 NAME = "vora"
@@ -348,11 +348,8 @@ class VoraState(MeadowMoves):
 # MOVE_CROW and the rest, are in vora_meadow with MOVE_VERBS.
 # c: a cell, e: an edge, t: a cube type, p: a player
 _MOVE_WORDS = ("c", "cc", "c", "c", "cc", "", "e", "te", "pt", "c", "c", "e")
-_TYPE_INDEX = {name: t for t, name in enumerate(TYPES)}
 _PLAYER_WORDS = ("0", "1", "2", "3")
 _WORD_NAMES = {"c": CELL_NAMES, "e": EDGE_NAMES, "t": TYPES, "p": _PLAYER_WORDS}
-_WORD_INDEX = {"c": _CELL_INDEX, "e": _EDGE_INDEX, "t": _TYPE_INDEX,
-               "p": {w: p for p, w in enumerate(_PLAYER_WORDS)}}
 
 
 def move_text(code):
@@ -396,7 +393,7 @@ def move_code(move):
     code = kind << 10
     shift = 5
     for k in range(len(shape)):
-        v = _WORD_INDEX[shape[k]].get(words[k + 1], -1)
+        v = _index(_WORD_NAMES[shape[k]], words[k + 1])
         if v < 0:
             return -1
         code |= v << shift

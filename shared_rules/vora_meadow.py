@@ -53,32 +53,32 @@ PHASE_BONUS = const(2)
 PHASE_OVER = const(3)
 
 FILES = "abcde"
-CELL_NAMES = tuple(FILES[i % 5] + str(i // 5 + 1) for i in range(25))
-_CELL_INDEX = {name: i for i, name in enumerate(CELL_NAMES)}
+# The names are written out, and found by index() rather than through a dict: built at
+# import, 45 names were 45 strings on the board's heap (32 bytes each on a Pico) and two
+# dicts to find them; written out they are names interned from the .mpy file.
+# tests/test_vora_rules.py derives them again from the geometry.
+# Cell i is rank i // 5 + 1, file i % 5.
+CELL_NAMES = ("a1", "b1", "c1", "d1", "e1", "a2", "b2", "c2", "d2", "e2", "a3", "b3", "c3",
+              "d3", "e3", "a4", "b4", "c4", "d4", "e4", "a5", "b5", "c5", "d5", "e5")
+# Each file's south and north edges (Sa, Na, ...), then each rank's west and east (W1,
+# E1, ...); EDGE_EXIT: the side a push from each leaves by (the opposite one).
+EDGE_NAMES = ("Sa", "Na", "Sb", "Nb", "Sc", "Nc", "Sd", "Nd", "Se", "Ne",
+              "W1", "E1", "W2", "E2", "W3", "E3", "W4", "E4", "W5", "E5")
+EDGE_EXIT = "NSNSNSNSNSEWEWEWEWEW"
 
 
-def _build_edges():
-    # Each edge key pushes one line; its cells run from the entry cell to the exit cell.
-    names, cells, exits = [], [], []
-    for f in range(5):
-        names.append("S" + FILES[f])
-        cells.append(tuple(r * 5 + f for r in range(5)))
-        exits.append("N")
-        names.append("N" + FILES[f])
-        cells.append(tuple(r * 5 + f for r in range(4, -1, -1)))
-        exits.append("S")
-    for r in range(5):
-        names.append("W" + str(r + 1))
-        cells.append(tuple(r * 5 + f for f in range(5)))
-        exits.append("E")
-        names.append("E" + str(r + 1))
-        cells.append(tuple(r * 5 + f for f in range(4, -1, -1)))
-        exits.append("W")
-    return tuple(names), tuple(cells), tuple(exits)
+def _edge_cells(e):
+    # The line an edge key pushes, its cells from the entry cell to the exit cell.
+    side, line = EDGE_NAMES[e][0], EDGE_NAMES[e][1]
+    steps = range(5) if side in "SW" else range(4, -1, -1)
+    if side in "SN":
+        f = FILES.index(line)
+        return tuple(r * 5 + f for r in steps)
+    r = int(line) - 1
+    return tuple(r * 5 + f for f in steps)
 
 
-EDGE_NAMES, EDGE_CELLS, EDGE_EXIT = _build_edges()
-_EDGE_INDEX = {name: i for i, name in enumerate(EDGE_NAMES)}
+EDGE_CELLS = tuple(_edge_cells(e) for e in range(20))
 
 
 def _view(seat):
@@ -135,7 +135,18 @@ _ALL_EDGES_OK = (True,) * 20
 
 def cell_index(name):
     """Index 0..24 of a cell name such as "c3"; raises KeyError for anything else."""
-    return _CELL_INDEX[name]
+    return _index(CELL_NAMES, name, KeyError)
+
+
+def _index(names, name, error=None):
+    # Where `name` is in `names` (a tuple of names, found by index(): cheaper on the
+    # board's heap than a dict); -1 when it is not there, or `error` raised if given.
+    try:
+        return names.index(name)
+    except ValueError:
+        if error is not None:
+            raise error(name)
+        return -1
 
 
 def first_cell(mask):
@@ -387,14 +398,14 @@ class MeadowMoves:
         return TYPES.index(word)
 
     def _arg_cell(self, move, word):
-        i = _CELL_INDEX.get(word)
-        if i is None:
+        i = _index(CELL_NAMES, word)
+        if i < 0:
             raise IllegalMove(move, "%r is not a meadow cell (a1 to e5)" % (word,))
         return i
 
     def _arg_edge(self, move, word):
-        e = _EDGE_INDEX.get(word)
-        if e is None:
+        e = _index(EDGE_NAMES, word)
+        if e < 0:
             raise IllegalMove(move, "%r is not an edge (Sa..Se, Na..Ne, W1..W5, E1..E5)" % (word,))
         return e
 

@@ -184,6 +184,27 @@ def test_layout_coordinates(layout: dict) -> None:
             assert k["name"] == "c" + k["seat"]
 
 
+def test_the_firmwares_key_names_are_the_layouts(layout: dict) -> None:
+    """vora_fw.layout writes its 49 names out (cheaper on the board's heap than building
+    them): each is the layout's name of the key at k = y * 7 + x, and the meadow's cells
+    are shared_rules.vora's, key by key."""
+    from shared_rules import vora
+    from vora_fw import layout as fw_layout
+
+    by_index = {k["y"] * 7 + k["x"]: k["name"] for k in layout["keys"]}
+    assert fw_layout.KEY_NAMES == tuple(by_index[k] for k in range(49))
+    for k, name in enumerate(fw_layout.KEY_NAMES):
+        assert fw_layout.key_index(name) == k
+        cell = fw_layout.key_cell(k)
+        assert (cell >= 0) == (name in vora.CELL_NAMES)
+        if cell >= 0:
+            assert vora.CELL_NAMES[cell] == name and fw_layout.meadow_key(cell) == k
+    for seat, corner in fw_layout.CORNER_OF_SEAT.items():
+        assert fw_layout.KEY_NAMES[corner] == "c" + seat
+    with pytest.raises(KeyError):
+        fw_layout.key_index("f6")
+
+
 def test_each_seat_owns_the_corner_at_its_left_hand(layout: dict) -> None:
     facing = {"S": (0, 1), "W": (1, 0), "N": (0, -1), "E": (-1, 0)}
     edge_centre = {"S": (3, 0), "W": (0, 3), "N": (3, 6), "E": (6, 3)}

@@ -404,6 +404,40 @@ def test_pig_pushes_a_line_two_spaces():
     assert farm(s, 0) == {"crow": 1}
 
 
+def test_the_written_out_names_are_the_meadows_geometry():
+    # vora_meadow writes its cell and edge names out (cheaper on the board's heap than
+    # building them): derived here again from the geometry. A cell is rank * 5 + file; an
+    # edge key on a side pushes the line beside it towards the opposite side.
+    files = "abcde"
+    assert vora.CELL_NAMES == tuple(files[i % 5] + str(i // 5 + 1) for i in range(25))
+    opposite = {"S": "N", "N": "S", "W": "E", "E": "W"}
+    for e, name in enumerate(vora.EDGE_NAMES):
+        side, line = name[0], name[1]
+        if side in "SN":
+            line_cells = [r * 5 + files.index(line) for r in range(5)]
+        else:
+            line_cells = [(int(line) - 1) * 5 + f for f in range(5)]
+        entry_first = line_cells if side in "SW" else line_cells[::-1]
+        assert vora.EDGE_CELLS[e] == tuple(entry_first), name
+        assert vora.EDGE_EXIT[e] == opposite[side], name
+    assert sorted(vora.EDGE_NAMES) == sorted(
+        [s + f for s in "SN" for f in files] + [s + str(r) for s in "EW" for r in range(1, 6)])
+    assert [vora.cell_index(n) for n in vora.CELL_NAMES] == list(range(25))
+    with pytest.raises(KeyError):
+        vora.cell_index("f1")
+    # Words that name no cell or edge: refused with what was wrong, nothing played.
+    s = vora.new_game(2, seed=1)
+    before = s.to_json()
+    for move, said in (("crow f9", "'f9' is not a meadow cell"),
+                       ("push %s Sf" % vora.TYPES[s.farms[0].index(max(s.farms[0]))],
+                        "'Sf' is not an edge")):
+        with pytest.raises(IllegalMove, match=said):
+            s.play(move)
+        assert s.to_json() == before
+    assert vora.move_code("push pig Sa") == vora.MOVE_PUSH << 10
+    assert vora.move_code("push pig Sf") == vora.move_code("push horse Sa") == -1
+
+
 @pytest.mark.parametrize("seats,to_act", [("SN", 0), ("SN", 1), ("WE", 0), ("SE", 1)])
 @pytest.mark.parametrize("edge", vora.EDGE_NAMES)
 def test_a_pig_line_ends_two_cells_on_from_every_side(edge, seats, to_act):

@@ -41,34 +41,28 @@ def _edge_key(name):
     return y * 7 + x
 
 
-def _names():
-    files = "abcde"
-    out = []
-    for k in range(49):
-        x, y = k % 7, k // 7
-        c = key_cell(k)
-        if c >= 0:
-            out.append(files[c % 5] + str(c // 5 + 1))
-        elif k in SEAT_OF_CORNER:
-            out.append("c" + SEAT_OF_CORNER[k])
-        elif y == 0:
-            out.append("S" + files[x - 1])
-        elif y == 6:
-            out.append("N" + files[x - 1])
-        elif x == 0:
-            out.append("W" + str(y))
-        else:
-            out.append("E" + str(y))
-    return tuple(out)
-
-
-KEY_NAMES = _names()
-_INDEX = {n: i for i, n in enumerate(KEY_NAMES)}
+# Written out, not built at import: 49 names built at run time are 49 strings on the heap
+# (32 bytes each on a Pico) and a dict to find them (1.5 KB more); written out they are
+# interned names the .mpy file brings, and the tuple (tests/test_layout.py derives them
+# again from the geometry above and hardware/layout.json).
+KEY_NAMES = (
+    "cS", "Sa", "Sb", "Sc", "Sd", "Se", "cE",
+    "W1", "a1", "b1", "c1", "d1", "e1", "E1",
+    "W2", "a2", "b2", "c2", "d2", "e2", "E2",
+    "W3", "a3", "b3", "c3", "d3", "e3", "E3",
+    "W4", "a4", "b4", "c4", "d4", "e4", "E4",
+    "W5", "a5", "b5", "c5", "d5", "e5", "E5",
+    "cW", "Na", "Nb", "Nc", "Nd", "Ne", "cN",
+)
 
 
 def key_index(name):
-    """Key index of a key name: a cell (c3), an edge (Sc, W3) or a corner (cS)."""
-    return _INDEX[name]
+    """Key index of a key name: a cell (c3), an edge (Sc, W3) or a corner (cS); KeyError
+    for anything else."""
+    try:
+        return KEY_NAMES.index(name)
+    except ValueError:
+        raise KeyError(name)
 
 
 def edge_key(edge_name):
