@@ -336,6 +336,46 @@ def test_ctrl_c_stops_the_command_saying_how_to_go_on(tmp_path, narrow, capsys,
     assert GameLog(db).review(gid)["complete"] is True
 
 
+def test_a_worker_killed_is_said_and_the_same_command_goes_on(tmp_path, narrow, capsys,
+                                                              monkeypatch):
+    # A worker of the review's pool killed outright (the OOM killer, kill -9) while moves
+    # are left: said in a line, not a traceback; the moves reviewed are kept and the same
+    # command goes on from there.
+    import multiprocessing
+    import os
+    import signal
+    db = tmp_path / "games.sqlite3"
+    with GameLog(db) as log:
+        gid, moves = log_random_game(log, game="vorcept", seed=3)
+    real = review_run.evaluations
+    killed = []
+
+    def a_worker_killed_after_the_second(*args):
+        for k, evaluation in enumerate(real(*args)):
+            if k == 2:  # two positions in: a move reviewed, the others under way
+                workers = [p for p in multiprocessing.active_children()
+                           if p.name.startswith("SpawnProcess")]
+                os.kill(workers[0].pid, signal.SIGKILL)
+                killed.append(workers[0].pid)
+            yield evaluation
+    monkeypatch.setattr(review_run, "evaluations", a_worker_killed_after_the_second)
+    monkeypatch.setattr(review_run, "WORKERS", 2)
+    monkeypatch.setattr(review_run, "PARALLEL_FROM", 1)
+    command = ["games", "--db", str(db), "review", str(gid), "--budget", "20"]
+    assert main(command) == 1 and killed
+    err = " ".join(capsys.readouterr().err.split())
+    assert ("game %d: a worker process ended before its work was done (killed, or out of "
+            "memory?); the moves reviewed so far are kept: run the same command to go on"
+            % gid) in err and "Traceback" not in err, err
+    kept = GameLog(db).review(gid)
+    assert kept["complete"] is False and 1 <= len(kept["moves"]) < len(moves), kept
+    assert not [p for p in multiprocessing.active_children() if p.is_alive()]
+    monkeypatch.setattr(review_run, "evaluations", real)
+    assert main(command) == 0
+    assert "going on from move %d" % (len(kept["moves"]) + 1) in capsys.readouterr().err
+    assert GameLog(db).review(gid)["complete"] is True
+
+
 # ---------------------------------------------------------------- the lab's swings
 
 def test_the_kinds_of_moves_and_their_swings():
