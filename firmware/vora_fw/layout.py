@@ -41,10 +41,10 @@ def _edge_key(name):
     return y * 7 + x
 
 
-# Written out, not built at import: 49 names built at run time are 49 strings on the heap
-# (32 bytes each on a Pico) and a dict to find them (1.5 KB more); written out they are
-# interned names the .mpy file brings, and the tuple (tests/test_layout.py derives them
-# again from the geometry above and hardware/layout.json).
+# Written out, not built at import: built at run time, the 49 names were 49 strings on the
+# heap (32 bytes each on a Pico) and a dict to find them; written out they are names the
+# .mpy file interns, found with index() (688 bytes less on the heap with a PC,
+# docs/benchmarks.md). tests/test_hardware_data.py checks them against hardware/layout.json.
 KEY_NAMES = (
     "cS", "Sa", "Sb", "Sc", "Sd", "Se", "cE",
     "W1", "a1", "b1", "c1", "d1", "e1", "E1",
