@@ -112,6 +112,7 @@ class VirtualBoard:
         self.bytes_out = 0
         self.seed_fn = (lambda: seed) if seed is not None else None
         self.store = self.link = self.app = None  # set at every boot by the machine
+        self.pacer = None  # ... and the pace of the App's loop (vora_host.virtual.pace)
         self.machine = SimMachine(self, flash, confirm_ms)
         self.machine.power_on()
         self._down = [0] * layout.KEYS  # how many presses hold each switch closed
@@ -195,15 +196,23 @@ class VirtualBoard:
             mode, stats["frames_sent"], stats["frames_resent"],
             sum(v for k, v in stats.items() if k.startswith("bad_")))
 
+    def nudge(self):
+        """Something from the PC reached the firmware (a switch, bytes, a typed move): its
+        loop runs at the board's own pace again at once (vora_host.virtual.pace)."""
+        if self.pacer is not None:
+            self.pacer.nudge()
+
     def key_down(self, k):
         self._down[k] += 1
         self.hw.press(k)
+        self.nudge()
 
     def key_up(self, k):
         if self._down[k] > 0:
             self._down[k] -= 1
         if self._down[k] == 0:
             self.hw.release(k)
+        self.nudge()
 
     def set_switch(self, k, closed):
         """`down`/`up`: close or open a switch outright."""
@@ -212,6 +221,7 @@ class VirtualBoard:
             self.hw.press(k)
         else:
             self.hw.release(k)
+        self.nudge()
 
     async def _until(self, check, timeout=SETTLE_TIMEOUT_S):
         loop = asyncio.get_running_loop()

@@ -102,7 +102,9 @@ async def _typed_move(board, line, emit):
     if not move.isascii() or not move.isprintable():
         emit("error %r is not a move in notation" % _shown(text))
         return
-    if ui.enter_move(move, ticks_ms()):
+    refused = ui.enter_move(move, ticks_ms())
+    board.nudge()  # the move plays at its time: the firmware's ticks at full pace
+    if refused:
         emit("error " + refusal(board))
         return
     await board._until(lambda: ui.auto_move is None, timeout=vora_ui.AUTO_MS / 1000 + 2)
@@ -182,7 +184,9 @@ async def run_command(board, line, emit):
             emit("ok")
         elif verb in ("undo", "takeback"):
             # From the PC: every person at the board then agrees with their corner.
-            if board.ui.request_takeback("", ticks_ms()):
+            refused = board.ui.request_takeback("", ticks_ms())
+            board.nudge()
+            if refused:
                 emit("error " + refusal(board))
             else:
                 emit("ok")

@@ -31,6 +31,7 @@ from vora_fw.store import Store
 
 from vora_host.virtual import flash as flash_mod
 from vora_host.virtual import repl as repl_mod
+from vora_host.virtual.pace import Pacer
 
 APP = "app"
 REPL = "repl"
@@ -130,6 +131,7 @@ class SimMachine:
         start.attach(app, link, board.pinmap, b, self.identity, version, self.request_reset,
                      self.flash.fs.statvfs if self.flash is not None else None)
         board.store, board.link, board.app = store, link, app
+        board.pacer = Pacer(app, board.hw)
         self.boot = b
         self.version = version
         self.state = APP
@@ -199,6 +201,7 @@ class SimMachine:
                     self._for_repl += data
                 return
             link.receive(data, ticks_ms())
+            self.board.nudge()
         elif self.repl is not None:
             self.repl.feed(data)
 
@@ -216,7 +219,9 @@ class SimMachine:
                     await self._wake.wait()
                     self._restart()
                     continue
-                app_task = asyncio.create_task(start.run_app(self.board.app, self.boot))
+                # The App's loop at the virtual board's pace (vora_host.virtual.pace): the
+                # pacer's run() in App.run's place, the trial's confirmation as on a board.
+                app_task = asyncio.create_task(start.run_app(self.board.pacer, self.boot))
                 wake = asyncio.create_task(self._wake.wait())
                 done, _ = await asyncio.wait({app_task, wake},
                                              return_when=asyncio.FIRST_COMPLETED)

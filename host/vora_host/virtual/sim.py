@@ -1,10 +1,12 @@
 """The virtual board (`vora sim`): the unchanged firmware on the PC, behind a real serial port.
 
-What runs is the board's own application, `vora_fw.app.App`, on CPython's asyncio, with
-the simulated hardware layer (`vora_fw.hal_sim.SimHardware`) in place of the key matrix and
-the NeoPixels, the pin map of the reference build (hardware/pinmap-rp2-pico.json), the save
-store in a folder of the PC, and the serial endpoint (`vora_fw.link.BoardLink`, the framed
-protocol of docs/protocol.md) on a pseudo-terminal. Any serial program opens that pty like the board's USB port.
+What runs is the board's own application, `vora_fw.app.App`, on CPython's asyncio (its
+loop paced by vora_host.virtual.pace: the board's own periods while anything happens, once
+a frame while it waits), with the simulated hardware layer (`vora_fw.hal_sim.SimHardware`)
+in place of the key matrix and the NeoPixels, the pin map of the reference build
+(hardware/pinmap-rp2-pico.json), the save store in a folder of the PC, and the serial
+endpoint (`vora_fw.link.BoardLink`, the framed protocol of docs/protocol.md) on a
+pseudo-terminal. Any serial program opens that pty like the board's USB port.
 
 Three ways to press keys, all through the simulated switches (so every press goes through
 the firmware's debouncer like a finger on the board):
