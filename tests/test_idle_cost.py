@@ -6,7 +6,9 @@ what took that down, without changing what anyone sees or how fast a key is answ
 
 - the firmware's loop on the virtual board (vora_host.virtual.pace): quiet, one round a
   frame; lively (a key, the link, the board's bot), the App's own periods, a key pressed
-  seen no later than App.run sees it.
+  seen no later than App.run sees it;
+- the screen: an unchanged look writes nothing, and what is drawn from a position alone
+  (the PC game's picture, Vorcept's state read back from its JSON) is made once for it.
 
 The firmware's pace is checked on a clock of the test's own (Pacer.step), the rest by
 counting, so that none of it depends on how busy the machine is (what runs in real time
@@ -14,10 +16,11 @@ waits for what it counts, with a deadline).
 """
 
 import asyncio
+import io
 
 import pytest
 
-from shared_rules import wire
+from shared_rules import vorcept, wire
 from vora_fw import layout
 from vora_fw.app import App, FRAME_MS
 from vora_fw.clock import ticks_add, ticks_diff, ticks_ms
@@ -187,3 +190,112 @@ def test_the_pacer_runs_what_app_run_runs():
              "output", "off", "stopping", "ticks_ms", "scan_once", "render_once",
              "_sleep_ms", "scan_ms", "FRAME_MS", "poll_link"}
     assert names == known, "App.run changed: %s" % sorted(names ^ known)
+
+
+# ---------------------------------------------------------------- the screen
+
+def _vorcept_on_the_screen(board, monkeypatch):
+    from vora_host.bots import RandomBot
+    from vora_host.games import host_game
+    from vora_host.play.board import BoardGame
+    from vora_host.play.board_session import BoardGameCompanion
+    from vora_host.play.terminal import Human
+    from vora_host.virtual.screen import Screen
+
+    from test_board_games import FakeClient
+
+    state = vorcept.new_game(2, seed=3)
+    companion = BoardGameCompanion("vorcept", state, [Human(), RandomBot(1)])
+    board.terminal_keys = companion.key_names_and_marks
+    board.terminal_companion = companion
+    companion.game = BoardGame("vorcept", state, companion.agents, FakeClient())
+    asked = {"render": 0, "determinize": 0}
+    view, mapping = host_game("vorcept").VIEW, host_game("vorcept").BOARD
+    render, determinize = view.render, vorcept.determinize
+
+    def counted_render(*args, **kwargs):
+        asked["render"] += 1
+        return render(*args, **kwargs)
+
+    def counted_determinize(*args, **kwargs):
+        asked["determinize"] += 1
+        return determinize(*args, **kwargs)
+
+    monkeypatch.setattr(view, "render", counted_render)
+    monkeypatch.setattr(vorcept, "determinize", counted_determinize)
+    monkeypatch.setattr(mapping, "_seen_kept", None)  # nothing kept from another test
+    out = io.StringIO()
+    return Screen(board, out, companion), companion, out, asked
+
+
+def test_an_idle_screen_writes_nothing_and_draws_a_position_once(board, monkeypatch):
+    """A PC game beside the virtual board, nothing happening: looks after the first write
+    nothing, and the game's picture is drawn, its state read back from its JSON, once
+    for the position; a move, a light, a switch are drawn at the next look."""
+    shown, companion, out, asked = _vorcept_on_the_screen(board, monkeypatch)
+    shown.draw()
+    assert shown.frames_drawn == 1
+    assert asked == {"render": 1, "determinize": 2}  # the picture's, the keys' marks'
+    written = len(out.getvalue())
+    for _ in range(20):
+        shown.draw()
+    assert shown.frames_drawn == 1 and len(out.getvalue()) == written
+    assert asked == {"render": 1, "determinize": 2}
+
+    move = companion.state.legal_moves()[0]
+    companion.game.play(move, ticks_ms())
+    shown.draw()
+    assert shown.frames_drawn == 2
+    assert asked == {"render": 2, "determinize": 4}
+    for _ in range(5):
+        shown.draw()
+    assert shown.frames_drawn == 2 and asked == {"render": 2, "determinize": 4}
+
+    k = layout.key_index("c3")
+    frame = bytearray(board.hw.pixels.buf)
+    frame[:3] = bytes((9, 99, 9)) if frame[:3] != bytes((9, 99, 9)) else bytes((1, 2, 3))
+    board.hw.pixels.write(frame)  # a light changed
+    shown.draw()
+    assert shown.frames_drawn == 3
+    board.hw.press(k)  # a switch closed: its key drawn held
+    shown.draw()
+    assert shown.frames_drawn == 4
+    shown.draw()
+    assert shown.frames_drawn == 4
+
+
+def test_vorcept_lights_read_the_state_once_a_position(monkeypatch):
+    """The frame the PC sends the board is asked for 50 times a second, each at another
+    time (the Hosts breathe): the state is read back from its view once a position."""
+    from vora_host.games import host_game
+
+    mapping = host_game("vorcept").BOARD
+    monkeypatch.setattr(mapping, "_seen_kept", None)
+    asked = []
+    determinize = vorcept.determinize
+    monkeypatch.setattr(vorcept, "determinize",
+                        lambda *args: asked.append(1) or determinize(*args))
+    state = vorcept.new_game(2, seed=3)
+    frames = [mapping.frame(state, 0, now) for now in range(0, 2000, 20)]
+    assert len(asked) == 1 and len(frames) == 100
+    state.play(state.legal_moves()[0])
+    after = mapping.frame(state, 0, 0)
+    assert len(asked) == 2
+    assert after == [tuple(rgb) for rgb in mapping.frame(vorcept.from_json(
+        state.to_json()), 0, 0)]
+
+
+def test_a_frame_keeps_levels_out_of_range_within_a_byte():
+    """compose_frame clamps what a game's frame gives outside 0..255 (and truncates a
+    fraction), as it always did."""
+    from vora_host.games.base import KEYS
+    from vora_host.games.vorcept.board import VorceptBoard
+    from vora_host.play.board_keys import KeyPad, compose_frame
+
+    class Loud(VorceptBoard):
+        def frame(self, state, viewer, now):
+            return [(300, -5, 12.7)] + [(0, 0, 0)] * (KEYS - 1)
+
+    loud = Loud(vorcept)
+    frame = compose_frame(loud, vorcept.new_game(2, seed=3), 0, KeyPad(loud), 0)
+    assert frame[:3] == bytes((255, 0, 12)) and len(frame) == 3 * KEYS

@@ -72,12 +72,13 @@ class KeyPad:
         self.cycle = None
 
     def paths(self, state):
-        """{move: its keys} for the legal moves of `state` (computed once per position)."""
-        digest = state.digest()
-        if self._paths_of != digest:
+        """{move: its keys} for the legal moves of `state` (computed once per position,
+        told by its JSON text: its digest would hash that text too, 50 times a second)."""
+        position = state.to_json()
+        if self._paths_of != position:
             self._paths = dict((m, tuple(self.mapping.key_path(state, m)))
                                for m in state.legal_moves())
-            self._paths_of = digest
+            self._paths_of = position
         return self._paths
 
     def confirm_keys(self, state):
@@ -231,7 +232,8 @@ def compose_frame(mapping, state, viewer, pad, now, waiting_for=None):
             pixels[c] = _scale(colour, _pulse(now))
     if pad.refused_key is not None and now - pad.refused_at < REFUSED_MS:
         pixels[pad.refused_key] = RED
-    out = bytearray(KEYS * 3)
-    for k, rgb in enumerate(pixels):
-        out[3 * k:3 * k + 3] = bytes(max(0, min(255, int(c))) for c in rgb)
-    return bytes(out)
+    levels = [int(c) for rgb in pixels for c in rgb]
+    try:
+        return bytes(levels)
+    except ValueError:  # a level out of 0..255 (ValueError only then): each one clamped
+        return bytes(max(0, min(255, c)) for c in levels)

@@ -19,6 +19,7 @@ __all__ = ["BoardGameCompanion", "run_board_game"]
 STEP_NOW = "\n[bold]Now ("  # where a step help turns from the game to this step
 REASON_MAX = 200  # characters of a rules module's refusal said on the board's screen
 POLL_S = 0.02
+_KEY_NAMES = tuple(key_name(k) for k in range(KEYS))  # a1 .. g7, as the screen asks for them
 
 
 class BoardGameCompanion:
@@ -176,8 +177,7 @@ class BoardGameCompanion:
         viewer = game.viewer()
         marks = dict(self.corner_marks())
         marks.update(game.mapping.key_marks(self.state, viewer, tuple(game.pad.pressed)))
-        return (tuple(key_name(k) for k in range(KEYS)),
-                tuple(marks.get(k, "") for k in range(KEYS)))
+        return _KEY_NAMES, tuple(marks.get(k, "") for k in range(KEYS))
 
     def corner_marks(self):
         """{corner key: 'P1'} for the players who confirm with a corner; the corner of a
@@ -375,14 +375,31 @@ class BoardGameCompanion:
         if self.help_shown:
             out.append(("help", 0, self.help_renderable()))
         else:
-            out.append(("summary", 1, game.view.summary(self.state, game.viewer())))
-            out.append(("picture", 3, game.view.render(self.state, game.viewer(), None,
-                                                       game.history, width=width)))
+            out += self._position_parts(width)
         if len(events) > 1:
             out.append(("events", 4, Text("\n".join(events[-5:-1]), style="dim")))
         if self.follower is not None:
             out.append(("link", 5, Text(self.follower.client.status_line(), style="dim")))
         return out
+
+    def _position_parts(self, width):
+        # The summary and the game's picture: what the game's view draws of the position
+        # alone, for this viewer, with these last moves, at this width (pure functions
+        # of those). The screen beside the virtual board asks 25 times a second, mostly
+        # for one position: drawn once for it (a Vorcept picture reads the state back
+        # from its JSON, every field checked).
+        game = self.game
+        viewer = game.viewer()
+        key = (self.state.to_json(), viewer, tuple(game.history), width)
+        kept = self._position_kept
+        if kept is None or kept[0] != key:
+            kept = self._position_kept = (key, [
+                ("summary", 1, game.view.summary(self.state, viewer)),
+                ("picture", 3, game.view.render(self.state, viewer, None, game.history,
+                                                width=width))])
+        return kept[1]
+
+    _position_kept = None  # (what the position's parts were drawn from, those parts)
 
     def renderable(self, width):
         from rich.console import Group
@@ -410,7 +427,7 @@ class BoardGameCompanion:
         named = [(name, priority, ansi_lines(part, width))
                  for name, priority, part in self._parts(width)]
         # A new position, view or message (a key pressed) starts again at the first page.
-        key = (self.state.digest(), self.help_shown, self.events_said)
+        key = (self.state.to_json(), self.help_shown, self.events_said)
         if key != self._page_of:
             self._page_of = key
             self.side_page = 0

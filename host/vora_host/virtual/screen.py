@@ -180,6 +180,9 @@ class Screen:
         self.rows = self.cols = 0
         self._cells = [None] * layout.KEYS
         self._lines = {}
+        self._unclipped = {}  # row -> the line before _clip, as last drawn there
+        self._keys_look = None  # all that the 49 keys were last drawn from
+        self._legend = None  # (width, Vora's cube legend drawn at that width)
         self.full = True
         self.frames_drawn = 0
         self._refusals = board.ui.refusals if board.game_on() else 0
@@ -335,9 +338,15 @@ class Screen:
         if game is not None:
             legend = game.legend_line(self.cols - 1)
         else:
-            legend = _ansi(view.render_legend(sep="  " if self.cols > 76 else " "),
-                           max(20, self.cols - 1))[0]
-        return [_clip(title, self.cols - 1), _clip(legend, self.cols - 1)]
+            legend = self._vora_legend()
+        return [title, legend]
+
+    def _vora_legend(self):
+        # The same nine cubes at every look: drawn again only at another width.
+        if self._legend is None or self._legend[0] != self.cols:
+            self._legend = (self.cols, _ansi(view.render_legend(
+                sep="  " if self.cols > 76 else " "), max(20, self.cols - 1))[0])
+        return self._legend[1]
 
     def _refusal_seen(self):
         if not self.board.game_on():
@@ -354,11 +363,45 @@ class Screen:
             out.append("\x1b[0m\x1b[2J")
             self._cells = [None] * layout.KEYS
             self._lines = {}
+            self._unclipped = {}
+            self._keys_look = None
             self.full = False
         self._refusal_seen()
+        self._draw_keys(out)
+        self._draw_side(out)
+        rows = {1: None, 2: None}
+        top = self._top_lines()
+        for i, line in enumerate(top):
+            rows[1 + i] = line
+        base = TOP + 7 * self.cell_h
+        for i, line in enumerate(self._bottom_lines()):
+            rows[base + i] = line
+        for row, line in rows.items():
+            if line is None or row > self.rows:
+                continue  # a tiny terminal: the board first, what fits below it
+            if self._unclipped.get(row) == line:
+                continue  # as drawn at the last look (most looks): no need to cut it again
+            self._unclipped[row] = line
+            line = _clip(line, self.cols - 1)
+            if self._lines.get(row) != line:
+                self._lines[row] = line
+                out.append("\x1b[%d;1H\x1b[2K%s" % (row, line))
+        if out:
+            self.out.write(BEGIN_UPDATE + "".join(out) + END_UPDATE)
+            self.out.flush()
+            self.frames_drawn += 1
+
+    def _draw_keys(self, out):
+        # The 49 keys: each redrawn when its look changed; nothing looked at key by key
+        # while the lights, the switches, the cursor and the marks are as last drawn
+        # (the screen looks 25 times a second, mostly at a board waiting for a key).
         frame = self.board.frame()
         closed = self.board.hw.closed
         names, marks = self.board.key_names_and_marks()
+        whole = (bytes(frame), closed, self.cursor, self.cell_h, tuple(names), tuple(marks))
+        if whole == self._keys_look:
+            return
+        self._keys_look = whole
         for k in range(layout.KEYS):
             v = frame[k * 3:k * 3 + 3]
             if any(v):
@@ -385,24 +428,6 @@ class Screen:
                 text = texts[i][:CELL_W].center(CELL_W)
                 bold = "\x1b[1m" if i == 1 and len(mark) == 1 else ""
                 out.append("\x1b[%d;%dH%s%s%s\x1b[0m" % (row0 + i, col, style, bold, text))
-        self._draw_side(out)
-        rows = {1: None, 2: None}
-        top = self._top_lines()
-        for i, line in enumerate(top):
-            rows[1 + i] = line
-        base = TOP + 7 * self.cell_h
-        for i, line in enumerate(self._bottom_lines()):
-            rows[base + i] = _clip(line, self.cols - 1)
-        for row, line in rows.items():
-            if line is None or row > self.rows:
-                continue  # a tiny terminal: the board first, what fits below it
-            if self._lines.get(row) != line:
-                self._lines[row] = line
-                out.append("\x1b[%d;1H\x1b[2K%s" % (row, line))
-        if out:
-            self.out.write(BEGIN_UPDATE + "".join(out) + END_UPDATE)
-            self.out.flush()
-            self.frames_drawn += 1
 
     def _draw_side(self, out):
         # The companion's panel (vora play's mirror) right of the board: whole when it

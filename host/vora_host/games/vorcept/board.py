@@ -64,8 +64,24 @@ class VorceptBoard(BoardMapping):
                 (SIDE_RGB[0], "Drone-3/Host"), (PYLON_TURN[0], "Pylon: whose turn"),
                 (LAVA, "lava"), ((120, 0, 0), "flash: removed")]
 
-    def key_marks(self, state, viewer, pressed=()):
+    def _seen(self, state, viewer):
+        # The state as `viewer` sees it (nothing is hidden), read back from its view: a
+        # JSON round trip with every field checked, ten times dearer than the state's
+        # JSON text. The frame is asked for 50 times a second and the keys' marks with
+        # each look of the virtual board's screen, mostly of one position: read once for
+        # it. One position kept (a tuple, set whole: a server's threads share BOARD).
+        key = (state.to_json(), viewer)
+        kept = self._seen_kept
+        if kept is not None and kept[0] == key:
+            return kept[1]
         seen = self.rules.determinize(state.view(viewer), 0)
+        self._seen_kept = (key, seen)
+        return seen
+
+    _seen_kept = None  # ((the state's JSON, viewer), what _seen read from them)
+
+    def key_marks(self, state, viewer, pressed=()):
+        seen = self._seen(state, viewer)
         marks = {}
         rows = seen.board_rows()  # (once: drawn for every seat's view of a server's table)
         for name in seen.cell_names():
@@ -75,7 +91,7 @@ class VorceptBoard(BoardMapping):
         return marks
 
     def frame(self, state, viewer, now):
-        seen = self.rules.determinize(state.view(viewer), 0)  # nothing is hidden
+        seen = self._seen(state, viewer)
         out = [(0, 0, 0)] * 49
         acted = set(seen.acted_cells())
         blink = now % 600 < 400
