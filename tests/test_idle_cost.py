@@ -8,7 +8,9 @@ what took that down, without changing what anyone sees or how fast a key is answ
   frame; lively (a key, the link, the board's bot), the App's own periods, a key pressed
   seen no later than App.run sees it;
 - the screen: an unchanged look writes nothing, and what is drawn from a position alone
-  (the PC game's picture, Vorcept's state read back from its JSON) is made once for it.
+  (the PC game's picture, Vorcept's state read back from its JSON) is made once for it;
+- the PC's link follower: a quiet link is looked at less often, and the board's bytes
+  wake it at once.
 
 The firmware's pace is checked on a clock of the test's own (Pacer.step), the rest by
 counting, so that none of it depends on how busy the machine is (what runs in real time
@@ -299,3 +301,40 @@ def test_a_frame_keeps_levels_out_of_range_within_a_byte():
     loud = Loud(vorcept)
     frame = compose_frame(loud, vorcept.new_game(2, seed=3), 0, KeyPad(loud), 0)
     assert frame[:3] == bytes((255, 0, 12)) and len(frame) == 3 * KEYS
+
+
+# ---------------------------------------------------------------- the PC's follower
+
+class _Port:
+    broken = None
+
+    def read(self):
+        return b""
+
+
+def test_the_follower_looks_less_often_at_a_quiet_link_and_wakes_for_bytes():
+    """Connected with nothing under way, the follower's loop waits QUIET_POLL_S; while
+    an exchange is under way (or before a session), POLL_S. Bytes from the board end
+    the wait at once."""
+    from vora_host.link import mirror
+
+    follower = mirror.Follower("/dev/null-not-a-board")
+    client = follower.client
+    assert not follower.quiet()  # no session yet: the HELLOs keep their pace
+    client.connected = True
+    client.session.reset()
+    assert follower.quiet()
+    client.session.send(wire.STATE_REQ, b"")
+    assert not follower.quiet()  # a request not acknowledged: resends are timed
+
+    async def bytes_during_a_long_wait():
+        loop = asyncio.get_running_loop()
+        follower.port = _Port()
+        pause = asyncio.create_task(follower._pause(loop, TIMEOUT))
+        while follower._waiter is None:
+            await asyncio.sleep(0)
+        follower._readable()
+        await asyncio.wait_for(pause, TIMEOUT / 2)
+
+    asyncio.run(bytes_during_a_long_wait())
+    assert mirror.QUIET_POLL_S > mirror.POLL_S

@@ -29,7 +29,12 @@ from vora_host.link.ports import virtual_device_path
 from vora_host.words import plural
 
 REOPEN_S = 1.0  # how often a missing device is looked for again
-POLL_S = 0.01
+POLL_S = 0.01  # how often the client's clocks are looked at while an exchange is under way
+# ... and while none is (connected, nothing unacknowledged nor owed): its timers then are a
+# second or longer (a heartbeat, a request asked again), and the board's bytes wake the
+# loop at once. A hundred looks a second at an idle link cost a PC more than a percent
+# of a core (issue 42).
+QUIET_POLL_S = 0.05
 
 
 class SerialPort:
@@ -83,6 +88,7 @@ class Follower:
                                   on_change=self._changed)
         self.reported = 0  # moves already announced by on_event
         self.problems_seen = 0
+        self._waiter = None  # the future run() waits on between looks; bytes in end it
 
     def _write(self, data):
         if self.port is not None:
@@ -155,7 +161,7 @@ class Follower:
             try:
                 while self.port.broken is None:
                     self.client.poll(ticks_ms())
-                    await asyncio.sleep(POLL_S)
+                    await self._pause(loop, QUIET_POLL_S if self.quiet() else POLL_S)
             finally:
                 loop.remove_reader(fd)
                 self.port.close()
@@ -164,10 +170,35 @@ class Follower:
             self.client._session_failed()
             await asyncio.sleep(REOPEN_S)
 
+    def quiet(self):
+        """True while the link has nothing under way: connected, and its session has
+        nothing unacknowledged, queued or owed an acknowledgement."""
+        client = self.client
+        return client.connected and client.session.idle
+
+    async def _pause(self, loop, seconds):
+        # A sleep that the board's bytes end early (_readable): what they start (an
+        # acknowledgement owed, a move to ask for) is then looked after at POLL_S.
+        waiter = self._waiter = loop.create_future()
+        timer = loop.call_later(seconds, _wake, waiter)
+        try:
+            await waiter
+        finally:
+            timer.cancel()
+            self._waiter = None
+
     def _readable(self):
         data = self.port.read()
         if data:
             self.client.feed(data, ticks_ms())
+        waiter = self._waiter
+        if waiter is not None:
+            _wake(waiter)
+
+
+def _wake(waiter):
+    if not waiter.done():
+        waiter.set_result(None)
 
 
 def mirror_renderable(follower, width=100, meadow=True, compact=False, play=None):
