@@ -32,8 +32,10 @@ from vora_fw.clock import ticks_add, ticks_diff, ticks_ms
 __all__ = ["Pacer", "LIVELY_MS", "LINK_MS"]
 
 LINK_MS = 5  # App._link_loop's period
-LIVELY_MS = 250  # full pace this long after the PC touched the board (a session's resend
-# timeout: an exchange the PC began is served at the board's own pace to its end)
+# Full pace this long after the PC touched the board: past the debounce time and a few
+# scans more, by when what the touch began (a key settling, a message's answer owed) keeps
+# the board lively by itself; a margin for what the checks below do not see.
+LIVELY_MS = 100
 
 
 class Pacer:
