@@ -403,17 +403,17 @@ class Screen:
             return
         self._keys_look = whole
         for k in range(layout.KEYS):
-            v = frame[k * 3:k * 3 + 3]
+            v = bytes(frame[k * 3:k * 3 + 3])
+            held = bool(closed >> k & 1)
+            look = (v, k == self.cursor, held, self.cell_h, marks[k], names[k])
+            if self._cells[k] == look:
+                continue  # (a blinking key: the others as they were)
+            self._cells[k] = look
             if any(v):
                 rgb = tuple(min(255, int(c * self.scale + 0.5)) for c in v)
                 fg = _label_colour(rgb)
             else:
                 rgb, fg = CAP_RGB, CAP_TEXT
-            held = bool(closed >> k & 1)
-            look = (rgb, fg, k == self.cursor, held, self.cell_h, marks[k], names[k])
-            if self._cells[k] == look:
-                continue
-            self._cells[k] = look
             x, y = k % 7, k // 7
             col = LEFT + x * (CELL_W + 1)
             row0 = TOP + (6 - y) * self.cell_h
