@@ -443,6 +443,9 @@ class VoraUI(Frames, Keys):
 
     def tick(self, now):
         """Time passing: long presses, views that expire, bots and previewed moves."""
+        # A job added here that needs every tick (not a time of its own a frame may be
+        # late for) must be named in vora_host.virtual.pace._game_counts_on_ticks too: the
+        # virtual board runs this at the App's pace only while that says so.
         self.now = now
         if self.held_key >= 0 and ticks_diff(now, self.held_since) >= HOLD_MS:
             k = self.held_key
