@@ -28,12 +28,18 @@ def _nibble_table():
     return tuple(out)
 
 
-_NIBBLES = _nibble_table()
+# Made at the first soft CRC, not at import: its 16 numbers are past a small int on a
+# 32-bit board (a heap object each, 0.6 KB in all), and a board with binascii.crc32 (every
+# port this firmware targets) never needs them.
+_nibbles = None
 
 
 def crc32_soft(data, crc=0):
     """CRC-32 without binascii, a nibble at a time (the reference and the fallback)."""
-    table = _NIBBLES
+    global _nibbles
+    table = _nibbles
+    if table is None:
+        table = _nibbles = _nibble_table()
     crc = ~crc & 0xFFFFFFFF
     for b in data:
         crc ^= b

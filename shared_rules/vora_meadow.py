@@ -131,6 +131,9 @@ _AROUND_BY_NAME = tuple(tuple(sorted(AROUND[i], key=lambda n: CELL_NAMES[n])) fo
 _EDGES_BY_NAME = tuple(sorted(range(20), key=lambda e: EDGE_NAMES[e]))
 _TYPES_BY_NAME = tuple(sorted(range(N_TYPES), key=lambda t: TYPES[t]))
 _ALL_EDGES_OK = (True,) * 20
+# The builders above served the import only: let their code go (on a stock Pico the code
+# sits on the heap: some 0.5 KB).
+del _edge_cells, _view, _neighbours
 
 
 def cell_index(name):

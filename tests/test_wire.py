@@ -7,6 +7,7 @@ The `cobs` package (pinned in requirements.lock) is CPython-only: it is the refe
 never a dependency of the board's code (docs/protocol.md says why the codec is hand-written).
 """
 
+import os
 import random
 import re
 import subprocess
@@ -62,6 +63,21 @@ def test_crc32_matches_zlib_and_the_soft_form(data):
     # zlib's is an independent implementation; the soft form is the board's fallback.
     assert wire.crc32(data) == zlib.crc32(data) == wire.crc32_soft(data)
     assert wire.crc32(memoryview(data)) == zlib.crc32(data)
+
+
+def test_the_soft_crc32s_table_is_made_only_when_it_is_used():
+    # A board has binascii.crc32 (the C one): the fallback's 16 numbers, past a small int
+    # on a 32-bit board, are not made at import (0.6 KB of its heap), only at a first use.
+    code = ("from shared_rules import checks, wire\n"
+            "from vora_fw import store, link\n"
+            "wire.crc32(b'123456789')\n"
+            "assert checks._nibbles is None, 'made at import'\n"
+            "assert checks.crc32_soft(b'123456789') == 0xCBF43926\n"
+            "assert len(checks._nibbles) == 16\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=str(REPO_ROOT), env=dict(os.environ, PYTHONPATH=os.pathsep.join(
+                              [str(REPO_ROOT), str(REPO_ROOT / "firmware")])))
+    assert done.returncode == 0, done.stderr
 
 
 def test_the_soft_crc32_is_used_without_binascii_crc32(monkeypatch):
