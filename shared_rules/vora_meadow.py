@@ -123,11 +123,15 @@ def _neighbours(i, diagonal):
 
 
 ORTHOGONAL = tuple(_neighbours(i, False) for i in range(25))
-AROUND = tuple(_neighbours(i, True) for i in range(25))
+# Each cell's eight neighbours or fewer, diagonals too, in the order of their names (a1,
+# a2, ..., e5), which lets legal_moves() build its list already sorted: one table for both
+# (25 tuples of up to 8 cells, some 1 KB of a stock Pico's heap).
+AROUND = tuple(tuple(sorted(_neighbours(i, True), key=lambda n: CELL_NAMES[n]))
+               for i in range(25))
+_AROUND_BY_NAME = AROUND
 # Cells ordered by name (a1, a2, ..., e5): a group is named by its first cell in this order.
 _NAME_ORDER = tuple(sorted(range(25), key=lambda i: CELL_NAMES[i]))
 # Orders that let legal_moves() build its list already sorted.
-_AROUND_BY_NAME = tuple(tuple(sorted(AROUND[i], key=lambda n: CELL_NAMES[n])) for i in range(25))
 _EDGES_BY_NAME = tuple(sorted(range(20), key=lambda e: EDGE_NAMES[e]))
 _TYPES_BY_NAME = tuple(sorted(range(N_TYPES), key=lambda t: TYPES[t]))
 _ALL_EDGES_OK = (True,) * 20

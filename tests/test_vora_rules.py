@@ -422,6 +422,13 @@ def test_the_written_out_names_are_the_meadows_geometry():
         assert vora.EDGE_EXIT[e] == opposite[side], name
     assert sorted(vora.EDGE_NAMES) == sorted(
         [s + f for s in "SN" for f in files] + [s + str(r) for s in "EW" for r in range(1, 6)])
+    # Each cell's neighbours, diagonals too, in the order of their names (one table for
+    # the rules' checks and for legal_moves()' sorted list).
+    for i in range(25):
+        r, f = divmod(i, 5)
+        near = [rr * 5 + ff for rr in range(r - 1, r + 2) for ff in range(f - 1, f + 2)
+                if (rr, ff) != (r, f) and 0 <= rr < 5 and 0 <= ff < 5]
+        assert vora.AROUND[i] == tuple(sorted(near, key=lambda n: vora.CELL_NAMES[n]))
     assert [vora.cell_index(n) for n in vora.CELL_NAMES] == list(range(25))
     with pytest.raises(KeyError):
         vora.cell_index("f1")
