@@ -328,10 +328,9 @@ def test_the_follower_looks_less_often_at_a_quiet_link_and_wakes_for_bytes():
     assert not follower.quiet()  # a request not acknowledged: resends are timed
 
     async def bytes_during_a_long_wait():
-        loop = asyncio.get_running_loop()
         follower.port = _Port()
-        pause = asyncio.create_task(follower._pause(loop, TIMEOUT))
-        while follower._waiter is None:
+        pause = asyncio.create_task(follower._pause.sleep(TIMEOUT))
+        while not follower._pause.sleeping:
             await asyncio.sleep(0)
         follower._readable()
         await asyncio.wait_for(pause, TIMEOUT / 2)

@@ -50,6 +50,8 @@ LEVELS = (
      "vora_host.openspiel_adapter": "the rules as OpenSpiel games, for its algorithms",
      "vora_host.pools": "ending a pool of worker processes (the lab's and the review's)",
      "vora_host.hang_up": "the terminal closing stops a program as Ctrl-C does",
+     "vora_host.wakeable": "a sleep something else ends early (the virtual board's pace, "
+                           "the mirror's follower)",
      "vora_host.ansi": "rich renderables as ANSI lines for the virtual board's screen and "
                        "the mirror, each text drawn once a width"},
     {"vora_host.games": "each game's place on the host: its terminal view, its 7x7 mapping "

@@ -26,6 +26,7 @@ from vora_host.games.vora import view as render
 from vora_host.link import portlock, ports
 from vora_host.link.client import BoardClient, ticks_ms
 from vora_host.link.ports import virtual_device_path
+from vora_host.wakeable import WakeableSleep
 from vora_host.words import plural
 
 REOPEN_S = 1.0  # how often a missing device is looked for again
@@ -88,7 +89,7 @@ class Follower:
                                   on_change=self._changed)
         self.reported = 0  # moves already announced by on_event
         self.problems_seen = 0
-        self._waiter = None  # the future run() waits on between looks; bytes in end it
+        self._pause = WakeableSleep()  # run()'s between two looks; bytes in end it
 
     def _write(self, data):
         if self.port is not None:
@@ -161,7 +162,9 @@ class Follower:
             try:
                 while self.port.broken is None:
                     self.client.poll(ticks_ms())
-                    await self._pause(loop, QUIET_POLL_S if self.quiet() else POLL_S)
+                    # What the board's bytes start (an acknowledgement owed, a move to ask
+                    # for) is then looked after at POLL_S.
+                    await self._pause.sleep(QUIET_POLL_S if self.quiet() else POLL_S)
             finally:
                 loop.remove_reader(fd)
                 self.port.close()
@@ -176,29 +179,11 @@ class Follower:
         client = self.client
         return client.connected and client.session.idle
 
-    async def _pause(self, loop, seconds):
-        # A sleep that the board's bytes end early (_readable): what they start (an
-        # acknowledgement owed, a move to ask for) is then looked after at POLL_S.
-        waiter = self._waiter = loop.create_future()
-        timer = loop.call_later(seconds, _wake, waiter)
-        try:
-            await waiter
-        finally:
-            timer.cancel()
-            self._waiter = None
-
     def _readable(self):
         data = self.port.read()
         if data:
             self.client.feed(data, ticks_ms())
-        waiter = self._waiter
-        if waiter is not None:
-            _wake(waiter)
-
-
-def _wake(waiter):
-    if not waiter.done():
-        waiter.set_result(None)
+        self._pause.wake()
 
 
 def mirror_renderable(follower, width=100, meadow=True, compact=False, play=None):

@@ -29,6 +29,8 @@ from vora_fw import vora_ui
 from vora_fw.app import FRAME_MS
 from vora_fw.clock import ticks_add, ticks_diff, ticks_ms
 
+from vora_host.wakeable import WakeableSleep
+
 __all__ = ["Pacer", "LIVELY_MS", "LINK_MS"]
 
 LINK_MS = 5  # App._link_loop's period
@@ -49,7 +51,7 @@ class Pacer:
         now = ticks_ms() if now is None else now
         self._lively_until = now
         self._next_scan = self._next_link = self._next_frame = now
-        self._waiter = None  # the future run() sleeps on, done early by nudge()
+        self._sleep = WakeableSleep()  # run()'s, ended early by nudge()
 
     def nudge(self, now=None):
         """The PC touched the board (a switch, bytes, a move typed): a scan and a look at
@@ -57,9 +59,7 @@ class Pacer:
         now = ticks_ms() if now is None else now
         self._lively_until = ticks_add(now, LIVELY_MS)
         self._next_scan = self._next_link = now
-        waiter = self._waiter
-        if waiter is not None:
-            _wake(waiter)
+        self._sleep.wake()
 
     def lively(self, now):
         """True while the board must run at the firmware's own pace (module comment)."""
@@ -104,7 +104,6 @@ class Pacer:
     async def run(self):
         """App.run, paced: until the PC asks for the REPL (forever otherwise)."""
         app = self.app
-        loop = asyncio.get_running_loop()
         app.sample_keys()
         now = ticks_ms()
         self._next_scan = self._next_link = self._next_frame = now
@@ -112,26 +111,13 @@ class Pacer:
             while not app.stopping():
                 ms = self.step(ticks_ms())
                 if ms:
-                    await self._sleep(loop, ms / 1000)
+                    await self._sleep.sleep(ms / 1000)
                 else:
                     await asyncio.sleep(0)  # due again at once: others run first all the same
         finally:
             app.stop_sampling()  # as App.run: the REPL's board scans on demand
         app.output.off()
 
-    async def _sleep(self, loop, seconds):
-        waiter = self._waiter = loop.create_future()
-        timer = loop.call_later(seconds, _wake, waiter)
-        try:
-            await waiter
-        finally:
-            timer.cancel()
-            self._waiter = None
-
-
-def _wake(waiter):
-    if not waiter.done():
-        waiter.set_result(None)
 
 
 def _game_counts_on_ticks(ui):
