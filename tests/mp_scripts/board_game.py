@@ -72,13 +72,16 @@ def load_port():
 
 
 def load_board():
-    # The board's code (code_bytes, with the link's below).
-    global prng, layout, App, SimHardware, default_pinmap, Store
+    # The board's code, its link to the PC too: code_bytes.
+    global prng, layout, App, SimHardware, default_pinmap, Store, wire, BoardLink
     from shared_rules import prng
     from vora_fw import layout
     from vora_fw.app import App
     from vora_fw.hal_sim import SimHardware, default_pinmap
     from vora_fw.store import Store
+    if not ALONE:
+        from shared_rules import wire
+        from vora_fw.link import BoardLink
 
 
 def load_driver():
@@ -86,16 +89,6 @@ def load_driver():
     # board's, but not the board's: driver_code_bytes.
     global board_player
     import board_player
-
-
-def load_link():
-    # The board's link to the PC (code_bytes too). Loaded after this driver, as it always
-    # was: the Unix port's test compiles all from source in a heap of 256 KB, where the
-    # order of the loads decides whether a 1,280-byte block is left for the pixels.
-    global wire, BoardLink
-    if not ALONE:
-        from shared_rules import wire
-        from vora_fw.link import BoardLink
 
 
 def load_pc():
@@ -106,12 +99,8 @@ def load_pc():
         PC_READER = wire.FrameReader()
 
 
-LOADS = (load_port, load_board, load_driver, load_link, load_pc)
-# Under the WebAssembly runner (--steps) each load is a step of its own; elsewhere a
-# collection is exact between two loads, and they are made from the top level: the Unix
-# port's test compiles all from source in 256 KB, and there importing the link from
-# inside step() failed for want of 1,280 bytes in one block at some heap sizes.
-STEPPED = MICRO and sys.platform == "webassembly"
+LOADS = (load_port, load_board, load_driver, load_pc)
+LOADED = ("port_code_bytes", "code_bytes", "driver_code_bytes", "pc_reader_bytes")
 
 if MICRO:
     SAVE_DIR = "board_game_save"  # in the runner's own filesystem (memory, or a temp folder)
@@ -122,6 +111,8 @@ else:
     SAVE_DIR = tempfile.mkdtemp(prefix="board_game_save")
     # CPython's run is a check beside MicroPython's: its save folder goes with it.
     atexit.register(shutil.rmtree, SAVE_DIR, True)
+
+
 class Run:
     pass
 
@@ -235,11 +226,8 @@ def step():
             print("transient_bytes", R.transient)
             print("board_transient_bytes", R.board_transient)
             print("board_peak_bytes", R.board_peak)
-        weighed = [R.loaded[i + 1] - R.loaded[i] for i in range(len(LOADS))]
-        print("code_bytes", weighed[1] + weighed[3])
-        print("driver_code_bytes", weighed[2])
-        print("pc_reader_bytes", weighed[4])
-        print("port_code_bytes", weighed[0])
+        for i, name in enumerate(LOADED):
+            print(name, R.loaded[i + 1] - R.loaded[i])
         return False
     else:
         # One key press per step, so the heap is measured around each key event.
@@ -266,9 +254,6 @@ def step():
     return True
 
 
-if not STEPPED:  # CPython, or MicroPython's Unix port
-    for load in LOADS:  # at the top level, where the Unix port's test always loaded them
-        R.loaded.append(collect())
-        load()
+if not MICRO or sys.platform != "webassembly":  # CPython, or MicroPython's Unix port
     while step():
         pass
