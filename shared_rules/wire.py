@@ -186,28 +186,6 @@ def _cobs_encode_into(data, n, out, o):
         i = z + 1
 
 
-def _cobs_decode_into(src, n, dst):
-    """Decode src[:n] (no zeros in it) into dst; returns the length or a BadCobs error."""
-    mv = memoryview(src)
-    i = 0
-    o = 0
-    while i < n:
-        c = src[i]
-        j = i + c
-        if j > n:
-            return BadCobs("bad COBS: the block at byte %d says %d bytes follow, only %d do"
-                           % (i, c - 1, n - i - 1))
-        k = c - 1
-        if k:
-            dst[o:o + k] = mv[i + 1:j]
-            o += k
-        i = j
-        if c != 0xFF and i < n:  # a block under 254 bytes stood for data + one zero
-            dst[o] = 0
-            o += 1
-    return o
-
-
 # --- frames -----------------------------------------------------------------------------
 
 def encode_frame(type, seq, ack, payload=b""):
@@ -280,15 +258,20 @@ class FrameReader:
     """
 
     def __init__(self, max_frame=_MAX_FRAME):
-        self._raw = bytearray(max_frame)  # encoded bytes of the frame being received
-        self._body = bytearray(max_frame)  # its COBS-decoded body (never longer)
-        self._n = 0
-        self._skip = False  # discarding an oversize frame up to the next delimiter
+        # COBS is decoded as the bytes come, block by block, into the one buffer of the
+        # body (never longer than its encoding): the encoded frame is not kept.
+        self._body = bytearray(max_frame)
+        self.reset()
 
     def reset(self):
         """Forget a partial frame (not needed at a session reset: framing is independent)."""
-        self._n = 0
-        self._skip = False
+        self._n = 0  # encoded bytes of the frame so far
+        self._o = 0  # its decoded bytes so far
+        self._left = 0  # data bytes still to come in the COBS block being read
+        self._code = 0  # that block's code byte, at encoded byte _at
+        self._at = 0
+        self._zero = False  # a zero to write before the next block (the last ended short)
+        self._skip = False  # discarding an oversize frame up to the next delimiter
 
     def feed(self, data):
         out = []
@@ -296,8 +279,7 @@ class FrameReader:
             data = bytes(data)  # memoryview and other buffers: find() needs bytes
         n = len(data)
         mv = memoryview(data)
-        raw = self._raw
-        cap = len(raw)
+        cap = len(self._body)
         i = 0
         while i < n:
             z = data.find(b"\x00", i)
@@ -307,23 +289,61 @@ class FrameReader:
                 if self._n + k > cap:
                     out.append(TooLong("frame longer than %d bytes: discarded up to the next"
                                        " delimiter" % cap))
+                    self.reset()
                     self._skip = True
-                    self._n = 0
                 else:
-                    raw[self._n:self._n + k] = mv[i:end]
-                    self._n += k
+                    self._decode(mv, i, end)
             if z < 0:
                 break
             if self._skip:
                 self._skip = False
             elif self._n:
                 out.append(self._finish())
-            self._n = 0
+            self.reset()
             i = z + 1
         return out
 
+    def _decode(self, mv, i, end):
+        # The encoded bytes mv[i:end] (no zero among them) onto the body: a code byte
+        # opens a block of that many bytes less one, copied whole as far as they came;
+        # a block under 254 bytes stands for its data and a zero, written when another
+        # block follows (the frame's last block has none).
+        body = self._body
+        o = self._o
+        left = self._left
+        at = self._n
+        while i < end:
+            if left:
+                k = end - i if end - i < left else left
+                body[o:o + k] = mv[i:i + k]
+                o += k
+                i += k
+                at += k
+                left -= k
+                continue
+            c = mv[i]
+            if self._zero:
+                body[o] = 0
+                o += 1
+            self._zero = c != 0xFF
+            self._code = c
+            self._at = at
+            left = c - 1
+            i += 1
+            at += 1
+        self._o = o
+        self._left = left
+        self._n = at
+
+    def _end(self):
+        # The length of the body decoded, or BadCobs when its last block was cut short.
+        if self._left:
+            return BadCobs("bad COBS: the block at byte %d says %d bytes follow, only %d do"
+                           % (self._at, self._code - 1, self._code - 1 - self._left))
+        return self._o
+
     def _finish(self):
-        m = _cobs_decode_into(self._raw, self._n, self._body)
+        m = self._end()
         if isinstance(m, WireError):
             return m
         return _decode_body(self._body, m)

@@ -20,8 +20,8 @@ except ImportError:  # CPython
 import binascii
 
 from shared_rules.wire import (  # noqa: F401
-    MAX_PAYLOAD, MODE_STANDALONE, MODE_TERMINAL, BadCobs, BadPayload, TooLong, WireError,
-    _check_int, _check_len, _check_max, _check_move_text, _cobs_decode_into, _cobs_encode_into,
+    MAX_PAYLOAD, MODE_STANDALONE, MODE_TERMINAL, BadCobs, BadPayload, FrameReader, TooLong,
+    WireError, _check_int, _check_len, _check_max, _check_move_text, _cobs_encode_into,
     _decode_body, _move_bytes, _put_u16, _put_u32, _u16, _u32, check_seats)
 
 # The protocol's sizes that the board's codec keeps to itself (shared_rules.wire names them
@@ -67,11 +67,13 @@ def cobs_decode(data, limit=MAX_FRAME):
     z = data.find(b"\x00")
     if z >= 0:
         return BadCobs("bad COBS: a zero byte inside the frame at byte %d" % z)
-    out = bytearray(n)
-    m = _cobs_decode_into(data, n, out)
+    # The frame reader's decoder, on the whole input at once.
+    reader = FrameReader(n)
+    reader._decode(memoryview(data), 0, n)
+    m = reader._end()
     if isinstance(m, WireError):
         return m
-    return bytes(memoryview(out)[:m])
+    return bytes(memoryview(reader._body)[:m])
 
 
 def decode_body(body):
