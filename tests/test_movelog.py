@@ -58,6 +58,24 @@ def test_no_buffer_of_a_long_game_grows_past_about_a_kilobyte():
     assert sizes and max(sizes) <= 1024, max(sizes)
 
 
+def test_the_record_keeps_its_moves_json_and_little_else():
+    # A long game's record is the largest thing the board keeps (6 KB of its heap after a
+    # 327-move game, docs/benchmarks.md): its buffers hold the moves' JSON, and apart
+    # from the last piece's unused end, next to nothing more (no table of where each
+    # move ends: 112 bytes a piece were a sixth of it).
+    rng = random.Random(11)
+    log, moves = MoveLog(), []
+    for _ in range(330):
+        move = "%s %s %s" % (rng.choice(("push", "take", "mole", "ladybug")),
+                             rng.choice(("pig", "a1", "e5")), rng.choice(("Sa", "c3", "W1")))
+        log.append(move)
+        moves.append(move)
+    json_bytes = len(json.dumps(moves, separators=(",", ":"))) - 2
+    kept = sum(len(buf) * getattr(buf, "itemsize", 1) for buf in buffers(log))
+    assert kept <= json_bytes * 1.05 + 512, (kept, json_bytes)
+    assert log == moves
+
+
 def test_a_buffer_is_made_whole_once_and_never_made_again():
     # A bytearray that grows by extend() is made again a little bigger at each move: on a
     # board's fixed heap, hundreds of such blocks split the free memory until one move's
