@@ -94,7 +94,7 @@ class MoveLog:
         # through the pieces. Where a move ends is found by its closing quote (a move has
         # none inside): the record keeps no table of ends, read seldom (a PC catching up,
         # a takeback, the record asked for).
-        out = []
+        out = []  # type: list[str]
         if start >= stop:
             return out
         piece = self._piece_of(start)
