@@ -10,12 +10,16 @@ board's USB), for the Unix port of MicroPython; driven by tests/test_board_alone
    plays MOVES_WITH_PC more moves by keys, which the link reports to the PC.
 3. When the PC asks for the REPL the application stops; it prints "done <moves> <digest>".
 
-Usage (module on the path): board_alone SEED MOVES_ALONE MOVES_WITH_PC
+With STALL_EVERY, the process stands still for 150 ms after every STALL_EVERY-th key press
+(as a loaded machine can make it).
+
+Usage (module on the path): board_alone SEED MOVES_ALONE MOVES_WITH_PC [STALL_EVERY]
 """
 
 import asyncio
 import os
 import sys
+import time
 
 from shared_rules import prng
 from vora_fw import VERSION, boot, layout, start
@@ -25,11 +29,12 @@ import board_player
 SEED = int(sys.argv[1])
 MOVES_ALONE = int(sys.argv[2])
 MOVES_WITH_PC = int(sys.argv[3])
+STALL_EVERY = int(sys.argv[4]) if len(sys.argv) > 4 else 0  # stall after every Nth press
 # Modules a board playing alone never loads: its link, and the notation of positions (a
 # game dealt from the box has no start position to read or write).
 LINK_MODULES = ("vora_fw.link", "shared_rules.wire", "shared_rules.session", "vora_fw.maker",
                 "shared_rules.vora_position")
-HOLD_MS = 80  # a key held (and then released) this long: four times the debounce
+HOLD_MS = 80  # a key held (and then released) at least this long: four times the debounce
 FLASH = "flash"
 IDENTITY = {"micropython": "1.27.0", "mpy": 6, "mpy_sub": 3, "arch": "armv6m",
             "platform": "rp2"}
@@ -41,14 +46,39 @@ class Run:
 
 R = Run()
 R.chooser = prng.seed_state(SEED + 99)
+R.presses = 0
+
+
+async def stall():
+    # The process not run for 150 ms just after a key went down, as on a loaded machine:
+    # the whole loop stands still (a blocking sleep), and then the scan's period and the
+    # key's hold are both over at once.
+    time.sleep_ms(150)
 
 
 async def press(name):
+    # Down until the board has seen the key down, then up until it has seen it up: a key
+    # held a fixed time was lost when the scan loop ran once in that time (a stall).
     k = layout.key_index(name)
     R.hw.press(k)
-    await asyncio.sleep_ms(HOLD_MS)
+    R.presses += 1
+    if STALL_EVERY and R.presses % STALL_EVERY == 0:
+        asyncio.create_task(stall())
+    await seen(k, True)
     R.hw.release(k)
+    await seen(k, False)
+
+
+async def seen(k, down):
+    # At least HOLD_MS, and until the board's debounced state says so (10 s at most), or
+    # the application stops (the PC asked for the REPL once it had every move).
     await asyncio.sleep_ms(HOLD_MS)
+    scanner = R.app.scanner
+    for _ in range(1000):
+        if scanner.is_pressed(k) == down or R.app.stopping():
+            return
+        await asyncio.sleep_ms(10)
+    raise AssertionError("the board did not see key %d %s in 10 s" % (k, "down" if down else "up"))
 
 
 async def play(moves):
