@@ -142,6 +142,27 @@ def test_the_last_moves_digest_is_hashed_once_for_its_move_and_the_games_end(mon
     assert len(calls) == b.ui.moves_played  # one per move, none more for the end
 
 
+def test_the_games_end_works_out_its_winner_once_for_the_keys_and_the_pc(monkeypatch):
+    # The last move's key event is the costliest of a game on the board's heap (issue 40):
+    # the end's scroll and the PC's GAME "over" each ranked the farms again.
+    b = Board()
+    b.hello()
+    b.ui.new_game("SN", 3)
+    kind = type(b.ui.state)
+    real = kind.winner
+    calls = []
+    monkeypatch.setattr(kind, "winner", lambda self: calls.append(1) or real(self))
+    while not b.ui.state.is_over():
+        b.play(1)
+        b.ack_all()
+        b.frames()
+    over = [d for d in (wire.unpack_json(p) for t, _, p in b.seen if t == wire.GAME)
+            if d.get("event") == "over"]
+    assert len(over) == 1 and len(calls) == 1
+    assert over[0]["winner"] == real(b.ui.state) == b.ui.winner_player
+    assert over[0]["scores"] == b.ui.state.scores()
+
+
 def test_a_move_saved_and_reported_makes_the_states_json_once(tmp_path, monkeypatch):
     # Issue 40: the save and the MOVE report's digest each made the state's JSON, a whole
     # text each (3 KB of garbage a move on the board's heap). The digest is now hashed from

@@ -392,7 +392,9 @@ class BoardLink:
         d["event"] = event
         if event == "over":
             d["scores"] = state.scores()
-            d["winner"] = state.winner()
+            # The game's screen ranked the farms for its end (VoraUI._prepare_scores, just
+            # before): the last key event is the costliest on the heap, so not twice.
+            d["winner"] = ui.winner_player if state is ui.state else state.winner()
         payload = wire.pack_json(d)
         if self._owed_events or not self._send(wire.GAME, payload):
             self._owe_event(wire.GAME, payload)
