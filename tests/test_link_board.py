@@ -119,23 +119,30 @@ def test_an_answer_for_a_game_the_board_does_not_have_is_never_dropped_either():
     assert {"event": "unknown", "game": 12345} in unknown
 
 
-def test_the_last_moves_digest_is_hashed_once_for_its_move_and_the_games_end(monkeypatch):
-    # A digest is the state's JSON hashed: with a PC the last move's step made it twice (its
-    # MOVE, then the GAME "over" summary), the costliest step of a game on the board's heap.
+def a_game_to_its_end_counting(monkeypatch, method):
+    """A game of two played to its end with a PC that acknowledges everything, counting the
+    calls of the state's `method`: (board, calls, the method itself, the GAME "over"s)."""
     b = Board()
     b.hello()
     b.ui.new_game("SN", 3)
     kind = type(b.ui.state)
-    real = kind.digest
+    real = getattr(kind, method)
     calls = []
-    monkeypatch.setattr(kind, "digest", lambda self: calls.append(1) or real(self))
+    monkeypatch.setattr(kind, method, lambda self: calls.append(1) or real(self))
     while not b.ui.state.is_over():
         b.play(1)
         b.ack_all()
         b.frames()
-    reports = [wire_host.unpack_move(p) for t, _, p in b.seen if t == wire.MOVE]
     over = [d for d in (wire.unpack_json(p) for t, _, p in b.seen if t == wire.GAME)
             if d.get("event") == "over"]
+    return b, calls, real, over
+
+
+def test_the_last_moves_digest_is_hashed_once_for_its_move_and_the_games_end(monkeypatch):
+    # A digest is the state's JSON hashed: with a PC the last move's step made it twice (its
+    # MOVE, then the GAME "over" summary), the costliest step of a game on the board's heap.
+    b, calls, real, over = a_game_to_its_end_counting(monkeypatch, "digest")
+    reports = [wire_host.unpack_move(p) for t, _, p in b.seen if t == wire.MOVE]
     assert len(reports) == b.ui.moves_played and len(over) == 1
     assert over[0]["digest"] == reports[-1][2] == real(b.ui.state)
     assert over[0]["moves"] == reports[-1][1] == b.ui.moves_played
@@ -145,19 +152,7 @@ def test_the_last_moves_digest_is_hashed_once_for_its_move_and_the_games_end(mon
 def test_the_games_end_works_out_its_winner_once_for_the_keys_and_the_pc(monkeypatch):
     # The last move's key event is the costliest of a game on the board's heap (issue 40):
     # the end's scroll and the PC's GAME "over" each ranked the farms again.
-    b = Board()
-    b.hello()
-    b.ui.new_game("SN", 3)
-    kind = type(b.ui.state)
-    real = kind.winner
-    calls = []
-    monkeypatch.setattr(kind, "winner", lambda self: calls.append(1) or real(self))
-    while not b.ui.state.is_over():
-        b.play(1)
-        b.ack_all()
-        b.frames()
-    over = [d for d in (wire.unpack_json(p) for t, _, p in b.seen if t == wire.GAME)
-            if d.get("event") == "over"]
+    b, calls, real, over = a_game_to_its_end_counting(monkeypatch, "winner")
     assert len(over) == 1 and len(calls) == 1
     assert over[0]["winner"] == real(b.ui.state) == b.ui.winner_player
     assert over[0]["scores"] == b.ui.state.scores()
