@@ -59,7 +59,7 @@ def test_no_buffer_of_a_long_game_grows_past_about_a_kilobyte():
 
 
 def test_the_record_keeps_its_moves_json_and_little_else():
-    # A long game's record is the largest thing the board keeps (6 KB of its heap after a
+    # A long game's record is the largest thing the board keeps (5 KB of its heap after a
     # 327-move game, docs/benchmarks.md): its buffers hold the moves' JSON, and apart
     # from the last piece's unused end, next to nothing more (no table of where each
     # move ends: 112 bytes a piece were a sixth of it).

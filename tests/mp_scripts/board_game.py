@@ -130,7 +130,7 @@ def scan(ms):
         R.now += 5
         # The clock's two reads are this driver's: under WebAssembly each makes a float
         # (32 bytes a step: 1.5 KB over the 24 steps of a press, with the collector held
-        # off), where a board's ticks_us() is a small int. Counted apart (clock_bytes).
+        # off), where a board's ticks_us() is a small int. Counted apart (R.clock_alloc).
         start = gc.mem_alloc() if MICRO else 0
         t0 = now_us()
         before = gc.mem_alloc() if MICRO else 0
