@@ -310,22 +310,35 @@ def test_the_command_names_what_is_wrong(tmp_path, narrow, capsys):
     assert GameLog(db).review(over) is None  # nothing computed for a refused command
 
 
-def test_ctrl_c_stops_the_command_saying_how_to_go_on(tmp_path, narrow, capsys,
-                                                      monkeypatch):
+def a_review_broken_by(tmp_path, monkeypatch, name, breaking, extra, **settings):
+    """A logged Vorcept game, review_run's `name` replaced by breaking(the real one), and
+    the command that reviews the game (its options after `extra`): (db, game id, moves,
+    the real function, the command)."""
     db = tmp_path / "games.sqlite3"
     with GameLog(db) as log:
         gid, moves = log_random_game(log, game="vorcept", seed=3)
-    real = review_run.evaluate_position
+    real = getattr(review_run, name)
+    monkeypatch.setattr(review_run, name, breaking(real))
+    for setting, value in settings.items():
+        monkeypatch.setattr(review_run, setting, value)
+    return db, gid, moves, real, ["games", "--db", str(db), "review", str(gid), *extra]
+
+
+def test_ctrl_c_stops_the_command_saying_how_to_go_on(tmp_path, narrow, capsys,
+                                                      monkeypatch):
     calls = []
 
-    def interrupted(*args):
-        calls.append(args)
-        if len(calls) == 5:
-            raise KeyboardInterrupt
-        return real(*args)
-    monkeypatch.setattr(review_run, "evaluate_position", interrupted)
-    monkeypatch.setattr(review_run, "WORKERS", 1)  # the interruption comes from this process
-    command = ["games", "--db", str(db), "review", str(gid), "--budget", "5", "--again"]
+    def interrupted(real):
+        def evaluate(*args):
+            calls.append(args)
+            if len(calls) == 5:
+                raise KeyboardInterrupt
+            return real(*args)
+        return evaluate
+    # One worker: the interruption comes from this process.
+    db, gid, moves, real, command = a_review_broken_by(
+        tmp_path, monkeypatch, "evaluate_position", interrupted, ["--budget", "5", "--again"],
+        WORKERS=1)
     assert main(command) == 130
     err = " ".join(capsys.readouterr().err.split())
     assert ("game %d: stopped at move 3 of %d; run the same command to go on"
@@ -344,24 +357,21 @@ def test_a_worker_killed_is_said_and_the_same_command_goes_on(tmp_path, narrow, 
     import multiprocessing
     import os
     import signal
-    db = tmp_path / "games.sqlite3"
-    with GameLog(db) as log:
-        gid, moves = log_random_game(log, game="vorcept", seed=3)
-    real = review_run.evaluations
     killed = []
 
-    def a_worker_killed_after_the_second(*args):
-        for k, evaluation in enumerate(real(*args)):
-            if k == 2:  # two positions in: a move reviewed, the others under way
-                workers = [p for p in multiprocessing.active_children()
-                           if p.name.startswith("SpawnProcess")]
-                os.kill(workers[0].pid, signal.SIGKILL)
-                killed.append(workers[0].pid)
-            yield evaluation
-    monkeypatch.setattr(review_run, "evaluations", a_worker_killed_after_the_second)
-    monkeypatch.setattr(review_run, "WORKERS", 2)
-    monkeypatch.setattr(review_run, "PARALLEL_FROM", 1)
-    command = ["games", "--db", str(db), "review", str(gid), "--budget", "20"]
+    def a_worker_killed_after_the_second(real):
+        def evaluations(*args):
+            for k, evaluation in enumerate(real(*args)):
+                if k == 2:  # two positions in: a move reviewed, the others under way
+                    workers = [p for p in multiprocessing.active_children()
+                               if p.name.startswith("SpawnProcess")]
+                    os.kill(workers[0].pid, signal.SIGKILL)
+                    killed.append(workers[0].pid)
+                yield evaluation
+        return evaluations
+    db, gid, moves, real, command = a_review_broken_by(
+        tmp_path, monkeypatch, "evaluations", a_worker_killed_after_the_second,
+        ["--budget", "20"], WORKERS=2, PARALLEL_FROM=1)
     assert main(command) == 1 and killed
     err = " ".join(capsys.readouterr().err.split())
     assert ("game %d: a worker process ended before its work was done (killed, or out of "

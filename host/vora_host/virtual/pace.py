@@ -119,7 +119,6 @@ class Pacer:
         app.output.off()
 
 
-
 def _game_counts_on_ticks(ui):
     """True while the firmware's game does something at each tick, or at a time of its
     own (VoraUI.tick): a corner held (the menu opens at HOLD_MS), a move played that is
