@@ -162,10 +162,14 @@ def type_name(t):
 # The loops work block by block with bytes.find and slice copies (done in C on both
 # runtimes), not byte by byte in Python.
 
-def _cobs_encode_into(data, n, out, o):
-    """Encode data[:n] (bytes or bytearray) at out[o:]; returns the end index."""
+def _cobs_encode_into(data, i, n, out, o):
+    """Encode data[i:n] (bytes or bytearray) at out[o:]; returns the end index. `out` may
+    be `data` itself, the data at least 1 + (n - i) // 254 bytes after o: each block's
+    code byte and data are then written before where they were read. Blocks are copied
+    through memoryviews, which both runtimes copy as memmove does when the two overlap
+    (a bytearray's slice assignment, on CPython, does not promise it)."""
     mv = memoryview(data)
-    i = 0
+    dst = mv if out is data else memoryview(out)
     while True:
         z = data.find(b"\x00", i, n)
         end = n if z < 0 else z
@@ -173,13 +177,13 @@ def _cobs_encode_into(data, n, out, o):
         # zero then needs its own 0x01 block; at the very end the last block may be full.
         while end - i > 254 or (z >= 0 and end - i == 254):
             out[o] = 0xFF
-            out[o + 1:o + 255] = mv[i:i + 254]
+            dst[o + 1:o + 255] = mv[i:i + 254]
             o += 255
             i += 254
         k = end - i
         out[o] = k + 1
         if k:
-            out[o + 1:o + 1 + k] = mv[i:end]
+            dst[o + 1:o + 1 + k] = mv[i:end]
         o += k + 1
         if z < 0:
             return o
@@ -189,8 +193,10 @@ def _cobs_encode_into(data, n, out, o):
 # --- frames -----------------------------------------------------------------------------
 
 def encode_frame(type, seq, ack, payload=b""):
-    """The bytes to write for one frame: cobs(body) + b"\\x00". Raises WireError or ValueError
-    for a payload over MAX_PAYLOAD, an unknown type, or seq/ack outside 0..255."""
+    """The bytes to write for one frame: cobs(body) + b"\\x00", as bytes, or as a bytearray
+    made for it alone (not kept: the caller may hold it, but it is not hashable). Raises
+    WireError or ValueError for a payload over MAX_PAYLOAD, an unknown type, or seq/ack
+    outside 0..255."""
     n = len(payload)
     if n > MAX_PAYLOAD:
         raise TooLong("%s payload of %d bytes: at most %d" % ("a", n, MAX_PAYLOAD))
@@ -199,19 +205,25 @@ def encode_frame(type, seq, ack, payload=b""):
     if not (0 <= seq <= 255 and 0 <= ack <= 255):
         raise ValueError("seq and ack are bytes, not %r and %r" % (seq, ack))
     size = n + _MIN_BODY
-    body = bytearray(size)
-    body[0] = type
-    body[1] = seq
-    body[2] = ack
-    _put_u16(body, 3, n)
+    # One buffer: the body is written `at` bytes in and encoded in place to the front (one
+    # code byte per 254 bytes at most is added, so the encoding never overtakes what it
+    # reads), with room for the delimiter. A frame's body under 254 bytes (all but a few)
+    # encodes to exactly that room: the buffer is the frame. The board sends a few frames
+    # a key event; a body, a buffer and a copy each were 1.5 KB of its heap at a move.
+    at = size // 254 + 1
+    out = bytearray(at + size + 1)
+    out[at] = type
+    out[at + 1] = seq
+    out[at + 2] = ack
+    _put_u16(out, at + 3, n)
+    end = at + _HEADER_SIZE + n
     if n:
-        body[_HEADER_SIZE:_HEADER_SIZE + n] = payload
-    _put_u32(body, _HEADER_SIZE + n, crc32(memoryview(body)[:_HEADER_SIZE + n]))
-    # Room for the worst case (one code byte per 254 bytes, plus the delimiter), then one
-    # copy of what was used into the bytes returned. bytearray() starts zeroed, so the
-    # byte after the encoding is already the delimiter.
-    out = bytearray(size + size // 254 + 2)
-    o = _cobs_encode_into(body, size, out, 0)
+        out[at + _HEADER_SIZE:end] = payload
+    _put_u32(out, end, crc32(memoryview(out)[at:end]))
+    o = _cobs_encode_into(out, at, at + size, out, 0)
+    out[o] = 0  # the delimiter, over what was the body's last byte
+    if o + 1 == len(out):
+        return out
     return bytes(memoryview(out)[:o + 1])
 
 

@@ -52,7 +52,7 @@ def cobs_encode(data):
         data = bytes(data)
     n = len(data)
     out = bytearray(n + n // 254 + 1)  # the most COBS can need: one code per 254 bytes
-    o = _cobs_encode_into(data, n, out, 0)
+    o = _cobs_encode_into(data, 0, n, out, 0)
     return bytes(memoryview(out)[:o])
 
 

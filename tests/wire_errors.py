@@ -56,6 +56,7 @@ _DECODED = {}
 
 
 def _decoded(frame):
+    frame = bytes(frame)  # a key: encode_frame may give a bytearray
     got = _DECODED.get(frame)
     if got is None:
         if len(_DECODED) > 64:

@@ -88,6 +88,9 @@ def vectors():
         wire.encode_frame(wire.PIXELS_DIFF, 4, 2, wire_host.pack_pixels_diff([(0, 255, 0, 0), (24, 1, 2, 3)])),
         wire.encode_frame(wire.MOVES, 5, 2, wire.pack_moves(9, 3, ["take a1", "mole b3 c4"])[0]),
         wire.encode_frame(wire.LOG, 0, 9, b"x" * 300),
+        # Encoded in place (shared_rules.wire.encode_frame): zeros and full blocks astride.
+        wire.encode_frame(wire.LOG, 0, 9, bytes(range(256)) * 3),
+        wire.encode_frame(wire.LOG, 0, 9, b"\x01" * 249 + b"\x00" + b"\x02" * 600),
     ]
     for f in frames:
         print("frame %d %s" % (len(f), hx(f) if len(f) < 80 else hx(f[:20]) + ".." + hx(f[-20:])))
