@@ -223,7 +223,6 @@ def step():
         press(R.setup_keys.pop(0))
         if not R.setup_keys:
             R.started = True
-            print("start", ui.state.digest())
     elif R.keys is None and (ui.state.is_over() or R.moves >= MAX_MOVES):
         if MICRO:
             gc.enable()
@@ -255,6 +254,8 @@ def step():
         R.transient = max(getattr(R, "transient", 0), used - live)
         R.board_transient = max(R.board_transient, R.board_alloc)
         R.board_peak = max(R.board_peak, live - R.code + R.board_alloc)
+    if R.started and R.moves == 0 and R.keys is None:  # the deal: the game's first state
+        print("start", ui.state.digest())
     if R.keys is not None and ui.moves_played > R.played:  # that was the confirming key
         R.keys = None
         R.moves += 1
