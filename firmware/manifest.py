@@ -34,6 +34,7 @@ package(
         "movelog.py",
         "palette.py",
         "pixels.py",
+        "saved_game.py",
         "start.py",
         "store.py",
         "update.py",

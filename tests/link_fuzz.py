@@ -16,14 +16,14 @@ ones may:
   return WireError values;
 - payload helpers (unpack_*, check_pixels): wire.BadPayload only;
 - the host's BoardClient.feed and the board's BoardLink.receive: nothing;
-- the save loader: store.parse_game raises store.BadSave only; Store.load, VoraUI.resume
+- the save loader: saved_game.parse_game raises saved_game.BadSave only; Store.load, VoraUI.resume
   and the game after it: nothing.
 """
 
 import json
 
 from shared_rules import vora, wire, wire_host
-from vora_fw import store as store_mod
+from vora_fw import saved_game, store as store_mod
 from vora_fw.link import BoardLink
 from vora_fw.store import Store
 from vora_fw.vora_ui import VoraUI
@@ -374,8 +374,8 @@ def fuzz_save(rng):
     else:
         data = mutate_bytes(rng, SAVE_TEXT.encode())
     try:
-        store_mod.parse_game(data.decode("utf-8"))
-    except store_mod.BadSave:
+        saved_game.parse_game(data.decode("utf-8"))
+    except saved_game.BadSave:
         pass
     except UnicodeDecodeError:
         pass  # not text: Store.load never hands such a payload over

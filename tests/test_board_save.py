@@ -10,7 +10,7 @@ import json
 import pytest
 
 from shared_rules import vora
-from vora_fw import layout, store as store_mod
+from vora_fw import layout, saved_game
 from vora_fw.store import Store
 from vora_fw.vora_ui import VoraUI
 
@@ -184,12 +184,12 @@ def test_a_save_that_is_not_a_game_is_ignored(text):
 
 def test_parse_game_accepts_what_the_board_writes():
     text = saved_text()
-    game = store_mod.parse_game(text)
+    game = saved_game.parse_game(text)
     assert game["seed"] == 5 and game["game_id"] == 99 and len(game["moves"]) == 3
     assert vora.from_json(game["state"]).players == 2
-    with pytest.raises(store_mod.BadSave, match="seed"):
-        store_mod.parse_game(saved_text(seed="3"))
-    assert issubclass(store_mod.BadSave, ValueError)
+    with pytest.raises(saved_game.BadSave, match="seed"):
+        saved_game.parse_game(saved_text(seed="3"))
+    assert issubclass(saved_game.BadSave, ValueError)
 
 
 # ---- issue 23, finding 10: a save whose moves and state disagree is not resumed ----------
@@ -207,8 +207,8 @@ def test_a_save_whose_moves_disagree_with_its_state_is_not_resumed_and_kept_asid
     other.play(other.legal_moves()[-1])  # the state one move further than the record
     d["state"] = json.loads(other.to_json())
     store.save(json.dumps(d))
-    with pytest.raises(store_mod.BadSave, match="lead to another state"):
-        store_mod.parse_game(json.dumps(d))
+    with pytest.raises(saved_game.BadSave, match="lead to another state"):
+        saved_game.parse_game(json.dumps(d))
     again = VoraUI(store=store, seed_fn=lambda: 1)
     again.resume()
     assert again.state is None
@@ -218,8 +218,8 @@ def test_a_save_whose_moves_disagree_with_its_state_is_not_resumed_and_kept_asid
     # A move list that does not even replay is refused the same way.
     d = json.loads(text)
     d["moves"][1] = d["moves"][0] if d["moves"][0] != d["moves"][1] else "pass"
-    with pytest.raises(store_mod.BadSave, match="move 2 .* does not replay|another state"):
-        store_mod.parse_game(json.dumps(d))
+    with pytest.raises(saved_game.BadSave, match="move 2 .* does not replay|another state"):
+        saved_game.parse_game(json.dumps(d))
     # And the game dealt next saves as before, the bad save still aside.
     again.new_game("SN", 1)
     again.play(again.legal[0], 0)
@@ -237,5 +237,26 @@ def test_what_the_board_saves_replays_to_its_state_game_after_game():
             if ui.state.is_over():
                 break
             ui.play(ui.legal[(k * 5) % len(ui.legal)], k)
-            game = store_mod.parse_game(flash.text)
+            game = saved_game.parse_game(flash.text)
             assert game["moves"] == ui.moves
+
+
+def test_the_check_of_a_save_is_loaded_only_to_read_one_and_then_let_go(tmp_path):
+    # Issue 40: parse_game and its checks were a third of vora_fw.store, on the heap at
+    # every move though a save is read only at a resume or a RESYNC.
+    import subprocess
+    import sys
+    from mpy import REPO_ROOT
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys, vora_fw.store, vora_fw.vora_ui, vora_fw.app; "
+         "print('vora_fw.saved_game' in sys.modules)"],
+        capture_output=True, text=True, check=True,
+        env={"PYTHONPATH": "%s:%s/firmware" % (REPO_ROOT, REPO_ROOT)})
+    assert done.stdout.strip() == "False"
+    store = Store(str(tmp_path / "save"))
+    ui, _ = dealt(store)
+    ui.play(ui.legal[0], 0)
+    again = VoraUI(store=store, seed_fn=lambda: 1)
+    again.resume()
+    assert again.moves == ui.moves
+    assert "vora_fw.saved_game" not in sys.modules

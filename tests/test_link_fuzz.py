@@ -3,7 +3,7 @@ decoder, mutated messages of a board through the host's BoardClient and of a hos
 the board's BoardLink, mutated saves with valid checksums through the save loader and the
 game after it. Only the documented errors may escape: none from the decoders (they return
 WireError values), the client, the board's link and the loader; BadPayload from the
-payload helpers; BadSave from store.parse_game.
+payload helpers; BadSave from saved_game.parse_game.
 
 Hypothesis draws the seeds of the mutations (and shrinks a failure to its seed);
 bench/fuzz_link.py runs the same targets over a million inputs."""

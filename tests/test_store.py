@@ -67,6 +67,19 @@ class _Reader:
         out, self.pos = self.data[self.pos:end], end
         return out
 
+    def readinto(self, buf):
+        got = self.read(len(buf))
+        buf[:len(got)] = got
+        return len(got)
+
+    def seek(self, pos):
+        self.fs.check()
+        self.pos = pos
+        return pos
+
+    def tell(self):
+        return self.pos
+
     def close(self):
         self.fs.open_files.discard(self)
 
@@ -664,7 +677,8 @@ def test_the_checks_of_a_save_under_real_micropython():
 import sys, json, os
 sys.path.insert(0, "/app/firmware")
 from shared_rules import vora
-from vora_fw.store import Store, BadSave, parse_game, crc32
+from vora_fw.store import Store, crc32
+from vora_fw.saved_game import BadSave, parse_game
 st = vora.new_game(2, 5, seats="SN")
 moves = []
 for k in range(12):

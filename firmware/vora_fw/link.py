@@ -298,7 +298,16 @@ class BoardLink:
         first = self._owed_moves
         # Split under the payload limit; an empty MOVES answers "nothing from there on".
         while self.session.room():
-            payload, count = wire.pack_moves(game, first, moves[first - 1:])
+            try:
+                todo = moves[first - 1:]  # the first moves are read from the save's file
+            except OSError as exc:
+                # A fault of the flash: what cannot be read is not sent; the host hears why.
+                self._log("the game's record cannot be read: %s" % (exc,))
+                self._owed_moves = 0
+                self._owed_answer = False
+                return
+            payload, count = wire.pack_moves(game, first, todo)
+            todo = None
             self.session.send(wire.MOVES, payload)
             first += count
             if first > len(moves):

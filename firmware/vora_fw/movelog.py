@@ -25,6 +25,17 @@ again at every move (on the WebAssembly port, the save of a 327-move game alloca
 that way; docs/benchmarks.md). Moves are the rules' text (letters, digits, spaces), which
 JSON takes as it is; anything that would need escaping is refused.
 
+The moves a save has written stay on the flash, not here (issue 40: the record was the
+biggest thing a long game kept on the heap, 5 KB at 327 moves). The save's payload opens
+with the moves (SAVE_HEAD), so they sit at a known place in it; a save after that copies
+them from the save before it (a span, (start, length) of its payload: vora_fw.store) and
+adds the moves made since, which are all this log keeps in its pieces. The store tells the
+log when a save has become the one on the flash (committed(), called right after its
+rename); a save that fails leaves the log as it was, the moves since the last one still
+here for the next try. Reading the moves from the save (a PC catching up, a takeback, the
+record asked for) opens it a chunk at a time; an OSError there is the caller's to report.
+A log with no store, or whose store never commits, keeps every move here.
+
 Reads like a list: len(), log[i] (negative too), log[a:b] (a list), iteration, == with a
 list; append(); del log[n:] (the only deletion the board needs: a takeback).
 """
@@ -36,12 +47,22 @@ except ImportError:  # CPython
         return x
 
 TEXT_BYTES = const(512)  # a piece's text: a move is at most about 16 bytes and 3 of JSON
+CHUNK_BYTES = const(128)  # read from the save at a time
+MOVE_BYTES = const(64)  # the longest move a save holds (vora_fw.saved_game.MAX_MOVE_TEXT)
 _QUOTE = const(34)
 _COMMA = const(44)
+# How a save's payload opens: its moves come first, at byte REGION_AT.
+SAVE_HEAD = '{"moves":['
+REGION_AT = const(10)
 
 
 class MoveLog:
-    def __init__(self, moves=()):
+    def __init__(self, moves=(), flash=None):
+        # flash: the store whose committed save may hold the first moves (vora_fw.store.Store:
+        # read_committed); None, or a store that never commits, keeps them all here.
+        self.flash = flash
+        self.base = 0  # the first `base` moves are in the committed save, not here
+        self.kept = 0  # the bytes of their JSON there, from REGION_AT on
         self.texts = []  # one bytearray(TEXT_BYTES) a piece: its moves' JSON, then unused
         self.used = []  # for each, how many bytes of it its moves take
         self.firsts = []  # for each, the number of its first move
@@ -76,9 +97,37 @@ class MoveLog:
         self.n += 1
 
     def json_pieces(self):
-        """The buffers themselves (views, not copies), each its moves as JSON strings joined
-        by commas: joined by commas, the items of the game's list of moves in JSON."""
-        return [memoryview(self.texts[p])[:self.used[p]] for p in range(len(self.texts))]
+        """The record as the save writes it after SAVE_HEAD: the span of the committed save
+        that holds its first moves, (REGION_AT, bytes), if any, then the buffers themselves
+        (views, not copies), each its moves as JSON strings joined by commas. Joined by
+        commas, the items of the game's list of moves in JSON."""
+        out = [(REGION_AT, self.kept)] if self.kept else []  # type: list
+        for p in range(len(self.texts)):
+            if self.used[p]:
+                out.append(memoryview(self.texts[p])[:self.used[p]])
+        return out
+
+    def committed(self):
+        """The save just written from json_pieces() is now the one on the flash: its moves
+        are read from there, and the buffers here are let go but one, kept for the next
+        moves. Called by the store right after its rename; allocates nothing."""
+        kept = self.kept
+        for p in range(len(self.texts)):
+            if self.used[p]:
+                kept += self.used[p] + (1 if kept else 0)  # and the comma before it
+        self.kept = kept
+        self.base = self.n
+        self._empty_from(0)
+
+    def _empty_from(self, piece):
+        # The pieces from `piece` on hold no move; the first of them stays, empty, for the
+        # next moves (no buffer made again).
+        del self.texts[piece + 1:]
+        del self.used[piece + 1:]
+        del self.firsts[piece + 1:]
+        if piece < len(self.texts):
+            self.used[piece] = 0
+            self.firsts[piece] = self.n
 
     def __len__(self):
         return self.n
@@ -89,32 +138,59 @@ class MoveLog:
             piece -= 1
         return piece
 
-    def _moves(self, start, stop):
-        # The moves start..stop-1 (0 <= start, stop <= n) as a list of str, read in order
-        # through the pieces. Where a move ends is found by its closing quote (a move has
-        # none inside): the record keeps no table of ends, read seldom (a PC catching up,
-        # a takeback, the record asked for).
-        out = []  # type: list[str]
-        if start >= stop:
-            return out
-        piece = self._piece_of(start)
-        skip = start - self.firsts[piece]
-        i = start
-        while i < stop:
+    def _walk(self, start):
+        # Yields the moves from `start` (0 <= start) on, as str, in order: those of the
+        # committed save read from the flash a chunk at a time (no file is open between
+        # two moves), then the pieces'. Where a move ends is found by its closing quote (a
+        # move has none inside): no table of ends is kept, the record being read seldom.
+        i = 0
+        if start < self.base:
+            buf = bytearray(CHUNK_BYTES)
+            move = bytearray(MOVE_BYTES)
+            k = -1  # bytes of the move being read; -1 between two moves
+            at = 0
+            while at < self.kept:
+                n = min(self.flash.read_committed(REGION_AT + at, buf), self.kept - at)
+                if n <= 0:
+                    raise OSError(5, "the saved game is cut short")  # EIO
+                for j in range(n):
+                    b = buf[j]
+                    if b == _QUOTE:
+                        if k < 0:
+                            k = 0
+                            continue
+                        if i >= start:
+                            yield str(memoryview(move)[:k], "utf-8")
+                        i += 1
+                        k = -1
+                    elif k >= 0:
+                        if k == MOVE_BYTES:
+                            raise OSError(5, "the saved game holds no move list")
+                        move[k] = b
+                        k += 1
+                at += n
+        i = self.base
+        for piece in range(len(self.texts)):
             text = self.texts[piece]
             end = self.used[piece]
             k = 1  # just past the opening quote of the piece's first move
-            while k < end and i < stop:
+            while k < end:
                 e = k
                 while text[e] != _QUOTE:
                     e += 1
-                if skip:
-                    skip -= 1
-                else:
-                    out.append(str(memoryview(text)[k:e], "utf-8"))
-                    i += 1
+                if i >= start:
+                    yield str(memoryview(text)[k:e], "utf-8")
+                i += 1
                 k = e + 3  # past the closing quote, the comma and the next opening quote
-            piece += 1
+
+    def _moves(self, start, stop):
+        # The moves start..stop-1 (0 <= start, stop <= n) as a list of str.
+        out = []  # type: list[str]
+        if start < stop:
+            for move in self._walk(start):
+                out.append(move)
+                if len(out) == stop - start:
+                    break
         return out
 
     def _index(self, i, n):
@@ -142,27 +218,38 @@ class MoveLog:
         if not isinstance(i, slice) or i.stop is not None or i.step is not None:
             raise TypeError("a move log only deletes its end: del log[n:]")
         keep = 0 if i.start is None else self._index(i.start, n)
-        if keep < n:
-            piece = self._piece_of(keep)
-            count = keep - self.firsts[piece]  # the moves the piece keeps
-            if not count:  # the piece goes whole
-                piece -= 1
-            else:
-                text = self.texts[piece]
-                k = 0
-                for _ in range(count):
-                    k += 1
-                    while text[k] != _QUOTE:
-                        k += 1
-                    k += 2  # past the closing quote and the comma
-                self.used[piece] = k - 1  # just after the last closing quote kept
-            del self.texts[piece + 1:]
-            del self.used[piece + 1:]
-            del self.firsts[piece + 1:]
-            self.n = keep
+        if keep >= n:
+            return
+        if keep < self.base:
+            # Into the committed save's moves: the next save copies fewer of them, and
+            # the pieces here hold none. Read before anything changes (an OSError leaves
+            # the log whole).
+            kept = -1
+            for j, move in enumerate(self._walk(0)):
+                if j == keep:
+                    break
+                kept += len(move) + 3  # its quotes and the comma before it (ASCII: checked)
+            self.kept = kept if keep else 0
+            self.base = self.n = keep
+            self._empty_from(0)
+            return
+        piece = self._piece_of(keep)
+        count = keep - self.firsts[piece]  # the moves the piece keeps
+        text = self.texts[piece]
+        k = 0
+        for _ in range(count):
+            k += 1
+            while text[k] != _QUOTE:
+                k += 1
+            k += 2  # past the closing quote and the comma
+        self.n = keep
+        self._empty_from(piece)
+        if count:
+            self.used[piece] = k - 1  # just after the last closing quote kept
+            self.firsts[piece] = keep - count
 
     def __iter__(self):
-        return iter(self._moves(0, self.n))
+        return self._walk(0)
 
     def __eq__(self, other):
         if len(self) != len(other):

@@ -19,8 +19,8 @@ def make_hardware(pinmap):
 MAKER_REQUEST = "maker.req"  # at the flash's root: the next start is the maker mode
 # The game's modules loaded at their first use: their names at the start (shared_rules.
 # vora_position: a state or a position read, vora.from_json and new_game(position=...),
-# by vora_ui_restore, which lets it go after).
-ON_DEMAND = ("bot", "vora_ui_restore", "shared_rules.vora_position")
+# and saved_game, a save read, both by vora_ui_restore, which lets them go after).
+ON_DEMAND = ("bot", "vora_ui_restore", "saved_game", "shared_rules.vora_position")
 # While the firmware loads, the collector runs after every this many bytes allocated.
 LOAD_COLLECT_BYTES = 1024
 

@@ -18,6 +18,8 @@ raises); `last_error` then says why, for the board to show.
 
 save(text):
   1. write game.new completely, flush, close (and sync where the platform offers it);
+     a piece of it may be a span of the committed save (game.json) copied as it is: a long
+     game's moves, which the board then need not keep on its heap (save_pieces);
   2. rename game.new -> game.json. On littlefs (the rp2 default) and POSIX this replaces the old
      file atomically and the save is done.
   3. Filesystems like FAT refuse to rename onto an existing name. Then:
@@ -33,11 +35,10 @@ A full flash: save() raises the OSError (ENOSPC) after removing its torn game.ne
 blocks it took are free again and game.json still holds the previous save. The caller keeps
 playing and tries again later (vora_ui.VoraUI: "saving fails" on the pixels and to the host).
 
-The checksum says a file is whole, not that it holds a game: parse_game() checks what a save
-holds, as the link checks what a host sends (sizes and nesting before parsing, then every
-field), replays its moves from the seed and compares the result with the saved state, and
-raises BadSave for anything else. A save refused that way is kept aside (set_aside():
-game.bad, never overwritten by the next game's saves) for a person to look at.
+The checksum says a file is whole, not that it holds a game: vora_fw.saved_game checks what
+a save holds (parse_game, loaded only when a save is read). A save refused that way is kept
+aside (set_aside(): game.bad, never overwritten by the next game's saves) for a person to
+look at.
 
 Runs unchanged on MicroPython and CPython and uses only what MicroPython's os has. All file
 access goes through `fs` so tests can inject power cuts. Errors are detected by looking (stat)
@@ -45,7 +46,6 @@ rather than by errno numbers, because ports disagree: MicroPython's WebAssembly 
 missing file as errno 44, the board and CPython as 2.
 """
 
-import json
 import os
 import sys
 
@@ -53,7 +53,7 @@ import sys
 # it): one implementation for frames and saves, in shared_rules.checks, not the link's
 # codec (wire), which a board that plays alone does not load.
 from shared_rules.checks import (  # noqa: F401
-    crc32, crc32_soft as _crc32_soft, json_too_deep, utf8 as _utf8)
+    crc32, crc32_soft as _crc32_soft, utf8 as _utf8)
 
 try:
     from micropython import const
@@ -78,7 +78,8 @@ _MAGIC = "VSAVE1"
 _HEADER_MAX = const(32)
 # A saved game is about 1 KB. Anything far bigger is not ours, and reading it could exhaust the
 # board's heap (MicroPython allocates the whole read(n) buffer up front), so it is skipped.
-_MAX_FILE = const(64 * 1024)
+MAX_FILE = const(64 * 1024)
+_CHUNK = const(256)  # bytes of a span copied at a time (save_pieces)
 
 
 class _OsFs:
@@ -120,6 +121,7 @@ class Store:
         self._old = base + "/" + OLD
         self._bad = base + "/" + BAD
         self._dir_ready = False
+        self._buf = None  # a chunk of a span being copied (save_pieces), made at the first span
         # Why the last load() found no save, or skipped a file on its way to one (None:
         # nothing to say). Text for people: the board shows it, the host gets it.
         self.last_error = None  # type: Optional[str]
@@ -131,44 +133,62 @@ class Store:
         # whatever happens, the previous save stays loadable.
         self.save_pieces((text,))
 
-    def save_pieces(self, pieces):
+    def save_pieces(self, pieces, on_commit=None):
         # The payload as a sequence of str or bytes-like pieces (UTF-8) whose concatenation
         # is the save. Pieces keep a long game's save from needing one block of heap as big
         # as the whole file: after hundreds of moves a fixed heap has plenty free, but in
         # holes smaller than that (tests/test_micropython_unix.py). Bytes are written as
         # they are, and so is a str on MicroPython (its UTF-8 read in place); CPython
         # encodes it, twice: for the CRC, then for the file (shared_rules.checks.utf8).
+        # A piece may also be a span, a tuple (start, length): those bytes of the committed
+        # save's payload, copied (read twice: for the CRC, then for the file), so that what
+        # the last save holds need not be kept in memory (vora_fw.movelog). on_commit() is
+        # called as soon as game.json is the new save (it must not fail: the caller's
+        # bookkeeping of where its spans are).
         fs = self._fs
         self._ensure_dir()
-        size = 0
-        crc = 0
-        for piece in pieces:
-            data = _utf8(piece)
-            size += len(data)
-            crc = crc32(data, crc)
-        data = None
-        header = "%s %d %08x\n" % (_MAGIC, size, crc)
-        f = fs.open(self._new, "wb")  # "wb" truncates a leftover game.new from a cut save
+        src = None  # the committed save, open while its spans are copied
         try:
+            size = 0
+            crc = 0
+            for piece in pieces:
+                if isinstance(piece, tuple):
+                    if src is None:
+                        src = self._open_committed()
+                    crc = self._span(src, piece, crc, None)
+                    size += piece[1]
+                    continue
+                data = _utf8(piece)
+                size += len(data)
+                crc = crc32(data, crc)
+            data = None
+            header = "%s %d %08x\n" % (_MAGIC, size, crc)
+            f = fs.open(self._new, "wb")  # "wb" truncates a leftover game.new from a cut save
             try:
-                self._write_all(f, header.encode("utf-8"))
-                for piece in pieces:
-                    self._write_all(f, _utf8(piece))
-                f.flush()
-                fsync = getattr(fs, "fsync", None)
-                if fsync is not None:
-                    fsync(f)
-            finally:
-                f.close()
-        except OSError:
-            # Most likely the flash is full: give the torn copy's blocks back, so that the
-            # next try (and anything else) has them. game.json is untouched.
-            try:
-                self._remove_if_exists(self._new)
+                try:
+                    self._write_all(f, header.encode("utf-8"))
+                    for piece in pieces:
+                        if isinstance(piece, tuple):
+                            self._span(src, piece, 0, f)
+                        else:
+                            self._write_all(f, _utf8(piece))
+                    f.flush()
+                    fsync = getattr(fs, "fsync", None)
+                    if fsync is not None:
+                        fsync(f)
+                finally:
+                    f.close()
             except OSError:
-                pass
-            raise
-        data = None  # let the GC have it before the renames
+                # Most likely the flash is full: give the torn copy's blocks back, so that
+                # the next try (and anything else) has them. game.json is untouched.
+                try:
+                    self._remove_if_exists(self._new)
+                except OSError:
+                    pass
+                raise
+        finally:
+            if src is not None:
+                src[0].close()  # before the renames: game.json is replaced
         # game.new must be durable BEFORE it can become game.json, or a cut could leave a
         # game.json naming blocks that were never written.
         self._sync()
@@ -177,10 +197,63 @@ class Store:
         except OSError:
             if not self._exists(self._json):
                 raise  # not the "target exists" refusal: a real failure
-            self._replace_by_steps()
+            self._replace_by_steps(on_commit)
+        else:
+            if on_commit is not None:
+                on_commit()
         self._sync()
 
-    def _replace_by_steps(self):
+    def _span(self, src, span, crc, out):
+        # The bytes span = (start, length) of the committed save's payload (src, from
+        # _open_committed): their CRC-32 continued from `crc` (out None), or written to the
+        # file `out`. Read in chunks through one buffer of the store's. OSError when the
+        # save on the flash does not hold them.
+        f, at, total = src
+        start, length = span
+        if start < 0 or length < 0 or start + length > total:
+            raise OSError(5, "the saved game is cut short")  # EIO
+        buf = self._buf
+        if buf is None:
+            buf = self._buf = bytearray(_CHUNK)
+        f.seek(at + start)
+        while length > 0:
+            # The whole buffer where it can be: a slice of it is a new object.
+            n = f.readinto(buf if length >= _CHUNK else memoryview(buf)[:length])
+            if not n:
+                raise OSError(5, "the saved game is cut short")
+            data = buf if n == _CHUNK else memoryview(buf)[:n]
+            if out is None:
+                crc = crc32(data, crc)
+            else:
+                self._write_all(out, data)
+            length -= n
+        return crc
+
+    def read_committed(self, at, buf):
+        """Reads into `buf` the committed save's payload from byte `at` on (up to len(buf)
+        bytes) and returns how many it read (0 at the end). OSError when there is no save
+        to read (vora_fw.movelog reads its moves here)."""
+        f, head, total = self._open_committed()
+        try:
+            if at >= total:
+                return 0
+            f.seek(head + at)
+            return min(f.readinto(buf) or 0, total - at)
+        finally:
+            f.close()
+
+    def _open_committed(self):
+        # (file, where its payload starts, payload length) of game.json, the save on the
+        # flash. Its header is checked, not its checksum (each save computes its own).
+        f = self._fs.open(self._json, "rb")  # OSError when there is none
+        try:
+            head = f.readline(_HEADER_MAX)
+            return f, len(head), _parse_header(head)[0]
+        except ValueError:
+            f.close()
+            raise OSError(5, "the saved game's header is torn")  # EIO
+
+    def _replace_by_steps(self, on_commit=None):
         # For filesystems whose rename will not overwrite (FAT). Invariant at every step: a
         # whole save is in game.json, or (game.json missing) in game.old, and game.new is whole.
         fs = self._fs
@@ -190,6 +263,8 @@ class Store:
         self._remove_if_exists(self._old)
         fs.rename(self._json, self._old)  # now: game.old = before, game.new = after
         fs.rename(self._new, self._json)  # now: game.json = after
+        if on_commit is not None:
+            on_commit()
         self._remove_if_exists(self._old)
 
     def _write_all(self, f, buf):
@@ -255,8 +330,8 @@ class Store:
         except OSError:
             return None  # missing: not a save, nothing to say
         try:
-            if size > _MAX_FILE:
-                self._skipped(path, "%d bytes, more than a save's %d" % (size, _MAX_FILE))
+            if size > MAX_FILE:
+                self._skipped(path, "%d bytes, more than a save's %d" % (size, MAX_FILE))
                 return None
             f = fs.open(path, "rb")
         except OSError:
@@ -288,7 +363,7 @@ class Store:
 
     def set_aside(self):
         """Keep the save load() returned aside as game.bad (replacing an older game.bad),
-        for a person to look at: it is whole but not a game to resume (parse_game refused
+        for a person to look at: it is whole but not a game to resume (saved_game refused
         it), and the next game's saves must not overwrite it. -> the path it went to, or
         None when there was no save. Raises OSError when the flash refuses."""
         path, text = self._find()
@@ -361,98 +436,3 @@ def _parse_header(head):
     if len(crc) != 8 or any(c not in _HEX for c in crc):
         raise ValueError("its header's checksum %r is not 8 hex digits" % crc[:12])
     return int(length), int(crc, 16)
-
-
-# ---- what a save holds -------------------------------------------------------------------
-
-MAX_SAVED_MOVES = const(0xFFFF)  # move numbers are u16 on the link
-MAX_MOVE_TEXT = const(64)
-_MAX_DEPTH = const(8)  # a save nests 3 levels deep (the state's farms); deeper is not a save
-
-
-class BadSave(ValueError):
-    """A save whose checksum holds but whose contents are not a game this firmware wrote."""
-
-
-def _whole(d, key, lo, hi):
-    v = d.get(key)
-    if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
-        raise BadSave("%s must be a whole number from %d to %d, not %r" % (key, lo, hi, v))
-    return v
-
-
-MAX_START_TEXT = const(200)  # a position text: 25 letters and a few short fields
-
-
-def parse_game(text):
-    # str -> dict {"game_id", "seed", "moves", "state"} with every field checked (the state
-    # still a dict), its moves replayed from the seed to the saved state (check_replay), or
-    # BadSave naming what is wrong.
-    if not isinstance(text, str) or len(text) > _MAX_FILE:
-        raise BadSave("not a save of at most %d bytes" % _MAX_FILE)
-    if json_too_deep(text.encode("utf-8"), _MAX_DEPTH):
-        # Before json.loads: CPython's parser recurses, and a deep enough text raises
-        # RecursionError instead of a clear error.
-        raise BadSave("nested deeper than %d levels" % _MAX_DEPTH)
-    try:
-        d = json.loads(text)
-    except ValueError:
-        raise BadSave("not JSON")
-    if not isinstance(d, dict):
-        raise BadSave("not a JSON object")
-    _whole(d, "game_id", 0, 0xFFFFFFFF)
-    _whole(d, "seed", 0, 0xFFFFFFFF)  # shared_rules.prng.SEED_MAX
-    moves = d.get("moves")
-    if not isinstance(moves, list) or len(moves) > MAX_SAVED_MOVES:
-        raise BadSave("moves must be a list of at most %d moves" % MAX_SAVED_MOVES)
-    for m in moves:
-        if not isinstance(m, str) or not 0 < len(m) <= MAX_MOVE_TEXT:
-            raise BadSave("a move is text of 1 to %d characters, not %r" % (MAX_MOVE_TEXT, m))
-        for c in m.encode("utf-8"):
-            if c < 0x20 or c > 0x7E:
-                raise BadSave("a move is printable ASCII, not %r" % m)
-    if not isinstance(d.get("state"), dict):
-        raise BadSave("state must be a JSON object")
-    start = d.get("start")  # the position the game started from, or None for a deal
-    if start is not None and (not isinstance(start, str) or len(start) > MAX_START_TEXT):
-        raise BadSave("start must be a position text of at most %d characters" % MAX_START_TEXT)
-    bots = d.get("bots", "")  # the seats the board's own bot plays
-    if not isinstance(bots, str) or len(bots) > 4 or any(b not in "SWNE" for b in bots):
-        raise BadSave("bots must be seat letters (S, W, N, E), not %r" % (bots,))
-    check_replay(d)
-    return d
-
-
-def check_replay(d):
-    # A save's parts must agree: its moves, played from the game's start (the seed, or the
-    # position it started from), lead to exactly its state. A save whose move list says
-    # one game and whose state another (a fault under a valid checksum, a bug) is not
-    # resumed: the board would play on from a state the record (what the host replays and
-    # logs) does not give. BadSave says where they part.
-    from shared_rules import vora
-    from shared_rules.errors import RulesError
-    try:
-        saved = vora.from_json(d["state"])
-    except RulesError as exc:
-        raise BadSave("its state is not a Vora state: %s" % exc)
-    try:
-        if d.get("start") is not None:
-            state = vora.new_game(saved.players, d["seed"], seats=saved.seats,
-                                  pushed_out=saved.pushed_out, max_turns=saved.max_turns,
-                                  chain_lines=saved.chain_lines, position=d["start"])
-        else:
-            state = vora.new_game(saved.players, d["seed"], seats=saved.seats,
-                                  pushed_out=saved.pushed_out, max_turns=saved.max_turns,
-                                  chain_lines=saved.chain_lines)
-    except RulesError as exc:
-        raise BadSave("its game cannot be set up again: %s" % exc)
-    n = 0
-    for move in d["moves"]:
-        n += 1
-        try:
-            state.play(move)
-        except RulesError as exc:
-            raise BadSave("its move %d %r does not replay: %s" % (n, move, exc))
-    if state.to_json() != saved.to_json():
-        raise BadSave("its %d moves lead to another state than the one saved (digest %s, "
-                      "saved %s)" % (n, state.digest(), saved.digest()))

@@ -60,7 +60,7 @@ from shared_rules import vora
 from shared_rules.errors import RulesError
 from vora_fw import layout, palette
 from vora_fw.clock import ticks_diff
-from vora_fw.movelog import MoveLog
+from vora_fw.movelog import SAVE_HEAD, MoveLog
 # The modes and the refusal codes are part of this module's interface (the PC's view reads
 # them here); they are defined beside the code that draws and reads the keys.
 from vora_fw.vora_ui_frames import (  # noqa: F401
@@ -232,7 +232,7 @@ class VoraUI(Frames, Keys):
             if seat not in state.seats:
                 self._set_bot(seat, -1)
         self._enter_game(state)
-        self.moves = MoveLog()
+        self.moves = MoveLog(flash=self.store)
         self.seed = seed
         self.start = start
         self.game_id = self.id_fn() & 0xFFFFFFFF
@@ -257,7 +257,7 @@ class VoraUI(Frames, Keys):
         self.legal = NO_MOVES
         self.mode = MODE_SETUP
         gc.collect()
-        self.moves = MoveLog()  # after the collection: where the heap is lowest
+        self.moves = MoveLog(flash=self.store)  # after the collection: where the heap is lowest
         self._reset_selection()
 
     def set_position(self, position, seed, now):
@@ -350,7 +350,7 @@ class VoraUI(Frames, Keys):
             pieces = self._save_pieces()
             save_pieces = getattr(self.store, "save_pieces", None)
             if save_pieces is not None:
-                save_pieces(pieces)
+                save_pieces(pieces, self.moves.committed)
             else:  # a store of the tests', which takes the text whole
                 self.store.save("".join(
                     x if isinstance(x, str) else str(x, "utf-8") for x in pieces))
@@ -370,15 +370,16 @@ class VoraUI(Frames, Keys):
     def _save_pieces(self):
         # The save as pieces of about a KB at most (Store.save joins them on the flash): one
         # string of the whole game would need a free block of that size in the heap. The
-        # moves are the move log's own buffers, already JSON: nothing is made per move.
-        p = ['{"game_id":%d,"seed":%d,"start":%s,"bots":"%s","levels":"%s","moves":[' % (
-            self.game_id, self.seed, json.dumps(self.start), self.board_bots,
-            self.bot_levels())]
+        # moves come first (SAVE_HEAD): those of the last save, copied from it on the flash,
+        # then the move log's own buffers, already JSON: nothing is made per move.
+        p = [SAVE_HEAD]
         for i, piece in enumerate(self.moves.json_pieces()):
             if i:
                 p.append(",")
             p.append(piece)
-        p.append('],"state":')
+        p.append('],"game_id":%d,"seed":%d,"start":%s,"bots":"%s","levels":"%s","state":' % (
+            self.game_id, self.seed, json.dumps(self.start), self.board_bots,
+            self.bot_levels()))
         # The state's JSON in its pieces, never joined; hashed from the same pieces when a
         # PC hears the digest (digest_of): one JSON a move, where the save and the digest
         # made one each (a whole text each, 3 KB of garbage on the board: issue 40).
@@ -602,11 +603,13 @@ def _restore():
 
 
 def _let_go():
-    # Done with vora_fw.vora_ui_restore, and with shared_rules.vora_position if it read a
-    # state or a position (vora.from_json, new_game(position=...)): their code goes back to
-    # the heap (their names stay: vora_fw.start interns them at the start).
+    # Done with vora_fw.vora_ui_restore, vora_fw.saved_game if it read a save, and
+    # shared_rules.vora_position if it read a state or a position (vora.from_json,
+    # new_game(position=...)): their code goes back to the heap (their names stay:
+    # vora_fw.start interns them at the start).
     import sys
-    for package, leaf in (("vora_fw", "vora_ui_restore"), ("shared_rules", "vora_position")):
+    for package, leaf in (("vora_fw", "vora_ui_restore"), ("vora_fw", "saved_game"),
+                          ("shared_rules", "vora_position")):
         sys.modules.pop(package + "." + leaf, None)
         if leaf in sys.modules[package].__dict__:  # not always imported (MicroPython: KeyError)
             delattr(sys.modules[package], leaf)

@@ -14,7 +14,7 @@ from shared_rules import vora
 from shared_rules.errors import RulesError
 from vora_fw import layout
 from vora_fw.movelog import MoveLog
-from vora_fw.store import parse_game
+from vora_fw.saved_game import parse_game
 from vora_fw.vora_ui_frames import MENU_UNDO_KEY, MODE_MENU, MODE_PLAY, MODE_UNDO
 from vora_fw.vora_ui_keys import (NO_KEY, R_BAD_POSITION, R_NO_TAKEBACK, R_NOT_NOW,
                                   R_UNDO_CANCELLED)
@@ -54,7 +54,7 @@ def resume(ui, text, levels_letters, default_level):
 def _adopt(ui, state, saved, bots, levels):
     # The game a checked save holds becomes the board's (at power-up, or from the PC).
     ui._enter_game(state)
-    ui.moves = MoveLog(saved["moves"])
+    ui.moves = MoveLog(saved["moves"], ui.store)
     ui.game_id = saved["game_id"]
     ui.seed = saved["seed"]
     ui.start = saved.get("start")
@@ -104,7 +104,11 @@ def request_takeback(ui, seat, now):
     if ui.state is None or ui.mode not in (MODE_PLAY, MODE_MENU) \
             or ui.auto_move is not None:
         return ui.refuse(NO_KEY if not seat else MENU_UNDO_KEY, now, R_NOT_NOW)
-    if _target(ui) < 0:
+    try:
+        target = _target(ui)
+    except OSError as exc:
+        return _unreadable(ui, NO_KEY if not seat else MENU_UNDO_KEY, now, exc)
+    if target < 0:
         ui.mode = MODE_PLAY
         return ui.refuse(NO_KEY if not seat else MENU_UNDO_KEY, now, R_NO_TAKEBACK)
     ui._reset_selection()
@@ -134,10 +138,12 @@ def _target(ui):
         return ui.snap_n
     n = -1
     st = _start_state(ui)
-    for i in range(len(ui.moves)):
+    i = 0
+    for move in ui.moves:  # read once, in order (the first moves from the save's file)
         if not ui._is_bot(st.seats[st.active]):
             n = i
-        st.play(ui.moves[i])
+        st.play(move)
+        i += 1
     return n
 
 
@@ -148,16 +154,31 @@ def _start_state(ui):
     return vora.new_game(st.players, ui.seed, seats=st.seats)
 
 
+def _unreadable(ui, k, now, exc):
+    # The record's first moves, in the save on the flash, could not be read back (a fault
+    # of the flash): the takeback is refused and the game goes on as it was.
+    ui.undo_wait = ""
+    ui.mode = MODE_PLAY
+    return ui.refuse(k, now, R_NOT_NOW, "the game's record cannot be read: %s" % (exc,))
+
+
 def _take_back(ui, now):
-    n = _target(ui)
-    if ui.snap is not None and ui.snap_n == n:
-        state = ui.snap
-    else:  # after a power cut or a second takeback: replay the record
-        state = _start_state(ui)
-        for i in range(n):
-            state.play(ui.moves[i])
+    try:
+        n = _target(ui)
+        if ui.snap is not None and ui.snap_n == n:
+            state = ui.snap
+        else:  # after a power cut or a second takeback: replay the record
+            state = _start_state(ui)
+            i = 0
+            for move in ui.moves:  # read once, in order, no list made
+                if i == n:
+                    break
+                state.play(move)
+                i += 1
+        del ui.moves[n:]  # reads the save's moves first when it goes into them
+    except OSError as exc:
+        return _unreadable(ui, NO_KEY, now, exc)
     before = ui.state.grid
-    del ui.moves[n:]
     ui.snap = None
     if ui.bot is not None:
         ui.bot.n = -1  # its last decision was for a position that is gone

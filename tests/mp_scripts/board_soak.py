@@ -355,7 +355,7 @@ def names_interned(label):
 # next start imports what it runs, as on a board. The driver's own (the PC's side: the
 # codec, the simulated hardware, the boot path, the key names) stay.
 UNLOADED = ("vora_fw.app", "vora_fw.vora_ui", "vora_fw.vora_ui_keys", "vora_fw.vora_ui_frames",
-            "vora_fw.vora_ui_restore", "vora_fw.store", "vora_fw.movelog",
+            "vora_fw.vora_ui_restore", "vora_fw.saved_game", "vora_fw.store", "vora_fw.movelog",
             "vora_fw.bot", "vora_fw.palette", "vora_fw.doctor", "vora_fw.maker_mode",
             "vora_fw.update", "shared_rules.vora", "shared_rules.vora_meadow",
             "shared_rules.vora_position", "board_player")

@@ -408,7 +408,7 @@ def _cannot_open(device):
 
 def _abandon_saved_game(log, text):
     """--fresh threw away the board's saved game (its text): the log's game is abandoned."""
-    from vora_fw.store import BadSave, parse_game
+    from vora_fw.saved_game import BadSave, parse_game
     from vora_host.log.errors import GameLogError
     try:
         saved = parse_game(text)
