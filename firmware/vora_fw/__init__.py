@@ -24,12 +24,17 @@ def intern_names(modules):
         full = name if "." in name else "vora_fw." + name
         if full in sys.modules:
             continue  # its names are in, and whoever imported it may be using it
+        had = list(sys.modules)
         try:
             __import__(full)
         except MemoryError:
             pass
-        sys.modules.pop(full, None)
-        package, _, leaf = full.rpartition(".")
-        if leaf in sys.modules[package].__dict__:
-            delattr(sys.modules[package], leaf)
+        # It goes, and so do the modules it brought in (vora_ui_restore brings saved_game:
+        # kept, it held 2.5 KB for good).
+        for module in list(sys.modules):
+            if module not in had:
+                sys.modules.pop(module)
+                package, _, leaf = module.rpartition(".")
+                if package in sys.modules and leaf in sys.modules[package].__dict__:
+                    delattr(sys.modules[package], leaf)
     gc.collect()
