@@ -15,11 +15,12 @@ the two runtimes share. The tests check this codec against the `cobs` package by
 Limits come first: every decoder looks at the size of its input before it decodes or
 checksums a byte of it, so a flood costs nothing but the length test.
 
-Memory: a FrameReader preallocates two buffers of 1,200 bytes (MAX_FRAME) and never grows them;
-decoding a frame allocates the payload it returns, the result list and a few small
-memoryview slices (and an error object for a bad frame). Encoding allocates the body, a
-work buffer and the encoded frame. No function raises on bad
-input from the wire: errors come back as WireError values naming what was wrong.
+Memory: a FrameReader preallocates one buffer of 1,200 bytes (MAX_FRAME), the body it
+decodes COBS into, and never grows it; decoding a frame allocates the payload it returns,
+the result list and a few small memoryview slices (and an error object for a bad frame).
+Encoding allocates the frame's buffer (the body is encoded in place in it) and, for a body
+of 254 bytes or more, the frame copied out of it. No function raises on bad input from the
+wire: errors come back as WireError values naming what was wrong.
 """
 
 try:
