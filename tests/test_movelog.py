@@ -16,19 +16,25 @@ def random_move(rng):
     return "".join(rng.choice("abcde12345+-xP") for _ in range(rng.randint(1, 14)))
 
 
+def random_step(rng, log, moves, takeback_rate, spill=0):
+    """A move appended to both, or (at takeback_rate) both cut at the same random point,
+    up to `spill` past either end."""
+    if rng.random() < takeback_rate and moves:
+        keep = rng.randint(-spill, len(moves) + spill)
+        del log[keep:]
+        del moves[keep:]
+    else:
+        move = random_move(rng)
+        log.append(move)
+        moves.append(move)
+
+
 @pytest.mark.parametrize("seed", range(20))
 def test_a_move_log_reads_as_the_list_it_stands_for(seed):
     rng = random.Random(seed)
     log, moves = MoveLog(), []
     for _ in range(600):
-        if rng.random() < 0.05 and moves:
-            keep = rng.randint(-3, len(moves) + 3)
-            del log[keep:]
-            del moves[keep:]
-        else:
-            move = random_move(rng)
-            log.append(move)
-            moves.append(move)
+        random_step(rng, log, moves, 0.05, spill=3)
         assert len(log) == len(moves)
     assert log == moves and not (log != moves) and list(log) == moves
     assert [log[i] for i in range(-len(moves), len(moves))] == moves + moves

@@ -20,7 +20,7 @@ from vora_fw.store import Store
 from vora_fw.vora_ui import VoraUI
 from vora_fw.vora_ui_frames import MODE_PLAY, MODE_UNDO
 
-from test_movelog import buffers, random_move
+from test_movelog import buffers, random_move, random_step
 from test_store import DIR, FS_KINDS, Disk, FaultFS, PowerCut
 
 
@@ -70,15 +70,7 @@ def test_the_record_reads_as_its_list_through_saves_failures_and_takebacks(seed)
     store = Store(DIR, fs)
     log, moves, saved = MoveLog(flash=store), [], None
     for _ in range(300):
-        roll = rng.random()
-        if roll < 0.06 and moves:
-            keep = rng.randint(0, len(moves))
-            del log[keep:]
-            del moves[keep:]
-        else:
-            move = random_move(rng)
-            log.append(move)
-            moves.append(move)
+        random_step(rng, log, moves, 0.06)
         full = rng.random() < 0.15
         fs.capacity = fs.used() if full else None
         try:
