@@ -44,6 +44,7 @@ from vora_fw.clock import ticks_diff
 # As vora_fw.vora_ui has them: the link does not import the game (the maker mode has none).
 NO_KEY = const(255)  # vora_ui.NO_KEY: a refusal of a request from the PC, not of a key
 R_NOT_NOW = const(17)  # vora_ui.R_NOT_NOW
+MOVES_READ = const(360)  # moves read for one MOVES: 1,024 bytes of payload hold fewer
 
 CAPABILITIES = ("standalone", "terminal", "moves", "state", "keys", "repl", "play", "resync")
 OWED_EVENTS = const(4)  # GAME events kept while the queue is full (then a STATE says it all)
@@ -299,7 +300,9 @@ class BoardLink:
         # Split under the payload limit; an empty MOVES answers "nothing from there on".
         while self.session.room():
             try:
-                todo = moves[first - 1:]  # the first moves are read from the save's file
+                # No more than a frame can hold (a move takes 3 bytes or more): the first
+                # moves are read from the save's file, and reading stops there.
+                todo = moves[first - 1:first - 1 + MOVES_READ]
             except OSError as exc:
                 # A fault of the flash: what cannot be read is not sent; the host hears why.
                 self._log("the game's record cannot be read: %s" % (exc,))

@@ -47,7 +47,7 @@ except ImportError:  # CPython
         return x
 
 TEXT_BYTES = const(512)  # a piece's text: a move is at most about 16 bytes and 3 of JSON
-CHUNK_BYTES = const(128)  # read from the save at a time
+CHUNK_BYTES = const(256)  # read from the save at a time (a file opened for each)
 MOVE_BYTES = const(64)  # the longest move a save holds (vora_fw.saved_game.MAX_MOVE_TEXT)
 _QUOTE = const(34)
 _COMMA = const(44)
@@ -115,16 +115,18 @@ class MoveLog:
         for p in range(len(self.texts)):
             if self.used[p]:
                 kept += self.used[p] + (1 if kept else 0)  # and the comma before it
+        self._empty_from(0)
         self.kept = kept
         self.base = self.n
-        self._empty_from(0)
 
     def _empty_from(self, piece):
         # The pieces from `piece` on hold no move; the first of them stays, empty, for the
-        # next moves (no buffer made again).
-        del self.texts[piece + 1:]
-        del self.used[piece + 1:]
-        del self.firsts[piece + 1:]
+        # next moves (no buffer made again). By pops, which allocate nothing (a slice to
+        # delete would be an object): committed() must not fail half-way.
+        while len(self.texts) > piece + 1:
+            self.texts.pop()
+            self.used.pop()
+            self.firsts.pop()
         if piece < len(self.texts):
             self.used[piece] = 0
             self.firsts[piece] = self.n
