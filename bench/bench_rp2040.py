@@ -8,7 +8,7 @@ and `vora update` (the whole firmware) in the middle of a game.
     VORA_PICO_FIRMWARE=.../firmware.elf VORA_PICO_BOOTROM=.../bootrom \\
         .venv/bin/python bench/bench_rp2040.py [--games 3] [--seed 1] [--hold-ms 60]
             [--flash-in FILE] [--save-flash FILE] [--install-only] [--no-update]
-            [--part all|update] [--moves-after-update N]
+            [--part all|update|resume] [--moves-after-update N]
 
 It needs an RPI_PICO MicroPython firmware built from MicroPython's source (its ELF, for the
 symbols: ports/rp2/build-RPI_PICO/firmware.elf), the RP2040 bootrom (B1) image, Node.js and
@@ -26,7 +26,7 @@ The run (a game's moves are chosen at random among the legal ones, seeded):
      own command): the board saves, restarts into its maker mode, takes it, switches,
      restarts into the new version on trial, which confirms itself; the game goes on;
   5. games 4..N: 2 to 4 players by keys (every fifth with a board's bot seat).
-(--install-only stops after 1; --part update plays game 3 alone.) An update that does not go
+(--install-only stops after 1; --part update plays game 3 alone, --part resume game 2.) An update that does not go
 through is reported and the run goes on: a key pressed at the board ends its maker mode, as a
 maker would, and the game resumes; the exit status is then 1.
 After each game: the heap as the collection that the board makes when it leaves the game
@@ -556,8 +556,9 @@ def main():
     p.add_argument("--flash-in", help="start from this flash image (saved with --save-flash)")
     p.add_argument("--save-flash", help="save the flash image here after the install")
     p.add_argument("--no-update", action="store_true")
-    p.add_argument("--part", choices=("all", "update"), default="all",
-                   help="update: game 3 alone (2 people, the update at move 10)")
+    p.add_argument("--part", choices=("all", "update", "resume"), default="all",
+                   help="update: game 3 alone (2 people, the update at move 10); resume: game 2 "
+                        "alone (the board's bot, a takeback at move 9, a power cut at 15)")
     p.add_argument("--moves-after-update", type=int, default=None,
                    help="with --part update: stop this many moves after the update (default: "
                         "play the game to its end)")
@@ -608,6 +609,13 @@ def main():
         b.wait_emu(1.0)
         b.heap_row("start (the firmware and the link loaded)")
         if a.install_only:
+            raise Installed()
+        if a.part == "resume":
+            b.set_up("SWNE", "WE")
+            if not b.play("2", stop_at=15, takeback_at=9):
+                b.power_cut()
+                b.play("2")
+            b.after_game("2")
             raise Installed()
         if a.part == "update":
             b.set_up("SN", "")
