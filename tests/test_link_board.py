@@ -52,6 +52,13 @@ class Board:
         self.now += ms
         self.link.poll(self.now)
 
+    def exchange(self, rounds=40):
+        """The host acknowledges all it has seen and time passes, `rounds` times."""
+        for _ in range(rounds):
+            self.ack_all()
+            self.time_passes()
+            self.frames()
+
     def play(self, n):
         for _ in range(n):
             self.ui.play(self.ui.legal[0], self.now)
@@ -73,10 +80,7 @@ def test_an_answer_waits_for_room_instead_of_being_dropped():
     fill_the_queue(b)
     b.request(wire.MOVES_REQ, wire_host.pack_moves_req(77, 1))
     b.request(wire.STATE_REQ)
-    for _ in range(40):
-        b.ack_all()
-        b.time_passes()
-        b.frames()
+    b.exchange(40)
     moves = [wire_host.unpack_moves(p) for t, _, p in b.seen if t == wire.MOVES]
     got = []
     for game, first, part in moves:
@@ -90,10 +94,7 @@ def test_an_answer_waits_for_room_instead_of_being_dropped():
 def test_move_reports_refused_by_a_full_queue_follow_later_in_order():
     b = Board()
     fill_the_queue(b)
-    for _ in range(40):
-        b.ack_all()
-        b.time_passes()
-        b.frames()
+    b.exchange(40)
     got = []
     for t, _, p in b.seen:
         if t == wire.MOVE:
@@ -111,10 +112,7 @@ def test_an_answer_for_a_game_the_board_does_not_have_is_never_dropped_either():
     b = Board()
     fill_the_queue(b)
     b.request(wire.MOVES_REQ, wire_host.pack_moves_req(12345, 1))
-    for _ in range(40):
-        b.ack_all()
-        b.time_passes()
-        b.frames()
+    b.exchange(40)
     unknown = [wire.unpack_json(p) for t, _, p in b.seen if t == wire.GAME]
     assert {"event": "unknown", "game": 12345} in unknown
 

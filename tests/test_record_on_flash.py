@@ -269,10 +269,7 @@ class Reads(MoveLog):
 
 
 def caught_up(b):
-    for _ in range(60):
-        b.ack_all()
-        b.time_passes()
-        b.frames()
+    b.exchange(60)
     got = []
     for t, _, p in b.seen:
         if t == wire.MOVES:
@@ -287,10 +284,7 @@ def test_a_pc_catching_up_reads_the_moves_from_the_flash_a_frame_at_a_time(tmp_p
     b.ui.new_game("SN", 3)
     b.ui.moves = Reads(flash=b.ui.store)
     b.play(200)
-    for _ in range(20):
-        b.ack_all()
-        b.time_passes()
-        b.frames()
+    b.exchange(20)
     assert b.ui.moves.base >= 199
     Reads.asked.clear()
     b.request(wire.MOVES_REQ, wire_host.pack_moves_req(77, 1))
