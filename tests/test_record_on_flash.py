@@ -336,3 +336,24 @@ def test_the_log_learns_of_a_save_without_allocating():
     assert pieces > 2 and left == 1 and base == 200 and used == 0
     assert kept == len(",".join('"move %d"' % i for i in range(200)))
     assert grew <= 0, grew
+
+
+def test_a_damaged_byte_among_the_saved_moves_is_an_oserror_not_a_unicode_error(tmp_path):
+    # Reads of the saved moves check the header, not the checksum: a byte the flash got
+    # wrong must still come out as the documented OSError (the link and the takeback report
+    # it), never as a UnicodeError out of a decode, which nothing above catches.
+    store = Store(str(tmp_path / "save"))
+    log = MoveLog(flash=store)
+    for i in range(30):
+        log.append("m%d" % i)
+    save(log, store)
+    path = tmp_path / "save" / "game.json"
+    data = bytearray(path.read_bytes())
+    at = data.index(b'"m7"') + 1
+    data[at] = 0xC3  # the first byte of a two-byte UTF-8 sequence, not followed by one
+    path.write_bytes(bytes(data))
+    with pytest.raises(OSError, match="not a move"):
+        log[7]
+    with pytest.raises(OSError):
+        list(log)
+    assert log[:7] == ["m%d" % i for i in range(7)]  # what comes before it still reads

@@ -23,7 +23,7 @@ Each buffer holds its moves as the JSON a save writes (`"m1","m2"`), so that the
 written from the buffers themselves (json_pieces) rather than from a string per move made
 again at every move (on the WebAssembly port, the save of a 327-move game allocated 45 KB
 that way; docs/benchmarks.md). Moves are the rules' text (letters, digits, spaces), which
-JSON takes as it is; anything that would need escaping is refused.
+JSON takes as it is; anything else (escapes, bytes outside printable ASCII) is refused.
 
 The moves a save has written stay on the flash, not here (issue 40: the record was the
 biggest thing a long game kept on the heap, 5 KB at 327 moves). The save's payload opens
@@ -72,8 +72,8 @@ class MoveLog:
 
     def append(self, move):
         data = move.encode()
-        if b'"' in data or b"\\" in data or any(b < 32 for b in data):
-            raise ValueError("a move JSON would need to escape: %r" % move)
+        if b'"' in data or b"\\" in data or any(b < 32 or b > 126 for b in data):
+            raise ValueError("a move is printable ASCII that JSON takes as it is, not %r" % move)
         if len(data) + 2 > TEXT_BYTES:
             raise ValueError("a move of %d bytes: longer than a piece of the record" % len(data))
         piece = len(self.texts) - 1
@@ -166,8 +166,11 @@ class MoveLog:
                         i += 1
                         k = -1
                     elif k >= 0:
-                        if k == MOVE_BYTES:
-                            raise OSError(5, "the saved game holds no move list")
+                        # Checked as the save's loader checks a move: the header was, the
+                        # checksum is not read here, and a decode would raise UnicodeError.
+                        if k == MOVE_BYTES or b < 32 or b > 126:
+                            raise OSError(5, "the saved game holds not a move at byte %d"
+                                          % (REGION_AT + at + j))
                         move[k] = b
                         k += 1
                 at += n
