@@ -169,12 +169,18 @@ def test_a_takeback_into_the_saved_moves_copies_fewer_of_them(tmp_path):
     assert saved_moves(store) == [] and len(log) == 0 and list(log) == []
 
 
-def test_a_flash_that_cannot_be_read_back_is_an_oserror_and_the_record_stays_whole(tmp_path):
+def thirty_saved(tmp_path):
+    """A log of moves m0..m29, all in the save on the flash (tmp_path/save/game.json)."""
     store = Store(str(tmp_path / "save"))
     log = MoveLog(flash=store)
     for i in range(30):
         log.append("m%d" % i)
     save(log, store)
+    return log
+
+
+def test_a_flash_that_cannot_be_read_back_is_an_oserror_and_the_record_stays_whole(tmp_path):
+    log = thirty_saved(tmp_path)
     (tmp_path / "save" / "game.json").write_bytes(b"VSAVE1 5 00000000\n{\"mo")  # cut short
     with pytest.raises(OSError, match="cut short"):
         log[3]
@@ -186,7 +192,7 @@ def test_a_flash_that_cannot_be_read_back_is_an_oserror_and_the_record_stays_who
         list(log)
     log.append("m30")
     with pytest.raises(OSError):
-        save(log, store)  # a save cannot copy what is not there: it fails, nothing written
+        save(log, log.flash)  # a save cannot copy what is not there: it fails, nothing written
     assert not (tmp_path / "save" / "game.new").exists()
 
 
@@ -342,11 +348,7 @@ def test_a_damaged_byte_among_the_saved_moves_is_an_oserror_not_a_unicode_error(
     # Reads of the saved moves check the header, not the checksum: a byte the flash got
     # wrong must still come out as the documented OSError (the link and the takeback report
     # it), never as a UnicodeError out of a decode, which nothing above catches.
-    store = Store(str(tmp_path / "save"))
-    log = MoveLog(flash=store)
-    for i in range(30):
-        log.append("m%d" % i)
-    save(log, store)
+    log = thirty_saved(tmp_path)
     path = tmp_path / "save" / "game.json"
     data = bytearray(path.read_bytes())
     at = data.index(b'"m7"') + 1
