@@ -309,10 +309,13 @@ def test_a_seat_opened_again_through_the_other_server_is_not_told_it_was_replace
 
 
 def test_a_page_followed_through_the_other_server_is_let_go_when_the_home_stops(
-        two_servers):
+        two_servers, monkeypatch):
     # The home stops (its tables wait in the log for the next server): a seat's stream
     # open at the other server ends, so that the page, connecting again, finds the table
-    # where it is played next.
+    # where it is played next. At once: the home's stop tells it (the stream's own look
+    # unasked, every FAR_LOOK_SECONDS, is for a home that died; an hour here).
+    from vora_host.web import seats as web_seats
+    monkeypatch.setattr(web_seats, "FAR_LOOK_SECONDS", 3600.0)
     home, other = two_servers
     made = home.http.post("/api/tables", headers=HEADERS, json={
         "game": "vorcept", "seats": ["browser", "browser"], "seed": 5}).json()
@@ -352,6 +355,22 @@ def test_the_streams_a_process_gone_held_open_are_closed_at_the_home(two_servers
         time.sleep(0.2)
     assert [g["why"] for g in view["gone"] if g["player"] == 0] == ["left"]
     assert any("P0 Blue has left" in text for _, _, text in view["events"])
+
+
+def test_a_relay_that_stops_ends_its_listener_at_once_not_at_its_next_look(pg_url,
+                                                                          monkeypatch):
+    # The listener waits for notifications LISTEN_POLL seconds at a time and looked at the
+    # stop only between two waits: each server's stop (Ctrl-C, a worker ending) waited up
+    # to a second for it. With the waits made an hour long here, the stop must wake it.
+    from vora_host.web import relay as web_relay
+    monkeypatch.setattr(web_relay, "LISTEN_POLL", 3600.0)
+    GameLog(pg_url).close()
+    relay = Relay(pg_url).start()
+    stopper = threading.Thread(target=relay.stop, daemon=True)
+    stopper.start()
+    stopper.join(DEADLINE)
+    assert not stopper.is_alive(), "the relay's stop waited for its listener's next look"
+    assert not [t.name for t in relay._threads if t.is_alive()]
 
 
 def test_a_home_that_does_not_answer_is_said_and_nothing_is_played(pg_url, monkeypatch):

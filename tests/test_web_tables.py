@@ -292,6 +292,28 @@ def test_a_bot_that_fails_stops_its_table_and_nothing_else(tmp_path, monkeypatch
     assert glog.game(made["table"])["status"] == "interrupted"
 
 
+def test_a_server_that_stops_ends_its_tables_at_once_not_at_their_next_look(tmp_path,
+                                                                          monkeypatch):
+    # A table's thread waits for its human seats LOOK_SECONDS at a time and looked at the
+    # stop only between two waits: each server's stop waited up to a second for it. With
+    # the waits made an hour long here, the stop must wake them, and each table is left in
+    # the log as interrupted, for the next start.
+    from vora_host.web import tables as web_tables
+    monkeypatch.setattr(web_tables, "LOOK_SECONDS", 3600.0)
+    path = tmp_path / "games.db"
+    host = _host(path)
+    made = [host.create({"game": "vorcept", "seats": ["browser", "browser"], "seed": k})
+            for k in range(2)]
+    stopper = threading.Thread(target=host.stop, daemon=True)
+    stopper.start()
+    stopper.join(DEADLINE)
+    assert not stopper.is_alive()
+    assert not [h.gid for h in host._tables if not h.done.is_set()], \
+        "the server's stop waited for its tables' next look"
+    glog = GameLog(path)
+    assert [glog.game(m["table"])["status"] for m in made] == ["interrupted"] * 2
+
+
 def test_tables_set_up_at_once_never_pass_the_most(tmp_path, monkeypatch):
     # Six requests at once for a server of two tables: the most was checked, then the
     # table made, so all six could pass the check before any was counted. Each request

@@ -201,12 +201,18 @@ class Table:
             if poke in self._listeners:
                 self._listeners.remove(poke)
 
-    def wait(self, seq, timeout):
-        """Block until an event after `seq` exists, or `timeout` seconds pass: the newest
-        sequence number."""
+    def wait(self, seq, timeout, stop=None):
+        """Block until an event after `seq` exists, or `timeout` seconds pass, or the
+        threading.Event `stop` is set and wake() called: the newest sequence number."""
         with self._changed:
-            self._changed.wait_for(lambda: self.seq > seq, timeout)
+            self._changed.wait_for(
+                lambda: self.seq > seq or (stop is not None and stop.is_set()), timeout)
             return self.seq
+
+    def wake(self):
+        """Wake every wait() to look at its `stop` (a server that stops)."""
+        with self._changed:
+            self._changed.notify_all()
 
     def public_record(self):
         """The game as a record (game, players, seed, options, moves, digests) when

@@ -36,7 +36,8 @@ from concurrent.futures import ThreadPoolExecutor
 __all__ = ["Relay", "RelayError", "ASK_SECONDS"]
 
 ASK_SECONDS = 10.0  # a relayed request's answer is waited for this long at most
-LISTEN_POLL = 1.0  # seconds between the listener's looks whether the relay stops
+LISTEN_POLL = 1.0  # seconds between the listener's looks whether the relay stops (stop()
+#                    wakes it at once, with a notification)
 KEPT_REQUESTS = 300.0  # seconds a request's row is kept (a crashed asker's are cleared)
 HANDLERS = 8  # threads of a home answering relayed requests at once
 SWEEP_SECONDS = 5.0  # how often old requests and the streams of processes gone are cleared
@@ -130,12 +131,23 @@ class Relay:
         self._stop.set()
         with self._publish:
             self._publish.notify_all()
+        try:  # the listener, waiting for notifications, is woken by one
+            self._execute("SELECT pg_notify(%s, %s)", (self.worker, "stop"))
+        except Exception:  # the database away: the listener sees the stop at its next look
+            pass
         for thread in self._threads:
             thread.join(LISTEN_POLL + 2.0)
         self._pool.shutdown(wait=False, cancel_futures=True)
         self._asks.shutdown(wait=False, cancel_futures=True)
+        with self._lock:
+            followed = [d for d in self._homed if any(self.remote.get(d, {}).values())]
         try:
             self._execute("DELETE FROM vora_relay_seats WHERE home = %s", (self.worker,))
+            # The streams open elsewhere on its seats look where they are played now (and
+            # end): nothing new in the view, and the seat no longer here.
+            if followed:
+                self._execute("SELECT pg_notify(%s, d) FROM unnest(%s::text[]) AS d",
+                              (VIEW_CHANNEL, followed))
         except Exception as exc:  # the database away: the rows name a process gone
             log.warning("relay: %s", exc)
         try:
@@ -411,6 +423,8 @@ class Relay:
         while not self._stop.is_set():
             try:
                 for note in self._listener.notifies(timeout=LISTEN_POLL):
+                    if self._stop.is_set():
+                        return
                     self._dispatch(note.channel, note.payload)
             except Exception as exc:  # the server restarted: listen again
                 if self._stop.is_set():

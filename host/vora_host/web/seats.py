@@ -594,18 +594,22 @@ def routes(registry, page):
                     if looking:
                         changed.clear()
                         try:
-                            if since_look >= FAR_LOOK_SECONDS and await asyncio.to_thread(
-                                    relay.home_of, seat.digest) != seat.home:
-                                # The home stopped (its table taken up elsewhere, or
-                                # waiting in the log): the stream ends, and the page,
-                                # connecting again, finds the table where it is played.
-                                return
                             row = await asyncio.to_thread(relay.view_text, seat.digest)
                             if row is not None and ("\n" in row[2] or "\r" in row[2]):
                                 # Not as the home writes it (json.dumps writes no line
                                 # break): written anew, so it cannot end the event early
                                 # and start another; not JSON: the stream ends.
                                 row = (row[0], row[1], json.dumps(json.loads(row[2])))
+                            # Nothing new (the home stopping says so), or quiet a while:
+                            # is the seat still played at its home?
+                            new = row is not None and row[1] >= client and row[0] != seen
+                            if (not new or since_look >= FAR_LOOK_SECONDS) and \
+                                    await asyncio.to_thread(relay.home_of,
+                                                            seat.digest) != seat.home:
+                                # The home stopped (its table taken up elsewhere, or
+                                # waiting in the log): the stream ends, and the page,
+                                # connecting again, finds the table where it is played.
+                                return
                         except Exception:  # the database away: the page connects again
                             return
                         since_look = 0.0
@@ -645,7 +649,8 @@ def routes(registry, page):
          for name in ACTIONS]
 
 
-FAR_LOOK_SECONDS = 5.0  # a stream on a seat played elsewhere looks this often unasked
+FAR_LOOK_SECONDS = 5.0  # a stream on a seat played elsewhere looks this often unasked (a
+#                         home that stops tells it at once; one that dies does not)
 RELAYED_HEADER = "X-Vora-Relayed"  # on an answer that another server process gave
 
 

@@ -56,6 +56,8 @@ __all__ = ["TableHost", "TooMany", "NotLogged", "MAX_TABLES", "BOT_PAUSE",
 BOT_PAUSE = 0.6  # seconds between a bot's moves, so that the players follow them
 FINISHED_KEPT = 100  # finished tables whose seats still answer (their end), newest kept
 STOP_WAIT = 5.0  # seconds the server waits for the tables' bots when it stops
+LOOK_SECONDS = 1.0  # a table waiting for its human seats looks again this often (stop()
+#                     wakes it at once)
 SEAT_KINDS = ("browser",) + bots.LEVEL_NAMES
 _GAMES = []  # _games(), once made
 
@@ -159,7 +161,7 @@ class _Hosted:
                     else:
                         state, number = table.state.clone(), table.number
                 if state is None:
-                    table.wait(seq, 1.0)
+                    table.wait(seq, LOOK_SECONDS, self.stop)
                     continue
                 if self.pause and self.stop.wait(self.pause):
                     break
@@ -420,6 +422,8 @@ class TableHost:
         self._stop.set()
         with self._lock:
             hosted = list(self._tables)
+        for h in hosted:
+            h.table.wake()  # a table waiting for its human seats ends now
         deadline = time.monotonic() + STOP_WAIT
         for h in hosted:
             h.thread.join(max(0.0, deadline - time.monotonic()))
